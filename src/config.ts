@@ -1,0 +1,120 @@
+/**
+ * The only reader of process.env. Every variable is parsed here once; an invalid value stops start-up with
+ * one line that names the variable and what it accepts.
+ */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type DatabaseConfig =
+  | { kind: 'postgres'; url: string; poolSize: number }
+  /** `dataDir` undefined keeps the database in memory (tests). */
+  | { kind: 'pglite'; dataDir?: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  /** Full admin token strings (`*:*.<secret>`) to create at start-up if missing. */
+  initAdminApiTokens: string[];
+  logLevel: LogLevel;
+  baseUrl: string;
+  sessionTtlHours: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function invalid(variable: string, expected: string, got: string): never {
+  throw new ConfigError(`${variable} must be ${expected} (got "${got}")`);
+}
+
+function readInteger(env: Env, variable: string, fallback: number, min: number, max: number): number {
+  const raw = env[variable]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    invalid(variable, `a whole number from ${min} to ${max}`, raw);
+  }
+  return value;
+}
+
+function readDatabase(env: Env): DatabaseConfig {
+  const url = env.DATABASE_URL?.trim();
+  if (url) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // The URL may carry a password: never echo it.
+      throw new ConfigError('DATABASE_URL must be a URL of the form postgres://user:password@host:port/database');
+    }
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql:// (got "${parsed.protocol}//…")`);
+    }
+    return { kind: 'postgres', url, poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 1000) };
+  }
+  const dataDir = env.DATA_DIR?.trim();
+  return { kind: 'pglite', dataDir: dataDir === undefined || dataDir === '' ? './data' : dataDir };
+}
+
+const ADMIN_TOKEN_FORMAT = /^\*:\*\.[A-Za-z0-9_\-.~]{16,}$/;
+
+function readInitAdminApiTokens(env: Env): string[] {
+  const raw = env.INIT_ADMIN_API_TOKENS?.trim();
+  if (!raw) return [];
+  const tokens = raw.split(',').map((token) => token.trim());
+  tokens.forEach((token, index) => {
+    if (!ADMIN_TOKEN_FORMAT.test(token)) {
+      // Never echo a token: it is a secret even when malformed.
+      throw new ConfigError(
+        `INIT_ADMIN_API_TOKENS must be comma-separated admin tokens of the form *:*.<secret> with a secret of at least 16 URL-safe characters (entry ${index + 1} is not)`,
+      );
+    }
+  });
+  return [...new Set(tokens)];
+}
+
+function readLogLevel(env: Env): LogLevel {
+  const raw = env.LOG_LEVEL?.trim().toLowerCase();
+  if (!raw) return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) invalid('LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, raw);
+  return raw as LogLevel;
+}
+
+function readBaseUrl(env: Env, port: number): string {
+  const raw = env.BASE_URL?.trim();
+  if (!raw) return `http://localhost:${port}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    invalid('BASE_URL', 'an absolute http or https URL', raw);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    invalid('BASE_URL', 'an absolute http or https URL', raw);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function readHost(env: Env): string {
+  const raw = env.HOST?.trim();
+  if (!raw) return '0.0.0.0';
+  if (/\s|\//.test(raw)) invalid('HOST', 'a host name or IP address', raw);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInteger(env, 'PORT', 4242, 0, 65535);
+  return {
+    port,
+    host: readHost(env),
+    database: readDatabase(env),
+    initAdminApiTokens: readInitAdminApiTokens(env),
+    logLevel: readLogLevel(env),
+    baseUrl: readBaseUrl(env, port),
+    sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
+  };
+}

@@ -1,0 +1,19 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './database.js';
+import * as foundation from './migrations/0001-foundation.js';
+
+/** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
+const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/**
+ * Brings the schema up to date. Kysely runs the pending migrations in one transaction under an advisory lock,
+ * so instances starting together on one PostgreSQL wait for each other and each migration runs once.
+ */
+export async function migrateToLatest(db: Db): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw error;
+}

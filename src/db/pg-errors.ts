@@ -1,0 +1,75 @@
+import { BadDataError, ConflictError, NameExistsError, NotFoundError, type ApiError } from '../shared/errors.js';
+
+/**
+ * PostgreSQL enforces uniqueness and references; this is the one place that turns its SQLSTATEs into the API's
+ * errors, so no command needs a SELECT-then-INSERT check that could race. Both pg and PGlite report the
+ * constraint name and a `Key (column)=(value)` detail.
+ */
+interface PgError {
+  code: string;
+  constraint?: string;
+  detail?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+function isPgError(error: unknown): error is PgError {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
+  );
+}
+
+/** The value inside `Key (column)=(value)`; for a multi-column key the values come comma-separated. */
+function keyValue(detail: string | undefined): string {
+  return detail?.match(/\)=\((.*)\)/)?.[1] ?? '';
+}
+
+const uniqueViolations: Record<string, (value: string) => ApiError> = {
+  projects_pkey: (id) => new NameExistsError(`A project with id "${id}" already exists`),
+  environments_pkey: (name) => new NameExistsError(`An environment named "${name}" already exists`),
+  users_username_key: (name) => new NameExistsError(`A user with username "${name}" already exists`),
+  users_email_key: (email) => new NameExistsError(`A user with email "${email}" already exists`),
+  project_environments_pkey: (key) => {
+    const [project, environment] = key.split(', ');
+    return new NameExistsError(`Environment "${environment}" is already enabled in project "${project}"`);
+  },
+  personal_access_tokens_description_key: (key) =>
+    new NameExistsError(`You already have a personal access token described "${key.split(', ').slice(1).join(', ')}"`),
+  api_tokens_secret_hash_key: () => new NameExistsError('An API token with this secret already exists'),
+};
+
+/** Referencing rows that do not exist (insert) or deleting rows still referenced (delete). */
+const foreignKeyViolations: Record<string, { missing: (value: string) => ApiError; inUse: (value: string) => ApiError }> = {
+  api_token_projects_project_fkey: {
+    missing: (project) => new NotFoundError(`Could not find project "${project}"`),
+    inUse: (project) => new ConflictError(`Project "${project}" is still used by API tokens; delete those tokens first`),
+  },
+  api_tokens_environment_fkey: {
+    missing: (environment) => new NotFoundError(`Could not find environment "${environment}"`),
+    inUse: (environment) =>
+      new ConflictError(`Environment "${environment}" is still used by API tokens; delete those tokens first`),
+  },
+};
+
+// Text PostgreSQL cannot store (NUL characters, invalid encodings) is the client's mistake, not a server failure.
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+export function translateDatabaseError(error: unknown): ApiError | undefined {
+  if (!isPgError(error)) return undefined;
+  if (UNSTORABLE_TEXT.has(error.code)) {
+    return new BadDataError('The request contains characters that cannot be stored, such as the NUL character');
+  }
+  if (!error.constraint) return undefined;
+  const value = keyValue(error.detail);
+  if (error.code === UNIQUE_VIOLATION) return uniqueViolations[error.constraint]?.(value);
+  if (error.code === FOREIGN_KEY_VIOLATION) {
+    const translation = foreignKeyViolations[error.constraint];
+    if (!translation) return undefined;
+    return error.detail?.includes('still referenced') ? translation.inUse(value) : translation.missing(value);
+  }
+  return undefined;
+}

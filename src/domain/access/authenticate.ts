@@ -1,0 +1,77 @@
+import type { Db } from '../../db/database.js';
+import type { ApiTokenType } from '../../db/schema.js';
+import { hashToken } from '../../shared/secrets.js';
+import type { Actor } from './actor.js';
+
+/** What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs. */
+export type Credential =
+  | { kind: 'actor'; actor: Actor }
+  | { kind: 'apiToken'; type: Exclude<ApiTokenType, 'admin'>; tokenId: number }
+  | { kind: 'invalid' };
+
+// Last-seen stamps are refreshed at most once a minute per credential, so a busy client does not write on
+// every request.
+const SEEN_AT_RESOLUTION_MS = 60_000;
+
+function isStale(seenAt: Date | null, now: Date): boolean {
+  return seenAt === null || now.getTime() - seenAt.getTime() > SEEN_AT_RESOLUTION_MS;
+}
+
+function isExpired(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt !== null && expiresAt.getTime() <= now.getTime();
+}
+
+/** Personal access tokens look like `user:<secret>`; everything else is an API token (`project:env.secret`). */
+export const PAT_PREFIX = 'user:';
+
+async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<Credential> {
+  const row = await db
+    .selectFrom('personal_access_tokens as pat')
+    .innerJoin('users as u', 'u.id', 'pat.user_id')
+    .select(['pat.id', 'pat.expires_at', 'pat.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
+    .where('pat.secret_hash', '=', secretHash)
+    .executeTakeFirst();
+  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
+  if (isStale(row.seen_at, now)) {
+    await db.updateTable('personal_access_tokens').set({ seen_at: now }).where('id', '=', row.id).execute();
+  }
+  return {
+    kind: 'actor',
+    actor: { kind: 'user', userId: row.user_id, username: (row.username ?? row.email)!, rootRole: row.root_role },
+  };
+}
+
+async function authenticateApiToken(db: Db, secretHash: string, now: Date): Promise<Credential> {
+  const row = await db
+    .selectFrom('api_tokens')
+    .select(['id', 'type', 'token_name', 'expires_at', 'seen_at'])
+    .where('secret_hash', '=', secretHash)
+    .executeTakeFirst();
+  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
+  if (isStale(row.seen_at, now)) {
+    await db.updateTable('api_tokens').set({ seen_at: now }).where('id', '=', row.id).execute();
+  }
+  if (row.type === 'admin') {
+    return { kind: 'actor', actor: { kind: 'admin-token', tokenId: row.id, tokenName: row.token_name } };
+  }
+  return { kind: 'apiToken', type: row.type, tokenId: row.id };
+}
+
+export function authenticateToken(db: Db, token: string, now: Date): Promise<Credential> {
+  const secretHash = hashToken(token);
+  return token.startsWith(PAT_PREFIX) ? authenticatePat(db, secretHash, now) : authenticateApiToken(db, secretHash, now);
+}
+
+export async function authenticateSession(db: Db, sessionId: string, now: Date): Promise<Credential> {
+  const row = await db
+    .selectFrom('user_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.expires_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
+    .where('s.id_hash', '=', hashToken(sessionId))
+    .executeTakeFirst();
+  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
+  return {
+    kind: 'actor',
+    actor: { kind: 'user', userId: row.user_id, username: (row.username ?? row.email)!, rootRole: row.root_role },
+  };
+}

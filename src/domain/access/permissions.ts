@@ -1,0 +1,40 @@
+import type { RootRoleName } from '../../db/schema.js';
+
+/**
+ * Permissions a route can require. Names follow Unleash's so a PermissionError reads the same there and here.
+ * `READ` is any authenticated caller.
+ */
+export const PERMISSIONS = [
+  'ADMIN',
+  'READ',
+  'CREATE_PROJECT',
+  'UPDATE_PROJECT',
+  'DELETE_PROJECT',
+  'CREATE_ENVIRONMENT',
+  'UPDATE_ENVIRONMENT',
+  'DELETE_ENVIRONMENT',
+  'READ_API_TOKEN',
+  'CREATE_API_TOKEN',
+  'DELETE_API_TOKEN',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Admin holds every permission; Viewer only reads. Editors change projects but not the instance's set-up. */
+const ROLE_PERMISSIONS: Record<RootRoleName, ReadonlySet<Permission>> = {
+  Admin: new Set(PERMISSIONS),
+  Editor: new Set<Permission>(['READ', 'CREATE_PROJECT', 'UPDATE_PROJECT']),
+  Viewer: new Set<Permission>(['READ']),
+};
+
+/** Root role ids as Unleash numbers them; `rootRole` may be given as either. */
+export const ROOT_ROLE_IDS: Record<RootRoleName, number> = { Admin: 1, Editor: 2, Viewer: 3 };
+export const ROOT_ROLES = Object.keys(ROOT_ROLE_IDS) as RootRoleName[];
+
+export function roleHasPermission(role: RootRoleName, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].has(permission);
+}
+
+export function permissionsOfRole(role: RootRoleName): Permission[] {
+  return [...ROLE_PERMISSIONS[role]];
+}

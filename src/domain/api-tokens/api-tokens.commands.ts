@@ -1,0 +1,127 @@
+import type { ApiTokenType } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { hashToken, randomSecret } from '../../shared/secrets.js';
+import { recordEvent } from '../events/record-event.js';
+import { ALL, findApiTokenForUpdate, toApiTokenView, type ApiTokenView } from './api-tokens.queries.js';
+
+export interface CreateApiTokenInput {
+  tokenName: string;
+  type: ApiTokenType;
+  /** `*` (or absent) for admin tokens; an environment name for client and frontend tokens. */
+  environment?: string;
+  /** `['*']` means every project. */
+  projects: string[];
+  expiresAt?: Date;
+}
+
+/** Unleash's secret format: `<project>:<environment>.<random>`, `[]` standing for several projects. */
+function formatSecret(projects: string[], environment: string): string {
+  const projectPart = projects.length === 1 ? projects[0] : '[]';
+  return `${projectPart}:${environment}.${randomSecret()}`;
+}
+
+function validateScope(input: CreateApiTokenInput): { environment: string | null; projects: string[] } {
+  const allProjects = input.projects.includes(ALL);
+  if (allProjects && input.projects.length > 1) {
+    throw new BadDataError('A token spans either every project ("*") or a list of projects, not both', [
+      { path: '/body/projects', message: `"*" cannot be combined with project names (got ${JSON.stringify(input.projects)})` },
+    ]);
+  }
+  if (input.type === 'admin') {
+    if ((input.environment !== undefined && input.environment !== ALL) || !allProjects) {
+      throw new BadDataError('Admin tokens span every project and environment', [
+        { path: '/body', message: 'Leave out environment and projects (or set them to "*") for an admin token' },
+      ]);
+    }
+    return { environment: null, projects: [] };
+  }
+  if (input.environment === ALL) {
+    throw new BadDataError(`A ${input.type} token belongs to one environment`, [
+      { path: '/body/environment', message: 'Name one environment (got "*")' },
+    ]);
+  }
+  return { environment: input.environment ?? 'development', projects: allProjects ? [] : [...new Set(input.projects)] };
+}
+
+/** Creates a token and returns it with its secret: the only time the secret is ever shown. */
+export async function createApiToken(
+  uow: UnitOfWork,
+  input: CreateApiTokenInput,
+): Promise<ApiTokenView & { secret: string }> {
+  if (input.expiresAt && input.expiresAt.getTime() <= uow.now.getTime()) {
+    throw new BadDataError('The expiry date must be in the future', [
+      { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
+    ]);
+  }
+  const scope = validateScope(input);
+  const secret = formatSecret(scope.projects.length === 0 ? [ALL] : scope.projects, scope.environment ?? ALL);
+  return { ...(await insertApiToken(uow, input, scope, secret)), secret };
+}
+
+async function insertApiToken(
+  uow: UnitOfWork,
+  input: Pick<CreateApiTokenInput, 'tokenName' | 'type' | 'expiresAt'>,
+  scope: { environment: string | null; projects: string[] },
+  secret: string,
+): Promise<ApiTokenView> {
+  const row = await uow.tx
+    .insertInto('api_tokens')
+    .values({
+      secret_hash: hashToken(secret),
+      token_name: input.tokenName,
+      type: input.type,
+      environment: scope.environment,
+      expires_at: input.expiresAt ?? null,
+      created_at: uow.now,
+      seen_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (scope.projects.length > 0) {
+    await uow.tx
+      .insertInto('api_token_projects')
+      .values(scope.projects.map((project) => ({ token_id: row.id, project_id: project })))
+      .execute();
+  }
+  const token = toApiTokenView(row, scope.projects);
+  await recordEvent(uow, {
+    type: 'api-token-created',
+    environment: scope.environment,
+    project: scope.projects.length === 1 ? scope.projects[0] : null,
+    data: token,
+  });
+  return token;
+}
+
+/**
+ * Creates the admin tokens named in INIT_ADMIN_API_TOKENS that do not exist yet (compared by hash), so every
+ * start with the same configuration converges on the same tokens.
+ */
+export async function ensureAdminTokens(uow: UnitOfWork, secrets: string[]): Promise<number> {
+  let created = 0;
+  for (const secret of secrets) {
+    const exists = await uow.tx
+      .selectFrom('api_tokens')
+      .select('id')
+      .where('secret_hash', '=', hashToken(secret))
+      .executeTakeFirst();
+    if (exists) continue;
+    await insertApiToken(uow, { tokenName: 'admin', type: 'admin' }, { environment: null, projects: [] }, secret);
+    created += 1;
+  }
+  return created;
+}
+
+/** `reference` is the token's secret (as Unleash's path takes it) or its numeric id. */
+export async function deleteApiToken(uow: UnitOfWork, reference: string): Promise<void> {
+  const token = await findApiTokenForUpdate(uow.tx, reference);
+  if (!token) throw new NotFoundError('Could not find that API token');
+  await uow.tx.deleteFrom('api_tokens').where('id', '=', token.id).execute();
+  await recordEvent(uow, {
+    type: 'api-token-deleted',
+    environment: token.environment === ALL ? null : token.environment,
+    project: token.projects.length === 1 && token.projects[0] !== ALL ? token.projects[0] : null,
+    preData: token,
+  });
+}

@@ -1,0 +1,88 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { PersonalAccessTokensTable } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
+import { hashToken, randomSecret } from '../../shared/secrets.js';
+import type { Actor } from '../access/actor.js';
+import { PAT_PREFIX } from '../access/authenticate.js';
+import { recordEvent } from '../events/record-event.js';
+import { iso } from '../users/user-view.js';
+
+/** A personal access token as listed (Unleash's `patSchema` without the secret). */
+export interface PatView {
+  id: number;
+  description: string;
+  expiresAt: string;
+  createdAt: string;
+  seenAt: string | null;
+  userId: number;
+}
+
+function toPatView(row: Selectable<PersonalAccessTokensTable>): PatView {
+  return {
+    id: row.id,
+    description: row.description,
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    seenAt: iso(row.seen_at),
+    userId: row.user_id,
+  };
+}
+
+/** Personal access tokens belong to users; an admin API token has no user to own one. */
+function ownerOf(actor: Actor): number {
+  if (actor.kind !== 'user') {
+    throw new PermissionError('Personal access tokens belong to users: log in or use a personal access token');
+  }
+  return actor.userId;
+}
+
+export async function listPats(db: Db, actor: Actor): Promise<PatView[]> {
+  const rows = await db
+    .selectFrom('personal_access_tokens')
+    .selectAll()
+    .where('user_id', '=', ownerOf(actor))
+    .orderBy('id')
+    .execute();
+  return rows.map(toPatView);
+}
+
+export async function createPat(
+  uow: UnitOfWork,
+  input: { description: string; expiresAt: Date },
+): Promise<PatView & { secret: string }> {
+  const userId = ownerOf(uow.actor);
+  if (input.expiresAt.getTime() <= uow.now.getTime()) {
+    throw new BadDataError('The expiry date must be in the future', [
+      { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
+    ]);
+  }
+  const secret = `${PAT_PREFIX}${randomSecret()}`;
+  const row = await uow.tx
+    .insertInto('personal_access_tokens')
+    .values({
+      user_id: userId,
+      description: input.description,
+      secret_hash: hashToken(secret),
+      expires_at: input.expiresAt,
+      created_at: uow.now,
+      seen_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const pat = toPatView(row);
+  await recordEvent(uow, { type: 'pat-created', data: pat });
+  return { ...pat, secret };
+}
+
+export async function deletePat(uow: UnitOfWork, id: number): Promise<void> {
+  const row = await uow.tx
+    .deleteFrom('personal_access_tokens')
+    .where('id', '=', id)
+    .where('user_id', '=', ownerOf(uow.actor))
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find personal access token ${id}`);
+  await recordEvent(uow, { type: 'pat-deleted', preData: toPatView(row) });
+}

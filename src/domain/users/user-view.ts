@@ -1,0 +1,54 @@
+import type { Selectable } from 'kysely';
+import type { UsersTable } from '../../db/schema.js';
+import { ADMIN_TOKEN_USER_ID } from '../access/actor.js';
+import { ROOT_ROLE_IDS } from '../access/permissions.js';
+
+/** A user as the API shows it (Unleash's `userSchema`); never carries the password hash. */
+export interface UserView {
+  id: number;
+  name: string | null;
+  email: string | null;
+  username: string | null;
+  imageUrl: string | null;
+  rootRole: number;
+  createdAt: string | null;
+  seenAt: string | null;
+  loginAttempts: number;
+  isAPI: boolean;
+  accountType: 'User';
+}
+
+export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export function toUserView(row: Selectable<UsersTable>): UserView {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    username: row.username,
+    imageUrl: row.image_url,
+    rootRole: ROOT_ROLE_IDS[row.root_role],
+    createdAt: iso(row.created_at),
+    seenAt: iso(row.seen_at),
+    loginAttempts: row.login_attempts,
+    isAPI: false,
+    accountType: 'User',
+  };
+}
+
+/** The built-in identity an admin token acts as, shown by `GET /api/admin/user`. */
+export function adminTokenUserView(tokenName: string): UserView {
+  return {
+    id: ADMIN_TOKEN_USER_ID,
+    name: tokenName,
+    email: null,
+    username: 'admin-token',
+    imageUrl: null,
+    rootRole: ROOT_ROLE_IDS.Admin,
+    createdAt: null,
+    seenAt: null,
+    loginAttempts: 0,
+    isAPI: true,
+    accountType: 'User',
+  };
+}

@@ -1,0 +1,117 @@
+import type { RootRoleName } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { hashPassword } from '../../shared/secrets.js';
+import { ROOT_ROLE_IDS, ROOT_ROLES } from '../access/permissions.js';
+import { recordEvent } from '../events/record-event.js';
+import { assertStrongPassword } from './password-policy.js';
+import { toUserView, type UserView } from './user-view.js';
+
+/** `rootRole` may be a role name or Unleash's role id. */
+export function resolveRootRole(value: string | number, path: string): RootRoleName {
+  const byName = ROOT_ROLES.find((role) => typeof value === 'string' && role.toLowerCase() === value.toLowerCase());
+  const byId = ROOT_ROLES.find((role) => ROOT_ROLE_IDS[role] === Number(value));
+  const role = byName ?? byId;
+  if (!role) {
+    const allowed = ROOT_ROLES.map((r) => `${r} (${ROOT_ROLE_IDS[r]})`).join(', ');
+    throw new BadDataError(`Unknown root role ${JSON.stringify(value)}`, [
+      { path, message: `rootRole must be one of ${allowed} (got ${JSON.stringify(value)})` },
+    ]);
+  }
+  return role;
+}
+
+/**
+ * Checks the policy and hashes. Callers do this before opening the unit of work: the key derivation takes tens
+ * of milliseconds that no transaction should wait for.
+ */
+export async function hashNewPassword(password: string, path: string): Promise<string> {
+  assertStrongPassword(password, path);
+  return hashPassword(password);
+}
+
+export interface CreateUserInput {
+  username?: string;
+  email?: string;
+  name?: string;
+  rootRole: RootRoleName;
+  passwordHash?: string;
+}
+
+export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promise<UserView> {
+  if (!input.username && !input.email) {
+    throw new BadDataError('A user needs a username or an email', [
+      { path: '/body/username', message: 'Give a username, an email, or both' },
+    ]);
+  }
+  const row = await uow.tx
+    .insertInto('users')
+    .values({
+      username: input.username ?? null,
+      email: input.email ?? null,
+      name: input.name ?? null,
+      image_url: null,
+      password_hash: input.passwordHash ?? null,
+      root_role: input.rootRole,
+      created_at: uow.now,
+      seen_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const user = toUserView(row);
+  await recordEvent(uow, { type: 'user-created', data: user });
+  return user;
+}
+
+async function lockUser(uow: UnitOfWork, id: number) {
+  const row = await uow.tx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find user ${id}`);
+  return row;
+}
+
+export interface UpdateUserInput {
+  name?: string;
+  email?: string;
+  rootRole?: RootRoleName;
+}
+
+export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserInput): Promise<UserView> {
+  const before = await lockUser(uow, id);
+  const changes = {
+    name: input.name ?? before.name,
+    email: input.email ?? before.email,
+    root_role: input.rootRole ?? before.root_role,
+  };
+  if (changes.name === before.name && changes.email === before.email && changes.root_role === before.root_role) {
+    return toUserView(before);
+  }
+  const after = await uow.tx
+    .updateTable('users')
+    .set(changes)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const user = toUserView(after);
+  await recordEvent(uow, { type: 'user-updated', data: user, preData: toUserView(before) });
+  return user;
+}
+
+export async function deleteUser(uow: UnitOfWork, id: number): Promise<void> {
+  if (uow.actor.kind === 'user' && uow.actor.userId === id) {
+    throw new BadDataError('You cannot delete your own user; ask another admin');
+  }
+  const before = await lockUser(uow, id);
+  await uow.tx.deleteFrom('users').where('id', '=', id).execute();
+  await recordEvent(uow, { type: 'user-deleted', preData: toUserView(before) });
+}
+
+/** Sets a new password and ends the user's sessions, so a leaked session dies with the old password. */
+export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHash: string): Promise<void> {
+  const user = await lockUser(uow, id);
+  await uow.tx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute();
+  await uow.tx.deleteFrom('user_sessions').where('user_id', '=', id).execute();
+  await recordEvent(uow, {
+    type: 'user-password-changed',
+    data: { id: user.id, username: user.username, email: user.email },
+  });
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { BadDataError } from '../shared/errors.js';
+import type { LogLevel } from '../config.js';
+import type { AppDeps } from './deps.js';
+import { registerAccessControl } from './plugins/access.js';
+import { registerErrorHandler } from './plugins/error-handler.js';
+import { loggerOptions } from './plugins/logging.js';
+import { documentErrorResponses, registerOpenApi } from './plugins/openapi.js';
+import { schemaController } from './plugins/validation.js';
+import { routeModules, sharedSchemas } from './routes.js';
+
+export const VERSION = '0.1.0';
+
+/** The HTTP application without `listen`, so tests drive it with `inject`. */
+export interface BuildAppOptions {
+  logLevel?: LogLevel;
+  /** Where logs go (standard output by default); tests pass a stream to read what was logged. */
+  logStream?: DestinationStream;
+  /** Called before the app is sealed, e.g. for a test to add a route. */
+  extend?: (app: FastifyInstance) => void;
+}
+
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(options.logLevel ?? deps.config.logLevel, options.logStream),
+    genReqId: () => randomUUID(),
+    schemaController,
+    // Node's default keeps idle sockets for 5 s; shutdown waits for in-flight requests, not for idle sockets.
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are accepted (anything else is a 415). An empty body with a JSON content type is read as
+  // no body, because some clients send the header on every DELETE; routes that need a body then say so.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    // PostgreSQL cannot store NUL in text or jsonb; refuse it here with a clear 400 rather than fail in SQL.
+    if (/\\u0000/i.test(text)) {
+      return done(new BadDataError('Text in the request may not contain the NUL character (\\u0000)'), undefined);
+    }
+    return parseJson(request, text, done);
+  });
+
+  await app.register(cookie);
+  registerErrorHandler(app);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  await registerOpenApi(app, VERSION);
+
+  await app.register(async (api) => {
+    api.addHook('onRoute', documentErrorResponses);
+    registerAccessControl(api, deps);
+    for (const routes of routeModules) await api.register(routes, { deps });
+  });
+  options.extend?.(app);
+  return app;
+}

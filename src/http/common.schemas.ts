@@ -1,0 +1,43 @@
+import { Type, type TObject, type TProperties, type ObjectOptions, type TSchema } from '@sinclair/typebox';
+
+/** A request body object: unknown properties are a 400, never silently dropped. */
+export function StrictObject<T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** Unleash's rule for ids and names that appear in URLs. */
+export const UrlFriendlyName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^(?!\\.{1,2}$)[A-Za-z0-9~_.\\-]+$',
+  errorMessage: 'Names must be 1 to 100 URL-friendly characters: letters, digits, "-", "_", "." and "~"',
+});
+
+/** Path ids of rows with integer keys. */
+export const NumericId = Type.String({
+  pattern: '^[0-9]{1,9}$',
+  errorMessage: 'The id must be a positive whole number',
+});
+
+export const ErrorSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    message: Type.String(),
+    details: Type.Array(Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) })),
+    permissions: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'errorSchema', description: "Unleash's error body, returned for every 4xx and 5xx answer" },
+);
+
+/** Shared components registered once with `addSchema` so routes refer to them and OpenAPI names them. */
+export const commonSchemas = [ErrorSchema];
+
+/** Error responses every authenticated route may give, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorSchema)]));
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Actor } from '../../domain/access/actor.js';
+import { actorRootRole } from '../../domain/access/actor.js';
+import { authenticateSession, authenticateToken } from '../../domain/access/authenticate.js';
+import { roleHasPermission, type Permission } from '../../domain/access/permissions.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
+
+/** Who may call a route: anyone, or an authenticated caller holding a permission. */
+export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission };
+
+export const PUBLIC: RouteAccess = { kind: 'public' };
+
+export function can(permission: Permission): RouteAccess {
+  return { kind: 'permission', permission };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    /** Set for every non-public route before its handler runs. */
+    actor: Actor | null;
+  }
+}
+
+export const SESSION_COOKIE = 'vexil-session';
+
+/** The authenticated actor of a non-public route. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Error(`Route ${request.routeOptions.url} read the actor without authenticating`);
+  return request.actor;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization?.trim();
+  if (!header) return undefined;
+  return header.replace(/^Bearer\s+/i, '');
+}
+
+/**
+ * Authentication (401) runs on request, before the body is validated; the permission check (403) runs after
+ * validation (400), as Unleash orders them. A route that declares no access stops start-up, so no route can be
+ * exposed by forgetting.
+ */
+export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+  scope.decorateRequest('actor', null);
+
+  scope.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.config?.access) {
+      throw new Error(`Route ${route.method} ${route.url} must declare config.access`);
+    }
+  });
+
+  scope.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access.kind === 'public') return;
+    const now = deps.clock.now();
+    const token = bearerToken(request);
+    const sessionId = token ? undefined : request.cookies[SESSION_COOKIE];
+    if (!token && !sessionId) {
+      throw new AuthenticationRequired('You must log in or send an API token in the Authorization header');
+    }
+    const credential = token
+      ? await authenticateToken(deps.db, token, now)
+      : await authenticateSession(deps.db, sessionId!, now);
+    switch (credential.kind) {
+      case 'invalid':
+        throw new UnauthorizedError(
+          token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again',
+        );
+      case 'apiToken':
+        throw new PermissionError(
+          `A ${credential.type} token cannot be used on the admin API; use an admin token or a personal access token`,
+        );
+      case 'actor':
+        request.actor = credential.actor;
+    }
+  });
+
+  scope.addHook('preHandler', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access.kind === 'public') return;
+    const role = actorRootRole(actorOf(request));
+    if (!roleHasPermission(role, access.permission)) {
+      throw new PermissionError(
+        `You need the ${access.permission} permission to do this; your role ${role} does not have it`,
+        [access.permission],
+      );
+    }
+  });
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { translateDatabaseError } from '../../db/pg-errors.js';
+import {
+  ApiError,
+  BadDataError,
+  ContentTypeError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  UnknownError,
+  type ErrorDetail,
+} from '../../shared/errors.js';
+
+const HTTP_PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
+
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** One detail per Ajv problem, with a path such as `/query/limit` and what was sent. */
+function validationDetail(part: string, error: ErrorObject): ErrorDetail {
+  const base = `/${part}${error.instancePath}`;
+  const custom = (error.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
+  switch (error.keyword) {
+    case 'required': {
+      const property = (error.params as { missingProperty: string }).missingProperty;
+      return { path: `${base}/${property}`, message: `"${property}" is required` };
+    }
+    case 'additionalProperties': {
+      const property = (error.params as { additionalProperty: string }).additionalProperty;
+      return { path: `${base}/${property}`, message: `"${property}" is not an allowed property here` };
+    }
+    default: {
+      const field = error.instancePath ? `"${error.instancePath.slice(1)}"` : `The ${part}`;
+      const message = custom ?? `${field} ${error.message ?? 'is invalid'}`;
+      return { path: base, message: `${message} (got ${describeValue(error.data)})` };
+    }
+  }
+}
+
+function fromValidation(error: FastifyError): BadDataError {
+  const part = HTTP_PARTS[error.validationContext ?? 'body'] ?? 'body';
+  const details = (error.validation as ErrorObject[]).map((problem) => validationDetail(part, problem));
+  const summary =
+    details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
+  return new BadDataError(`Request validation failed: ${summary}`, details);
+}
+
+/** Fastify's own client errors (parsing, content type, size) in Unleash's vocabulary. */
+function fromFastifyClientError(error: FastifyError): ApiError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ContentTypeError('Unsupported content type: send the request body as application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError('The request body is too large');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BadDataError('The request body is not valid JSON', [{ path: '/body', message: error.message }]);
+    default:
+      if (error instanceof SyntaxError) {
+        return new BadDataError('The request body is not valid JSON', [{ path: '/body', message: error.message }]);
+      }
+      return new BadDataError(error.message);
+  }
+}
+
+function toApiError(error: FastifyError): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return fromValidation(error);
+  const fromDatabase = translateDatabaseError(error);
+  if (fromDatabase) return fromDatabase;
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return fromFastifyClientError(error);
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return fromFastifyClientError(error);
+  }
+  if (error.statusCode === 503) return new ServiceUnavailableError('The server is shutting down; try again');
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: ApiError, id: string = randomUUID()) {
+  return reply
+    .status(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send({ id, name: error.name, message: error.message, details: error.details, ...error.extraBody() });
+}
+
+/**
+ * The one error handler: every 4xx/5xx leaves as `{id, name, message, details}`. Anything unexpected becomes a
+ * 500 UnknownError that leaks nothing; the full error is logged under the same id.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const id = randomUUID();
+    const apiError = toApiError(error);
+    if (apiError) {
+      if (apiError.statusCode >= 500) request.log.error({ err: error, errorId: id }, apiError.message);
+      return sendError(reply, apiError, id);
+    }
+    request.log.error({ err: error, errorId: id }, 'Unexpected error');
+    return sendError(reply, new UnknownError(`Unexpected error; it was logged with id ${id}`), id);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new NotFoundError(`Could not find ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

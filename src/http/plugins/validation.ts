@@ -1,0 +1,47 @@
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchema, FastifyServerOptions } from 'fastify';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/**
+ * Two validators: bodies are JSON and must match exactly (no coercion, unknown properties rejected, never
+ * stripped); query strings and path parameters are text, so numbers there are declared as digit strings and
+ * a repeated parameter may be coerced into an array.
+ */
+function buildAjv(options: AjvOptions): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    verbose: true, // errors carry the offending value and schema, so details can say what was sent
+    strict: false,
+    ...options,
+  });
+  addFormats(ajv);
+  // Annotation read by the error handler: a plain sentence to show instead of Ajv's generic message.
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  return ajv;
+}
+
+type ValidatorFactory = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
+
+// Fastify calls the compiler with `{schema, httpPart, ...}` (its validatorCompiler contract); the published
+// type of `buildValidator` describes Ajv's own compile signature instead, hence the cast.
+function buildValidator(externalSchemas: Record<string, unknown>) {
+  const bodyAjv = buildAjv({ coerceTypes: false });
+  const textAjv = buildAjv({ coerceTypes: 'array' });
+  for (const schema of Object.values(externalSchemas)) {
+    bodyAjv.addSchema(schema as object);
+    textAjv.addSchema(schema as object);
+  }
+  return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+}
+
+export const schemaController: NonNullable<FastifyServerOptions['schemaController']> = {
+  compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory },
+};

@@ -1,0 +1,125 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import {
+  addProjectEnvironment,
+  createProject,
+  deleteProject,
+  getProject,
+  listProjects,
+  removeProjectEnvironment,
+  updateProject,
+} from '../domain/projects/projects.js';
+import { BadDataError } from '../shared/errors.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+import {
+  CreateProjectSchema,
+  ProjectEnvironmentSchema,
+  ProjectSchema,
+  ProjectsSchema,
+  UpdateProjectSchema,
+} from './projects.schemas.js';
+
+const tags = ['Projects'];
+const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
+
+/** Unleash derives a missing project id from the name; a name that yields nothing URL-friendly needs an id. */
+function idFromName(name: string): string {
+  const id = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9~_.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  if (!id || id === '.' || id === '..') {
+    throw new BadDataError('Give the project an id', [
+      { path: '/body/id', message: `No URL-friendly id can be made from the name ${JSON.stringify(name)}` },
+    ]);
+  }
+  return id;
+}
+
+export const projectRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/projects',
+    { schema: { tags, response: { 200: Type.Ref(ProjectsSchema) } }, config: { access: can('READ') } },
+    async () => ({ version: 1 as const, projects: await listProjects(deps.db) }),
+  );
+
+  app.post(
+    '/api/admin/projects',
+    {
+      schema: { tags, body: Type.Ref(CreateProjectSchema), response: { 201: Type.Ref(ProjectSchema) } },
+      config: { access: can('CREATE_PROJECT') },
+    },
+    async (request, reply) => {
+      const { id, ...fields } = request.body;
+      const project = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        createProject(uow, { ...fields, id: id ?? idFromName(fields.name) }),
+      );
+      return reply.status(201).send(project);
+    },
+  );
+
+  app.get(
+    '/api/admin/projects/:projectId',
+    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(ProjectSchema) } }, config: { access: can('READ') } },
+    async (request) => getProject(deps.db, request.params.projectId),
+  );
+
+  app.put(
+    '/api/admin/projects/:projectId',
+    {
+      schema: { tags, params: ProjectParams, body: Type.Ref(UpdateProjectSchema), response: { 200: Type.Ref(ProjectSchema) } },
+      config: { access: can('UPDATE_PROJECT') },
+    },
+    async (request) => {
+      const { projectId } = request.params;
+      const { id, ...fields } = request.body;
+      if (id !== undefined && id !== projectId) {
+        throw new BadDataError('A project id cannot be changed', [
+          { path: '/body/id', message: `id must match the path's project "${projectId}" (got ${JSON.stringify(id)})` },
+        ]);
+      }
+      return inUnitOfWork(deps, actorOf(request), (uow) => updateProject(uow, projectId, fields));
+    },
+  );
+
+  app.delete(
+    '/api/admin/projects/:projectId',
+    { schema: { tags, params: ProjectParams }, config: { access: can('DELETE_PROJECT') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteProject(uow, request.params.projectId));
+      return reply.status(200).send();
+    },
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/environments',
+    {
+      schema: { tags, params: ProjectParams, body: Type.Ref(ProjectEnvironmentSchema) },
+      config: { access: can('UPDATE_PROJECT') },
+    },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        addProjectEnvironment(uow, request.params.projectId, request.body.environment),
+      );
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(
+    '/api/admin/projects/:projectId/environments/:environment',
+    {
+      schema: { tags, params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }) },
+      config: { access: can('UPDATE_PROJECT') },
+    },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        removeProjectEnvironment(uow, request.params.projectId, request.params.environment),
+      );
+      return reply.status(200).send();
+    },
+  );
+};

@@ -1,0 +1,160 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { permissionsOfRole, ROOT_ROLE_IDS, ROOT_ROLES } from '../domain/access/permissions.js';
+import { actorRootRole } from '../domain/access/actor.js';
+import { createPat, deletePat, listPats } from '../domain/personal-access-tokens/personal-access-tokens.js';
+import {
+  changeUserPassword,
+  createUser,
+  deleteUser,
+  hashNewPassword,
+  resolveRootRole,
+  updateUser,
+} from '../domain/users/users.commands.js';
+import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
+import { NumericId } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+import {
+  CreatePatSchema,
+  CreateUserResponseSchema,
+  CreateUserSchema,
+  MeSchema,
+  PasswordSchema,
+  PatSchema,
+  PatsSchema,
+  UpdateUserSchema,
+  UserSchema,
+  UsersSchema,
+} from './users.schemas.js';
+
+const ROLE_DESCRIPTIONS = {
+  Admin: 'Users with the root role Admin can do anything',
+  Editor: 'Users with the root role Editor can create and change projects and flags',
+  Viewer: 'Users with the root role Viewer can only read',
+};
+
+const UserIdParams = Type.Object({ id: NumericId });
+const tags = ['Users'];
+
+export const userRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/user-admin',
+    { schema: { tags, response: { 200: Type.Ref(UsersSchema) } }, config: { access: can('ADMIN') } },
+    async () => ({
+      users: await listUsers(deps.db),
+      rootRoles: ROOT_ROLES.map((role) => ({
+        id: ROOT_ROLE_IDS[role],
+        name: role,
+        type: 'root',
+        description: ROLE_DESCRIPTIONS[role],
+      })),
+    }),
+  );
+
+  app.post(
+    '/api/admin/user-admin',
+    {
+      schema: { tags, body: Type.Ref(CreateUserSchema), response: { 201: Type.Ref(CreateUserResponseSchema) } },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) => {
+      const { password, rootRole, sendEmail: _sendEmail, ...fields } = request.body;
+      const role = resolveRootRole(rootRole, '/body/rootRole');
+      const passwordHash = password === undefined ? undefined : await hashNewPassword(password, '/body/password');
+      const user = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        createUser(uow, { ...fields, rootRole: role, passwordHash }),
+      );
+      return reply.status(201).send({ ...user, emailSent: false });
+    },
+  );
+
+  app.get(
+    '/api/admin/user-admin/:id',
+    { schema: { tags, params: UserIdParams, response: { 200: Type.Ref(UserSchema) } }, config: { access: can('ADMIN') } },
+    async (request) => getUser(deps.db, Number(request.params.id)),
+  );
+
+  app.put(
+    '/api/admin/user-admin/:id',
+    {
+      schema: { tags, params: UserIdParams, body: Type.Ref(UpdateUserSchema), response: { 200: Type.Ref(UserSchema) } },
+      config: { access: can('ADMIN') },
+    },
+    async (request) => {
+      const { rootRole, ...fields } = request.body;
+      const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
+      return inUnitOfWork(deps, actorOf(request), (uow) =>
+        updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }),
+      );
+    },
+  );
+
+  app.delete(
+    '/api/admin/user-admin/:id',
+    { schema: { tags, params: UserIdParams }, config: { access: can('ADMIN') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteUser(uow, Number(request.params.id)));
+      return reply.status(200).send();
+    },
+  );
+
+  app.post(
+    '/api/admin/user-admin/:id/change-password',
+    { schema: { tags, params: UserIdParams, body: Type.Ref(PasswordSchema) }, config: { access: can('ADMIN') } },
+    async (request, reply) => {
+      const passwordHash = await hashNewPassword(request.body.password, '/body/password');
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        changeUserPassword(uow, Number(request.params.id), passwordHash),
+      );
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(
+    '/api/admin/user',
+    { schema: { tags, response: { 200: Type.Ref(MeSchema) } }, config: { access: can('READ') } },
+    async (request) => {
+      const actor = actorOf(request);
+      return {
+        user: await getActingUser(deps.db, actor),
+        permissions: permissionsOfRole(actorRootRole(actor)).map((permission) => ({ permission })),
+        feedback: [],
+        splash: {},
+      };
+    },
+  );
+
+  app.get(
+    '/api/admin/user/tokens',
+    { schema: { tags: ['Personal access tokens'], response: { 200: Type.Ref(PatsSchema) } }, config: { access: can('READ') } },
+    async (request) => ({ pats: await listPats(deps.db, actorOf(request)) }),
+  );
+
+  app.post(
+    '/api/admin/user/tokens',
+    {
+      schema: {
+        tags: ['Personal access tokens'],
+        body: Type.Ref(CreatePatSchema),
+        response: { 201: Type.Ref(PatSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request, reply) => {
+      const pat = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        createPat(uow, { description: request.body.description, expiresAt: new Date(request.body.expiresAt) }),
+      );
+      return reply.status(201).send(pat);
+    },
+  );
+
+  app.delete(
+    '/api/admin/user/tokens/:id',
+    { schema: { tags: ['Personal access tokens'], params: UserIdParams }, config: { access: can('READ') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deletePat(uow, Number(request.params.id)));
+      return reply.status(200).send();
+    },
+  );
+};

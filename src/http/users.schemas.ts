@@ -1,0 +1,115 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StrictObject } from './common.schemas.js';
+
+export const UserSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    username: Nullable(Type.String()),
+    imageUrl: Nullable(Type.String()),
+    rootRole: Type.Integer({ description: 'Root role id: 1 Admin, 2 Editor, 3 Viewer' }),
+    createdAt: Nullable(DateTime),
+    seenAt: Nullable(DateTime),
+    loginAttempts: Type.Integer(),
+    isAPI: Type.Boolean(),
+    accountType: Type.String(),
+  },
+  { $id: 'userSchema' },
+);
+
+export const RoleSchema = Type.Object(
+  { id: Type.Integer(), name: Type.String(), type: Type.String(), description: Type.String() },
+  { $id: 'roleSchema' },
+);
+
+export const UsersSchema = Type.Object(
+  { users: Type.Array(Type.Ref(UserSchema)), rootRoles: Type.Array(Type.Ref(RoleSchema)) },
+  { $id: 'usersSchema' },
+);
+
+const Username = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^\\S+$',
+  errorMessage: 'A username is 1 to 100 characters without spaces',
+});
+const Email = Type.String({ format: 'email', maxLength: 255, errorMessage: 'email must be a valid email address' });
+const PersonName = Type.String({ maxLength: 255 });
+const RootRole = Type.Union([Type.String({ minLength: 1 }), Type.Integer()], {
+  errorMessage: 'rootRole must be a role name (Admin, Editor, Viewer) or its id (1, 2, 3)',
+});
+
+export const CreateUserSchema = StrictObject(
+  {
+    username: Type.Optional(Username),
+    email: Type.Optional(Email),
+    name: Type.Optional(PersonName),
+    password: Type.Optional(Type.String()),
+    rootRole: RootRole,
+    sendEmail: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; Vexil sends no email' })),
+  },
+  { $id: 'createUserSchema' },
+);
+
+export const CreateUserResponseSchema = Type.Composite(
+  [UserSchema, Type.Object({ emailSent: Type.Boolean() })],
+  { $id: 'createUserResponseSchema' },
+);
+
+export const UpdateUserSchema = StrictObject(
+  { name: Type.Optional(PersonName), email: Type.Optional(Email), rootRole: Type.Optional(RootRole) },
+  { $id: 'updateUserSchema' },
+);
+
+export const PasswordSchema = StrictObject({ password: Type.String() }, { $id: 'passwordSchema' });
+
+export const MeSchema = Type.Object(
+  {
+    user: Type.Ref(UserSchema),
+    permissions: Type.Array(Type.Object({ permission: Type.String() })),
+    feedback: Type.Array(Type.Unknown()),
+    splash: Type.Record(Type.String(), Type.Boolean()),
+  },
+  { $id: 'meSchema' },
+);
+
+export const LoginSchema = StrictObject(
+  { username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) },
+  { $id: 'loginSchema' },
+);
+
+export const PatSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    description: Type.String(),
+    expiresAt: DateTime,
+    createdAt: DateTime,
+    seenAt: Nullable(DateTime),
+    userId: Type.Integer(),
+    secret: Type.Optional(Type.String({ description: 'Shown once, in the creation response' })),
+  },
+  { $id: 'patSchema' },
+);
+
+export const PatsSchema = Type.Object({ pats: Type.Array(Type.Ref(PatSchema)) }, { $id: 'patsSchema' });
+
+export const CreatePatSchema = StrictObject(
+  { description: Type.String({ minLength: 1, maxLength: 255 }), expiresAt: DateTime },
+  { $id: 'createPatSchema' },
+);
+
+export const userSchemas = [
+  UserSchema,
+  RoleSchema,
+  UsersSchema,
+  CreateUserSchema,
+  CreateUserResponseSchema,
+  UpdateUserSchema,
+  PasswordSchema,
+  MeSchema,
+  LoginSchema,
+  PatSchema,
+  PatsSchema,
+  CreatePatSchema,
+];

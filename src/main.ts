@@ -1,0 +1,62 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { bootstrap } from './domain/bootstrap.js';
+import { buildApp } from './http/app.js';
+import { systemClock } from './shared/clock.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Vexil cannot start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const database = await openDatabase(config.database);
+  await migrateToLatest(database.db);
+  const deps = { db: database.db, clock: systemClock, config };
+  const setUp = await bootstrap(deps, config.initAdminApiTokens);
+  const app = await buildApp(deps);
+  app.log.info(
+    { engine: database.engine, adminTokensCreated: setUp.adminTokensCreated },
+    database.engine === 'pglite' ? `Using the embedded database in ${config.database.kind === 'pglite' ? config.database.dataDir : ''}` : 'Using PostgreSQL',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'Shutting down: finishing requests in flight');
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  if (setUp.initialAdmin) {
+    // Printed once, straight to the terminal rather than into the structured log, and never stored in clear.
+    process.stdout.write(
+      `\nVexil created the first admin user. Log in at ${config.baseUrl} as "${setUp.initialAdmin.username}" ` +
+        `with the password ${setUp.initialAdmin.password}\nIt is shown only this once: change it after logging in.\n\n`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Vexil failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { PUBLIC } from '../../src/http/plugins/access.js';
+import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** Everything the server logged, one JSON record per line. */
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(...chunk.toString().split('\n').filter(Boolean));
+    done();
+  },
+});
+
+let ctx: TestApp;
+before(async () => {
+  ctx = await startTestApp({
+    logLevel: 'info',
+    logStream,
+    // A route that fails the way a bug would, to see what a client and the log get from a 500.
+    extend: (app) =>
+      app.get('/test/failure', { config: { access: PUBLIC } }, async () => {
+        throw new Error('connection string postgres://secret@db failed');
+      }),
+  });
+});
+after(() => ctx.close());
+
+describe('the error model', () => {
+  test('an unknown route is a 404 NotFoundError', async () => {
+    const error = expectError(await ctx.admin.get('/api/admin/no-such-thing'), 404, 'NotFoundError');
+    assert.match(error.message, /GET \/api\/admin\/no-such-thing/);
+  });
+
+  test('malformed JSON is a 400 BadDataError', async () => {
+    const response = await ctx.admin.inject({
+      method: 'POST',
+      url: '/api/admin/projects',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"id": "broken",',
+    });
+    const error = expectError(response, 400, 'BadDataError');
+    assert.equal(error.details[0]!.path, '/body');
+  });
+
+  test('a body that is not JSON is a 415 ContentTypeError', async () => {
+    for (const contentType of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const response = await ctx.admin.inject({
+        method: 'POST',
+        url: '/api/admin/projects',
+        headers: { 'content-type': contentType },
+        payload: 'id=x&name=y',
+      });
+      expectError(response, 415, 'ContentTypeError');
+    }
+  });
+
+  test('a missing body where one is required is a 400', async () => {
+    const error = expectError(await ctx.admin.post('/api/admin/projects'), 400, 'BadDataError');
+    assert.equal(error.details[0]!.path, '/body');
+  });
+
+  test('a JSON content type with an empty body is accepted where no body is needed', async () => {
+    const id = uniqueName('empty-body');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: 'x' }), 201);
+    const response = await ctx.admin.inject({
+      method: 'DELETE',
+      url: `/api/admin/projects/${id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expectStatus(response, 200);
+  });
+
+  test('the NUL character is refused with a 400 and nothing is stored', async () => {
+    const id = uniqueName('nul');
+    const before = await lastEventId(ctx);
+    const error = expectError(
+      await ctx.admin.post('/api/admin/projects', { id, name: 'bad\u0000name' }),
+      400,
+      'BadDataError',
+    );
+    assert.match(error.message, /NUL/);
+    expectError(await ctx.admin.get(`/api/admin/projects/${id}`), 404, 'NotFoundError');
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+
+  test('SQL-looking, emoji and very long input is stored as text, never run', async () => {
+    const id = uniqueName('weird');
+    const description = `'; DROP TABLE projects; -- 🚩 ${'x'.repeat(900)}`;
+    const response = await ctx.admin.post('/api/admin/projects', { id, name: "Robert'); --", description });
+    expectStatus(response, 201);
+    const stored = (await ctx.admin.get(`/api/admin/projects/${id}`)).json() as { description: string; name: string };
+    assert.equal(stored.description, description);
+    assert.equal(stored.name, "Robert'); --");
+    expectError(
+      await ctx.admin.post('/api/admin/projects', { id: uniqueName('long'), name: 'x', description: 'y'.repeat(1001) }),
+      400,
+      'BadDataError',
+    );
+  });
+
+  test('an unexpected failure is a 500 UnknownError that leaks nothing and is logged under the same id', async () => {
+    const error = expectError(await ctx.as().get('/test/failure'), 500, 'UnknownError');
+    assert.doesNotMatch(JSON.stringify(error), /postgres|secret|stack|Error:/);
+    assert.match(error.message, new RegExp(error.id));
+    const logged = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.errorId === error.id);
+    assert.ok(logged, 'the failure must be logged with the error id');
+    assert.match(JSON.stringify(logged.err), /connection string/);
+  });
+});
+
+describe('logs', () => {
+  test('never carry tokens, cookies or token secrets in paths', async () => {
+    const created = await ctx.admin.post('/api/admin/api-tokens', { tokenName: uniqueName('t'), type: 'client' });
+    expectStatus(created, 201);
+    const { secret } = created.json() as { secret: string };
+    expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(secret)}`), 200);
+    await ctx.as(`Bearer ${ADMIN_TOKEN}`).get('/api/admin/projects');
+    await ctx.withCookie('vexil-session=cookie-secret-value').get('/api/admin/projects');
+    const everything = logLines.join('\n');
+    assert.ok(everything.includes('api-tokens/[redacted]'), 'the delete request is logged, masked');
+    for (const secretText of [secret.split('.')[1]!, ADMIN_TOKEN.split('.')[1]!, 'cookie-secret-value']) {
+      assert.ok(!everything.includes(secretText), `logs must not contain ${secretText.slice(0, 6)}…`);
+    }
+  });
+});
+
+describe('operations', () => {
+  test('GET /health answers GOOD without authentication', async () => {
+    const response = await ctx.as().get('/health');
+    expectStatus(response, 200);
+    assert.deepEqual(response.json(), { health: 'GOOD' });
+  });
+
+  test('the OpenAPI document lists the routes and Unleash component names', async () => {
+    const response = await ctx.as().get('/docs/openapi.json');
+    expectStatus(response, 200);
+    const document = response.json() as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    assert.match(document.openapi, /^3\./);
+    for (const [path, method] of [
+      ['/api/admin/projects', 'post'],
+      ['/api/admin/projects/{projectId}', 'put'],
+      ['/api/admin/projects/{projectId}/environments/{environment}', 'delete'],
+      ['/api/admin/environments/{name}', 'get'],
+      ['/api/admin/api-tokens', 'post'],
+      ['/api/admin/api-tokens/{token}', 'delete'],
+      ['/api/admin/user-admin/{id}/change-password', 'post'],
+      ['/api/admin/user/tokens', 'get'],
+      ['/auth/simple/login', 'post'],
+      ['/health', 'get'],
+    ]) {
+      assert.ok(document.paths[path]?.[method], `missing ${method.toUpperCase()} ${path}`);
+    }
+    for (const name of [
+      'projectSchema',
+      'createProjectSchema',
+      'environmentSchema',
+      'apiTokenSchema',
+      'createApiTokenSchema',
+      'userSchema',
+      'createUserSchema',
+      'patSchema',
+      'errorSchema',
+    ]) {
+      assert.ok(document.components.schemas[name], `missing component ${name}`);
+    }
+    const createProject = document.paths['/api/admin/projects']!.post as { responses: Record<string, unknown> };
+    assert.ok(createProject.responses['400'] && createProject.responses['403'], 'error responses are documented');
+  });
+
+  test('the browsable documentation is served at /docs', async () => {
+    const response = await ctx.as().inject({ method: 'GET', url: '/docs/' });
+    expectStatus(response, 200);
+    assert.match(response.headers['content-type'] as string, /text\/html/);
+  });
+});

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+/**
+ * The server as `npm start` runs it (src/main.ts), on its own embedded database in a temporary directory:
+ * first start, restart, shutdown and configuration errors.
+ */
+const MAIN = join(import.meta.dirname, '../../src/main.ts');
+
+interface RunningServer {
+  process: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const listening = output.match(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+      // The first-start password is printed right after listening; wait for it when it comes.
+      if (listening && (!/created the first admin user/.test(output) || /shown only this once/.test(output))) {
+        resolve({ process: child, baseUrl: listening[1]!, output: () => output, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+async function stopServer(server: RunningServer): Promise<number | null> {
+  server.process.kill('SIGTERM');
+  return server.exited;
+}
+
+let dataDir: string;
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'vexil-server-'));
+});
+after(() => rm(dataDir, { recursive: true, force: true }));
+
+describe('the server process', () => {
+  test('first start creates an admin user, prints the password once, and the data survives a restart', async () => {
+    const first = await startServer({ DATA_DIR: dataDir });
+    const printed = first.output().match(/as "admin" with the password (\S+)/);
+    assert.ok(printed, `the first start prints the admin password: ${first.output()}`);
+    const password = printed[1]!;
+    assert.equal(first.output().split(password).length - 1, 1, 'the password appears exactly once');
+
+    const health = await fetch(`${first.baseUrl}/health`);
+    assert.equal(health.status, 200);
+    const login = await fetch(`${first.baseUrl}/auth/simple/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
+    assert.equal(login.status, 200);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const created = await fetch(`${first.baseUrl}/api/admin/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ id: 'kept', name: 'Kept' }),
+    });
+    assert.equal(created.status, 201);
+    assert.equal(await stopServer(first), 0, 'SIGTERM shuts down cleanly');
+    assert.match(first.output(), /Shutting down/);
+
+    const second = await startServer({ DATA_DIR: dataDir });
+    try {
+      assert.doesNotMatch(second.output(), /password/, 'no password on later starts');
+      const again = await fetch(`${second.baseUrl}/auth/simple/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password }),
+      });
+      assert.equal(again.status, 200);
+      const project = await fetch(`${second.baseUrl}/api/admin/projects/kept`, {
+        headers: { cookie: again.headers.get('set-cookie')!.split(';')[0]! },
+      });
+      assert.equal(project.status, 200);
+      assert.equal(((await project.json()) as { name: string }).name, 'Kept');
+    } finally {
+      await stopServer(second);
+    }
+  });
+
+  test('with INIT_ADMIN_API_TOKENS creates that token and no admin user', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vexil-server-token-'));
+    const token = '*:*.process-test-token-0123456789';
+    try {
+      const server = await startServer({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token });
+      try {
+        assert.doesNotMatch(server.output(), /first admin user/);
+        assert.ok(!server.output().includes(token.slice(4)), 'the token is never logged');
+        const users = await fetch(`${server.baseUrl}/api/admin/user-admin`, { headers: { authorization: token } });
+        assert.equal(users.status, 200);
+        assert.deepEqual(((await users.json()) as { users: unknown[] }).users, []);
+      } finally {
+        await stopServer(server);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an invalid variable stops start-up with one line naming it', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.equal(stderr, 'Vexil cannot start: PORT must be a whole number from 0 to 65535 (got "eighty")\n');
+  });
+});

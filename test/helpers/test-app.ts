@@ -1,0 +1,83 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type LogLevel } from '../../src/config.js';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { bootstrap } from '../../src/domain/bootstrap.js';
+import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { createTestDatabase } from './test-database.js';
+
+export const ADMIN_TOKEN = '*:*.test-admin-token-0123456789abcdef';
+export const STRONG_PASSWORD = 'Correct-Horse-9-Battery';
+
+/** A clock the test moves by hand; starts at the real time so tokens created "now" behave normally. */
+export class TestClock implements Clock {
+  private current = new Date();
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(milliseconds: number): void {
+    this.current = new Date(this.current.getTime() + milliseconds);
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  clock: TestClock;
+  /** Requests as the built-in admin token. */
+  admin: Client;
+  /** Requests with the given Authorization header value, or none. */
+  as(authorization?: string): Client;
+  /** Requests carrying a session cookie. */
+  withCookie(cookie: string): Client;
+  close(): Promise<void>;
+}
+
+export interface Client {
+  get(url: string): Promise<LightMyRequestResponse>;
+  post(url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  put(url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  patch(url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  delete(url: string): Promise<LightMyRequestResponse>;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+function makeClient(app: FastifyInstance, headers: Record<string, string>): Client {
+  const send = (method: InjectOptions['method'], url: string, body?: unknown) =>
+    app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+  return {
+    get: (url) => send('GET', url),
+    post: (url, body) => send('POST', url, body),
+    put: (url, body) => send('PUT', url, body),
+    patch: (url, body) => send('PATCH', url, body),
+    delete: (url) => send('DELETE', url),
+    inject: (options) => app.inject({ ...options, headers: { ...headers, ...(options.headers ?? {}) } }),
+  };
+}
+
+/** The server as `npm start` builds it, on a fresh migrated database, with one admin token. */
+export async function startTestApp(options: Omit<BuildAppOptions, 'logLevel'> & { logLevel?: LogLevel } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const handle = await database.open();
+  await migrateToLatest(handle.db);
+  const clock = new TestClock();
+  const config = { ...loadConfig({}), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
+  const deps = { db: handle.db, clock, config };
+  await bootstrap(deps, config.initAdminApiTokens);
+  const app = await buildApp(deps, { logLevel: 'silent', ...options });
+  await app.ready();
+  return {
+    app,
+    db: handle.db,
+    clock,
+    admin: makeClient(app, { authorization: ADMIN_TOKEN }),
+    as: (authorization) => makeClient(app, authorization === undefined ? {} : { authorization }),
+    withCookie: (cookie) => makeClient(app, { cookie }),
+    close: async () => {
+      await app.close();
+      await handle.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  test('has working defaults: port 4242 on the embedded database in ./data', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config, {
+      port: 4242,
+      host: '0.0.0.0',
+      database: { kind: 'pglite', dataDir: './data' },
+      initAdminApiTokens: [],
+      logLevel: 'info',
+      baseUrl: 'http://localhost:4242',
+      sessionTtlHours: 48,
+    });
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://vexil:pw@db:5432/vexil',
+      DATABASE_POOL_SIZE: '20',
+      INIT_ADMIN_API_TOKENS: '*:*.first-secret-0123456789, *:*.second-secret-0123456789',
+      LOG_LEVEL: 'WARN',
+      BASE_URL: 'https://flags.example.com/',
+      SESSION_TTL_HOURS: '8',
+    });
+    assert.deepEqual(config, {
+      port: 8080,
+      host: '127.0.0.1',
+      database: { kind: 'postgres', url: 'postgres://vexil:pw@db:5432/vexil', poolSize: 20 },
+      initAdminApiTokens: ['*:*.first-secret-0123456789', '*:*.second-secret-0123456789'],
+      logLevel: 'warn',
+      baseUrl: 'https://flags.example.com',
+      sessionTtlHours: 8,
+    });
+  });
+
+  test('DATA_DIR chooses where the embedded database lives', () => {
+    assert.deepEqual(loadConfig({ DATA_DIR: '/var/lib/vexil' }).database, { kind: 'pglite', dataDir: '/var/lib/vexil' });
+  });
+
+  const invalid: Array<[string, Record<string, string>, RegExp]> = [
+    ['a non-numeric PORT', { PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
+    ['a PORT out of range', { PORT: '70000' }, /^PORT must be/],
+    ['a DATABASE_URL that is not a URL', { DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
+    ['a DATABASE_URL of another database', { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must start with postgres:\/\//],
+    ['a zero pool size', { DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be/],
+    ['an unknown LOG_LEVEL', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['a BASE_URL that is not http', { BASE_URL: 'ftp://x' }, /^BASE_URL must be an absolute http or https URL/],
+    ['a malformed admin token', { INIT_ADMIN_API_TOKENS: 'default:development.0123456789abcdef' }, /^INIT_ADMIN_API_TOKENS must be/],
+    ['a too short admin secret', { INIT_ADMIN_API_TOKENS: '*:*.short' }, /^INIT_ADMIN_API_TOKENS must be/],
+    ['a HOST with spaces', { HOST: 'my host' }, /^HOST must be/],
+  ];
+  for (const [label, env, message] of invalid) {
+    test(`stops on ${label}, naming the variable`, () => {
+      assert.throws(() => loadConfig(env), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, message);
+        assert.ok(!error.message.includes('\n'), 'one line');
+        return true;
+      });
+    });
+  }
+
+  test('never echoes secrets in its errors', () => {
+    assert.throws(
+      () => loadConfig({ INIT_ADMIN_API_TOKENS: '*:*.0123456789abcdef, not-a-token-topsecret' }),
+      (error: Error) => !error.message.includes('topsecret') && /entry 2/.test(error.message),
+    );
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres//user:hunter2@host' }),
+      (error: Error) => !error.message.includes('hunter2'),
+    );
+  });
+});
