@@ -19,14 +19,21 @@ export const ApiTokenSchema = Type.Object(
 
 export const ApiTokensSchema = Type.Object({ tokens: Type.Array(Type.Ref(ApiTokenSchema)) }, { $id: 'apiTokensSchema' });
 
+const TokenName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '\\S',
+  errorMessage: 'A token name is 1 to 255 characters and not only spaces',
+});
+
 const ProjectOrAll = Type.Union([Type.Literal('*'), UrlFriendlyName], {
   errorMessage: 'A project is "*" (all projects) or a project id',
 });
 
 export const CreateApiTokenSchema = StrictObject(
   {
-    tokenName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    username: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Deprecated name of tokenName' })),
+    tokenName: Type.Optional(TokenName),
+    username: Type.Optional({ ...TokenName, description: 'Deprecated name of tokenName' }),
     type: Type.String({
       pattern: '^(?:[Aa][Dd][Mm][Ii][Nn]|[Cc][Ll][Ii][Ee][Nn][Tt]|[Bb][Aa][Cc][Kk][Ee][Nn][Dd]|[Ff][Rr][Oo][Nn][Tt][Ee][Nn][Dd])$',
       errorMessage: 'type must be one of admin, client (or backend), frontend',

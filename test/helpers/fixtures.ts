@@ -45,7 +45,7 @@ export interface StoredEvent {
 }
 
 /** The events written after `afterId`, oldest first: what a change under test recorded. */
-export async function eventsSince(ctx: TestApp, afterId: number): Promise<StoredEvent[]> {
+export async function eventsSince(ctx: Pick<TestApp, 'db'>, afterId: number): Promise<StoredEvent[]> {
   const rows = await ctx.db.selectFrom('events').selectAll().where('id', '>', afterId).orderBy('id').execute();
   return rows.map((row) => ({
     id: row.id,
@@ -62,7 +62,7 @@ export async function eventsSince(ctx: TestApp, afterId: number): Promise<Stored
   }));
 }
 
-export async function lastEventId(ctx: TestApp): Promise<number> {
+export async function lastEventId(ctx: Pick<TestApp, 'db'>): Promise<number> {
   const row = await ctx.db
     .selectFrom('events')
     .select((eb) => eb.fn.max('id').as('id'))

@@ -29,11 +29,20 @@ function validateScope(input: CreateApiTokenInput): { environment: string | null
     ]);
   }
   if (input.type === 'admin') {
-    if ((input.environment !== undefined && input.environment !== ALL) || !allProjects) {
-      throw new BadDataError('Admin tokens span every project and environment', [
-        { path: '/body', message: 'Leave out environment and projects (or set them to "*") for an admin token' },
-      ]);
+    const details = [];
+    if (input.environment !== undefined && input.environment !== ALL) {
+      details.push({
+        path: '/body/environment',
+        message: `An admin token spans every environment: leave environment out or set it to "*" (got "${input.environment}")`,
+      });
     }
+    if (!allProjects) {
+      details.push({
+        path: '/body/projects',
+        message: `An admin token spans every project: leave projects out or set them to "*" (got ${JSON.stringify(input.projects)})`,
+      });
+    }
+    if (details.length > 0) throw new BadDataError('Admin tokens span every project and environment', details);
     return { environment: null, projects: [] };
   }
   if (input.environment === ALL) {
