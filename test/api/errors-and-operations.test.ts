@@ -155,7 +155,7 @@ describe('operations', () => {
       ['/api/admin/user/tokens', 'get'],
       ['/auth/simple/login', 'post'],
       ['/health', 'get'],
-    ]) {
+    ] as const) {
       assert.ok(document.paths[path]?.[method], `missing ${method.toUpperCase()} ${path}`);
     }
     for (const name of [
