@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/0001-foundation.js';
+import * as flags from './migrations/0002-flags.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-flags': flags,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

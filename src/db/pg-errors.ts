@@ -40,6 +40,11 @@ const uniqueViolations: Record<string, (value: string) => ApiError> = {
   personal_access_tokens_description_key: (key) =>
     new NameExistsError(`You already have a personal access token described "${key.split(', ').slice(1).join(', ')}"`),
   api_tokens_secret_hash_key: () => new NameExistsError('An API token with this secret already exists'),
+  features_pkey: (name) =>
+    new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`),
+  segments_name_key: (name) => new NameExistsError(`A segment named "${name}" already exists`),
+  tag_types_pkey: (name) => new NameExistsError(`A tag type named "${name}" already exists`),
+  context_fields_pkey: (name) => new NameExistsError(`A context field named "${name}" already exists`),
 };
 
 /** Referencing rows that do not exist (insert) or deleting rows still referenced (delete). */
@@ -47,6 +52,26 @@ const foreignKeyViolations: Record<string, { missing: (value: string) => ApiErro
   api_token_projects_project_fkey: {
     missing: (project) => new NotFoundError(`Could not find project "${project}"`),
     inUse: (project) => new ConflictError(`Project "${project}" is still used by API tokens; delete those tokens first`),
+  },
+  features_project_fkey: {
+    missing: (project) => new NotFoundError(`Could not find project "${project}"`),
+    inUse: (project) => new ConflictError(`Project "${project}" still has flags; archive and delete them first`),
+  },
+  feature_strategy_segments_segment_fkey: {
+    missing: (segment) => new NotFoundError(`Could not find segment ${segment}`),
+    inUse: (segment) => new ConflictError(`Segment ${segment} is still used by strategies`),
+  },
+  segments_project_fkey: {
+    missing: (project) => new NotFoundError(`Could not find project "${project}"`),
+    inUse: (project) => new ConflictError(`Project "${project}" still has segments; delete them first`),
+  },
+  feature_dependencies_parent_fkey: {
+    missing: (parent) => new NotFoundError(`Could not find flag "${parent}"`),
+    inUse: (parent) => new ConflictError(`Flag "${parent}" has dependent flags`),
+  },
+  feature_tags_tag_type_fkey: {
+    missing: (type) => new NotFoundError(`Could not find tag type "${type}"`),
+    inUse: (type) => new ConflictError(`Tag type "${type}" is still used by flags`),
   },
   api_tokens_environment_fkey: {
     missing: (environment) => new NotFoundError(`Could not find environment "${environment}"`),

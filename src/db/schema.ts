@@ -95,6 +95,100 @@ export interface EventsTable {
   tags: Json;
 }
 
+export interface FeaturesTable {
+  name: string;
+  project: string;
+  type: string;
+  description: string | null;
+  impression_data: boolean;
+  stale: Generated<boolean>;
+  created_at: Date;
+  created_by_user_id: number | null;
+  /** The creator's name at creation, kept when the user is later deleted. */
+  created_by: string;
+  archived_at: Date | null;
+}
+
+export interface FeatureEnvironmentsTable {
+  feature_name: string;
+  environment: string;
+  enabled: boolean;
+  variants: Json;
+}
+
+export interface FeatureStrategiesTable {
+  id: string;
+  feature_name: string;
+  environment: string;
+  strategy_name: string;
+  title: string | null;
+  disabled: boolean;
+  sort_order: number;
+  parameters: Json;
+  constraints: Json;
+  variants: Json;
+  created_at: Date;
+}
+
+export interface FeatureStrategySegmentsTable {
+  strategy_id: string;
+  segment_id: number;
+}
+
+export interface SegmentsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  project: string | null;
+  constraints: Json;
+  created_at: Date;
+  created_by: string | null;
+}
+
+export interface TagTypesTable {
+  name: string;
+  description: string | null;
+  icon: string | null;
+  created_at: CreatedAt;
+}
+
+export interface FeatureTagsTable {
+  feature_name: string;
+  tag_type: string;
+  tag_value: string;
+  created_at: Date;
+}
+
+export interface FavoriteFeaturesTable {
+  user_id: number;
+  feature_name: string;
+  created_at: Date;
+}
+
+export interface FeatureDependenciesTable {
+  parent: string;
+  child: string;
+  enabled: boolean;
+  variants: Json;
+}
+
+export interface FeatureLifecyclesTable {
+  feature_name: string;
+  stage: string;
+  status: string | null;
+  status_value: string | null;
+  created_at: Date;
+}
+
+export interface ContextFieldsTable {
+  name: string;
+  description: string | null;
+  legal_values: Json;
+  stickiness: boolean;
+  sort_order: number;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -105,4 +199,15 @@ export interface Database {
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;
   events: EventsTable;
+  features: FeaturesTable;
+  feature_environments: FeatureEnvironmentsTable;
+  feature_strategies: FeatureStrategiesTable;
+  feature_strategy_segments: FeatureStrategySegmentsTable;
+  segments: SegmentsTable;
+  tag_types: TagTypesTable;
+  feature_tags: FeatureTagsTable;
+  favorite_features: FavoriteFeaturesTable;
+  feature_dependencies: FeatureDependenciesTable;
+  feature_lifecycles: FeatureLifecyclesTable;
+  context_fields: ContextFieldsTable;
 }

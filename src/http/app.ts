@@ -10,7 +10,7 @@ import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { loggerOptions } from './plugins/logging.js';
 import { documentErrorResponses, registerOpenApi } from './plugins/openapi.js';
-import { schemaController } from './plugins/validation.js';
+import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
 
 export const VERSION = '0.1.0';
@@ -50,6 +50,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(cookie);
   registerErrorHandler(app);
   for (const schema of sharedSchemas) app.addSchema(schema);
+  useSharedSchemas(sharedSchemas);
   await registerOpenApi(app, VERSION);
 
   await app.register(async (api) => {

@@ -16,14 +16,43 @@ export const PERMISSIONS = [
   'READ_API_TOKEN',
   'CREATE_API_TOKEN',
   'DELETE_API_TOKEN',
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_ENVIRONMENT',
+  'CREATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_STRATEGY',
+  'DELETE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
+  'CREATE_SEGMENT',
+  'UPDATE_SEGMENT',
+  'DELETE_SEGMENT',
+  'CREATE_CONTEXT_FIELD',
+  'UPDATE_CONTEXT_FIELD',
+  'DELETE_CONTEXT_FIELD',
 ] as const;
+
+/** Instance set-up only Admins change: users, tokens, environments, deleting projects. */
+const ADMIN_ONLY = new Set<Permission>([
+  'ADMIN',
+  'DELETE_PROJECT',
+  'CREATE_ENVIRONMENT',
+  'UPDATE_ENVIRONMENT',
+  'DELETE_ENVIRONMENT',
+  'READ_API_TOKEN',
+  'CREATE_API_TOKEN',
+  'DELETE_API_TOKEN',
+]);
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** Admin holds every permission; Viewer only reads. Editors change projects but not the instance's set-up. */
+/** Admin holds every permission; Viewer only reads. Editors change projects and flags, not the instance's set-up. */
 const ROLE_PERMISSIONS: Record<RootRoleName, ReadonlySet<Permission>> = {
   Admin: new Set(PERMISSIONS),
-  Editor: new Set<Permission>(['READ', 'CREATE_PROJECT', 'UPDATE_PROJECT']),
+  Editor: new Set(PERMISSIONS.filter((permission) => !ADMIN_ONLY.has(permission))),
   Viewer: new Set<Permission>(['READ']),
 };
 

@@ -42,8 +42,12 @@ function validationDetail(part: string, error: ErrorObject): ErrorDetail {
 }
 
 function fromValidation(error: FastifyError): BadDataError {
-  const part = HTTP_PARTS[error.validationContext ?? 'body'] ?? 'body';
-  const details = (error.validation as ErrorObject[]).map((problem) => validationDetail(part, problem));
+  return validationError(HTTP_PARTS[error.validationContext ?? 'body'] ?? 'body', error.validation as ErrorObject[]);
+}
+
+/** A 400 listing Ajv's problems with paths under `/<part>` (`/body/...`, `/query/...`). */
+export function validationError(part: string, problems: ErrorObject[]): BadDataError {
+  const details = problems.map((problem) => validationDetail(part, problem));
   const summary =
     details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
   return new BadDataError(`Request validation failed: ${summary}`, details);

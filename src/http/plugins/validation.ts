@@ -1,4 +1,4 @@
-import { Ajv, type Options as AjvOptions } from 'ajv';
+import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema, FastifyServerOptions } from 'fastify';
 
@@ -45,3 +45,20 @@ function buildValidator(externalSchemas: Record<string, unknown>) {
 export const schemaController: NonNullable<FastifyServerOptions['schemaController']> = {
   compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory },
 };
+
+/**
+ * Validates a document that did not come through a route's schema, such as the result of a JSON Patch,
+ * against a shared schema, reporting problems exactly as request validation does.
+ */
+let documentAjv: Ajv | undefined;
+
+export function useSharedSchemas(schemas: Array<{ $id?: string }>): void {
+  documentAjv = buildAjv({ coerceTypes: false });
+  for (const schema of schemas) documentAjv.addSchema(schema);
+}
+
+export function validateDocument(schema: { $id?: string }, value: unknown): ErrorObject[] {
+  if (!documentAjv || !schema.$id) throw new Error('validateDocument needs a shared schema registered with useSharedSchemas');
+  const validate = documentAjv.getSchema(schema.$id)!;
+  return validate(value) ? [] : [...(validate.errors ?? [])];
+}

@@ -1,0 +1,62 @@
+import semver from 'semver';
+import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
+import type { Constraint } from './feature-views.js';
+
+export { CONSTRAINT_OPERATORS } from './feature-views.js';
+
+
+const MULTI_VALUE_OPERATORS = new Set(['NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS']);
+
+const NUMBER = /^-?\d+(\.\d+)?$/;
+// RFC 3339 date-times, as Unleash's SDKs compare them.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function valueProblem(operator: string, value: string): string | undefined {
+  if (operator.startsWith('NUM_') && !NUMBER.test(value)) return `${operator} needs a number`;
+  if (operator.startsWith('DATE_') && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) {
+    return `${operator} needs an RFC 3339 date-time such as 2026-01-31T12:00:00Z`;
+  }
+  if (operator.startsWith('SEMVER_') && semver.valid(value) === null) return `${operator} needs a semantic version such as 1.2.3`;
+  return undefined;
+}
+
+/**
+ * Checks what the schema cannot: single-value operators need a `value` of the right kind (number, date,
+ * semver), list operators need `values`. Throws one 400 listing every problem.
+ */
+export function validateConstraints(constraints: Constraint[], path: string): void {
+  const details: ErrorDetail[] = [];
+  constraints.forEach((constraint, index) => {
+    const at = `${path}/${index}`;
+    if (MULTI_VALUE_OPERATORS.has(constraint.operator)) {
+      if (!constraint.values || constraint.values.length === 0) {
+        details.push({ path: `${at}/values`, message: `${constraint.operator} needs at least one value in "values"` });
+      }
+      return;
+    }
+    const value = constraint.value ?? (constraint.values?.length === 1 ? constraint.values[0] : undefined);
+    if (value === undefined || value === '') {
+      details.push({ path: `${at}/value`, message: `${constraint.operator} needs one value in "value"` });
+      return;
+    }
+    const problem = valueProblem(constraint.operator, value);
+    if (problem) details.push({ path: `${at}/value`, message: `${problem} (got ${JSON.stringify(value)})` });
+  });
+  if (details.length > 0) throw new BadDataError('A constraint is invalid', details);
+}
+
+/** Stored form: defaults made explicit, so reads and events show the same thing. */
+export function normalizeConstraints(constraints: Constraint[] = []): Constraint[] {
+  return constraints.map((c) => {
+    const multi = MULTI_VALUE_OPERATORS.has(c.operator);
+    const normalized: Constraint = {
+      contextName: c.contextName,
+      operator: c.operator,
+      caseInsensitive: c.caseInsensitive ?? false,
+      inverted: c.inverted ?? false,
+    };
+    if (multi) normalized.values = c.values ?? [];
+    else normalized.value = c.value ?? c.values?.[0] ?? '';
+    return normalized;
+  });
+}

@@ -1,0 +1,105 @@
+import type { Operation } from 'fast-json-patch';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { recordFeatureEvent } from './feature-events.js';
+import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Variant, VariantInput } from './feature-views.js';
+import { applyPatch } from './features.commands.js';
+import { enterLifecycleStage } from './lifecycle.js';
+import { addStrategy, type StrategyTarget } from './strategies.commands.js';
+import { distributeWeights } from './variants.js';
+
+async function currentState(uow: UnitOfWork, target: StrategyTarget) {
+  return uow.tx
+    .selectFrom('feature_environments')
+    .select(['enabled', 'variants'])
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .executeTakeFirst();
+}
+
+async function hasStrategies(uow: UnitOfWork, target: StrategyTarget): Promise<boolean> {
+  const row = await uow.tx
+    .selectFrom('feature_strategies')
+    .select('id')
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .limit(1)
+    .executeTakeFirst();
+  return Boolean(row);
+}
+
+/**
+ * Turns a flag on or off in one environment. Turning on an environment without strategies first adds the
+ * default strategy (a 100% flexible rollout), as Unleash does, so "on" means on for everyone. Only a real
+ * change records `feature-environment-enabled/disabled`; the first enabling moves the lifecycle on.
+ */
+export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: StrategyTarget, enabled: boolean): Promise<void> {
+  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
+  const environmentType = await assertProjectEnvironment(uow.tx, target.project, target.environment);
+  const before = await currentState(uow, target);
+  if ((before?.enabled ?? false) === enabled) return;
+  if (enabled && !(await hasStrategies(uow, target))) {
+    await addStrategy(uow, target, { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default' } });
+  }
+  await uow.tx
+    .insertInto('feature_environments')
+    .values({ feature_name: target.featureName, environment: target.environment, enabled, variants: '[]' })
+    .onConflict((oc) => oc.columns(['feature_name', 'environment']).doUpdateSet({ enabled }))
+    .execute();
+  if (enabled) {
+    await enterLifecycleStage(uow, target.featureName, environmentType === 'production' ? 'live' : 'pre-live');
+  }
+  await recordFeatureEvent(uow, {
+    ...target,
+    type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+    data: { enabled },
+    preData: { enabled: !enabled },
+  });
+}
+
+export async function getEnvironmentVariants(db: Kysely<Database>, target: StrategyTarget): Promise<Variant[]> {
+  await findFeature(db, target.project, target.featureName);
+  await assertProjectEnvironment(db, target.project, target.environment);
+  const state = await db
+    .selectFrom('feature_environments')
+    .select('variants')
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .executeTakeFirst();
+  return (state?.variants ?? []) as Variant[];
+}
+
+/** Replaces the variants of one environment, weights distributed to 1000. */
+export async function setEnvironmentVariants(uow: UnitOfWork, target: StrategyTarget, variants: VariantInput[], path = '/body'): Promise<Variant[]> {
+  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
+  await assertProjectEnvironment(uow.tx, target.project, target.environment);
+  const before = ((await currentState(uow, target))?.variants ?? []) as Variant[];
+  const after = distributeWeights(
+    variants.map((variant) => ({ ...variant, stickiness: variant.stickiness ?? 'default' })),
+    path,
+  ).map(({ overrides, payload, ...variant }) => ({
+    ...variant,
+    ...(payload ? { payload } : {}),
+    overrides: overrides ?? [],
+  }));
+  await uow.tx
+    .insertInto('feature_environments')
+    .values({ feature_name: target.featureName, environment: target.environment, enabled: false, variants: JSON.stringify(after) })
+    .onConflict((oc) => oc.columns(['feature_name', 'environment']).doUpdateSet({ variants: JSON.stringify(after) }))
+    .execute();
+  await recordFeatureEvent(uow, {
+    ...target,
+    type: 'feature-environment-variants-updated',
+    data: { variants: after },
+    preData: { variants: before },
+  });
+  return after;
+}
+
+/** The variant list with a JSON Patch applied; callers validate it and store it with setEnvironmentVariants. */
+export async function patchedEnvironmentVariants(uow: UnitOfWork, target: StrategyTarget, operations: Operation[]): Promise<VariantInput[]> {
+  const current = await getEnvironmentVariants(uow.tx, target);
+  return applyPatch<VariantInput[]>(current, operations);
+}

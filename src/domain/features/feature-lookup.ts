@@ -1,0 +1,41 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import type { FeatureRow } from './feature-views.js';
+
+type Tx = Kysely<Database>;
+
+/**
+ * The flag `name` of `project`, locked for the caller's transaction when asked. A flag that exists in another
+ * project is not found here: paths name both, as in Unleash.
+ */
+export async function findFeature(
+  tx: Tx,
+  project: string,
+  name: string,
+  options: { lock?: boolean; archived?: boolean } = {},
+): Promise<FeatureRow> {
+  let query = tx.selectFrom('features').selectAll().where('name', '=', name).where('project', '=', project);
+  if (options.lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find flag "${name}" in project "${project}"`);
+  if (options.archived === false && row.archived_at) {
+    throw new BadDataError(`Flag "${name}" is archived; revive it first`);
+  }
+  return row;
+}
+
+/** The environment must exist and be enabled in the flag's project. */
+export async function assertProjectEnvironment(tx: Tx, project: string, environment: string): Promise<string> {
+  const row = await tx
+    .selectFrom('environments as e')
+    .leftJoin('project_environments as pe', (join) =>
+      join.onRef('pe.environment_name', '=', 'e.name').on('pe.project_id', '=', project),
+    )
+    .select(['e.name', 'e.type', 'pe.project_id'])
+    .where('e.name', '=', environment)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find environment "${environment}"`);
+  if (!row.project_id) throw new NotFoundError(`Environment "${environment}" is not enabled in project "${project}"`);
+  return row.type;
+}

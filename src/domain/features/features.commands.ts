@@ -1,0 +1,282 @@
+import jsonPatch, { type Operation } from 'fast-json-patch';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { actorIdentity } from '../access/actor.js';
+import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { recordFeatureEvent } from './feature-events.js';
+import { findFeature } from './feature-lookup.js';
+import { toFeatureMetadata, type FeatureMetadata } from './feature-views.js';
+import { enterLifecycleStage, leaveLifecycleStage } from './lifecycle.js';
+
+export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+export type FeatureType = (typeof FEATURE_TYPES)[number];
+
+export interface CreateFeatureInput {
+  project: string;
+  name: string;
+  type?: FeatureType;
+  description?: string | null;
+  impressionData?: boolean;
+}
+
+export async function createFeature(uow: UnitOfWork, input: CreateFeatureInput): Promise<FeatureMetadata> {
+  const { createdBy, createdByUserId } = actorIdentity(uow.actor);
+  const row = await uow.tx
+    .insertInto('features')
+    .values({
+      name: input.name,
+      project: input.project,
+      type: input.type ?? 'release',
+      description: input.description ?? null,
+      impression_data: input.impressionData ?? false,
+      created_at: uow.now,
+      created_by_user_id: createdByUserId,
+      created_by: createdBy,
+      archived_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await enterLifecycleStage(uow, input.name, 'initial');
+  const feature = toFeatureMetadata(row);
+  await recordFeatureEvent(uow, { type: 'feature-created', featureName: input.name, project: input.project, data: feature });
+  return feature;
+}
+
+/** The fields PUT and PATCH may change; `name` and `archived` may be sent but not changed. */
+export interface FeatureChanges {
+  name?: string;
+  type?: FeatureType;
+  description?: string | null;
+  impressionData?: boolean;
+  stale?: boolean;
+  archived?: boolean;
+}
+
+function validateChanges(current: FeatureMetadata, changes: FeatureChanges, pathPrefix: string): void {
+  if (changes.name !== undefined && changes.name !== current.name) {
+    throw new BadDataError('A flag cannot be renamed', [
+      { path: `${pathPrefix}/name`, message: `name must stay "${current.name}" (got ${JSON.stringify(changes.name)})` },
+    ]);
+  }
+  if (changes.archived !== undefined && changes.archived !== current.archived) {
+    throw new BadDataError('Archive a flag with DELETE or the archive endpoint, and revive it with the revive endpoint', [
+      { path: `${pathPrefix}/archived`, message: `archived must stay ${current.archived} here (got ${changes.archived})` },
+    ]);
+  }
+  if (changes.type !== undefined && !(FEATURE_TYPES as readonly string[]).includes(changes.type)) {
+    throw new BadDataError(`Unknown flag type ${JSON.stringify(changes.type)}`, [
+      { path: `${pathPrefix}/type`, message: `type must be one of ${FEATURE_TYPES.join(', ')} (got ${JSON.stringify(changes.type)})` },
+    ]);
+  }
+}
+
+/**
+ * Applies new values of a flag's own fields and records what changed: `feature-type-updated` for the type,
+ * `feature-stale-on/off` for staleness, `feature-metadata-updated` for the rest. Unchanged values record nothing.
+ */
+export async function updateFeature(
+  uow: UnitOfWork,
+  project: string,
+  name: string,
+  changes: FeatureChanges,
+  pathPrefix = '/body',
+): Promise<FeatureMetadata> {
+  const before = toFeatureMetadata(await findFeature(uow.tx, project, name, { lock: true }));
+  validateChanges(before, changes, pathPrefix);
+  const next = {
+    type: changes.type ?? before.type,
+    description: changes.description === undefined ? before.description : changes.description,
+    impressionData: changes.impressionData ?? before.impressionData,
+    stale: changes.stale ?? before.stale,
+  };
+  const row = await uow.tx
+    .updateTable('features')
+    .set({ type: next.type, description: next.description, impression_data: next.impressionData, stale: next.stale })
+    .where('name', '=', name)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const after = toFeatureMetadata(row);
+  const event = { featureName: name, project };
+  if (after.type !== before.type) {
+    await recordFeatureEvent(uow, { ...event, type: 'feature-type-updated', data: { type: after.type }, preData: { type: before.type } });
+  }
+  if (after.description !== before.description || after.impressionData !== before.impressionData) {
+    await recordFeatureEvent(uow, {
+      ...event,
+      type: 'feature-metadata-updated',
+      data: after,
+      preData: { ...before, type: after.type, stale: after.stale },
+    });
+  }
+  if (after.stale !== before.stale) {
+    await recordFeatureEvent(uow, { ...event, type: after.stale ? 'feature-stale-on' : 'feature-stale-off', data: { stale: after.stale }, preData: { stale: before.stale } });
+  }
+  return after;
+}
+
+/** JSON Patch (RFC 6902) over the flag's editable fields, as Unleash's PATCH takes it. */
+export async function patchFeature(uow: UnitOfWork, project: string, name: string, operations: Operation[]): Promise<FeatureMetadata> {
+  const current = toFeatureMetadata(await findFeature(uow.tx, project, name));
+  const editable: FeatureChanges = {
+    name: current.name,
+    type: current.type as FeatureType,
+    description: current.description,
+    impressionData: current.impressionData,
+    stale: current.stale,
+    archived: current.archived,
+  };
+  const patched = applyPatch(editable, operations) as Record<string, unknown>;
+  const unknown = Object.keys(patched).filter((key) => !(key in editable));
+  if (unknown.length > 0) {
+    throw new BadDataError(`A patch may change ${Object.keys(editable).join(', ')}`, unknown.map((key) => ({
+      path: `/body`,
+      message: `"${key}" is not a field of a flag that can be patched`,
+    })));
+  }
+  for (const [key, expected] of [['type', 'string'], ['impressionData', 'boolean'], ['stale', 'boolean'], ['archived', 'boolean'], ['name', 'string']] as const) {
+    if (typeof patched[key] !== expected) {
+      throw new BadDataError(`The patch leaves "${key}" without a ${expected}`, [
+        { path: '/body', message: `"${key}" must be a ${expected} after the patch (got ${JSON.stringify(patched[key])})` },
+      ]);
+    }
+  }
+  if (patched.description !== null && typeof patched.description !== 'string') {
+    throw new BadDataError('The patch leaves "description" without a string', [
+      { path: '/body', message: `"description" must be a string or null after the patch (got ${JSON.stringify(patched.description)})` },
+    ]);
+  }
+  return updateFeature(uow, project, name, patched as FeatureChanges, '/body');
+}
+
+/** Applies a JSON Patch to a copy, turning a failing operation into a 400 that names it. */
+export function applyPatch<T>(document: T, operations: Operation[]): T {
+  try {
+    return jsonPatch.applyPatch(structuredClone(document), operations, true, false).newDocument;
+  } catch (error) {
+    const index = (error as { index?: number }).index;
+    const message = (error as Error).message.split('\n')[0] ?? 'invalid operation';
+    throw new BadDataError('The JSON Patch cannot be applied', [
+      { path: index === undefined ? '/body' : `/body/${index}`, message },
+    ]);
+  }
+}
+
+async function activeChildren(uow: UnitOfWork, parents: string[]): Promise<Array<{ parent: string; child: string }>> {
+  return uow.tx
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as f', 'f.name', 'd.child')
+    .select(['d.parent', 'd.child'])
+    .where('d.parent', 'in', parents)
+    .where('f.archived_at', 'is', null)
+    .orderBy('d.child')
+    .execute();
+}
+
+/** Archives flags of one project; a parent goes only together with its active children. */
+export async function archiveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
+  const unique = [...new Set(names)];
+  const rows = [];
+  for (const name of unique) rows.push(await findFeature(uow.tx, project, name, { lock: true }));
+  const alreadyArchived = rows.filter((row) => row.archived_at).map((row) => row.name);
+  if (alreadyArchived.length > 0) {
+    throw new BadDataError(`Flag(s) ${alreadyArchived.map((n) => `"${n}"`).join(', ')} are already archived`);
+  }
+  const orphans = (await activeChildren(uow, unique)).filter((d) => !unique.includes(d.child));
+  if (orphans.length > 0) {
+    const list = orphans.map((d) => `"${d.child}" depends on "${d.parent}"`).join(', ');
+    throw new ConflictError(`Flags that others depend on can only be archived together with them: ${list}`);
+  }
+  for (const row of rows) {
+    const archived = await uow.tx
+      .updateTable('features')
+      .set({ archived_at: uow.now })
+      .where('name', '=', row.name)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enterLifecycleStage(uow, row.name, 'archived');
+    await recordFeatureEvent(uow, {
+      type: 'feature-archived',
+      featureName: row.name,
+      project,
+      data: toFeatureMetadata(archived),
+      preData: toFeatureMetadata(row),
+    });
+  }
+}
+
+export async function reviveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
+  const rows = [];
+  for (const name of new Set(names)) rows.push(await findFeature(uow.tx, project, name, { lock: true }));
+  const live = rows.filter((row) => !row.archived_at).map((row) => row.name);
+  if (live.length > 0) throw new BadDataError(`Flag(s) ${live.map((n) => `"${n}"`).join(', ')} are not archived`);
+  for (const row of rows) {
+    const revived = await uow.tx
+      .updateTable('features')
+      .set({ archived_at: null })
+      .where('name', '=', row.name)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await leaveLifecycleStage(uow, row.name, 'archived');
+    await recordFeatureEvent(uow, {
+      type: 'feature-revived',
+      featureName: row.name,
+      project,
+      data: toFeatureMetadata(revived),
+      preData: toFeatureMetadata(row),
+    });
+  }
+}
+
+/** Deletes an archived flag for good; a live flag must be archived first. */
+export async function deleteArchivedFeature(uow: UnitOfWork, name: string): Promise<void> {
+  const row = await uow.tx.selectFrom('features').selectAll().where('name', '=', name).forUpdate().executeTakeFirst();
+  if (!row || !row.archived_at) throw new NotFoundError(`Could not find archived flag "${name}"`);
+  await recordFeatureEvent(uow, { type: 'feature-deleted', featureName: name, project: row.project, preData: toFeatureMetadata(row) });
+  await uow.tx.deleteFrom('features').where('name', '=', name).execute();
+}
+
+export async function setFeaturesStale(uow: UnitOfWork, project: string, names: string[], stale: boolean): Promise<void> {
+  for (const name of new Set(names)) await updateFeature(uow, project, name, { stale });
+}
+
+/** Moves a flag to another project that has every environment the flag is configured in. */
+export async function changeFeatureProject(uow: UnitOfWork, project: string, name: string, newProject: string): Promise<void> {
+  const row = await findFeature(uow.tx, project, name, { lock: true, archived: false });
+  if (newProject === project) return;
+  const target = await uow.tx.selectFrom('projects').select('id').where('id', '=', newProject).executeTakeFirst();
+  if (!target) throw new NotFoundError(`Could not find project "${newProject}"`);
+  const dependencies = await uow.tx
+    .selectFrom('feature_dependencies')
+    .select(['parent', 'child'])
+    .where((eb) => eb.or([eb('parent', '=', name), eb('child', '=', name)]))
+    .execute();
+  if (dependencies.length > 0) {
+    throw new ConflictError(`Flag "${name}" has dependencies; remove them before moving it, as dependent flags share a project`);
+  }
+  const missing = await uow.tx
+    .selectFrom('feature_environments as fe')
+    .select('fe.environment')
+    .where('fe.feature_name', '=', name)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('project_environments as pe')
+            .select('pe.environment_name')
+            .where('pe.project_id', '=', newProject)
+            .whereRef('pe.environment_name', '=', 'fe.environment'),
+        ),
+      ),
+    )
+    .orderBy('fe.environment')
+    .execute();
+  if (missing.length > 0) {
+    const list = missing.map((m) => `"${m.environment}"`).join(', ');
+    throw new ConflictError(`Project "${newProject}" lacks environment(s) ${list} that flag "${name}" is configured in`);
+  }
+  await uow.tx.updateTable('features').set({ project: newProject }).where('name', '=', name).execute();
+  await recordFeatureEvent(uow, {
+    type: 'feature-project-change',
+    featureName: name,
+    project: newProject,
+    data: { oldProject: row.project, newProject },
+  });
+}

@@ -1,0 +1,236 @@
+import { Type } from '@sinclair/typebox';
+import type { Operation } from 'fast-json-patch';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import {
+  archiveFeatures,
+  changeFeatureProject,
+  createFeature,
+  deleteArchivedFeature,
+  patchFeature,
+  reviveFeatures,
+  setFeaturesStale,
+  updateFeature,
+} from '../domain/features/features.commands.js';
+import {
+  getEnvironmentVariants,
+  patchedEnvironmentVariants,
+  setEnvironmentVariants,
+  setFeatureEnvironmentEnabled,
+} from '../domain/features/feature-environments.commands.js';
+import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import {
+  BatchFeaturesSchema,
+  BatchStaleSchema,
+  ChangeProjectSchema,
+  CreateFeatureSchema,
+  FeatureSchema,
+  FeaturesSchema,
+  FeatureVariantsSchema,
+  PatchesSchema,
+  UpdateFeatureSchema,
+  VariantsSchema,
+} from './features.schemas.js';
+import { actorOf, can } from './plugins/access.js';
+import { validationError } from './plugins/error-handler.js';
+import { validateDocument } from './plugins/validation.js';
+
+const tags = ['Features'];
+const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
+const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
+const EnvironmentParams = Type.Object({
+  projectId: UrlFriendlyName,
+  featureName: UrlFriendlyName,
+  environment: UrlFriendlyName,
+});
+
+const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
+
+export const featureRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/projects/:projectId/features',
+    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }, config: { access: can('READ') } },
+    async (request) => ({
+      version: 1 as const,
+      features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request)),
+    }),
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/features',
+    {
+      schema: { tags, params: ProjectParams, body: Type.Ref(CreateFeatureSchema), response: { 201: Type.Ref(FeatureSchema) } },
+      config: { access: can('CREATE_FEATURE') },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const { projectId } = request.params;
+      await inUnitOfWork(deps, actor, (uow) => createFeature(uow, { ...request.body, project: projectId }));
+      return reply.status(201).send(await getFeature(deps.db, projectId, request.body.name, actor));
+    },
+  );
+
+  app.get(
+    FEATURE,
+    { schema: { tags, params: FeatureParams, response: { 200: Type.Ref(FeatureSchema) } }, config: { access: can('READ') } },
+    async (request) => getFeature(deps.db, request.params.projectId, request.params.featureName, actorOf(request)),
+  );
+
+  app.put(
+    FEATURE,
+    {
+      schema: { tags, params: FeatureParams, body: Type.Ref(UpdateFeatureSchema), response: { 200: Type.Ref(FeatureSchema) } },
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request) => {
+      const { projectId, featureName } = request.params;
+      const actor = actorOf(request);
+      await inUnitOfWork(deps, actor, (uow) => updateFeature(uow, projectId, featureName, request.body));
+      return getFeature(deps.db, projectId, featureName, actor);
+    },
+  );
+
+  app.patch(
+    FEATURE,
+    {
+      schema: { tags, params: FeatureParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureSchema) } },
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request) => {
+      const { projectId, featureName } = request.params;
+      const actor = actorOf(request);
+      await inUnitOfWork(deps, actor, (uow) => patchFeature(uow, projectId, featureName, request.body as Operation[]));
+      return getFeature(deps.db, projectId, featureName, actor);
+    },
+  );
+
+  app.delete(
+    FEATURE,
+    { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE') } },
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
+      return reply.status(202).send();
+    },
+  );
+
+  app.get(
+    '/api/admin/archive/features/:projectId',
+    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }, config: { access: can('READ') } },
+    async (request) => ({
+      version: 1 as const,
+      features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request), true),
+    }),
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/archive',
+    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }, config: { access: can('DELETE_FEATURE') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, request.params.projectId, request.body.features));
+      return reply.status(202).send();
+    },
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/revive',
+    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => reviveFeatures(uow, request.params.projectId, request.body.features));
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(
+    '/api/admin/archive/:featureName',
+    { schema: { tags, params: Type.Object({ featureName: UrlFriendlyName }) }, config: { access: can('DELETE_FEATURE') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteArchivedFeature(uow, request.params.featureName));
+      return reply.status(200).send();
+    },
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/stale',
+    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchStaleSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    async (request, reply) => {
+      const { features, stale } = request.body;
+      await inUnitOfWork(deps, actorOf(request), (uow) => setFeaturesStale(uow, request.params.projectId, features, stale));
+      return reply.status(202).send();
+    },
+  );
+
+  app.post(
+    `${FEATURE}/changeProject`,
+    { schema: { tags, params: FeatureParams, body: Type.Ref(ChangeProjectSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        changeFeatureProject(uow, projectId, featureName, request.body.newProjectId),
+      );
+      return reply.status(200).send();
+    },
+  );
+
+  for (const [action, enabled] of [['on', true], ['off', false]] as const) {
+    app.post(
+      `${FEATURE}/environments/:environment/${action}`,
+      { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_FEATURE_ENVIRONMENT') } },
+      async (request, reply) => {
+        const { projectId, featureName, environment } = request.params;
+        await inUnitOfWork(deps, actorOf(request), (uow) =>
+          setFeatureEnvironmentEnabled(uow, { project: projectId, featureName, environment }, enabled),
+        );
+        return reply.status(200).send();
+      },
+    );
+  }
+
+  const VARIANTS = `${FEATURE}/environments/:environment/variants`;
+  const variantsResponse = { 200: Type.Ref(FeatureVariantsSchema) };
+
+  app.get(
+    VARIANTS,
+    { schema: { tags: ['Variants'], params: EnvironmentParams, response: variantsResponse }, config: { access: can('READ') } },
+    async (request) => {
+      const { projectId, featureName, environment } = request.params;
+      const variants = await getEnvironmentVariants(deps.db, { project: projectId, featureName, environment });
+      return { version: 1 as const, variants };
+    },
+  );
+
+  app.put(
+    VARIANTS,
+    {
+      schema: { tags: ['Variants'], params: EnvironmentParams, body: Type.Ref(VariantsSchema), response: variantsResponse },
+      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') },
+    },
+    async (request) => {
+      const { projectId, featureName, environment } = request.params;
+      const variants = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        setEnvironmentVariants(uow, { project: projectId, featureName, environment }, request.body),
+      );
+      return { version: 1 as const, variants };
+    },
+  );
+
+  app.patch(
+    VARIANTS,
+    {
+      schema: { tags: ['Variants'], params: EnvironmentParams, body: Type.Ref(PatchesSchema), response: variantsResponse },
+      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') },
+    },
+    async (request) => {
+      const { projectId, featureName, environment } = request.params;
+      const target = { project: projectId, featureName, environment };
+      const variants = await inUnitOfWork(deps, actorOf(request), async (uow) => {
+        const patched = await patchedEnvironmentVariants(uow, target, request.body as Operation[]);
+        const problems = validateDocument(VariantsSchema, patched);
+        if (problems.length > 0) throw validationError('body', problems);
+        return setEnvironmentVariants(uow, target, patched);
+      });
+      return { version: 1 as const, variants };
+    },
+  );
+};

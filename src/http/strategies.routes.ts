@@ -1,0 +1,176 @@
+import { Type } from '@sinclair/typebox';
+import type { Operation } from 'fast-json-patch';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { applyPatch } from '../domain/features/features.commands.js';
+import { assertProjectEnvironment, findFeature } from '../domain/features/feature-lookup.js';
+import { loadStrategies } from '../domain/features/feature-views.js';
+import {
+  addStrategy,
+  BUILT_IN_STRATEGIES,
+  deleteStrategy,
+  getStrategy,
+  setStrategySortOrder,
+  updateStrategy,
+  type StrategyInput,
+  type StrategyTarget,
+} from '../domain/features/strategies.commands.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import {
+  CreateFeatureStrategySchema,
+  FeatureStrategySchema,
+  PatchesSchema,
+  SetStrategySortOrderSchema,
+  StrategiesSchema,
+  UpdateFeatureStrategySchema,
+} from './features.schemas.js';
+import { actorOf, can } from './plugins/access.js';
+import { validationError } from './plugins/error-handler.js';
+import { validateDocument } from './plugins/validation.js';
+
+const tags = ['Strategies'];
+const EnvironmentParams = Type.Object({
+  projectId: UrlFriendlyName,
+  featureName: UrlFriendlyName,
+  environment: UrlFriendlyName,
+});
+const StrategyParams = Type.Object({
+  projectId: UrlFriendlyName,
+  featureName: UrlFriendlyName,
+  environment: UrlFriendlyName,
+  strategyId: Type.String({ format: 'uuid', errorMessage: 'strategyId must be a UUID' }),
+});
+
+const STRATEGIES = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies';
+
+function targetOf(params: { projectId: string; featureName: string; environment: string }): StrategyTarget {
+  return { project: params.projectId, featureName: params.featureName, environment: params.environment };
+}
+
+/** A strategy as a create/update body: what a JSON Patch of a strategy is applied to. */
+function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInput {
+  const { id: _id, featureName: _featureName, ...input } = strategy;
+  return input;
+}
+
+export const strategyRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/strategies',
+    { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } },
+    async () => ({
+      version: 1 as const,
+      strategies: Object.entries(BUILT_IN_STRATEGIES).map(([name, definition]) => ({
+        name,
+        displayName: name,
+        description: definition.description,
+        editable: false,
+        deprecated: false,
+        parameters: definition.parameters.map((p) => ({ ...p, description: '' })),
+      })),
+    }),
+  );
+
+  app.get(
+    STRATEGIES,
+    {
+      schema: { tags, params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } },
+      config: { access: can('READ') },
+    },
+    async (request) => {
+      const target = targetOf(request.params);
+      await findFeature(deps.db, target.project, target.featureName);
+      await assertProjectEnvironment(deps.db, target.project, target.environment);
+      const strategies = await loadStrategies(deps.db, [target.featureName]);
+      return strategies
+        .filter((strategy) => strategy.environment === target.environment)
+        .map(({ environment: _environment, ...strategy }) => strategy);
+    },
+  );
+
+  app.post(
+    STRATEGIES,
+    {
+      schema: {
+        tags,
+        params: EnvironmentParams,
+        body: Type.Ref(CreateFeatureStrategySchema),
+        response: { 200: Type.Ref(FeatureStrategySchema) },
+      },
+      config: { access: can('CREATE_FEATURE_STRATEGY') },
+    },
+    async (request) =>
+      inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
+  );
+
+  app.post(
+    `${STRATEGIES}/set-sort-order`,
+    {
+      schema: { tags, params: EnvironmentParams, body: Type.Ref(SetStrategySortOrderSchema) },
+      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+    },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        setStrategySortOrder(uow, targetOf(request.params), request.body),
+      );
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(
+    `${STRATEGIES}/:strategyId`,
+    { schema: { tags, params: StrategyParams, response: { 200: Type.Ref(FeatureStrategySchema) } }, config: { access: can('READ') } },
+    async (request) => {
+      const target = targetOf(request.params);
+      await findFeature(deps.db, target.project, target.featureName);
+      return getStrategy(deps.db, target, request.params.strategyId);
+    },
+  );
+
+  app.put(
+    `${STRATEGIES}/:strategyId`,
+    {
+      schema: {
+        tags,
+        params: StrategyParams,
+        body: Type.Ref(UpdateFeatureStrategySchema),
+        response: { 200: Type.Ref(FeatureStrategySchema) },
+      },
+      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+    },
+    async (request) => {
+      const { id: _id, featureName: _featureName, ...input } = request.body;
+      return inUnitOfWork(deps, actorOf(request), (uow) =>
+        updateStrategy(uow, targetOf(request.params), request.params.strategyId, input),
+      );
+    },
+  );
+
+  app.patch(
+    `${STRATEGIES}/:strategyId`,
+    {
+      schema: { tags, params: StrategyParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureStrategySchema) } },
+      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+    },
+    async (request) => {
+      const target = targetOf(request.params);
+      return inUnitOfWork(deps, actorOf(request), async (uow) => {
+        const current = await getStrategy(uow.tx, target, request.params.strategyId);
+        const patched = applyPatch(asInput(current), request.body as Operation[]);
+        const problems = validateDocument(CreateFeatureStrategySchema, patched);
+        if (problems.length > 0) throw validationError('body', problems);
+        return updateStrategy(uow, target, request.params.strategyId, patched);
+      });
+    },
+  );
+
+  app.delete(
+    `${STRATEGIES}/:strategyId`,
+    { schema: { tags, params: StrategyParams }, config: { access: can('DELETE_FEATURE_STRATEGY') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        deleteStrategy(uow, targetOf(request.params), request.params.strategyId),
+      );
+      return reply.status(200).send();
+    },
+  );
+};
