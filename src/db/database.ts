@@ -19,7 +19,16 @@ const INT8_OID = 20;
 // Event ids stay far below 2^53.
 const parseInt8 = (value: string) => Number(value);
 
-function openPostgres(url: string, poolSize: number): DatabaseHandle {
+/** Where errors of idle connections go: they must be handled, or Node ends the process. */
+export type ConnectionErrorHandler = (error: Error) => void;
+
+const reportConnectionError: ConnectionErrorHandler = (error) => {
+  process.stderr.write(
+    `${JSON.stringify({ level: 50, time: Date.now(), msg: 'A PostgreSQL connection was lost; the pool opens a new one when needed', err: error.message })}\n`,
+  );
+};
+
+function openPostgres(url: string, poolSize: number, onConnectionError: ConnectionErrorHandler): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -28,6 +37,8 @@ function openPostgres(url: string, poolSize: number): DatabaseHandle {
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // A server restart or failover closes idle connections; the pool reports it here instead of crashing.
+  pool.on('error', onConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
@@ -39,6 +50,9 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   return { db, engine: 'pglite', close: () => db.destroy() };
 }
 
-export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config.dataDir);
+export async function openDatabase(
+  config: DatabaseConfig,
+  onConnectionError: ConnectionErrorHandler = reportConnectionError,
+): Promise<DatabaseHandle> {
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, onConnectionError) : openPglite(config.dataDir);
 }

@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as flags from './migrations/0002-flags.js';
+import * as favoriteProjects from './migrations/0003-favorite-projects.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-flags': flags,
+  '0003-favorite-projects': favoriteProjects,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -165,6 +165,12 @@ export interface FavoriteFeaturesTable {
   created_at: Date;
 }
 
+export interface FavoriteProjectsTable {
+  user_id: number;
+  project: string;
+  created_at: Date;
+}
+
 export interface FeatureDependenciesTable {
   parent: string;
   child: string;
@@ -207,6 +213,7 @@ export interface Database {
   tag_types: TagTypesTable;
   feature_tags: FeatureTagsTable;
   favorite_features: FavoriteFeaturesTable;
+  favorite_projects: FavoriteProjectsTable;
   feature_dependencies: FeatureDependenciesTable;
   feature_lifecycles: FeatureLifecyclesTable;
   context_fields: ContextFieldsTable;

@@ -31,6 +31,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     schemaController,
     // Node's default keeps idle sockets for 5 s; shutdown waits for in-flight requests, not for idle sockets.
     forceCloseConnections: 'idle',
+    // Path parameters carry token secrets (`project:environment.secret`) and 100-character names.
+    routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Only JSON bodies are accepted (anything else is a 415). An empty body with a JSON content type is read as

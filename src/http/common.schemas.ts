@@ -5,6 +5,14 @@ export function StrictObject<T extends TProperties>(properties: T, options: Obje
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
+/**
+ * One of a fixed set of strings, as a JSON Schema `enum`: a wrong value is one problem with one message,
+ * where a union of literals would report a failure per alternative.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, errorMessage: string) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], errorMessage });
+}
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const DateTime = Type.String({ format: 'date-time' });

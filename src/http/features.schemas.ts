@@ -1,12 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { CONSTRAINT_OPERATORS } from '../domain/features/constraints.js';
 import { FEATURE_TYPES } from '../domain/features/features.commands.js';
-import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
 
-const FeatureType = Type.Union(
-  FEATURE_TYPES.map((type) => Type.Literal(type)),
-  { errorMessage: `type must be one of ${FEATURE_TYPES.join(', ')}` },
-);
+const FeatureType = StringEnum(FEATURE_TYPES, `type must be one of ${FEATURE_TYPES.join(', ')}`);
 const Description = Nullable(Type.String({ maxLength: 2000 }));
 
 export const TagSchema = Type.Object(
@@ -20,10 +17,7 @@ export const TagSchema = Type.Object(
 export const ConstraintSchema = StrictObject(
   {
     contextName: Type.String({ minLength: 1, maxLength: 100 }),
-    operator: Type.Union(
-      CONSTRAINT_OPERATORS.map((operator) => Type.Literal(operator)),
-      { errorMessage: `operator must be one of ${CONSTRAINT_OPERATORS.join(', ')}` },
-    ),
+    operator: StringEnum(CONSTRAINT_OPERATORS, `operator must be one of ${CONSTRAINT_OPERATORS.join(', ')}`),
     caseInsensitive: Type.Optional(Type.Boolean()),
     inverted: Type.Optional(Type.Boolean()),
     values: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 })),
@@ -33,15 +27,11 @@ export const ConstraintSchema = StrictObject(
 );
 
 const Payload = StrictObject({
-  type: Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('string'), Type.Literal('number')], {
-    errorMessage: 'payload type must be json, csv, string or number',
-  }),
+  type: StringEnum(['json', 'csv', 'string', 'number'], 'payload type must be json, csv, string or number'),
   value: Type.String({ maxLength: 100_000 }),
 });
 
-const WeightType = Type.Union([Type.Literal('variable'), Type.Literal('fix')], {
-  errorMessage: 'weightType must be variable or fix',
-});
+const WeightType = StringEnum(['variable', 'fix'], 'weightType must be variable or fix');
 const Weight = Type.Integer({ minimum: 0, maximum: 1000, errorMessage: 'weight must be a whole number from 0 to 1000' });
 
 export const StrategyVariantSchema = StrictObject(
@@ -58,7 +48,7 @@ export const StrategyVariantSchema = StrictObject(
 export const VariantSchema = StrictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    weight: Type.Optional(Weight),
+    weight: Weight,
     weightType: Type.Optional(WeightType),
     stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     payload: Type.Optional(Payload),
@@ -193,10 +183,7 @@ export const UpdateFeatureSchema = StrictObject(
 
 export const PatchSchema = StrictObject(
   {
-    op: Type.Union(
-      ['add', 'remove', 'replace', 'move', 'copy', 'test'].map((op) => Type.Literal(op)),
-      { errorMessage: 'op must be add, remove, replace, move, copy or test' },
-    ),
+    op: StringEnum(['add', 'remove', 'replace', 'move', 'copy', 'test'], 'op must be add, remove, replace, move, copy or test'),
     path: Type.String({ pattern: '^(/[^/]*)*$', errorMessage: 'path must be a JSON Pointer such as /description' }),
     from: Type.Optional(Type.String({ pattern: '^(/[^/]*)*$' })),
     value: Type.Optional(Type.Unknown()),

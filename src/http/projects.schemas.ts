@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PROJECT_MODES } from '../domain/projects/projects.js';
 import { ENVIRONMENT_TYPES } from '../domain/environments/environments.js';
-import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
 
 export const ProjectSchema = Type.Object(
   {
@@ -24,10 +24,7 @@ export const ProjectsSchema = Type.Object(
 
 const ProjectName = Type.String({ minLength: 1, maxLength: 100 });
 const ProjectDescription = Nullable(Type.String({ maxLength: 1000 }));
-const ProjectMode = Type.Union(
-  PROJECT_MODES.map((mode) => Type.Literal(mode)),
-  { errorMessage: `mode must be one of ${PROJECT_MODES.join(', ')}` },
-);
+const ProjectMode = StringEnum(PROJECT_MODES, `mode must be one of ${PROJECT_MODES.join(', ')}`);
 const Stickiness = Type.String({ minLength: 1, maxLength: 100 });
 
 export const CreateProjectSchema = StrictObject(
@@ -75,10 +72,7 @@ export const EnvironmentsSchema = Type.Object(
   { $id: 'environmentsSchema' },
 );
 
-const EnvironmentType = Type.Union(
-  ENVIRONMENT_TYPES.map((type) => Type.Literal(type)),
-  { errorMessage: `type must be one of ${ENVIRONMENT_TYPES.join(', ')}` },
-);
+const EnvironmentType = StringEnum(ENVIRONMENT_TYPES, `type must be one of ${ENVIRONMENT_TYPES.join(', ')}`);
 const SortOrder = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 });
 
 export const CreateEnvironmentSchema = StrictObject(

@@ -3,14 +3,25 @@ import { apiTokenRoutes } from './api-tokens.routes.js';
 import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
 import { commonSchemas } from './common.schemas.js';
+import { contextFieldRoutes } from './context-fields.routes.js';
+import { contextFieldSchemas } from './context-fields.schemas.js';
 import type { RouteModule } from './deps.js';
 import { environmentRoutes } from './environments.routes.js';
+import { favoriteRoutes } from './favorites.routes.js';
+import { featureDependencyRoutes } from './feature-dependencies.routes.js';
+import { dependencySchemas } from './feature-dependencies.schemas.js';
+import { featureLifecycleRoutes } from './feature-lifecycle.routes.js';
+import { lifecycleSchemas } from './feature-lifecycle.schemas.js';
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
 import { healthRoutes } from './health.routes.js';
 import { projectRoutes } from './projects.routes.js';
 import { projectSchemas } from './projects.schemas.js';
+import { segmentRoutes } from './segments.routes.js';
+import { segmentSchemas } from './segments.schemas.js';
 import { strategyRoutes } from './strategies.routes.js';
+import { tagRoutes } from './tags.routes.js';
+import { tagSchemas } from './tags.schemas.js';
 import { userRoutes } from './users.routes.js';
 import { userSchemas } from './users.schemas.js';
 
@@ -24,7 +35,24 @@ export const routeModules: RouteModule[] = [
   environmentRoutes,
   featureRoutes,
   strategyRoutes,
+  tagRoutes,
+  segmentRoutes,
+  contextFieldRoutes,
+  favoriteRoutes,
+  featureDependencyRoutes,
+  featureLifecycleRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
-export const sharedSchemas: TSchema[] = [...commonSchemas, ...userSchemas, ...apiTokenSchemas, ...projectSchemas, ...featureSchemas];
+export const sharedSchemas: TSchema[] = [
+  ...commonSchemas,
+  ...userSchemas,
+  ...apiTokenSchemas,
+  ...projectSchemas,
+  ...featureSchemas,
+  ...tagSchemas,
+  ...segmentSchemas,
+  ...contextFieldSchemas,
+  ...dependencySchemas,
+  ...lifecycleSchemas,
+];

@@ -11,9 +11,18 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 // RFC 3339 date-times, as Unleash's SDKs compare them.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** RFC 3339 and a day the month has: Date.parse alone would roll 2024-02-30 over to March 1st. */
+function isRealDateTime(value: string): boolean {
+  const match = DATE_TIME.exec(value);
+  if (!match || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendarDay = new Date(Date.UTC(year, month - 1, day));
+  return calendarDay.getUTCFullYear() === year && calendarDay.getUTCMonth() === month - 1 && calendarDay.getUTCDate() === day;
+}
+
 function valueProblem(operator: string, value: string): string | undefined {
   if (operator.startsWith('NUM_') && !NUMBER.test(value)) return `${operator} needs a number`;
-  if (operator.startsWith('DATE_') && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) {
+  if (operator.startsWith('DATE_') && !isRealDateTime(value)) {
     return `${operator} needs an RFC 3339 date-time such as 2026-01-31T12:00:00Z`;
   }
   if (operator.startsWith('SEMVER_') && semver.valid(value) === null) return `${operator} needs a semantic version such as 1.2.3`;

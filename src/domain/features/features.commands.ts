@@ -1,4 +1,5 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
+import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -252,21 +253,27 @@ export async function changeFeatureProject(uow: UnitOfWork, project: string, nam
   if (dependencies.length > 0) {
     throw new ConflictError(`Flag "${name}" has dependencies; remove them before moving it, as dependent flags share a project`);
   }
+  // Configured means enabled, given variants, or given strategies: none of it may be left behind unseen.
+  const configured = uow.tx
+    .selectFrom('feature_environments')
+    .select('environment')
+    .where('feature_name', '=', name)
+    .where((eb) => eb.or([eb('enabled', '=', true), eb(sql`jsonb_array_length(variants)`, '>', 0)]))
+    .union(uow.tx.selectFrom('feature_strategies').select('environment').where('feature_name', '=', name));
   const missing = await uow.tx
-    .selectFrom('feature_environments as fe')
-    .select('fe.environment')
-    .where('fe.feature_name', '=', name)
+    .selectFrom(configured.as('configured'))
+    .select('configured.environment')
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('project_environments as pe')
             .select('pe.environment_name')
             .where('pe.project_id', '=', newProject)
-            .whereRef('pe.environment_name', '=', 'fe.environment'),
+            .whereRef('pe.environment_name', '=', 'configured.environment'),
         ),
       ),
     )
-    .orderBy('fe.environment')
+    .orderBy('configured.environment')
     .execute();
   if (missing.length > 0) {
     const list = missing.map((m) => `"${m.environment}"`).join(', ');

@@ -1,0 +1,127 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, SegmentsTable } from '../../db/schema.js';
+import { NameExistsError, NotFoundError } from '../../shared/errors.js';
+import type { Constraint } from '../features/feature-views.js';
+
+type Tx = Kysely<Database>;
+
+/** A segment as Unleash's `segmentSchema` shows it, and as its events carry it. */
+export interface SegmentView {
+  id: number;
+  name: string;
+  description: string | null;
+  project: string | null;
+  constraints: Constraint[];
+  createdAt: string;
+  createdBy: string | null;
+}
+
+/** Unleash's `adminSegmentSchema`: the segment and how widely it is used (archived flags included). */
+export interface AdminSegmentView extends SegmentView {
+  usedInFeatures: number;
+  usedInProjects: number;
+}
+
+/** A strategy using a segment, as Unleash's `segmentStrategiesSchema` lists it. */
+export interface SegmentStrategyView {
+  id: string;
+  featureName: string;
+  projectId: string;
+  environment: string;
+  strategyName: string;
+}
+
+export function toSegmentView(row: Selectable<SegmentsTable>): SegmentView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    project: row.project,
+    constraints: row.constraints as Constraint[],
+    createdAt: row.created_at.toISOString(),
+    createdBy: row.created_by,
+  };
+}
+
+function selectAdminSegments(db: Tx) {
+  return db
+    .selectFrom('segments as s')
+    .selectAll('s')
+    .select((eb) => [
+      eb
+        .selectFrom('feature_strategy_segments as fss')
+        .innerJoin('feature_strategies as fs', 'fs.id', 'fss.strategy_id')
+        .select(sql<number>`count(distinct fs.feature_name)::int`.as('n'))
+        .whereRef('fss.segment_id', '=', 's.id')
+        .as('used_in_features'),
+      eb
+        .selectFrom('feature_strategy_segments as fss')
+        .innerJoin('feature_strategies as fs', 'fs.id', 'fss.strategy_id')
+        .innerJoin('features as f', 'f.name', 'fs.feature_name')
+        .select(sql<number>`count(distinct f.project)::int`.as('n'))
+        .whereRef('fss.segment_id', '=', 's.id')
+        .as('used_in_projects'),
+    ])
+    .$narrowType<{ used_in_features: number; used_in_projects: number }>();
+}
+
+type AdminSegmentRow = Selectable<SegmentsTable> & { used_in_features: number; used_in_projects: number };
+
+function toAdminSegmentView(row: AdminSegmentRow): AdminSegmentView {
+  const { used_in_features, used_in_projects, ...segment } = row;
+  return { ...toSegmentView(segment), usedInFeatures: used_in_features, usedInProjects: used_in_projects };
+}
+
+export async function listSegments(db: Tx): Promise<AdminSegmentView[]> {
+  const rows = await selectAdminSegments(db).orderBy('s.name').execute();
+  return rows.map(toAdminSegmentView);
+}
+
+export async function getSegment(db: Tx, id: number): Promise<AdminSegmentView> {
+  const row = await selectAdminSegments(db).where('s.id', '=', id).executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find segment ${id}`);
+  return toAdminSegmentView(row);
+}
+
+/** The segment `id`, locked for the caller's transaction when asked. */
+export async function findSegment(db: Tx, id: number, lock = false): Promise<SegmentView> {
+  let query = db.selectFrom('segments').selectAll().where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find segment ${id}`);
+  return toSegmentView(row);
+}
+
+/** A 409 when the name is taken: what Unleash's create form checks before creating. */
+export async function assertSegmentNameFree(db: Tx, name: string): Promise<void> {
+  const row = await db.selectFrom('segments').select('id').where('name', '=', name).executeTakeFirst();
+  if (row) throw new NameExistsError(`A segment named "${name}" already exists`);
+}
+
+/** Strategies using the segment, archived flags' included, by flag and environment. */
+export async function strategiesUsingSegment(db: Tx, id: number): Promise<Array<SegmentStrategyView & { archived: boolean }>> {
+  const rows = await db
+    .selectFrom('feature_strategy_segments as fss')
+    .innerJoin('feature_strategies as fs', 'fs.id', 'fss.strategy_id')
+    .innerJoin('features as f', 'f.name', 'fs.feature_name')
+    .select(['fs.id', 'fs.feature_name', 'f.project', 'fs.environment', 'fs.strategy_name', 'f.archived_at'])
+    .where('fss.segment_id', '=', id)
+    .orderBy('fs.feature_name')
+    .orderBy('fs.environment')
+    .orderBy('fs.sort_order')
+    .orderBy('fs.id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    featureName: row.feature_name,
+    projectId: row.project,
+    environment: row.environment,
+    strategyName: row.strategy_name,
+    archived: row.archived_at !== null,
+  }));
+}
+
+export async function listSegmentStrategies(db: Tx, id: number): Promise<SegmentStrategyView[]> {
+  await findSegment(db, id);
+  return (await strategiesUsingSegment(db, id)).map(({ archived: _archived, ...strategy }) => strategy);
+}

@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
+
+export const LegalValueSchema = StrictObject(
+  {
+    value: Type.String({ minLength: 1, maxLength: 100, errorMessage: 'A legal value is 1 to 100 characters' }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { $id: 'legalValueSchema' },
+);
+
+export const ContextFieldSchema = Type.Object(
+  {
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    legalValues: Type.Array(Type.Ref(LegalValueSchema)),
+    stickiness: Type.Boolean(),
+    sortOrder: Type.Integer(),
+    createdAt: DateTime,
+  },
+  { $id: 'contextFieldSchema' },
+);
+
+export const ContextFieldsSchema = Type.Array(Type.Ref(ContextFieldSchema), { $id: 'contextFieldsSchema' });
+
+const updatableFields = {
+  description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  legalValues: Type.Optional(Type.Array(Type.Ref(LegalValueSchema), { maxItems: 1000 })),
+  stickiness: Type.Optional(Type.Boolean()),
+  sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+};
+
+export const CreateContextFieldSchema = StrictObject(
+  { name: UrlFriendlyName, ...updatableFields },
+  { $id: 'createContextFieldSchema' },
+);
+
+export const UpdateContextFieldSchema = StrictObject(updatableFields, { $id: 'updateContextFieldSchema' });
+
+export const ContextFieldNameSchema = StrictObject({ name: UrlFriendlyName }, { $id: 'contextFieldNameSchema' });
+
+export const ContextFieldStrategiesSchema = Type.Object(
+  {
+    strategies: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        featureName: Type.String(),
+        projectId: Type.String(),
+        environment: Type.String(),
+        strategyName: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'contextFieldStrategiesSchema' },
+);
+
+export const contextFieldSchemas = [
+  LegalValueSchema,
+  ContextFieldSchema,
+  ContextFieldsSchema,
+  CreateContextFieldSchema,
+  UpdateContextFieldSchema,
+  ContextFieldNameSchema,
+  ContextFieldStrategiesSchema,
+];

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { addDependency, removeAllDependencies, removeDependency } from '../domain/features/dependencies.commands.js';
+import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import {
+  CreateDependentFeatureSchema,
+  ParentFeatureOptionsSchema,
+  ParentVariantOptionsSchema,
+} from './feature-dependencies.schemas.js';
+import { actorOf, can } from './plugins/access.js';
+
+const tags = ['Dependencies'];
+const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
+const DependencyParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName, parent: UrlFriendlyName });
+
+const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
+
+/** Dependencies of a child flag on parent flags, on Unleash's paths; `:featureName` is the child. */
+export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
+  app.post(
+    `${FEATURE}/dependencies`,
+    {
+      schema: { tags, params: FeatureParams, body: Type.Ref(CreateDependentFeatureSchema) },
+      config: { access: can('UPDATE_FEATURE_DEPENDENCY') },
+    },
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => addDependency(uow, projectId, featureName, request.body));
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(
+    `${FEATURE}/dependencies/:parent`,
+    { schema: { tags, params: DependencyParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY') } },
+    async (request, reply) => {
+      const { projectId, featureName, parent } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => removeDependency(uow, projectId, featureName, parent));
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(
+    `${FEATURE}/dependencies`,
+    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY') } },
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => removeAllDependencies(uow, projectId, featureName));
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(
+    `${FEATURE}/parents`,
+    {
+      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(ParentFeatureOptionsSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request) => listPossibleParents(deps.db, request.params.projectId, request.params.featureName),
+  );
+
+  app.get(
+    `${FEATURE}/parent-variants`,
+    {
+      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(ParentVariantOptionsSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request) => listParentVariants(deps.db, request.params.projectId, request.params.featureName),
+  );
+};

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
+import { ConstraintSchema } from './features.schemas.js';
+
+const SegmentName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '\\S',
+  errorMessage: 'A segment name is 1 to 255 characters, not only spaces',
+});
+
+const segmentFields = {
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  project: Nullable(Type.String()),
+  constraints: Type.Array(Type.Ref(ConstraintSchema)),
+  createdAt: DateTime,
+  createdBy: Nullable(Type.String()),
+};
+
+export const SegmentSchema = Type.Object(segmentFields, { $id: 'segmentSchema' });
+
+export const AdminSegmentSchema = Type.Object(
+  {
+    ...segmentFields,
+    usedInFeatures: Type.Integer({ description: 'Flags whose strategies use the segment, archived ones included' }),
+    usedInProjects: Type.Integer({ description: 'Projects of those flags' }),
+  },
+  { $id: 'adminSegmentSchema' },
+);
+
+export const SegmentsSchema = Type.Object(
+  { segments: Type.Array(Type.Ref(AdminSegmentSchema)) },
+  { $id: 'segmentsSchema' },
+);
+
+export const UpsertSegmentSchema = StrictObject(
+  {
+    name: SegmentName,
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    project: Type.Optional(Nullable(UrlFriendlyName)),
+    constraints: Type.Array(Type.Ref(ConstraintSchema), { maxItems: 100 }),
+  },
+  { $id: 'upsertSegmentSchema' },
+);
+
+export const SegmentStrategiesSchema = Type.Object(
+  {
+    strategies: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        featureName: Type.String(),
+        projectId: Type.String(),
+        environment: Type.String(),
+        strategyName: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'segmentStrategiesSchema' },
+);
+
+export const NameSchema = StrictObject({ name: SegmentName }, { $id: 'nameSchema' });
+
+export const segmentSchemas = [
+  SegmentSchema,
+  AdminSegmentSchema,
+  SegmentsSchema,
+  UpsertSegmentSchema,
+  SegmentStrategiesSchema,
+  NameSchema,
+];
