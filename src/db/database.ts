@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
@@ -45,7 +46,8 @@ function openPostgres(url: string, poolSize: number, onConnectionError: Connecti
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
   // PGlite has one connection; kysely-pglite-dialect queues callers so a transaction owns it until it ends.
-  const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 } });
+  // Extensions must be passed every time PGlite opens; pg_trgm backs the event log's text search.
+  const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return { db, engine: 'pglite', close: () => db.destroy() };
 }

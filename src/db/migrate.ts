@@ -3,12 +3,16 @@ import type { Db } from './database.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as flags from './migrations/0002-flags.js';
 import * as favoriteProjects from './migrations/0003-favorite-projects.js';
+import * as eventLog from './migrations/0004-event-log.js';
+import * as usage from './migrations/0005-usage.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-flags': flags,
   '0003-favorite-projects': favoriteProjects,
+  '0004-event-log': eventLog,
+  '0005-usage': usage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

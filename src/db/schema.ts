@@ -195,6 +195,28 @@ export interface ContextFieldsTable {
   created_at: CreatedAt;
 }
 
+/** Exact event counts per scope (`*` = all events, `project:<id>`), split over shards summed on read. */
+export interface EventCountsTable {
+  scope: string;
+  shard: number;
+  count: number;
+}
+
+export interface FeatureEnvironmentUsageTable {
+  feature_name: string;
+  environment: string;
+  last_seen_at: Date;
+}
+
+export interface FeatureUsageHourlyTable {
+  feature_name: string;
+  environment: string;
+  app_name: string;
+  hour: Date;
+  yes: number;
+  no: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -205,6 +227,9 @@ export interface Database {
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;
   events: EventsTable;
+  feature_environment_usage: FeatureEnvironmentUsageTable;
+  feature_usage_hourly: FeatureUsageHourlyTable;
+  event_counts: EventCountsTable;
   features: FeaturesTable;
   feature_environments: FeatureEnvironmentsTable;
   feature_strategies: FeatureStrategiesTable;

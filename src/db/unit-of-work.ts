@@ -13,6 +13,11 @@ export interface UnitOfWork {
   readonly tx: Transaction<Database>;
   readonly actor: Actor;
   readonly now: Date;
+  /**
+   * Runs `task` once, inside the transaction, after the work is done and before the commit; a second call
+   * with the same key is ignored. For writes that are cheaper, or only safe, done once per transaction.
+   */
+  beforeCommit(key: string, task: () => Promise<void>): void;
 }
 
 export interface UnitOfWorkDeps {
@@ -22,5 +27,13 @@ export interface UnitOfWorkDeps {
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */
 export function inUnitOfWork<T>(deps: UnitOfWorkDeps, actor: Actor, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  return deps.db.transaction().execute((tx) => work({ tx, actor, now: deps.clock.now() }));
+  return deps.db.transaction().execute(async (tx) => {
+    const tasks = new Map<string, () => Promise<void>>();
+    const beforeCommit = (key: string, task: () => Promise<void>) => {
+      if (!tasks.has(key)) tasks.set(key, task);
+    };
+    const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit });
+    for (const task of tasks.values()) await task();
+    return result;
+  });
 }

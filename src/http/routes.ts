@@ -2,16 +2,20 @@ import type { TSchema } from '@sinclair/typebox';
 import { apiTokenRoutes } from './api-tokens.routes.js';
 import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
+import { clientMetricsRoutes, clientMetricsSchemas } from './client-metrics.routes.js';
 import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
 import { contextFieldSchemas } from './context-fields.schemas.js';
 import type { RouteModule } from './deps.js';
 import { environmentRoutes } from './environments.routes.js';
+import { eventRoutes } from './events.routes.js';
+import { eventSchemas } from './events.schemas.js';
 import { favoriteRoutes } from './favorites.routes.js';
 import { featureDependencyRoutes } from './feature-dependencies.routes.js';
 import { dependencySchemas } from './feature-dependencies.schemas.js';
 import { featureLifecycleRoutes } from './feature-lifecycle.routes.js';
 import { lifecycleSchemas } from './feature-lifecycle.schemas.js';
+import { featureSearchRoutes, featureSearchSchemas } from './feature-search.routes.js';
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
 import { healthRoutes } from './health.routes.js';
@@ -41,6 +45,9 @@ export const routeModules: RouteModule[] = [
   favoriteRoutes,
   featureDependencyRoutes,
   featureLifecycleRoutes,
+  eventRoutes,
+  featureSearchRoutes,
+  clientMetricsRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -55,4 +62,7 @@ export const sharedSchemas: TSchema[] = [
   ...contextFieldSchemas,
   ...dependencySchemas,
   ...lifecycleSchemas,
+  ...eventSchemas,
+  ...featureSearchSchemas,
+  ...clientMetricsSchemas,
 ];

@@ -19,6 +19,9 @@ export class TestClock implements Clock {
   advance(milliseconds: number): void {
     this.current = new Date(this.current.getTime() + milliseconds);
   }
+  set(instant: Date | string): void {
+    this.current = new Date(instant);
+  }
 }
 
 export interface TestApp {

@@ -3,10 +3,18 @@ import type { ApiTokenType } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
 import type { Actor } from './actor.js';
 
+/** A client or frontend token: one environment, and the projects it may see (`*` for all). */
+export interface SdkToken {
+  id: number;
+  type: Exclude<ApiTokenType, 'admin'>;
+  environment: string;
+  projects: string[] | '*';
+}
+
 /** What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs. */
 export type Credential =
   | { kind: 'actor'; actor: Actor }
-  | { kind: 'apiToken'; type: Exclude<ApiTokenType, 'admin'>; tokenId: number }
+  | { kind: 'apiToken'; token: SdkToken }
   | { kind: 'invalid' };
 
 // Last-seen stamps are refreshed at most once a minute per credential, so a busy client does not write on
@@ -44,7 +52,7 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
 async function authenticateApiToken(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('api_tokens')
-    .select(['id', 'type', 'token_name', 'expires_at', 'seen_at'])
+    .select(['id', 'type', 'token_name', 'environment', 'expires_at', 'seen_at'])
     .where('secret_hash', '=', secretHash)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
@@ -54,7 +62,16 @@ async function authenticateApiToken(db: Db, secretHash: string, now: Date): Prom
   if (row.type === 'admin') {
     return { kind: 'actor', actor: { kind: 'admin-token', tokenId: row.id, tokenName: row.token_name } };
   }
-  return { kind: 'apiToken', type: row.type, tokenId: row.id };
+  const projects = await db.selectFrom('api_token_projects').select('project_id').where('token_id', '=', row.id).execute();
+  return {
+    kind: 'apiToken',
+    token: {
+      id: row.id,
+      type: row.type,
+      environment: row.environment!,
+      projects: projects.length === 0 ? '*' : projects.map((p) => p.project_id),
+    },
+  };
 }
 
 export function authenticateToken(db: Db, token: string, now: Date): Promise<Credential> {

@@ -1,16 +1,20 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../domain/access/actor.js';
 import { actorRootRole } from '../../domain/access/actor.js';
-import { authenticateSession, authenticateToken } from '../../domain/access/authenticate.js';
+import { authenticateSession, authenticateToken, type SdkToken } from '../../domain/access/authenticate.js';
 import { roleHasPermission, type Permission } from '../../domain/access/permissions.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
 
-/** Who may call a route: anyone, or an authenticated caller holding a permission. */
-export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission };
+/**
+ * Who may call a route: anyone, an authenticated caller holding a permission (admin API), or an SDK with a
+ * client token (client API).
+ */
+export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'client' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
+export const CLIENT: RouteAccess = { kind: 'client' };
 
 export function can(permission: Permission): RouteAccess {
   return { kind: 'permission', permission };
@@ -21,14 +25,22 @@ declare module 'fastify' {
     access?: RouteAccess;
   }
   interface FastifyRequest {
-    /** Set for every non-public route before its handler runs. */
+    /** Set for every admin API route before its handler runs. */
     actor: Actor | null;
+    /** Set for every client API route before its handler runs. */
+    sdkToken: SdkToken | null;
   }
 }
 
 export const SESSION_COOKIE = 'vexil-session';
 
-/** The authenticated actor of a non-public route. */
+/** The client token of a client API route. */
+export function sdkTokenOf(request: FastifyRequest): SdkToken {
+  if (!request.sdkToken) throw new Error(`Route ${request.routeOptions.url} read the SDK token without authenticating`);
+  return request.sdkToken;
+}
+
+/** The authenticated actor of an admin API route. */
 export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw new Error(`Route ${request.routeOptions.url} read the actor without authenticating`);
   return request.actor;
@@ -47,6 +59,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
  */
 export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock }): void {
   scope.decorateRequest('actor', null);
+  scope.decorateRequest('sdkToken', null);
 
   scope.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.access) {
@@ -59,7 +72,8 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     if (!access || access.kind === 'public') return;
     const now = deps.clock.now();
     const token = bearerToken(request);
-    const sessionId = token ? undefined : request.cookies[SESSION_COOKIE];
+    // SDKs authenticate with tokens only; session cookies are for people on the admin API.
+    const sessionId = token || access.kind === 'client' ? undefined : request.cookies[SESSION_COOKIE];
     if (!token && !sessionId) {
       throw new AuthenticationRequired('You must log in or send an API token in the Authorization header');
     }
@@ -72,17 +86,26 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
           token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again',
         );
       case 'apiToken':
+        if (access.kind === 'client' && credential.token.type === 'client') {
+          request.sdkToken = credential.token;
+          return;
+        }
         throw new PermissionError(
-          `A ${credential.type} token cannot be used on the admin API; use an admin token or a personal access token`,
+          access.kind === 'client'
+            ? `A ${credential.token.type} token cannot be used on the client API; use a client (backend) token`
+            : `A ${credential.token.type} token cannot be used on the admin API; use an admin token or a personal access token`,
         );
       case 'actor':
+        if (access.kind === 'client') {
+          throw new PermissionError('The client API takes a client (backend) token, as SDKs use');
+        }
         request.actor = credential.actor;
     }
   });
 
   scope.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
-    if (!access || access.kind === 'public') return;
+    if (!access || access.kind !== 'permission') return;
     const role = actorRootRole(actorOf(request));
     if (!roleHasPermission(role, access.permission)) {
       throw new PermissionError(

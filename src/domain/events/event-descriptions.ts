@@ -1,0 +1,221 @@
+/**
+ * `label` and `summary` of events (spec 2.1), produced when events are read: a short name per type ("Flag
+ * enabled") and one markdown sentence with the essential values ("**alice** enabled **checkout** in
+ * **production**"). Every type Vexil writes has its own sentence; any other type gets a generic one.
+ */
+export interface DescribedEvent {
+  type: string;
+  createdBy: string;
+  project: string | null;
+  environment: string | null;
+  featureName: string | null;
+  data: unknown;
+  preData: unknown;
+}
+
+type Fields = Record<string, unknown>;
+
+/** Markdown-escapes a value so names with `*` or `_` cannot break or inject formatting. */
+function md(value: unknown): string {
+  return String(value ?? '').replace(/[\\`*_[\]<>#|]/g, (character) => `\\${character}`);
+}
+
+const bold = (value: unknown) => `**${md(value)}**`;
+
+function fields(value: unknown): Fields {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Fields) : {};
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function strategyDetails(strategy: Fields): string {
+  const parameters = fields(strategy.parameters);
+  const parts: string[] = [];
+  if (parameters.rollout !== undefined) parts.push(`${md(parameters.rollout)}% rollout`);
+  if (parameters.userIds) parts.push(`users ${md(parameters.userIds)}`);
+  if (parameters.IPs) parts.push(`IPs ${md(parameters.IPs)}`);
+  if (parameters.hostNames) parts.push(`hosts ${md(parameters.hostNames)}`);
+  const constraints = list(strategy.constraints).length;
+  if (constraints > 0) parts.push(`${constraints} constraint${constraints === 1 ? '' : 's'}`);
+  const segments = list(strategy.segments).length;
+  if (segments > 0) parts.push(`${segments} segment${segments === 1 ? '' : 's'}`);
+  if (strategy.disabled === true) parts.push('disabled');
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+function strategyChange(before: Fields, after: Fields): string {
+  const rolloutBefore = fields(before.parameters).rollout;
+  const rolloutAfter = fields(after.parameters).rollout;
+  if (rolloutBefore !== undefined && rolloutAfter !== undefined && rolloutBefore !== rolloutAfter) {
+    return `: rollout ${md(rolloutBefore)}% → ${md(rolloutAfter)}%`;
+  }
+  return strategyDetails(after);
+}
+
+function changedKeys(before: Fields, after: Fields, keys: string[]): string {
+  const changed = keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return changed.length > 0 ? ` (${changed.join(', ')})` : '';
+}
+
+interface Description {
+  label: string;
+  summary: (event: DescribedEvent, who: string, flag: string, env: string) => string;
+}
+
+const flagEvent = (label: string, verb: string): Description => ({ label, summary: (_e, who, flag) => `${who} ${verb} ${flag}` });
+
+const DESCRIPTIONS: Record<string, Description> = {
+  'feature-created': {
+    label: 'Flag created',
+    summary: (e, who, flag) => `${who} created ${flag} (${md(fields(e.data).type ?? 'release')}) in project ${bold(e.project)}`,
+  },
+  'feature-metadata-updated': {
+    label: 'Flag updated',
+    summary: (e, who, flag) => `${who} updated ${flag}${changedKeys(fields(e.preData), fields(e.data), ['description', 'impressionData'])}`,
+  },
+  'feature-type-updated': {
+    label: 'Flag type changed',
+    summary: (e, who, flag) => `${who} changed the type of ${flag} from ${bold(fields(e.preData).type)} to ${bold(fields(e.data).type)}`,
+  },
+  'feature-archived': flagEvent('Flag archived', 'archived'),
+  'feature-revived': flagEvent('Flag revived', 'revived'),
+  'feature-deleted': flagEvent('Flag deleted', 'deleted'),
+  'feature-stale-on': flagEvent('Flag marked stale', 'marked as stale'),
+  'feature-stale-off': flagEvent('Flag no longer stale', 'marked as no longer stale'),
+  'feature-project-change': {
+    label: 'Flag moved',
+    summary: (e, who, flag) => `${who} moved ${flag} from project ${bold(fields(e.data).oldProject)} to ${bold(fields(e.data).newProject)}`,
+  },
+  'feature-environment-enabled': { label: 'Flag enabled', summary: (_e, who, flag, env) => `${who} enabled ${flag} in ${env}` },
+  'feature-environment-disabled': { label: 'Flag disabled', summary: (_e, who, flag, env) => `${who} disabled ${flag} in ${env}` },
+  'feature-strategy-add': {
+    label: 'Strategy added',
+    summary: (e, who, flag, env) =>
+      `${who} added strategy ${bold(fields(e.data).name)}${strategyDetails(fields(e.data))} to ${flag} in ${env}`,
+  },
+  'feature-strategy-update': {
+    label: 'Strategy updated',
+    summary: (e, who, flag, env) =>
+      `${who} updated strategy ${bold(fields(e.data).name)} of ${flag} in ${env}${strategyChange(fields(e.preData), fields(e.data))}`,
+  },
+  'feature-strategy-remove': {
+    label: 'Strategy removed',
+    summary: (e, who, flag, env) => `${who} removed strategy ${bold(fields(e.preData).name)} from ${flag} in ${env}`,
+  },
+  'strategy-order-changed': { label: 'Strategies reordered', summary: (_e, who, flag, env) => `${who} reordered the strategies of ${flag} in ${env}` },
+  'feature-environment-variants-updated': {
+    label: 'Variants updated',
+    summary: (e, who, flag, env) => {
+      const names = list(fields(e.data).variants).map((v) => md(fields(v).name));
+      return `${who} set the variants of ${flag} in ${env} to ${names.length > 0 ? names.join(', ') : 'none'}`;
+    },
+  },
+  'feature-tagged': {
+    label: 'Flag tagged',
+    summary: (e, who, flag) => `${who} tagged ${flag} with ${bold(`${fields(e.data).type}:${fields(e.data).value}`)}`,
+  },
+  'feature-untagged': {
+    label: 'Flag untagged',
+    summary: (e, who, flag) => `${who} removed the tag ${bold(`${fields(e.preData).type}:${fields(e.preData).value}`)} from ${flag}`,
+  },
+  'feature-favorited': flagEvent('Flag favorited', 'favorited'),
+  'feature-unfavorited': flagEvent('Flag unfavorited', 'unfavorited'),
+  'feature-dependency-added': {
+    label: 'Dependency added',
+    summary: (e, who, flag) => `${who} made ${flag} depend on ${bold(fields(e.data).feature)}${fields(e.data).enabled === false ? ' being disabled' : ''}`,
+  },
+  'feature-dependency-removed': {
+    label: 'Dependency removed',
+    summary: (e, who, flag) => `${who} removed the dependency of ${flag} on ${bold(fields(e.preData).feature)}`,
+  },
+  'feature-dependencies-removed': flagEvent('Dependencies removed', 'removed all dependencies of'),
+  'feature-completed': {
+    label: 'Flag completed',
+    summary: (e, who, flag) => `${who} marked ${flag} as completed (${md(fields(e.data).status)})`,
+  },
+  'feature-uncompleted': flagEvent('Flag uncompleted', 'reopened'),
+  'project-created': { label: 'Project created', summary: (e, who) => `${who} created project ${bold(e.project)}` },
+  'project-updated': {
+    label: 'Project updated',
+    summary: (e, who) => `${who} updated project ${bold(e.project)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'mode', 'defaultStickiness'])}`,
+  },
+  'project-deleted': { label: 'Project deleted', summary: (e, who) => `${who} deleted project ${bold(e.project)}` },
+  'project-environment-added': {
+    label: 'Environment added to project',
+    summary: (e, who, _flag, env) => `${who} enabled environment ${env} in project ${bold(e.project)}`,
+  },
+  'project-environment-removed': {
+    label: 'Environment removed from project',
+    summary: (e, who, _flag, env) => `${who} removed environment ${env} from project ${bold(e.project)}`,
+  },
+  'project-favorited': { label: 'Project favorited', summary: (e, who) => `${who} favorited project ${bold(e.project)}` },
+  'project-unfavorited': { label: 'Project unfavorited', summary: (e, who) => `${who} unfavorited project ${bold(e.project)}` },
+  'environment-created': {
+    label: 'Environment created',
+    summary: (e, who, _flag, env) => `${who} created environment ${env} (${md(fields(e.data).type)})`,
+  },
+  'environment-updated': {
+    label: 'Environment updated',
+    summary: (e, who, _flag, env) => `${who} updated environment ${env}${changedKeys(fields(e.preData), fields(e.data), ['type', 'sortOrder', 'enabled'])}`,
+  },
+  'environment-deleted': { label: 'Environment deleted', summary: (_e, who, _flag, env) => `${who} deleted environment ${env}` },
+  'api-token-created': {
+    label: 'API token created',
+    summary: (e, who) => `${who} created the ${md(fields(e.data).type)} API token ${bold(fields(e.data).tokenName)}`,
+  },
+  'api-token-deleted': {
+    label: 'API token deleted',
+    summary: (e, who) => `${who} deleted the ${md(fields(e.preData).type)} API token ${bold(fields(e.preData).tokenName)}`,
+  },
+  'user-created': {
+    label: 'User created',
+    summary: (e, who) => `${who} created user ${bold(fields(e.data).username ?? fields(e.data).email)}`,
+  },
+  'user-updated': {
+    label: 'User updated',
+    summary: (e, who) =>
+      `${who} updated user ${bold(fields(e.data).username ?? fields(e.data).email)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'email', 'rootRole'])}`,
+  },
+  'user-deleted': {
+    label: 'User deleted',
+    summary: (e, who) => `${who} deleted user ${bold(fields(e.preData).username ?? fields(e.preData).email)}`,
+  },
+  'user-password-changed': {
+    label: 'Password changed',
+    summary: (e, who) => `${who} changed the password of ${bold(fields(e.data).username ?? fields(e.data).email)}`,
+  },
+  'pat-created': {
+    label: 'Personal access token created',
+    summary: (e, who) => `${who} created the personal access token ${bold(fields(e.data).description)}`,
+  },
+  'pat-deleted': {
+    label: 'Personal access token deleted',
+    summary: (e, who) => `${who} deleted the personal access token ${bold(fields(e.preData).description)}`,
+  },
+  'tag-type-created': { label: 'Tag type created', summary: (e, who) => `${who} created tag type ${bold(fields(e.data).name)}` },
+  'tag-type-updated': { label: 'Tag type updated', summary: (e, who) => `${who} updated tag type ${bold(fields(e.data).name)}` },
+  'tag-type-deleted': { label: 'Tag type deleted', summary: (e, who) => `${who} deleted tag type ${bold(fields(e.preData).name)}` },
+  'segment-created': { label: 'Segment created', summary: (e, who) => `${who} created segment ${bold(fields(e.data).name)}` },
+  'segment-updated': { label: 'Segment updated', summary: (e, who) => `${who} updated segment ${bold(fields(e.data).name)}` },
+  'segment-deleted': { label: 'Segment deleted', summary: (e, who) => `${who} deleted segment ${bold(fields(e.preData).name)}` },
+  'context-field-created': { label: 'Context field created', summary: (e, who) => `${who} created context field ${bold(fields(e.data).name)}` },
+  'context-field-updated': { label: 'Context field updated', summary: (e, who) => `${who} updated context field ${bold(fields(e.data).name)}` },
+  'context-field-deleted': { label: 'Context field deleted', summary: (e, who) => `${who} deleted context field ${bold(fields(e.preData).name)}` },
+};
+
+function humanize(type: string): string {
+  const words = type.replace(/-/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function describeEvent(event: DescribedEvent): { label: string; summary: string } {
+  const who = bold(event.createdBy);
+  const flag = bold(event.featureName);
+  const env = bold(event.environment);
+  const description = DESCRIPTIONS[event.type];
+  if (description) return { label: description.label, summary: description.summary(event, who, flag, env) };
+  const subject = event.featureName ? ` on ${flag}` : event.project ? ` in project ${bold(event.project)}` : '';
+  return { label: humanize(event.type), summary: `${who} triggered **${md(event.type)}**${subject}` };
+}

@@ -1,0 +1,236 @@
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database, EventsTable } from '../../db/schema.js';
+import { BadDataError } from '../../shared/errors.js';
+import {
+  likePattern,
+  parseDay,
+  parseFilter,
+  parseUserIds,
+  parseWholeNumber,
+  type Filter,
+} from '../search/filters.js';
+import { describeEvent } from './event-descriptions.js';
+import { SPEC_EVENT_TYPES, isEventType } from './event-types.js';
+import { ALL_EVENTS_SCOPE, projectScope, type EventTag } from './record-event.js';
+
+/** An event as the API shows it (spec 2.1), with its label and summary. */
+export interface EventView {
+  id: number;
+  createdAt: string;
+  type: string;
+  createdBy: string;
+  createdByUserId: number | null;
+  environment: string | null;
+  project: string | null;
+  featureName: string | null;
+  data: unknown;
+  preData: unknown;
+  tags: EventTag[];
+  label: string;
+  summary: string;
+}
+
+export function toEventView(row: Selectable<EventsTable>): EventView {
+  const event = {
+    id: row.id,
+    createdAt: row.created_at.toISOString(),
+    type: row.type,
+    createdBy: row.created_by,
+    createdByUserId: row.created_by_user_id,
+    environment: row.environment,
+    project: row.project,
+    featureName: row.feature_name,
+    data: row.data ?? null,
+    preData: row.pre_data ?? null,
+    tags: (row.tags ?? []) as EventTag[],
+  };
+  return { ...event, ...describeEvent(event) };
+}
+
+/**
+ * The text `query` searches: the same expression as the trigram index events_search_text_idx, so the planner
+ * can use it (a different spelling would not match the index).
+ */
+const SEARCH_TEXT = sql<string>`(coalesce(data::text, '') || ' ' || coalesce(pre_data::text, '') || ' ' || tags::text)`;
+
+/** The exact number of events of the whole log or of one project, from the counters kept with the events. */
+export async function countEvents(db: Db, project?: string): Promise<number> {
+  const row = await db
+    .selectFrom('event_counts')
+    .select(sql<number>`coalesce(sum(count), 0)::int8`.as('total'))
+    .where('scope', '=', project === undefined ? ALL_EVENTS_SCOPE : projectScope(project))
+    .executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export async function countFeatureEvents(db: Db, featureName: string): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select(sql<number>`count(*)::int8`.as('total'))
+    .where('feature_name', '=', featureName)
+    .executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export async function recentEvents(db: Db, limit: number): Promise<EventView[]> {
+  const rows = await db.selectFrom('events').selectAll().orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toEventView);
+}
+
+/**
+ * Every event of a project or flag, newest first, fetched in keyset batches (`id < last`), so memory stays
+ * flat however many there are and the first batch is ready at once. Events committed after the first batch
+ * are not included: the listing is the log as it stood when it began.
+ */
+export async function* streamEvents(
+  db: Db,
+  scope: { project: string } | { featureName: string },
+  batchSize = 1000,
+): AsyncGenerator<EventView[]> {
+  let before: number | undefined;
+  for (;;) {
+    let query = db.selectFrom('events').selectAll();
+    query = 'project' in scope ? query.where('project', '=', scope.project) : query.where('feature_name', '=', scope.featureName);
+    if (before !== undefined) query = query.where('id', '<', before);
+    const rows = await query.orderBy('id', 'desc').limit(batchSize).execute();
+    if (rows.length === 0) return;
+    yield rows.map(toEventView);
+    if (rows.length < batchSize) return;
+    before = rows[rows.length - 1]!.id;
+  }
+}
+
+const IS_ANY_OF = ['IS', 'IS_ANY_OF'] as const;
+
+export interface EventSearchParameters {
+  query?: string;
+  feature?: string;
+  project?: string;
+  type?: string;
+  createdBy?: string;
+  from?: string;
+  to?: string;
+  offset?: string;
+  limit?: string;
+}
+
+type EventQuery = SelectQueryBuilder<Database, 'events', object>;
+
+/** One small function per filter: each narrows the query or throws a 400 naming the parameter. */
+const FILTERS: Record<Exclude<keyof EventSearchParameters, 'offset' | 'limit'>, (q: EventQuery, raw: string) => EventQuery> = {
+  query: (q, raw) => q.where(SEARCH_TEXT, 'ilike', likePattern(raw)),
+  feature: (q, raw) => q.where('feature_name', 'in', parseFilter('feature', raw, IS_ANY_OF).values),
+  project: (q, raw) => q.where('project', 'in', parseFilter('project', raw, IS_ANY_OF).values),
+  type: (q, raw) => {
+    const { values } = parseFilter('type', raw, IS_ANY_OF);
+    const unknown = values.filter((value) => !isEventType(value));
+    if (unknown.length > 0) {
+      throw new BadDataError(`Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`, [
+        { path: '/query/type', message: `type must be event types such as feature-created (got ${JSON.stringify(raw)})` },
+      ]);
+    }
+    return q.where('type', 'in', values);
+  },
+  createdBy: (q, raw) => {
+    const { values } = parseFilter('createdBy', raw, IS_ANY_OF);
+    return q.where('created_by_user_id', 'in', parseUserIds('createdBy', raw, values));
+  },
+  from: (q, raw) => q.where('created_at', '>=', dayFilter('from', raw)),
+  // `to` is inclusive: everything before the start of the next day.
+  to: (q, raw) => q.where('created_at', '<', new Date(dayFilter('to', raw).getTime() + 86_400_000)),
+};
+
+function dayFilter(parameter: string, raw: string): Date {
+  const filter: Filter = parseFilter(parameter, raw, ['IS'] as const);
+  if (filter.values.length !== 1) {
+    throw new BadDataError(`Invalid ${parameter} filter: give one day`, [
+      { path: `/query/${parameter}`, message: `give one day as IS:yyyy-MM-dd (got ${JSON.stringify(raw)})` },
+    ]);
+  }
+  return parseDay(parameter, raw, filter.values[0]!);
+}
+
+export async function searchEvents(db: Db, parameters: EventSearchParameters): Promise<{ events: EventView[]; total: number }> {
+  const limit = parseWholeNumber('limit', parameters.limit, 50, 1, 1000);
+  const offset = parseWholeNumber('offset', parameters.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+  let filtered: EventQuery = db.selectFrom('events');
+  const applied: string[] = [];
+  for (const [name, apply] of Object.entries(FILTERS) as Array<[keyof typeof FILTERS, (q: EventQuery, raw: string) => EventQuery]>) {
+    const raw = parameters[name];
+    if (raw === undefined || (name === 'query' && raw === '')) continue;
+    filtered = apply(filtered, raw);
+    applied.push(name);
+  }
+  const [rows, total] = await Promise.all([
+    filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    countMatches(db, filtered, applied, parameters.project),
+  ]);
+  return { events: rows.map(toEventView), total };
+}
+
+/** The whole log and a single project have exact counters; any other filter counts its matches. */
+async function countMatches(db: Db, filtered: EventQuery, applied: string[], project: string | undefined): Promise<number> {
+  if (applied.length === 0) return countEvents(db);
+  if (applied.length === 1 && applied[0] === 'project') {
+    const { values } = parseFilter('project', project!, IS_ANY_OF);
+    if (values.length === 1) return countEvents(db, values[0]);
+  }
+  const row = await filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export interface DeprecatedSearchBody {
+  type?: string;
+  project?: string;
+  feature?: string;
+  query?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * The deprecated `POST /events/search`: exact, case-sensitive fields; `query` also matches the type and the
+ * creator; `totalEvents` counts the matches of every filter including `query`.
+ */
+export async function deprecatedEventSearch(db: Db, body: DeprecatedSearchBody): Promise<{ events: EventView[]; totalEvents: number }> {
+  if (body.type !== undefined && !(SPEC_EVENT_TYPES as readonly string[]).includes(body.type)) {
+    throw new BadDataError(`Unknown event type ${JSON.stringify(body.type)}`, [
+      { path: '/body/type', message: `type must be one of the event types of the API (got ${JSON.stringify(body.type)})` },
+    ]);
+  }
+  let filtered: EventQuery = db.selectFrom('events');
+  if (body.type !== undefined) filtered = filtered.where('type', '=', body.type);
+  if (body.project !== undefined) filtered = filtered.where('project', '=', body.project);
+  if (body.feature !== undefined) filtered = filtered.where('feature_name', '=', body.feature);
+  if (body.query) {
+    const pattern = likePattern(body.query);
+    filtered = filtered.where((eb) =>
+      eb.or([eb(SEARCH_TEXT, 'ilike', pattern), eb('type', 'ilike', pattern), eb('created_by', 'ilike', pattern)]),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    filtered.selectAll().orderBy('id', 'desc').limit(body.limit ?? 100).offset(body.offset ?? 0).execute(),
+    filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { events: rows.map(toEventView), totalEvents: count.total };
+}
+
+/**
+ * Everyone who has recorded an event, for a creator filter: `[{id, name}]` by name, with the name they last
+ * recorded under. A skip scan over events_created_by_user_idx reads one index entry per creator, not every
+ * event, so it stays fast on millions of events.
+ */
+export async function eventCreators(db: Db): Promise<Array<{ id: number; name: string }>> {
+  const { rows } = await sql<{ id: number; name: string }>`
+    WITH RECURSIVE creators AS (
+      SELECT min(created_by_user_id) AS id FROM events
+      UNION ALL
+      SELECT (SELECT min(created_by_user_id) FROM events WHERE created_by_user_id > creators.id)
+      FROM creators WHERE creators.id IS NOT NULL
+    )
+    SELECT creators.id,
+      (SELECT created_by FROM events WHERE created_by_user_id = creators.id ORDER BY id DESC LIMIT 1) AS name
+    FROM creators WHERE creators.id IS NOT NULL`.execute(db);
+  return rows.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+}

@@ -1,0 +1,64 @@
+import { BadDataError } from '../../shared/errors.js';
+
+/**
+ * The filter syntax of Unleash's search endpoints: `<OPERATOR>:<value>[,<value>...]`. Values are split on
+ * commas and trimmed. Every way a filter can be wrong is a 400 naming the parameter and what was sent, never
+ * a filter silently ignored.
+ */
+export interface Filter<Op extends string = string> {
+  operator: Op;
+  values: string[];
+}
+
+function problem(parameter: string, sent: string, message: string, what = 'filter'): BadDataError {
+  const shown = sent.length > 100 ? `${sent.slice(0, 97)}...` : sent;
+  return new BadDataError(`Invalid ${parameter} ${what}: ${message}`, [
+    { path: `/query/${parameter}`, message: `${message} (got ${JSON.stringify(shown)})` },
+  ]);
+}
+
+export function parseFilter<Op extends string>(parameter: string, raw: string, operators: readonly Op[]): Filter<Op> {
+  const colon = raw.indexOf(':');
+  const operator = colon === -1 ? raw : raw.slice(0, colon);
+  if (colon === -1 || !(operators as readonly string[]).includes(operator)) {
+    throw problem(parameter, raw, `use <OPERATOR>:<value> with one of the operators ${operators.join(', ')}`);
+  }
+  const values = raw
+    .slice(colon + 1)
+    .split(',')
+    .map((value) => value.trim());
+  if (values.some((value) => value === '')) throw problem(parameter, raw, 'values may not be empty');
+  return { operator: operator as Op, values: [...new Set(values)] };
+}
+
+/** Whole numbers from query strings (`limit`, `offset`, user ids), with their allowed range. */
+export function parseWholeNumber(parameter: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw problem(parameter, raw, `must be a whole number from ${min} to ${max}`, 'parameter');
+  }
+  return value;
+}
+
+/** A `yyyy-MM-dd` day that exists in the calendar, as the start of that day in UTC. */
+export function parseDay(parameter: string, raw: string, value: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const day = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
+  if (!match || !day || day.toISOString().slice(0, 10) !== value) {
+    throw problem(parameter, raw, 'dates must be real days written yyyy-MM-dd');
+  }
+  return day;
+}
+
+export function parseUserIds(parameter: string, raw: string, values: string[]): number[] {
+  return values.map((value) => {
+    if (!/^-?\d{1,9}$/.test(value)) throw problem(parameter, raw, 'user ids must be whole numbers');
+    return Number(value);
+  });
+}
+
+/** `%` and `_` in a search term are literal characters, not LIKE wildcards. */
+export function likePattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}

@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { SdkToken } from '../access/authenticate.js';
+
+/** One metrics report of an SDK (Unleash's client metrics format). */
+export interface ClientMetrics {
+  appName: string;
+  bucket: {
+    start: string;
+    stop: string;
+    toggles: Record<string, { yes: number; no: number }>;
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Records a report: per flag, hourly yes/no counts for the token's environment and application, and when
+ * the flag was last evaluated there. Flags that do not exist, or that lie outside the token's projects, are
+ * skipped: SDKs evaluate whatever names their code asks for. A report time in the future is taken as now,
+ * so one client's clock cannot push `lastSeenAt` ahead.
+ */
+export async function recordClientMetrics(db: Db, token: SdkToken, metrics: ClientMetrics, now: Date): Promise<number> {
+  const reported = Object.entries(metrics.bucket.toggles).filter(([, counts]) => counts.yes + counts.no > 0);
+  if (reported.length === 0) return 0;
+  const stop = new Date(Math.min(Date.parse(metrics.bucket.stop), now.getTime()));
+  const hour = new Date(Math.floor(stop.getTime() / HOUR_MS) * HOUR_MS);
+  let known = db.selectFrom('features').select('name').where('name', 'in', reported.map(([name]) => name));
+  if (token.projects !== '*') known = known.where('project', 'in', token.projects);
+  const names = new Set((await known.execute()).map((row) => row.name));
+  const rows = reported.filter(([name]) => names.has(name));
+  if (rows.length === 0) return 0;
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('feature_usage_hourly')
+      .values(
+        rows.map(([name, counts]) => ({
+          feature_name: name,
+          environment: token.environment,
+          app_name: metrics.appName,
+          hour,
+          yes: counts.yes,
+          no: counts.no,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['feature_name', 'environment', 'hour', 'app_name']).doUpdateSet({
+          yes: sql`feature_usage_hourly.yes + excluded.yes`,
+          no: sql`feature_usage_hourly.no + excluded.no`,
+        }),
+      )
+      .execute();
+    await tx
+      .insertInto('feature_environment_usage')
+      .values(rows.map(([name]) => ({ feature_name: name, environment: token.environment, last_seen_at: stop })))
+      .onConflict((oc) =>
+        oc.columns(['feature_name', 'environment']).doUpdateSet({
+          last_seen_at: sql`greatest(feature_environment_usage.last_seen_at, excluded.last_seen_at)`,
+        }),
+      )
+      .execute();
+  });
+  return rows.length;
+}

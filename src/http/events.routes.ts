@@ -1,0 +1,124 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import {
+  countEvents,
+  countFeatureEvents,
+  deprecatedEventSearch,
+  eventCreators,
+  recentEvents,
+  searchEvents,
+  streamEvents,
+  type EventView,
+} from '../domain/events/event-queries.js';
+import type { RouteModule } from './deps.js';
+import {
+  DeprecatedSearchEventsSchema,
+  EventCreatorsSchema,
+  EventSearchQuerySchema,
+  EventSearchResponseSchema,
+  EventsSchema,
+  FeatureEventsSchema,
+} from './events.schemas.js';
+import { can } from './plugins/access.js';
+
+const tags = ['Events'];
+const RECENT_EVENTS = 100;
+
+/**
+ * A JSON object whose `events` array is written batch by batch as the database yields it, so a listing of a
+ * million events leaves at once and holds one batch in memory.
+ */
+async function* jsonWithEvents(head: Record<string, unknown>, batches: AsyncIterable<EventView[]>): AsyncGenerator<string> {
+  yield `${JSON.stringify(head).slice(0, -1)},"events":[`;
+  let first = true;
+  for await (const batch of batches) {
+    const body = batch.map((event) => JSON.stringify(event)).join(',');
+    yield first ? body : `,${body}`;
+    first = false;
+  }
+  yield ']}';
+}
+
+/** The typed reply only accepts the response shape; a stream of that shape's JSON text is sent untyped. */
+function sendJsonStream(reply: FastifyReply, chunks: AsyncGenerator<string>) {
+  return reply.type('application/json; charset=utf-8').send(Readable.from(chunks));
+}
+
+export const eventRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/events',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ project: Type.Optional(Type.String({ description: 'All events of this project' })) }),
+        response: { 200: Type.Ref(EventsSchema) },
+      },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) => {
+      const { project } = request.query;
+      if (project === undefined) {
+        const [events, totalEvents] = await Promise.all([recentEvents(deps.db, RECENT_EVENTS), countEvents(deps.db)]);
+        return { version: 1 as const, events, totalEvents };
+      }
+      const totalEvents = await countEvents(deps.db, project);
+      return sendJsonStream(reply, jsonWithEvents({ version: 1, totalEvents }, streamEvents(deps.db, { project })));
+    },
+  );
+
+  app.get(
+    '/api/admin/events/:featureName',
+    {
+      schema: {
+        tags,
+        params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: Type.Ref(FeatureEventsSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request, reply) => {
+      const { featureName } = request.params;
+      const totalEvents = await countFeatureEvents(deps.db, featureName);
+      return sendJsonStream(
+        reply,
+        jsonWithEvents({ version: 1, toggleName: featureName, totalEvents }, streamEvents(deps.db, { featureName })),
+      );
+    },
+  );
+
+  app.get(
+    '/api/admin/search/events',
+    {
+      schema: { tags, querystring: EventSearchQuerySchema, response: { 200: Type.Ref(EventSearchResponseSchema) } },
+      config: { access: can('ADMIN') },
+    },
+    async (request) => searchEvents(deps.db, request.query),
+  );
+
+  app.post(
+    '/api/admin/events/search',
+    {
+      schema: {
+        tags,
+        deprecated: true,
+        body: Type.Ref(DeprecatedSearchEventsSchema),
+        response: { 200: Type.Ref(EventsSchema) },
+      },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) => {
+      const { events, totalEvents } = await deprecatedEventSearch(deps.db, request.body ?? {});
+      return reply
+        .header('Deprecation', 'true')
+        .header('Link', '</api/admin/search/events>; rel="successor-version"')
+        .send({ version: 1 as const, events, totalEvents });
+    },
+  );
+
+  app.get(
+    '/api/admin/event-creators',
+    { schema: { tags, response: { 200: Type.Ref(EventCreatorsSchema) } }, config: { access: can('ADMIN') } },
+    async () => eventCreators(deps.db),
+  );
+};
