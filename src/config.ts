@@ -19,6 +19,18 @@ export interface Config {
   logLevel: LogLevel;
   baseUrl: string;
   sessionTtlHours: number;
+  integrations: IntegrationsConfig;
+}
+
+export interface IntegrationsConfig {
+  /** Lets integrations call loopback, private, link-local and metadata addresses (off: refused). */
+  allowPrivateNetworks: boolean;
+  /** How long one delivery attempt may take, connection and answer included. */
+  deliveryTimeoutMs: number;
+  /** Attempts per delivery, the first included, before it is given up. */
+  maxAttempts: number;
+  /** How long integration events are kept. */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -39,6 +51,23 @@ function readInteger(env: Env, variable: string, fallback: number, min: number, 
     invalid(variable, `a whole number from ${min} to ${max}`, raw);
   }
   return value;
+}
+
+function readBoolean(env: Env, variable: string, fallback: boolean): boolean {
+  const raw = env[variable]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (value !== 'true' && value !== 'false') invalid(variable, 'true or false', raw);
+  return value === 'true';
+}
+
+function readIntegrations(env: Env): IntegrationsConfig {
+  return {
+    allowPrivateNetworks: readBoolean(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS', false),
+    deliveryTimeoutMs: readInteger(env, 'INTEGRATIONS_DELIVERY_TIMEOUT_MS', 10_000, 100, 300_000),
+    maxAttempts: readInteger(env, 'INTEGRATIONS_MAX_ATTEMPTS', 5, 1, 20),
+    retentionDays: readInteger(env, 'INTEGRATIONS_RETENTION_DAYS', 30, 1, 3650),
+  };
 }
 
 function readDatabase(env: Env): DatabaseConfig {
@@ -116,5 +145,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env),
     baseUrl: readBaseUrl(env, port),
     sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
+    integrations: readIntegrations(env),
   };
 }

@@ -2,7 +2,10 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap } from './domain/bootstrap.js';
+import { ChangeRequestScheduler } from './domain/change-requests/change-request-scheduler.js';
 import { buildApp } from './http/app.js';
+import { startDeliveryWorker } from './integrations/delivery-worker.js';
+import { startIntegrationEventRetention } from './integrations/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
 
 function readConfig(): Config {
@@ -28,6 +31,11 @@ async function main(): Promise<void> {
     { engine: database.engine, adminTokensCreated: setUp.adminTokensCreated },
     database.engine === 'pglite' ? `Using the embedded database in ${config.database.kind === 'pglite' ? config.database.dataDir : ''}` : 'Using PostgreSQL',
   );
+  const changeRequestScheduler = new ChangeRequestScheduler(deps, app.log);
+  changeRequestScheduler.start();
+  const integrationsLog = app.log.child({ component: 'integrations' });
+  const deliveryWorker = await startDeliveryWorker({ ...deps, log: integrationsLog, listen: database.listen });
+  const integrationEventRetention = startIntegrationEventRetention({ ...deps, log: integrationsLog });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -35,7 +43,9 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'Shutting down: finishing requests in flight');
     try {
-      await app.close();
+      await changeRequestScheduler.stop();
+      // Deliveries in flight finish (each within the delivery timeout) while requests in flight do.
+      await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop()]);
       await database.close();
       process.exit(0);
     } catch (error) {

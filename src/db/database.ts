@@ -8,9 +8,18 @@ import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
+/** Stops listening. */
+export type Unlisten = () => Promise<void>;
+
 export interface DatabaseHandle {
   db: Db;
   engine: DatabaseConfig['kind'];
+  /**
+   * Calls `onNotify` for every `NOTIFY <channel>` committed by any connection (on PostgreSQL, by any instance
+   * sharing the database), and once more whenever listening (re)starts, since notifications sent meanwhile are
+   * lost. Notifications are a wake-up call, never a carrier of data.
+   */
+  listen(channel: string, onNotify: () => void): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -41,7 +50,74 @@ function openPostgres(url: string, poolSize: number, onConnectionError: Connecti
   // A server restart or failover closes idle connections; the pool reports it here instead of crashing.
   pool.on('error', onConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify, onConnectionError),
+    close: () => db.destroy(),
+  };
+}
+
+const LISTEN_RECONNECT_DELAY_MS = 1000;
+
+/**
+ * LISTEN needs a connection of its own that stays open (a pooled one would be handed to other queries), so it
+ * gets a dedicated client, reopened after a server restart or failover.
+ */
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+  onConnectionError: ConnectionErrorHandler,
+): Promise<Unlisten> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+
+  const scheduleReconnect = () => {
+    if (stopped || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      connect().catch((error: Error) => {
+        onConnectionError(error);
+        scheduleReconnect();
+      });
+    }, LISTEN_RECONNECT_DELAY_MS);
+  };
+
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on('error', onConnectionError);
+    // Only an established connection that ends is reopened here; a failed connect is retried by its caller.
+    next.on('end', () => {
+      if (client !== next) return;
+      client = undefined;
+      scheduleReconnect();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end();
+      return;
+    }
+    client = next;
+    onNotify();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(reconnectTimer);
+    await client?.end();
+  };
 }
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
@@ -49,7 +125,19 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   // Extensions must be passed every time PGlite opens; pg_trgm backs the event log's text search.
   const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, engine: 'pglite', close: () => db.destroy() };
+  return {
+    db,
+    engine: 'pglite',
+    // One in-process connection: PGlite delivers a NOTIFY to its listeners when the notifying transaction commits.
+    // (UN)LISTEN goes to PGlite directly, so it holds Kysely's connection meanwhile: run inside another caller's
+    // open transaction, it would be undone by that transaction's rollback.
+    listen: async (channel, onNotify) => {
+      const unlisten = await db.connection().execute(() => pglite.listen(channel, onNotify));
+      onNotify();
+      return () => db.connection().execute(() => unlisten());
+    },
+    close: () => db.destroy(),
+  };
 }
 
 export async function openDatabase(

@@ -5,6 +5,8 @@ import * as flags from './migrations/0002-flags.js';
 import * as favoriteProjects from './migrations/0003-favorite-projects.js';
 import * as eventLog from './migrations/0004-event-log.js';
 import * as usage from './migrations/0005-usage.js';
+import * as integrations from './migrations/0006-integrations.js';
+import * as changeRequests from './migrations/0007-change-requests.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -13,6 +15,8 @@ const migrations: Record<string, Migration> = {
   '0003-favorite-projects': favoriteProjects,
   '0004-event-log': eventLog,
   '0005-usage': usage,
+  '0006-integrations': integrations,
+  '0007-change-requests': changeRequests,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -73,6 +73,10 @@ const foreignKeyViolations: Record<string, { missing: (value: string) => ApiErro
     missing: (type) => new NotFoundError(`Could not find tag type "${type}"`),
     inUse: (type) => new ConflictError(`Tag type "${type}" is still used by flags`),
   },
+  addon_deliveries_addon_id_fkey: {
+    missing: (id) => new NotFoundError(`Could not find integration configuration ${id}`),
+    inUse: (id) => new ConflictError(`Integration configuration ${id} still has deliveries`),
+  },
   api_tokens_environment_fkey: {
     missing: (environment) => new NotFoundError(`Could not find environment "${environment}"`),
     inUse: (environment) =>

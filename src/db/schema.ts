@@ -93,6 +93,8 @@ export interface EventsTable {
   data: Json | null;
   pre_data: Json | null;
   tags: Json;
+  /** The change request whose application wrote this event. */
+  change_request_id: number | null;
 }
 
 export interface FeaturesTable {
@@ -217,7 +219,113 @@ export interface FeatureUsageHourlyTable {
   no: number;
 }
 
+/** Text arrays (`text[]`): both drivers read them as string arrays and write JS arrays as-is. */
+type TextArray = ColumnType<string[], string[], string[]>;
+
+export interface AddonsTable {
+  id: Generated<number>;
+  provider: string;
+  description: string;
+  enabled: boolean;
+  /** Provider parameters as stored, secrets included: mask them before they leave the domain. */
+  parameters: ColumnType<Record<string, string>, string, string>;
+  events: TextArray;
+  projects: TextArray;
+  environments: TextArray;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The integration outbox: one row per (event, configuration) until delivered or out of attempts. */
+export interface AddonDeliveriesTable {
+  id: Generated<number>;
+  delivery_id: string;
+  addon_id: number;
+  event_id: number;
+  attempts: Generated<number>;
+  /** When the row is next due: the retry time, or the end of the lease of the worker holding it. */
+  next_attempt_at: Date;
+  lease_token: string | null;
+  created_at: Date;
+}
+
+export type IntegrationEventState = 'success' | 'failed' | 'successWithErrors';
+
+export interface IntegrationEventsTable {
+  id: Generated<number>;
+  integration_id: number;
+  event_id: number;
+  created_at: Date;
+  state: IntegrationEventState;
+  state_details: string;
+  details: Json;
+}
+
+export interface ChangeRequestSettingsTable {
+  project: string;
+  environment: string;
+  enabled: boolean;
+  required_approvals: number;
+}
+
+export type ChangeRequestState = 'Draft' | 'In review' | 'Approved' | 'Scheduled' | 'Applied' | 'Cancelled' | 'Rejected';
+
+export interface ChangeRequestsTable {
+  id: Generated<number>;
+  project: string;
+  environment: string;
+  title: string | null;
+  state: ChangeRequestState;
+  created_by_user_id: number;
+  created_by: string;
+  created_at: Date;
+  scheduled_at: Date | null;
+  schedule_status: 'pending' | 'failed' | null;
+  schedule_failure_reason: string | null;
+  scheduled_by_user_id: number | null;
+  scheduled_by: string | null;
+  applied_at: Date | null;
+  applied_by_user_id: number | null;
+  applied_by: string | null;
+}
+
+export interface ChangeRequestChangesTable {
+  id: Generated<number>;
+  change_request_id: number;
+  action: string;
+  feature_name: string | null;
+  segment_id: number | null;
+  /** What the change is about (`enabled`, `strategy:<id>`…); a later change with the same key replaces it. */
+  change_key: string | null;
+  payload: Json | null;
+  /** The state the change was made against, compared with the live state to detect conflicts. */
+  base: Json | null;
+  created_by_user_id: number;
+  created_by: string;
+  created_at: Date;
+}
+
+export interface ChangeRequestReviewsTable {
+  change_request_id: number;
+  decision: 'approved' | 'rejected';
+  user_id: number;
+  username: string;
+  created_at: Date;
+}
+
+export interface ChangeRequestCommentsTable {
+  id: Generated<number>;
+  change_request_id: number;
+  text: string;
+  created_by_user_id: number;
+  created_by: string;
+  created_at: Date;
+}
+
 export interface Database {
+  addons: AddonsTable;
+  addon_deliveries: AddonDeliveriesTable;
+  integration_events: IntegrationEventsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   api_token_projects: ApiTokenProjectsTable;
@@ -242,4 +350,9 @@ export interface Database {
   feature_dependencies: FeatureDependenciesTable;
   feature_lifecycles: FeatureLifecyclesTable;
   context_fields: ContextFieldsTable;
+  change_request_settings: ChangeRequestSettingsTable;
+  change_requests: ChangeRequestsTable;
+  change_request_changes: ChangeRequestChangesTable;
+  change_request_reviews: ChangeRequestReviewsTable;
+  change_request_comments: ChangeRequestCommentsTable;
 }

@@ -14,6 +14,11 @@ export interface UnitOfWork {
   readonly actor: Actor;
   readonly now: Date;
   /**
+   * Set when this unit of work applies a change request: the guard of protected environments lets its
+   * changes through, and the events written carry its id.
+   */
+  readonly changeRequestId?: number;
+  /**
    * Runs `task` once, inside the transaction, after the work is done and before the commit; a second call
    * with the same key is ignored. For writes that are cheaper, or only safe, done once per transaction.
    */
@@ -25,14 +30,24 @@ export interface UnitOfWorkDeps {
   clock: Clock;
 }
 
+export interface UnitOfWorkOptions {
+  /** The change request this unit of work applies. */
+  changeRequestId?: number;
+}
+
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */
-export function inUnitOfWork<T>(deps: UnitOfWorkDeps, actor: Actor, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+export function inUnitOfWork<T>(
+  deps: UnitOfWorkDeps,
+  actor: Actor,
+  work: (uow: UnitOfWork) => Promise<T>,
+  options: UnitOfWorkOptions = {},
+): Promise<T> {
   return deps.db.transaction().execute(async (tx) => {
     const tasks = new Map<string, () => Promise<void>>();
     const beforeCommit = (key: string, task: () => Promise<void>) => {
       if (!tasks.has(key)) tasks.set(key, task);
     };
-    const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit });
+    const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit, changeRequestId: options.changeRequestId });
     for (const task of tasks.values()) await task();
     return result;
   });

@@ -18,6 +18,9 @@ export const EventSchema = Type.Object(
     tags: Type.Array(Type.Ref(TagSchema)),
     label: Nullable(Type.String()),
     summary: Nullable(Type.String({ description: 'Markdown' })),
+    changeRequestId: Type.Optional(
+      Type.Integer({ description: 'Vexil: the change request whose application wrote this event, when one did' }),
+    ),
   },
   { $id: 'eventSchema' },
 );

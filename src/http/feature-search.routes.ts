@@ -17,6 +17,7 @@ const SearchEnvironmentSchema = Type.Object({
   lastSeenAt: Nullable(DateTime),
   yes: Type.Integer(),
   no: Type.Integer(),
+  changeRequestIds: Type.Array(Type.Integer(), { description: 'Open change requests changing the flag in this environment' }),
 });
 
 export const FeatureSearchResultSchema = Type.Object(

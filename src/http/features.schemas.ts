@@ -82,7 +82,8 @@ export const FeatureStrategySchema = Type.Object(
   { $id: 'featureStrategySchema' },
 );
 
-const StrategyFields = {
+/** The fields of a strategy's create and update bodies, shared with change requests' strategy payloads. */
+export const StrategyFields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   disabled: Type.Optional(Nullable(Type.Boolean())),

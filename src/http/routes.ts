@@ -1,7 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
+import { addonRoutes } from './addons.routes.js';
+import { addonSchemas } from './addons.schemas.js';
 import { apiTokenRoutes } from './api-tokens.routes.js';
 import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
+import { changeRequestRoutes } from './change-requests.routes.js';
+import { changeRequestSchemas } from './change-requests.schemas.js';
 import { clientMetricsRoutes, clientMetricsSchemas } from './client-metrics.routes.js';
 import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
@@ -47,6 +51,8 @@ export const routeModules: RouteModule[] = [
   featureLifecycleRoutes,
   eventRoutes,
   featureSearchRoutes,
+  changeRequestRoutes,
+  addonRoutes,
   clientMetricsRoutes,
 ];
 
@@ -64,5 +70,7 @@ export const sharedSchemas: TSchema[] = [
   ...lifecycleSchemas,
   ...eventSchemas,
   ...featureSearchSchemas,
+  ...changeRequestSchemas,
+  ...addonSchemas,
   ...clientMetricsSchemas,
 ];

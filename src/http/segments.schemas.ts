@@ -35,15 +35,15 @@ export const SegmentsSchema = Type.Object(
   { $id: 'segmentsSchema' },
 );
 
-export const UpsertSegmentSchema = StrictObject(
-  {
-    name: SegmentName,
-    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-    project: Type.Optional(Nullable(UrlFriendlyName)),
-    constraints: Type.Array(Type.Ref(ConstraintSchema), { maxItems: 100 }),
-  },
-  { $id: 'upsertSegmentSchema' },
-);
+/** The fields of a segment's create and update bodies, shared with change requests' segment payloads. */
+export const UpsertSegmentFields = {
+  name: SegmentName,
+  description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  project: Type.Optional(Nullable(UrlFriendlyName)),
+  constraints: Type.Array(Type.Ref(ConstraintSchema), { maxItems: 100 }),
+};
+
+export const UpsertSegmentSchema = StrictObject(UpsertSegmentFields, { $id: 'upsertSegmentSchema' });
 
 export const SegmentStrategiesSchema = Type.Object(
   {

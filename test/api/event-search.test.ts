@@ -136,6 +136,25 @@ describe('event search filters', () => {
     assert.equal(result.total, 1);
   });
 
+  test('the total of a single type, creator or project filter is exact (from the counters)', async () => {
+    const countWhere = async (column: 'type' | 'created_by_user_id' | 'project', values: Array<string | number>) => {
+      const row = await ctx.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where(column, 'in', values as string[])
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    assert.equal((await search('type=IS:feature-created')).total, await countWhere('type', ['feature-created']));
+    assert.equal(
+      (await search('type=IS_ANY_OF:feature-created,project-created')).total,
+      await countWhere('type', ['feature-created', 'project-created']),
+    );
+    assert.equal((await search(`createdBy=IS:${editor.id}`)).total, await countWhere('created_by_user_id', [editor.id]));
+    assert.equal((await search(`project=IS_ANY_OF:${project},${other}`)).total, await countWhere('project', [project, other]));
+    assert.equal((await search('')).total, Number((await ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+  });
+
   test('paging walks every match once, newest first, with a stable total', async () => {
     const all = await search(`project=IS:${project}`);
     const seen: Event[] = [];

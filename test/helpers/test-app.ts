@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { loadConfig, type LogLevel } from '../../src/config.js';
-import type { Db } from '../../src/db/database.js';
+import { loadConfig, type Config, type DatabaseConfig, type LogLevel } from '../../src/config.js';
+import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap } from '../../src/domain/bootstrap.js';
 import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
@@ -27,6 +27,12 @@ export class TestClock implements Clock {
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
+  /** Where `db` points, so a test can open a second handle to the same database, as another instance would. */
+  databaseConfig: DatabaseConfig;
+  /** The configuration the app runs with, for workers a test starts beside it. */
+  config: Config;
+  /** LISTEN on the app's own database handle (the only way to hear an in-memory PGlite's NOTIFY). */
+  listen: DatabaseHandle['listen'];
   clock: TestClock;
   /** Requests as the built-in admin token. */
   admin: Client;
@@ -60,19 +66,29 @@ function makeClient(app: FastifyInstance, headers: Record<string, string>): Clie
 }
 
 /** The server as `npm start` builds it, on a fresh migrated database, with one admin token. */
-export async function startTestApp(options: Omit<BuildAppOptions, 'logLevel'> & { logLevel?: LogLevel } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: Omit<BuildAppOptions, 'logLevel'> & {
+    logLevel?: LogLevel;
+    /** Environment variables the configuration is read from, e.g. `{ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' }`. */
+    env?: Record<string, string>;
+  } = {},
+): Promise<TestApp> {
+  const { env = {}, ...appOptions } = options;
   const database = await createTestDatabase();
   const handle = await database.open();
   await migrateToLatest(handle.db);
   const clock = new TestClock();
-  const config = { ...loadConfig({}), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
+  const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
   const deps = { db: handle.db, clock, config };
   await bootstrap(deps, config.initAdminApiTokens);
-  const app = await buildApp(deps, { logLevel: 'silent', ...options });
+  const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();
   return {
     app,
     db: handle.db,
+    databaseConfig: database.config,
+    config,
+    listen: handle.listen,
     clock,
     admin: makeClient(app, { authorization: ADMIN_TOKEN }),
     as: (authorization) => makeClient(app, authorization === undefined ? {} : { authorization }),

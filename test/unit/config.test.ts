@@ -13,6 +13,7 @@ describe('configuration', () => {
       logLevel: 'info',
       baseUrl: 'http://localhost:4242',
       sessionTtlHours: 48,
+      integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
     });
   });
 
@@ -26,6 +27,10 @@ describe('configuration', () => {
       LOG_LEVEL: 'WARN',
       BASE_URL: 'https://flags.example.com/',
       SESSION_TTL_HOURS: '8',
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'TRUE',
+      INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2500',
+      INTEGRATIONS_MAX_ATTEMPTS: '3',
+      INTEGRATIONS_RETENTION_DAYS: '90',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -35,6 +40,7 @@ describe('configuration', () => {
       logLevel: 'warn',
       baseUrl: 'https://flags.example.com',
       sessionTtlHours: 8,
+      integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
     });
   });
 
@@ -53,6 +59,18 @@ describe('configuration', () => {
     ['a malformed admin token', { INIT_ADMIN_API_TOKENS: 'default:development.0123456789abcdef' }, /^INIT_ADMIN_API_TOKENS must be/],
     ['a too short admin secret', { INIT_ADMIN_API_TOKENS: '*:*.short' }, /^INIT_ADMIN_API_TOKENS must be/],
     ['a HOST with spaces', { HOST: 'my host' }, /^HOST must be/],
+    [
+      'an INTEGRATIONS_ALLOW_PRIVATE_NETWORKS that is not a boolean',
+      { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'yes' },
+      /^INTEGRATIONS_ALLOW_PRIVATE_NETWORKS must be true or false \(got "yes"\)$/,
+    ],
+    [
+      'an INTEGRATIONS_DELIVERY_TIMEOUT_MS out of range',
+      { INTEGRATIONS_DELIVERY_TIMEOUT_MS: '50' },
+      /^INTEGRATIONS_DELIVERY_TIMEOUT_MS must be a whole number from 100 to 300000 \(got "50"\)$/,
+    ],
+    ['a zero INTEGRATIONS_MAX_ATTEMPTS', { INTEGRATIONS_MAX_ATTEMPTS: '0' }, /^INTEGRATIONS_MAX_ATTEMPTS must be a whole number from 1 to 20/],
+    ['a fractional INTEGRATIONS_RETENTION_DAYS', { INTEGRATIONS_RETENTION_DAYS: '1.5' }, /^INTEGRATIONS_RETENTION_DAYS must be a whole number from 1 to 3650/],
   ];
   for (const [label, env, message] of invalid) {
     test(`stops on ${label}, naming the variable`, () => {

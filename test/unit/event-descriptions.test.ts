@@ -4,6 +4,7 @@ import { describeEvent, type DescribedEvent } from '../../src/domain/events/even
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'addon-config-created', 'addon-config-updated', 'addon-config-deleted',
   'api-token-created', 'api-token-deleted', 'context-field-created', 'context-field-deleted', 'context-field-updated',
   'environment-created', 'environment-deleted', 'environment-updated', 'feature-archived', 'feature-completed',
   'feature-created', 'feature-deleted', 'feature-dependencies-removed', 'feature-dependency-added',
@@ -15,6 +16,12 @@ const WRITTEN_TYPES = [
   'project-environment-removed', 'project-favorited', 'project-unfavorited', 'project-updated', 'segment-created',
   'segment-deleted', 'segment-updated', 'strategy-order-changed', 'tag-type-created', 'tag-type-deleted',
   'tag-type-updated', 'user-created', 'user-deleted', 'user-password-changed', 'user-updated',
+  'change-request-created', 'change-added', 'change-edited', 'change-discarded', 'change-request-discarded',
+  'change-request-sent-to-review', 'change-request-approval-added', 'change-request-approved',
+  'change-request-rejected', 'change-request-cancelled', 'change-request-applied', 'change-request-scheduled',
+  'change-request-scheduled-application-success', 'change-request-scheduled-application-failure',
+  'change-request-configuration-updated', 'change-request-title-updated', 'change-request-comment-added',
+  'review-bypassed',
 ];
 
 const base: DescribedEvent = {
@@ -56,6 +63,18 @@ describe('event labels and summaries', () => {
     assert.equal(
       describeEvent({ ...base, type: 'feature-tagged', data: { type: 'simple', value: 'beta' } }).summary,
       '**alice** tagged **checkout** with **simple:beta**',
+    );
+  });
+
+  test('name the integration and what changed in it', () => {
+    const webhook = { id: 3, provider: 'webhook', enabled: true, events: ['feature-created'] };
+    assert.equal(
+      describeEvent({ ...base, type: 'addon-config-updated', preData: webhook, data: { ...webhook, enabled: false } }).summary,
+      '**alice** updated the **webhook** integration **3** (enabled)',
+    );
+    assert.equal(
+      describeEvent({ ...base, type: 'addon-config-deleted', preData: webhook, data: null }).summary,
+      '**alice** deleted the **webhook** integration **3**',
     );
   });
 

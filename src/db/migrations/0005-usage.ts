@@ -22,10 +22,13 @@ const statements = [
     CONSTRAINT feature_usage_hourly_pkey PRIMARY KEY (feature_name, environment, hour, app_name)
   )`,
   `CREATE INDEX feature_usage_hourly_hour_idx ON feature_usage_hourly (hour)`,
-  // Feature search: substring matches on names and descriptions without reading every flag.
+  // Feature search: substring matches on names, descriptions and tag values without reading every flag.
   `CREATE INDEX features_name_trgm_idx ON features USING gin (name gin_trgm_ops)`,
   `CREATE INDEX features_description_trgm_idx ON features USING gin (description gin_trgm_ops)`,
   `CREATE INDEX features_created_at_idx ON features (created_at, name)`,
+  `CREATE INDEX feature_tags_value_trgm_idx ON feature_tags USING gin (tag_value gin_trgm_ops)`,
+  // Status filters and environment sorts read which flags are on in an environment from the index alone.
+  `CREATE INDEX feature_environments_enabled_idx ON feature_environments (environment, feature_name) WHERE enabled`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {

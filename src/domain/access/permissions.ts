@@ -1,4 +1,6 @@
 import type { RootRoleName } from '../../db/schema.js';
+import { PermissionError } from '../../shared/errors.js';
+import { actorRootRole, type Actor } from './actor.js';
 
 /**
  * Permissions a route can require. Names follow Unleash's so a PermissionError reads the same there and here.
@@ -34,11 +36,24 @@ export const PERMISSIONS = [
   'CREATE_CONTEXT_FIELD',
   'UPDATE_CONTEXT_FIELD',
   'DELETE_CONTEXT_FIELD',
+  'CREATE_ADDON',
+  'UPDATE_ADDON',
+  'DELETE_ADDON',
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+  'SKIP_CHANGE_REQUEST',
+  'UPDATE_CHANGE_REQUEST_CONFIG',
 ] as const;
 
-/** Instance set-up only Admins change: users, tokens, environments, deleting projects. */
+/**
+ * Instance set-up only Admins change: users, tokens, environments, deleting projects; and changing a
+ * protected environment directly, around its change requests.
+ */
 const ADMIN_ONLY = new Set<Permission>([
   'ADMIN',
+  'SKIP_CHANGE_REQUEST',
+  // Switching review off is itself a change four eyes must not depend on one Editor for.
+  'UPDATE_CHANGE_REQUEST_CONFIG',
   'DELETE_PROJECT',
   'CREATE_ENVIRONMENT',
   'UPDATE_ENVIRONMENT',
@@ -46,6 +61,10 @@ const ADMIN_ONLY = new Set<Permission>([
   'READ_API_TOKEN',
   'CREATE_API_TOKEN',
   'DELETE_API_TOKEN',
+  // Integrations send the instance's events to the outside world with stored credentials.
+  'CREATE_ADDON',
+  'UPDATE_ADDON',
+  'DELETE_ADDON',
 ]);
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -67,4 +86,15 @@ export function roleHasPermission(role: RootRoleName, permission: Permission): b
 
 export function permissionsOfRole(role: RootRoleName): Permission[] {
   return [...ROLE_PERMISSIONS[role]];
+}
+
+/**
+ * The 403 of a missing permission. Routes check their declared permission with it; commands check with it
+ * the permissions that depend on what a request carries (a change request's action, the state asked for).
+ */
+export function assertActorMay(actor: Actor, permission: Permission): void {
+  const role = actorRootRole(actor);
+  if (!roleHasPermission(role, permission)) {
+    throw new PermissionError(`You need the ${permission} permission to do this; your role ${role} does not have it`, [permission]);
+  }
 }

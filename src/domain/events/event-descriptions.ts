@@ -66,6 +66,94 @@ interface Description {
 
 const flagEvent = (label: string, verb: string): Description => ({ label, summary: (_e, who, flag) => `${who} ${verb} ${flag}` });
 
+/** `**#5**`: the `#` needs no escaping inside a line, and escaped it would show as `\#`. */
+const request = (e: DescribedEvent) => `**#${md(fields(e.data).changeRequestId ?? fields(e.preData).changeRequestId)}**`;
+
+/** "updateStrategy on **checkout**", "deleteSegment of segment **3**": a change as the events carry it. */
+function changeSubject(change: unknown, flag: string): string {
+  const { action, feature, payload } = fields(change);
+  return feature === undefined ? `${md(action)} of segment ${bold(fields(payload).id)}` : `${md(action)} on ${flag}`;
+}
+
+const plural = (count: unknown, noun: string) => `${md(count)} ${noun}${count === 1 ? '' : 's'}`;
+
+const CHANGE_REQUEST_DESCRIPTIONS: Record<string, Description> = {
+  'change-request-created': {
+    label: 'Change request created',
+    summary: (e, who, _flag, env) => `${who} opened change request ${request(e)} for ${env} in project ${bold(e.project)}`,
+  },
+  'change-added': {
+    label: 'Change added',
+    summary: (e, who, flag) => `${who} added ${changeSubject(fields(e.data).change, flag)} to change request ${request(e)}`,
+  },
+  'change-edited': {
+    label: 'Change edited',
+    summary: (e, who, flag) => `${who} edited ${changeSubject(fields(e.data).change, flag)} in change request ${request(e)}`,
+  },
+  'change-discarded': {
+    label: 'Change discarded',
+    summary: (e, who, flag) => `${who} discarded ${changeSubject(fields(e.preData).change, flag)} from change request ${request(e)}`,
+  },
+  'change-request-discarded': { label: 'Change request discarded', summary: (e, who) => `${who} discarded the draft change request ${request(e)}` },
+  'change-request-sent-to-review': {
+    label: 'Change request sent to review',
+    summary: (e, who) =>
+      fields(e.data).approvalsCleared === undefined
+        ? `${who} sent change request ${request(e)} to review`
+        : `${who} edited change request ${request(e)}, which returned to review (${plural(fields(e.data).approvalsCleared, 'approval')} withdrawn)`,
+  },
+  'change-request-approval-added': {
+    label: 'Change request approval added',
+    summary: (e, who) =>
+      `${who} approved change request ${request(e)} (${md(fields(e.data).approvals)} of ${plural(fields(e.data).minApprovals, 'required approval')})`,
+  },
+  'change-request-approved': {
+    label: 'Change request approved',
+    summary: (e, who) => `${who} gave change request ${request(e)} its last required approval: it is approved`,
+  },
+  'change-request-rejected': {
+    label: 'Change request rejected',
+    summary: (e, who) => `${who} rejected change request ${request(e)}${fields(e.data).comment ? `: ${md(fields(e.data).comment)}` : ''}`,
+  },
+  'change-request-cancelled': { label: 'Change request cancelled', summary: (e, who) => `${who} cancelled change request ${request(e)}` },
+  'change-request-applied': {
+    label: 'Change request applied',
+    summary: (e, who, _flag, env) => `${who} applied change request ${request(e)} (${plural(fields(e.data).changes, 'change')}) to ${env}`,
+  },
+  'change-request-scheduled': {
+    label: 'Change request scheduled',
+    summary: (e, who) => `${who} scheduled change request ${request(e)} to be applied at ${bold(fields(e.data).scheduledAt)}`,
+  },
+  'change-request-scheduled-application-success': {
+    label: 'Scheduled change request applied',
+    summary: (e, who) => `${who} applied change request ${request(e)} as scheduled for ${bold(fields(e.data).scheduledAt)}`,
+  },
+  'change-request-scheduled-application-failure': {
+    label: 'Scheduled change request failed',
+    summary: (e, who) => `${who} could not apply change request ${request(e)} as scheduled: ${md(fields(e.data).reason)}`,
+  },
+  'change-request-configuration-updated': {
+    label: 'Change request configuration updated',
+    summary: (e, who, _flag, env) =>
+      fields(e.data).changeRequestsEnabled
+        ? `${who} required change requests for ${env} in project ${bold(e.project)} (${plural(fields(e.data).requiredApprovals, 'approval')})`
+        : `${who} turned off change requests for ${env} in project ${bold(e.project)}`,
+  },
+  'change-request-title-updated': {
+    label: 'Change request retitled',
+    summary: (e, who) => `${who} retitled change request ${request(e)} to ${bold(fields(e.data).title)}`,
+  },
+  'change-request-comment-added': { label: 'Change request comment', summary: (e, who) => `${who} commented on change request ${request(e)}` },
+  'review-bypassed': {
+    label: 'Change request bypassed',
+    summary: (e, who, flag, env) => {
+      const segment = fields(e.data).segmentId;
+      if (segment !== undefined) return `${who} changed segment ${bold(segment)} directly, bypassing change requests where it is used`;
+      return `${who} changed ${flag}${e.environment ? ` in ${env}` : ''} directly, bypassing its change requests`;
+    },
+  },
+};
+
 const DESCRIPTIONS: Record<string, Description> = {
   'feature-created': {
     label: 'Flag created',
@@ -203,6 +291,20 @@ const DESCRIPTIONS: Record<string, Description> = {
   'context-field-created': { label: 'Context field created', summary: (e, who) => `${who} created context field ${bold(fields(e.data).name)}` },
   'context-field-updated': { label: 'Context field updated', summary: (e, who) => `${who} updated context field ${bold(fields(e.data).name)}` },
   'context-field-deleted': { label: 'Context field deleted', summary: (e, who) => `${who} deleted context field ${bold(fields(e.preData).name)}` },
+  'addon-config-created': {
+    label: 'Integration created',
+    summary: (e, who) => `${who} created the ${bold(fields(e.data).provider)} integration ${bold(fields(e.data).id)}`,
+  },
+  'addon-config-updated': {
+    label: 'Integration updated',
+    summary: (e, who) =>
+      `${who} updated the ${bold(fields(e.data).provider)} integration ${bold(fields(e.data).id)}${changedKeys(fields(e.preData), fields(e.data), ['provider', 'description', 'enabled', 'parameters', 'events', 'projects', 'environments'])}`,
+  },
+  'addon-config-deleted': {
+    label: 'Integration deleted',
+    summary: (e, who) => `${who} deleted the ${bold(fields(e.preData).provider)} integration ${bold(fields(e.preData).id)}`,
+  },
+  ...CHANGE_REQUEST_DESCRIPTIONS,
 };
 
 function humanize(type: string): string {

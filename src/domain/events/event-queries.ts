@@ -12,7 +12,8 @@ import {
 } from '../search/filters.js';
 import { describeEvent } from './event-descriptions.js';
 import { SPEC_EVENT_TYPES, isEventType } from './event-types.js';
-import { ALL_EVENTS_SCOPE, projectScope, type EventTag } from './record-event.js';
+import { ALL_EVENTS_SCOPE, creatorScope, projectScope, typeScope } from './event-counts.js';
+import type { EventTag } from './record-event.js';
 
 /** An event as the API shows it (spec 2.1), with its label and summary. */
 export interface EventView {
@@ -29,6 +30,8 @@ export interface EventView {
   tags: EventTag[];
   label: string;
   summary: string;
+  /** Present on the events written by applying a change request (Vexil's addition). */
+  changeRequestId?: number;
 }
 
 export function toEventView(row: Selectable<EventsTable>): EventView {
@@ -45,7 +48,8 @@ export function toEventView(row: Selectable<EventsTable>): EventView {
     preData: row.pre_data ?? null,
     tags: (row.tags ?? []) as EventTag[],
   };
-  return { ...event, ...describeEvent(event) };
+  const grouping = row.change_request_id === null ? {} : { changeRequestId: row.change_request_id };
+  return { ...event, ...describeEvent(event), ...grouping };
 }
 
 /**
@@ -54,14 +58,19 @@ export function toEventView(row: Selectable<EventsTable>): EventView {
  */
 const SEARCH_TEXT = sql<string>`(coalesce(data::text, '') || ' ' || coalesce(pre_data::text, '') || ' ' || tags::text)`;
 
-/** The exact number of events of the whole log or of one project, from the counters kept with the events. */
-export async function countEvents(db: Db, project?: string): Promise<number> {
+/** The exact number of events in the given counter scopes (event-counts.ts), which must not overlap. */
+async function countScopes(db: Db, scopes: string[]): Promise<number> {
   const row = await db
     .selectFrom('event_counts')
     .select(sql<number>`coalesce(sum(count), 0)::int8`.as('total'))
-    .where('scope', '=', project === undefined ? ALL_EVENTS_SCOPE : projectScope(project))
+    .where('scope', 'in', scopes)
     .executeTakeFirstOrThrow();
   return row.total;
+}
+
+/** The exact number of events of the whole log or of one project, from the counters kept with the events. */
+export function countEvents(db: Db, project?: string): Promise<number> {
+  return countScopes(db, [project === undefined ? ALL_EVENTS_SCOPE : projectScope(project)]);
 }
 
 export async function countFeatureEvents(db: Db, featureName: string): Promise<number> {
@@ -162,20 +171,35 @@ export async function searchEvents(db: Db, parameters: EventSearchParameters): P
     filtered = apply(filtered, raw);
     applied.push(name);
   }
+  // Newest first by time, id breaking ties: every filter has an index in this order (migration 0004).
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    countMatches(db, filtered, applied, parameters.project),
+    filtered.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    countMatches(db, filtered, applied, parameters),
   ]);
   return { events: rows.map(toEventView), total };
 }
 
-/** The whole log and a single project have exact counters; any other filter counts its matches. */
-async function countMatches(db: Db, filtered: EventQuery, applied: string[], project: string | undefined): Promise<number> {
-  if (applied.length === 0) return countEvents(db);
-  if (applied.length === 1 && applied[0] === 'project') {
-    const { values } = parseFilter('project', project!, IS_ANY_OF);
-    if (values.length === 1) return countEvents(db, values[0]);
+/** Counter scopes of a search filtering on nothing, or on exactly one project, type or creator filter. */
+function counterScopes(applied: string[], parameters: EventSearchParameters): string[] | undefined {
+  if (applied.length === 0) return [ALL_EVENTS_SCOPE];
+  if (applied.length !== 1) return undefined;
+  const [name] = applied;
+  if (name === 'project') return parseFilter('project', parameters.project!, IS_ANY_OF).values.map(projectScope);
+  if (name === 'type') return parseFilter('type', parameters.type!, IS_ANY_OF).values.map(typeScope);
+  if (name === 'createdBy') {
+    const { values } = parseFilter('createdBy', parameters.createdBy!, IS_ANY_OF);
+    return parseUserIds('createdBy', parameters.createdBy!, values).map(creatorScope);
   }
+  return undefined;
+}
+
+/**
+ * `total` is exact: from the counters when the filter is one they keep (a sum over the values, which are
+ * disjoint), otherwise a count of the matches through the filter's index.
+ */
+async function countMatches(db: Db, filtered: EventQuery, applied: string[], parameters: EventSearchParameters): Promise<number> {
+  const scopes = counterScopes(applied, parameters);
+  if (scopes) return countScopes(db, scopes);
   const row = await filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow();
   return row.total;
 }

@@ -40,7 +40,12 @@ export const SPEC_EVENT_TYPES = [
  * Types Vexil records beyond the spec's list, for changes Unleash leaves unaudited. The deprecated search
  * accepts only the spec's list (its contract); the current search accepts both.
  */
-export const VEXIL_EVENT_TYPES = ['user-password-changed'] as const;
+export const VEXIL_EVENT_TYPES = [
+  'user-password-changed',
+  'review-bypassed',
+  'change-request-title-updated',
+  'change-request-comment-added',
+] as const;
 
 export type EventType = (typeof SPEC_EVENT_TYPES)[number] | (typeof VEXIL_EVENT_TYPES)[number];
 

@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { enqueueIntegrationDeliveries } from '../../integrations/delivery-outbox.js';
 import { actorIdentity } from '../access/actor.js';
+import { scopesOf, type CountedEvent } from './event-counts.js';
 import { isEventType, type EventType } from './event-types.js';
 
 export interface EventTag {
@@ -26,23 +28,27 @@ function asStoredJson(value: unknown): unknown {
 
 const EVENT_COUNT_SHARDS = 16;
 const pendingCounts = new WeakMap<UnitOfWork, Map<string, number>>();
-
-export const ALL_EVENTS_SCOPE = '*';
-export const projectScope = (project: string) => `project:${project}`;
+/** One shard per transaction, so even a second flush in it takes its locks in the same order. */
+const shards = new WeakMap<UnitOfWork, number>();
+let flushes = 0;
 
 /**
- * Tallies the event for the exact counters of the whole log and of its project. They are written once per
- * transaction, on one random shard and in scope order, so concurrent writers rarely touch the same row and,
- * when they do, take the locks in the same order and cannot deadlock.
+ * Tallies the event for the exact counters (event-counts.ts). They are written once per transaction, on one
+ * random shard and in scope order, so concurrent writers rarely touch the same row and, when they do, take the
+ * locks in the same order and cannot deadlock. An event recorded after the flush (by a later before-commit
+ * task) starts a new tally with its own flush.
  */
-function countEvent(uow: UnitOfWork, project: string | null): void {
+function countEvent(uow: UnitOfWork, event: CountedEvent): void {
   let counts = pendingCounts.get(uow);
   if (!counts) {
     const tally = new Map<string, number>();
     counts = tally;
     pendingCounts.set(uow, tally);
-    uow.beforeCommit('event-counts', async () => {
-      const shard = Math.floor(Math.random() * EVENT_COUNT_SHARDS);
+    flushes += 1;
+    uow.beforeCommit(`event-counts-${flushes}`, async () => {
+      pendingCounts.delete(uow);
+      const shard = shards.get(uow) ?? Math.floor(Math.random() * EVENT_COUNT_SHARDS);
+      shards.set(uow, shard);
       const rows = [...tally].sort(([a], [b]) => (a < b ? -1 : 1)).map(([scope, count]) => ({ scope, shard, count }));
       await uow.tx
         .insertInto('event_counts')
@@ -51,13 +57,13 @@ function countEvent(uow: UnitOfWork, project: string | null): void {
         .execute();
     });
   }
-  counts.set(ALL_EVENTS_SCOPE, (counts.get(ALL_EVENTS_SCOPE) ?? 0) + 1);
-  if (project) counts.set(projectScope(project), (counts.get(projectScope(project)) ?? 0) + 1);
+  for (const scope of scopesOf(event)) counts.set(scope, (counts.get(scope) ?? 0) + 1);
 }
 
 /**
  * Records one event in the unit of work's transaction, so the event commits or rolls back with the change it
- * describes. An update whose data deep-equals its preData changed nothing and records nothing (returns null).
+ * describes, and with it the integration deliveries it owes (the outbox). An update whose data deep-equals its
+ * preData changed nothing and records nothing (returns null).
  */
 export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{ id: number } | null> {
   // The type list is a compile-time union; this guards values assembled at run time (e.g. from a payload).
@@ -67,8 +73,8 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
   if (data !== null && preData !== null && isDeepStrictEqual(data, preData)) return null;
 
   const { createdBy, createdByUserId } = actorIdentity(uow.actor);
-  countEvent(uow, input.project ?? null);
-  return uow.tx
+  countEvent(uow, { type: input.type, project: input.project ?? null, createdByUserId });
+  const recorded = await uow.tx
     .insertInto('events')
     .values({
       created_at: uow.now,
@@ -81,7 +87,10 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
       data: data === null ? null : JSON.stringify(data),
       pre_data: preData === null ? null : JSON.stringify(preData),
       tags: JSON.stringify(input.tags ?? []),
+      change_request_id: uow.changeRequestId ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  enqueueIntegrationDeliveries(uow, recorded.id);
+  return recorded;
 }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { childrenOf, parentsOf, type Dependency } from './dependencies.queries.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';
@@ -35,6 +36,7 @@ async function lockPair(uow: UnitOfWork, child: string, parent: string) {
  * has no parents, a child has no children), which also rules out cycles.
  */
 export async function addDependency(uow: UnitOfWork, project: string, child: string, input: DependencyInput): Promise<void> {
+  await guardDirectChange(uow, { kind: 'flag', project, featureName: child });
   const parent = input.feature;
   const { childRow, parentRow } = await lockPair(uow, child, parent);
   if (!childRow || childRow.project !== project) throw new NotFoundError(`Could not find flag "${child}" in project "${project}"`);
@@ -97,6 +99,7 @@ export async function addDependency(uow: UnitOfWork, project: string, child: str
 
 /** Removes the child's dependency on `parent`; one that does not exist is a 404. */
 export async function removeDependency(uow: UnitOfWork, project: string, child: string, parent: string): Promise<void> {
+  await guardDirectChange(uow, { kind: 'flag', project, featureName: child });
   await findFeature(uow.tx, project, child, { lock: true, archived: false });
   const dependency = (await parentsOf(uow.tx, child)).find((d) => d.feature === parent);
   if (!dependency) throw new NotFoundError(`Flag "${child}" does not depend on "${parent}"`);
@@ -113,6 +116,7 @@ export async function removeDependency(uow: UnitOfWork, project: string, child: 
 
 /** Removes all of the child's dependencies; a child without any changes nothing and records nothing. */
 export async function removeAllDependencies(uow: UnitOfWork, project: string, child: string): Promise<void> {
+  await guardDirectChange(uow, { kind: 'flag', project, featureName: child });
   await findFeature(uow.tx, project, child, { lock: true, archived: false });
   const dependencies = await parentsOf(uow.tx, child);
   if (dependencies.length === 0) return;

@@ -7,7 +7,8 @@ import type { Database } from '../../db/schema.js';
 import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.commands.js';
 import { enterLifecycleStage } from './lifecycle.js';
-import { addStrategy, type StrategyTarget } from './strategies.commands.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
+import { addStrategy, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
 import { distributeWeights } from './variants.js';
 
 async function currentState(uow: UnitOfWork, target: StrategyTarget) {
@@ -30,18 +31,22 @@ async function hasStrategies(uow: UnitOfWork, target: StrategyTarget): Promise<b
   return Boolean(row);
 }
 
+/** What turning a flag on in an environment without strategies adds first (a change request shows it too). */
+export const DEFAULT_STRATEGY: StrategyInput = { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default' } };
+
 /**
  * Turns a flag on or off in one environment. Turning on an environment without strategies first adds the
  * default strategy (a 100% flexible rollout), as Unleash does, so "on" means on for everyone. Only a real
  * change records `feature-environment-enabled/disabled`; the first enabling moves the lifecycle on.
  */
 export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: StrategyTarget, enabled: boolean): Promise<void> {
+  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
   await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
   const environmentType = await assertProjectEnvironment(uow.tx, target.project, target.environment);
   const before = await currentState(uow, target);
   if ((before?.enabled ?? false) === enabled) return;
   if (enabled && !(await hasStrategies(uow, target))) {
-    await addStrategy(uow, target, { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default' } });
+    await addStrategy(uow, target, DEFAULT_STRATEGY);
   }
   await uow.tx
     .insertInto('feature_environments')
@@ -73,6 +78,7 @@ export async function getEnvironmentVariants(db: Kysely<Database>, target: Strat
 
 /** Replaces the variants of one environment, weights distributed to 1000. */
 export async function setEnvironmentVariants(uow: UnitOfWork, target: StrategyTarget, variants: VariantInput[], path = '/body'): Promise<Variant[]> {
+  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
   await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
   await assertProjectEnvironment(uow.tx, target.project, target.environment);
   const before = ((await currentState(uow, target))?.variants ?? []) as Variant[];

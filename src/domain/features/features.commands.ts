@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata } from './feature-views.js';
@@ -175,6 +176,7 @@ async function activeChildren(uow: UnitOfWork, parents: string[]): Promise<Array
 /** Archives flags of one project; a parent goes only together with its active children. */
 export async function archiveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
   const unique = [...new Set(names)];
+  for (const name of unique) await guardDirectChange(uow, { kind: 'flag', project, featureName: name });
   const rows = [];
   for (const name of unique) rows.push(await findFeature(uow.tx, project, name, { lock: true }));
   const alreadyArchived = rows.filter((row) => row.archived_at).map((row) => row.name);

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { validateConstraints, normalizeConstraints } from './constraints.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
@@ -131,8 +132,12 @@ export async function getStrategy(db: Kysely<Database>, target: StrategyTarget, 
   return view;
 }
 
-/** Locks the flag and checks the environment belongs to its project: the common start of every change. */
+/**
+ * Guards a protected environment, locks the flag and checks the environment belongs to its project: the
+ * common start of every change.
+ */
 async function lockTarget(uow: UnitOfWork, target: StrategyTarget): Promise<void> {
+  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
   await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
   await assertProjectEnvironment(uow.tx, target.project, target.environment);
 }

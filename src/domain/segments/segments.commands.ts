@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { recordEvent } from '../events/record-event.js';
 import { normalizeConstraints, validateConstraints } from '../features/constraints.js';
 import type { Constraint } from '../features/feature-views.js';
@@ -49,6 +50,7 @@ export async function createSegment(uow: UnitOfWork, input: UpsertSegmentInput):
  * a project's segment serves only that project's flags. Unchanged values record nothing.
  */
 export async function updateSegment(uow: UnitOfWork, id: number, input: UpsertSegmentInput): Promise<SegmentView> {
+  await guardDirectChange(uow, { kind: 'segment', segmentId: id });
   const segment = normalizeSegment(input);
   const before = await findSegment(uow.tx, id, true);
   const unchanged =
@@ -81,6 +83,7 @@ export async function updateSegment(uow: UnitOfWork, id: number, input: UpsertSe
  * lock keeps a strategy from taking the segment up meanwhile (its foreign key check waits for it).
  */
 export async function deleteSegment(uow: UnitOfWork, id: number): Promise<void> {
+  await guardDirectChange(uow, { kind: 'segment', segmentId: id });
   const before = await findSegment(uow.tx, id, true);
   const usages = await strategiesUsingSegment(uow.tx, id);
   if (usages.length > 0) {

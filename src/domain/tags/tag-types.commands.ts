@@ -20,6 +20,20 @@ export async function createTagType(uow: UnitOfWork, input: CreateTagTypeInput):
   return tagType;
 }
 
+/**
+ * Creates the tag type unless one of that name exists (which is then left as it is), as Unleash does for the
+ * tag types an integration reads, such as Slack's `slack`.
+ */
+export async function ensureTagType(uow: UnitOfWork, input: CreateTagTypeInput): Promise<void> {
+  const row = await uow.tx
+    .insertInto('tag_types')
+    .values({ name: input.name, description: input.description ?? null, icon: input.icon ?? null, created_at: uow.now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning(['name', 'description', 'icon'])
+    .executeTakeFirst();
+  if (row) await recordEvent(uow, { type: 'tag-type-created', data: toTagTypeView(row) });
+}
+
 /** Fields left out keep their value; `null` clears one. Unchanged values record nothing. */
 export async function updateTagType(
   uow: UnitOfWork,

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../domain/access/actor.js';
-import { actorRootRole } from '../../domain/access/actor.js';
 import { authenticateSession, authenticateToken, type SdkToken } from '../../domain/access/authenticate.js';
-import { roleHasPermission, type Permission } from '../../domain/access/permissions.js';
+import { assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
@@ -106,12 +105,6 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
   scope.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || access.kind !== 'permission') return;
-    const role = actorRootRole(actorOf(request));
-    if (!roleHasPermission(role, access.permission)) {
-      throw new PermissionError(
-        `You need the ${access.permission} permission to do this; your role ${role} does not have it`,
-        [access.permission],
-      );
-    }
+    assertActorMay(actorOf(request), access.permission);
   });
 }

@@ -47,7 +47,8 @@ function fromValidation(error: FastifyError): BadDataError {
 
 /** A 400 listing Ajv's problems with paths under `/<part>` (`/body/...`, `/query/...`). */
 export function validationError(part: string, problems: ErrorObject[]): BadDataError {
-  const details = problems.map((problem) => validationDetail(part, problem));
+  // An `if` failure only says that its `then`/`else` failed, whose own problems are listed already.
+  const details = problems.filter((problem) => problem.keyword !== 'if').map((problem) => validationDetail(part, problem));
   const summary =
     details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
   return new BadDataError(`Request validation failed: ${summary}`, details);

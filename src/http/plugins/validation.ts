@@ -17,6 +17,9 @@ function buildAjv(options: AjvOptions): Ajv {
     useDefaults: true,
     verbose: true, // errors carry the offending value and schema, so details can say what was sent
     strict: false,
+    // A `oneOf` tagged by a property (a change request's `action`) validates only the branch the tag names,
+    // so a bad payload is reported against its own schema instead of against every alternative.
+    discriminator: true,
     ...options,
   });
   addFormats(ajv);

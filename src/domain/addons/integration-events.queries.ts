@@ -1,0 +1,77 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, IntegrationEventState } from '../../db/schema.js';
+import { NotFoundError } from '../../shared/errors.js';
+import { toEventView, type EventView } from '../events/event-queries.js';
+import { parseWholeNumber } from '../search/filters.js';
+import { findAddonRow } from './addons.queries.js';
+
+type Tx = Kysely<Database>;
+
+/** An integration event (spec 2.3): one delivery attempt. `id` is a digit string since it is a bigint. */
+export interface IntegrationEventView {
+  id: string;
+  integrationId: number;
+  createdAt: string;
+  state: IntegrationEventState;
+  stateDetails: string;
+  event: EventView;
+  details: Record<string, unknown>;
+}
+
+function selectIntegrationEvents(db: Tx) {
+  return db
+    .selectFrom('integration_events as ie')
+    .innerJoin('events as e', 'e.id', 'ie.event_id')
+    .selectAll('e')
+    .select([
+      sql<string>`ie.id::text`.as('integration_event_id'),
+      'ie.integration_id',
+      'ie.created_at as handled_at',
+      'ie.state',
+      'ie.state_details',
+      'ie.details',
+    ]);
+}
+
+type IntegrationEventRow = Awaited<ReturnType<ReturnType<typeof selectIntegrationEvents>['executeTakeFirstOrThrow']>>;
+
+function toIntegrationEventView(row: IntegrationEventRow): IntegrationEventView {
+  const { integration_event_id, integration_id, handled_at, state, state_details, details, ...event } = row;
+  return {
+    id: integration_event_id,
+    integrationId: integration_id,
+    createdAt: handled_at.toISOString(),
+    state,
+    stateDetails: state_details,
+    event: toEventView(event),
+    details: details as Record<string, unknown>,
+  };
+}
+
+/** A configuration's integration events, newest first (spec 4.1); an unknown configuration is a 404. */
+export async function listIntegrationEvents(
+  db: Tx,
+  addonId: number,
+  paging: { limit?: string; offset?: string },
+): Promise<IntegrationEventView[]> {
+  const limit = parseWholeNumber('limit', paging.limit, 50, 1, 1000);
+  const offset = parseWholeNumber('offset', paging.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+  await findAddonRow(db, addonId);
+  const rows = await selectIntegrationEvents(db)
+    .where('ie.integration_id', '=', addonId)
+    .orderBy('ie.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map(toIntegrationEventView);
+}
+
+/** One integration event of a configuration; 404 when the configuration does not have it. */
+export async function findIntegrationEvent(db: Tx, addonId: number, integrationEventId: string): Promise<IntegrationEventView> {
+  const row = await selectIntegrationEvents(db)
+    .where('ie.integration_id', '=', addonId)
+    .where('ie.id', '=', sql<number>`${integrationEventId}::int8`)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find integration event ${integrationEventId} of integration configuration ${addonId}`);
+  return toIntegrationEventView(row);
+}

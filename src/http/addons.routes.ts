@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import {
+  assertAddonUrlsAllowed,
+  createAddon,
+  deleteAddon,
+  redeliverIntegrationEvent,
+  updateAddon,
+  validateAddonInput,
+  type AddonInput,
+} from '../domain/addons/addons.commands.js';
+import { getAddonWithDeliveries, listAddons } from '../domain/addons/addons.queries.js';
+import { listIntegrationEvents } from '../domain/addons/integration-events.queries.js';
+import { ADDON_PROVIDERS } from '../integrations/providers/index.js';
+import {
+  AddonCreateUpdateSchema,
+  AddonParams,
+  AddonRedeliverySchema,
+  AddonSchema,
+  AddonsSchema,
+  AddonWithDeliveriesSchema,
+  IntegrationEventParams,
+  IntegrationEventsQuery,
+  IntegrationEventsSchema,
+} from './addons.schemas.js';
+import type { AppDeps, RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+
+const tags = ['Addons'];
+const ADDONS = '/api/admin/addons';
+
+/** Checks that need no transaction, DNS included, done before the unit of work opens. */
+async function checkAddonInput(deps: AppDeps, input: AddonInput): Promise<void> {
+  validateAddonInput(input);
+  await assertAddonUrlsAllowed(input, deps.config.integrations.allowPrivateNetworks);
+}
+
+// Paths, fields and status codes are Unleash's. Reading configurations is open to every role, as in Unleash
+// (secrets are masked); changing them is Admin-only; integration events and redelivery are Admin-only.
+export const addonRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    ADDONS,
+    { schema: { tags, response: { 200: Type.Ref(AddonsSchema) } }, config: { access: can('READ') } },
+    async () => ({
+      addons: await listAddons(deps.db),
+      providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),
+    }),
+  );
+
+  app.post(
+    ADDONS,
+    {
+      schema: { tags, body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonSchema) } },
+      config: { access: can('CREATE_ADDON') },
+    },
+    async (request, reply) => {
+      await checkAddonInput(deps, request.body);
+      const addon = await inUnitOfWork(deps, actorOf(request), (uow) => createAddon(uow, request.body));
+      return reply.status(201).send(addon);
+    },
+  );
+
+  app.get(
+    `${ADDONS}/:id`,
+    {
+      schema: { tags, params: AddonParams, response: { 200: Type.Ref(AddonWithDeliveriesSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request) => getAddonWithDeliveries(deps.db, Number(request.params.id)),
+  );
+
+  app.put(
+    `${ADDONS}/:id`,
+    {
+      schema: { tags, params: AddonParams, body: Type.Ref(AddonCreateUpdateSchema), response: { 200: Type.Ref(AddonSchema) } },
+      config: { access: can('UPDATE_ADDON') },
+    },
+    async (request) => {
+      await checkAddonInput(deps, request.body);
+      return inUnitOfWork(deps, actorOf(request), (uow) => updateAddon(uow, Number(request.params.id), request.body));
+    },
+  );
+
+  app.delete(
+    `${ADDONS}/:id`,
+    { schema: { tags, params: AddonParams }, config: { access: can('DELETE_ADDON') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteAddon(uow, Number(request.params.id)));
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(
+    `${ADDONS}/:id/events`,
+    {
+      schema: {
+        tags,
+        params: AddonParams,
+        querystring: IntegrationEventsQuery,
+        response: { 200: Type.Ref(IntegrationEventsSchema) },
+      },
+      config: { access: can('ADMIN') },
+    },
+    async (request) => ({
+      integrationEvents: await listIntegrationEvents(deps.db, Number(request.params.id), request.query),
+    }),
+  );
+
+  app.post(
+    `${ADDONS}/:id/events/:integrationEventId/redeliver`,
+    {
+      schema: { tags, params: IntegrationEventParams, response: { 202: Type.Ref(AddonRedeliverySchema) } },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) => {
+      const { id, integrationEventId } = request.params;
+      const redelivery = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        redeliverIntegrationEvent(uow, Number(id), integrationEventId),
+      );
+      return reply.status(202).send(redelivery);
+    },
+  );
+};

@@ -1,0 +1,205 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { updateChangeRequestConfig } from '../domain/change-requests/change-request-config.commands.js';
+import { changeChangeRequestState } from '../domain/change-requests/change-request-state.commands.js';
+import {
+  addChanges,
+  addComment,
+  discardChange,
+  discardChangeRequest,
+  editChange,
+  updateTitle,
+} from '../domain/change-requests/change-requests.commands.js';
+import {
+  getChangeRequest,
+  getChangeRequestConfig,
+  listChangeRequests,
+  listPendingChangeRequests,
+  listPendingChangeRequestsForFeature,
+} from '../domain/change-requests/change-requests.queries.js';
+import { parseWholeNumber } from '../domain/search/filters.js';
+import {
+  ChangeRequestAddCommentSchema,
+  ChangeRequestConfigSchema,
+  ChangeRequestCreateSchema,
+  ChangeRequestOneOrManyCreateSchema,
+  ChangeRequestSchema,
+  ChangeRequestsSchema,
+  ChangeRequestStateSchema,
+  ChangeRequestUpdateTitleSchema,
+  UpdateChangeRequestEnvironmentConfigSchema,
+} from './change-requests.schemas.js';
+import { NumericId, UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+
+const tags = ['Change Requests'];
+const PROJECT = '/api/admin/projects/:projectId';
+const CHANGE_REQUEST = `${PROJECT}/change-requests/:id`;
+const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
+const EnvironmentParams = Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName });
+const ChangeRequestParams = Type.Object({ projectId: UrlFriendlyName, id: NumericId });
+const ChangeParams = Type.Object({ projectId: UrlFriendlyName, id: NumericId, changeId: NumericId });
+const one = { 200: Type.Ref(ChangeRequestSchema) };
+const many = { 200: Type.Ref(ChangeRequestsSchema) };
+
+/**
+ * Change requests on Unleash Enterprise's paths. Proposing a change needs the permission of its direct route
+ * as well (checked per change); a state change needs the permission of the state asked for (checked by the
+ * command, since it depends on the body).
+ */
+export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    `${PROJECT}/change-requests/config`,
+    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(ChangeRequestConfigSchema) } }, config: { access: can('READ') } },
+    async (request) => getChangeRequestConfig(deps.db, request.params.projectId),
+  );
+
+  app.put(
+    `${PROJECT}/environments/:environment/change-requests/config`,
+    {
+      schema: { tags, params: EnvironmentParams, body: Type.Ref(UpdateChangeRequestEnvironmentConfigSchema) },
+      config: { access: can('UPDATE_CHANGE_REQUEST_CONFIG') },
+    },
+    async (request, reply) => {
+      const { projectId, environment } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => updateChangeRequestConfig(uow, projectId, environment, request.body));
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    `${PROJECT}/environments/:environment/change-requests`,
+    {
+      schema: { tags, params: EnvironmentParams, body: Type.Ref(ChangeRequestOneOrManyCreateSchema), response: one },
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request) => {
+      const { projectId, environment } = request.params;
+      const body = request.body;
+      const changes = Array.isArray(body) ? body : [body];
+      const pathOf = (index: number) => (Array.isArray(body) ? `/body/${index}` : '/body');
+      const id = await inUnitOfWork(deps, actorOf(request), (uow) =>
+        addChanges(uow, { project: projectId, environment }, changes, pathOf),
+      );
+      return getChangeRequest(deps.db, projectId, id);
+    },
+  );
+
+  app.get(
+    `${PROJECT}/change-requests/pending`,
+    { schema: { tags, params: ProjectParams, response: many }, config: { access: can('READ') } },
+    async (request) => listPendingChangeRequests(deps.db, request.params.projectId, actorOf(request)),
+  );
+
+  app.get(
+    `${PROJECT}/change-requests/pending/:featureName`,
+    {
+      schema: { tags, params: Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName }), response: many },
+      config: { access: can('READ') },
+    },
+    async (request) => listPendingChangeRequestsForFeature(deps.db, request.params.projectId, request.params.featureName),
+  );
+
+  app.get(
+    `${PROJECT}/change-requests`,
+    {
+      schema: {
+        tags,
+        params: ProjectParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000; default 50' })),
+          offset: Type.Optional(Type.String({ description: 'Change requests to skip; default 0' })),
+        }),
+        response: many,
+      },
+      config: { access: can('READ') },
+    },
+    async (request) =>
+      listChangeRequests(deps.db, request.params.projectId, {
+        limit: parseWholeNumber('limit', request.query.limit, 50, 1, 1000),
+        offset: parseWholeNumber('offset', request.query.offset, 0, 0, Number.MAX_SAFE_INTEGER),
+      }),
+  );
+
+  app.get(
+    CHANGE_REQUEST,
+    { schema: { tags, params: ChangeRequestParams, response: one }, config: { access: can('READ') } },
+    async (request) => getChangeRequest(deps.db, request.params.projectId, Number(request.params.id)),
+  );
+
+  app.delete(
+    CHANGE_REQUEST,
+    { schema: { tags, params: ChangeRequestParams }, config: { access: can('UPDATE_FEATURE') } },
+    async (request, reply) => {
+      const { projectId, id } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => discardChangeRequest(uow, projectId, Number(id)));
+      return reply.status(200).send();
+    },
+  );
+
+  app.put(
+    `${CHANGE_REQUEST}/changes/:changeId`,
+    {
+      schema: { tags, params: ChangeParams, body: Type.Ref(ChangeRequestCreateSchema), response: one },
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request) => {
+      const { projectId, id, changeId } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => editChange(uow, projectId, Number(id), Number(changeId), request.body));
+      return getChangeRequest(deps.db, projectId, Number(id));
+    },
+  );
+
+  app.delete(
+    `${CHANGE_REQUEST}/changes/:changeId`,
+    { schema: { tags, params: ChangeParams }, config: { access: can('UPDATE_FEATURE') } },
+    async (request, reply) => {
+      const { projectId, id, changeId } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => discardChange(uow, projectId, Number(id), Number(changeId)));
+      return reply.status(200).send();
+    },
+  );
+
+  app.put(
+    `${CHANGE_REQUEST}/title`,
+    {
+      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestUpdateTitleSchema) },
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request, reply) => {
+      const { projectId, id } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => updateTitle(uow, projectId, Number(id), request.body.title));
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    `${CHANGE_REQUEST}/comments`,
+    {
+      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestAddCommentSchema) },
+      config: { access: can('READ') },
+    },
+    async (request, reply) => {
+      const { projectId, id } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => addComment(uow, projectId, Number(id), request.body.text));
+      return reply.status(200).send();
+    },
+  );
+
+  app.put(
+    `${CHANGE_REQUEST}/state`,
+    {
+      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestStateSchema), response: one },
+      config: { access: can('READ') },
+    },
+    async (request) => {
+      const { projectId } = request.params;
+      const id = Number(request.params.id);
+      // Applying runs the changes' commands; the unit of work says which request they belong to.
+      const options = request.body.state === 'Applied' ? { changeRequestId: id } : {};
+      await inUnitOfWork(deps, actorOf(request), (uow) => changeChangeRequestState(uow, projectId, id, request.body), options);
+      return getChangeRequest(deps.db, projectId, id);
+    },
+  );
+};

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import {
+  addStrategyDirectly,
+  createProject,
+  createTeam,
+  enableChangeRequests,
+  featurePath,
+  projectPath,
+  strategiesPath,
+  type Team,
+} from '../helpers/change-requests.js';
+import { eventsSince, expectError, expectStatus, lastEventId } from '../helpers/fixtures.js';
+import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+
+let ctx: TestApp;
+let team: Team;
+before(async () => {
+  ctx = await startTestApp();
+  team = await createTeam(ctx);
+});
+after(() => ctx.close());
+
+interface Setting {
+  project: string;
+  flag: string;
+  parent: string;
+  strategyIds: Record<'production' | 'development', string>;
+  segmentId: number;
+}
+
+/**
+ * A project whose flag has a strategy (using a segment) in both environments and depends on a parent flag,
+ * set up before production starts requiring change requests.
+ */
+async function protectedSetting(): Promise<Setting> {
+  const { project, flags } = await createProject(ctx, 2);
+  const [flag, parent] = flags as [string, string];
+  const segment = await ctx.admin.post('/api/admin/segments', { name: `${project}-seg`, constraints: [] });
+  expectStatus(segment, 201);
+  const segmentId = (segment.json() as { id: number }).id;
+  const production = await addStrategyDirectly(ctx.admin, project, flag, { name: 'default', segments: [segmentId] });
+  const development = await addStrategyDirectly(ctx.admin, project, flag, { name: 'default' }, 'development');
+  expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/dependencies`, { feature: parent }), 200);
+  await enableChangeRequests(ctx, project);
+  return { project, flag, parent, strategyIds: { production: production.id, development: development.id }, segmentId };
+}
+
+/** Every direct change the guard covers, as a request against production (or the flag or segment as a whole). */
+function directChanges(
+  s: Setting,
+  environment: 'production' | 'development' = 'production',
+): Array<[string, (client: Client) => Promise<LightMyRequestResponse>]> {
+  const flag = featurePath(s.project, s.flag);
+  const strategies = strategiesPath(s.project, s.flag, environment);
+  const strategyId = s.strategyIds[environment];
+  return [
+    ['turn on', (c) => c.post(`${flag}/environments/${environment}/on`)],
+    ['add a strategy', (c) => c.post(strategies, { name: 'default' })],
+    ['update a strategy', (c) => c.put(`${strategies}/${strategyId}`, { name: 'default', title: 'edited' })],
+    ['patch a strategy', (c) => c.patch(`${strategies}/${strategyId}`, [{ op: 'replace', path: '/title', value: 'patched' }])],
+    ['reorder strategies', (c) => c.post(`${strategies}/set-sort-order`, [{ id: strategyId, sortOrder: 5 }])],
+    ['delete a strategy', (c) => c.delete(`${strategies}/${strategyId}`)],
+    ['set variants', (c) => c.put(`${flag}/environments/${environment}/variants`, [{ name: 'v', weight: 1000 }])],
+    ['patch variants', (c) => c.patch(`${flag}/environments/${environment}/variants`, [{ op: 'add', path: '/0', value: { name: 'w', weight: 1000 } }])],
+  ];
+}
+
+function flagWideChanges(s: Setting): Array<[string, (client: Client) => Promise<LightMyRequestResponse>]> {
+  const flag = featurePath(s.project, s.flag);
+  return [
+    ['archive with DELETE', (c) => c.delete(flag)],
+    ['archive in a batch', (c) => c.post(`${projectPath(s.project)}/archive`, { features: [s.flag] })],
+    ['add a dependency', (c) => c.post(`${flag}/dependencies`, { feature: s.parent, enabled: false })],
+    ['remove a dependency', (c) => c.delete(`${flag}/dependencies/${s.parent}`)],
+    ['remove all dependencies', (c) => c.delete(`${flag}/dependencies`)],
+    ['update a segment in use', (c) => c.put(`/api/admin/segments/${s.segmentId}`, { name: `${s.project}-seg`, description: 'edited', constraints: [] })],
+  ];
+}
+
+describe('while change requests are enabled for an environment', () => {
+  test('direct changes of flags in it, flag-wide changes and segments in use there are refused with 403, changing nothing', async () => {
+    const setting = await protectedSetting();
+    const stateBefore = await ctx.admin.get(featurePath(setting.project, setting.flag));
+    for (const [what, change] of [...directChanges(setting), ...flagWideChanges(setting)]) {
+      const events = await lastEventId(ctx);
+      const error = expectError(await change(team.author.client), 403, 'PermissionError');
+      assert.deepEqual(error.permissions, ['SKIP_CHANGE_REQUEST'], what);
+      assert.match(error.message, /change requests/i, what);
+      assert.deepEqual(await eventsSince(ctx, events), [], `${what} records nothing`);
+    }
+    const stateAfter = await ctx.admin.get(featurePath(setting.project, setting.flag));
+    assert.deepEqual(stateAfter.json(), stateBefore.json());
+    const error = expectError(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 403, 'PermissionError');
+    assert.equal(
+      error.message,
+      `Change requests are enabled for environment "production" of project "${setting.project}": propose this change in a change request, or ask an Admin to bypass them`,
+    );
+  });
+
+  test('the same changes in an environment without change requests go through', async () => {
+    const setting = await protectedSetting();
+    for (const [what, change] of directChanges(setting, 'development')) {
+      const response = await change(team.author.client);
+      assert.ok(response.statusCode < 300, `${what}: ${response.statusCode} ${response.body}`);
+    }
+  });
+
+  test('an Admin may bypass them, and the bypass is recorded in the same transaction', async () => {
+    const setting = await protectedSetting();
+    const before = await lastEventId(ctx);
+    expectStatus(await team.admin.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 200);
+    const events = await eventsSince(ctx, before);
+    assert.deepEqual(
+      events.map((e) => ({ type: e.type, by: e.createdBy, project: e.project, environment: e.environment, featureName: e.featureName, data: e.data })),
+      [
+        {
+          type: 'review-bypassed',
+          by: team.admin.username,
+          project: setting.project,
+          environment: 'production',
+          featureName: setting.flag,
+          data: { protectedEnvironments: [{ project: setting.project, environment: 'production' }] },
+        },
+        {
+          type: 'feature-environment-enabled',
+          by: team.admin.username,
+          project: setting.project,
+          environment: 'production',
+          featureName: setting.flag,
+          data: { enabled: true },
+        },
+      ],
+    );
+    const listed = await ctx.admin.get(`/api/admin/events/${setting.flag}`);
+    const bypass = (listed.json() as { events: Array<{ type: string; label: string; summary: string }> }).events.find((e) => e.type === 'review-bypassed')!;
+    assert.equal(bypass.label, 'Change request bypassed');
+    assert.match(bypass.summary, /directly, bypassing its change requests/);
+
+    // An admin token is an Admin too; a segment change records which protected environments it reaches.
+    const segmentStart = await lastEventId(ctx);
+    expectStatus(await ctx.admin.put(`/api/admin/segments/${setting.segmentId}`, { name: `${setting.project}-seg`, description: 'by admin', constraints: [] }), 204);
+    const segmentEvents = await eventsSince(ctx, segmentStart);
+    assert.deepEqual(segmentEvents.map((e) => [e.type, e.createdBy]), [['review-bypassed', 'admin-token'], ['segment-updated', 'admin-token']]);
+    assert.deepEqual(segmentEvents[0]!.data, {
+      segmentId: setting.segmentId,
+      protectedEnvironments: [{ project: setting.project, environment: 'production' }],
+    });
+  });
+
+  test('segments used only outside protected environments, or only by archived flags, are not protected', async () => {
+    const setting = await protectedSetting();
+    const createSegment = async (name: string) => {
+      const response = await ctx.admin.post('/api/admin/segments', { name, constraints: [] });
+      expectStatus(response, 201);
+      return (response.json() as { id: number }).id;
+    };
+    const update = (id: number, name: string) => team.author.client.put(`/api/admin/segments/${id}`, { name, description: 'ok', constraints: [] });
+
+    const developmentOnly = await createSegment(`${setting.project}-dev`);
+    await addStrategyDirectly(ctx.admin, setting.project, setting.flag, { name: 'default', segments: [developmentOnly] }, 'development');
+    expectStatus(await update(developmentOnly, `${setting.project}-dev`), 204);
+
+    const archivedOnly = await createSegment(`${setting.project}-archived`);
+    await addStrategyDirectly(ctx.admin, setting.project, setting.parent, { name: 'default', segments: [archivedOnly] });
+    expectError(await update(archivedOnly, `${setting.project}-archived`), 403, 'PermissionError');
+    expectStatus(await ctx.admin.delete(`${featurePath(setting.project, setting.flag)}/dependencies`), 200);
+    expectStatus(await ctx.admin.delete(featurePath(setting.project, setting.parent)), 202);
+    expectStatus(await update(archivedOnly, `${setting.project}-archived`), 204);
+  });
+
+  test('turning change requests off lets direct changes through again', async () => {
+    const setting = await protectedSetting();
+    expectError(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 403, 'PermissionError');
+    expectStatus(
+      await ctx.admin.put(`${projectPath(setting.project)}/environments/production/change-requests/config`, { changeRequestsEnabled: false }),
+      204,
+    );
+    expectStatus(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 200);
+  });
+});
