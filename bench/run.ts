@@ -1,0 +1,291 @@
+/**
+ * Benchmarks a running Vexil on a seeded database (see bench/seed.ts):
+ *   npm run bench -- --database-url postgres://…/vexil_bench
+ *   npm run bench -- --data-dir ./bench-data
+ * Starts the server as its own process (so start-up time and memory are its own), drives HTTP load with
+ * autocannon at concurrency 1 and 16 per case, and prints req/s, p50 and p99 as a markdown table, then the
+ * peak RSS while streaming every event of the largest project, and the start-up time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
+/** The server as `npm start` runs it: compiled, without the TypeScript loader (npm run bench builds first). */
+const MAIN = join(import.meta.dirname, '../dist/main.js');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+interface Server {
+  process: ChildProcess;
+  baseUrl: string;
+  startupMs: number;
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      INIT_ADMIN_API_TOKENS: TOKEN,
+      // The delivery-lag receiver listens on 127.0.0.1.
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...env,
+    },
+    // The server's own log goes to stderr so the report on stdout stays clean.
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting`);
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) return { process: child, baseUrl, startupMs: performance.now() - started };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function getJson<T>(baseUrl: string, path: string): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: TOKEN } });
+  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+interface Case {
+  name: string;
+  path: string;
+}
+
+/** The cases of the benchmark issue, with parameters taken from the seeded data. */
+async function cases(baseUrl: string): Promise<Case[]> {
+  const creators = await getJson<Array<{ id: number; name: string }>>(baseUrl, '/api/admin/event-creators');
+  const user = creators.find((c) => c.name.startsWith('bench-user-')) ?? creators[0]!;
+  const { total } = await getJson<{ total: number }>(baseUrl, '/api/admin/search/features?limit=1');
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+  return [
+    { name: 'events: 100 newest', path: '/api/admin/events' },
+    { name: 'events of one flag', path: '/api/admin/events/flag-0000042' },
+    { name: 'event search: no filter', path: '/api/admin/search/events' },
+    { name: 'event search: type', path: '/api/admin/search/events?type=IS:feature-environment-enabled' },
+    { name: 'event search: query (rare term)', path: '/api/admin/search/events?query=zanzibar' },
+    { name: 'event search: query (common term, ~13% of events)', path: '/api/admin/search/events?query=payments' },
+    { name: 'event search: query (term in every event)', path: '/api/admin/search/events?query=rollout' },
+    { name: 'event search: from/to (one week)', path: `/api/admin/search/events?from=IS:${day(187)}&to=IS:${day(181)}` },
+    { name: 'event search: createdBy', path: `/api/admin/search/events?createdBy=IS:${user.id}` },
+    { name: 'feature search: no filter', path: '/api/admin/search/features' },
+    { name: 'feature search: query', path: '/api/admin/search/features?query=checkout' },
+    { name: 'feature search: tag', path: '/api/admin/search/features?tag=INCLUDE:team:payments' },
+    { name: 'feature search: status', path: '/api/admin/search/features?status=production:enabled' },
+    { name: 'feature search: sortBy=name', path: '/api/admin/search/features?sortBy=name' },
+    { name: 'feature search: sortBy=environment:production', path: '/api/admin/search/features?sortBy=environment:production&sortOrder=desc' },
+    { name: 'feature search: deep page', path: `/api/admin/search/features?offset=${Math.max(0, total - 50)}` },
+  ];
+}
+
+interface Measurement {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/**
+ * Waits until the server answers a trivial request quickly again: queries of a slow case can outlive its
+ * load and would otherwise be measured as the next case's latency.
+ */
+async function drain(baseUrl: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    const started = performance.now();
+    await fetch(`${baseUrl}/health`);
+    if (performance.now() - started < 20) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function measure(baseUrl: string, path: string, connections: number, duration: number): Promise<Measurement> {
+  const result = await autocannon({
+    url: `${baseUrl}${path}`,
+    connections,
+    duration,
+    headers: { authorization: TOKEN },
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** Streams every event of the project while sampling the server's RSS every 10 ms. */
+async function streamProject(server: Server, project: string) {
+  const pid = server.process.pid!;
+  const before = await rssKiB(pid);
+  let peak = before;
+  const sampler = setInterval(() => {
+    rssKiB(pid).then((rss) => (peak = Math.max(peak, rss)), () => {});
+  }, 10);
+  const started = performance.now();
+  const response = await fetch(`${server.baseUrl}/api/admin/events?project=${project}`, { headers: { authorization: TOKEN } });
+  let firstByteMs = 0;
+  let bytes = 0;
+  for await (const chunk of response.body!) {
+    if (bytes === 0) firstByteMs = performance.now() - started;
+    bytes += (chunk as Uint8Array).length;
+  }
+  clearInterval(sampler);
+  return { beforeMiB: before / 1024, peakMiB: peak / 1024, firstByteMs, totalMs: performance.now() - started, bytes };
+}
+
+/** The value below which `fraction` of the sorted samples lie. */
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+/**
+ * Webhook delivery lag: a receiver on 127.0.0.1 gets a webhook for every flag update while the bench makes
+ * `rate` updates a second for `seconds`; lag is from the moment the update's response arrives (the change is
+ * committed) to the moment its delivery arrives. A delivery that beats the response counts as 0.
+ */
+async function deliveryLag(server: Server, project: string, rate: number, seconds: number) {
+  const committedAt = new Map<string, number>();
+  const lags: number[] = [];
+  const receiver = createHttpServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const marker = (JSON.parse(body) as { data?: { description?: string } }).data?.description;
+      const committed = marker ? committedAt.get(marker) : undefined;
+      if (marker && committed !== undefined) lags.push(Math.max(0, performance.now() - committed));
+      else if (marker) committedAt.set(marker, -1); // arrived before the response: lag 0
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as { port: number }).port;
+  const call = (method: string, path: string, body: unknown) =>
+    fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const flags = Array.from({ length: 10 }, (_, i) => `lag-flag-${i}-${Date.now()}`);
+  for (const flag of flags) await call('POST', `/api/admin/projects/${project}/features`, { name: flag });
+  const addon = await call('POST', '/api/admin/addons', {
+    provider: 'webhook',
+    enabled: true,
+    description: 'delivery lag benchmark',
+    parameters: { url: `http://127.0.0.1:${port}/hook` },
+    events: ['feature-metadata-updated'],
+    projects: [project],
+    environments: [],
+  });
+  if (!addon.ok) throw new Error(`Creating the webhook failed: ${addon.status} ${await addon.text()}`);
+  const addonId = ((await addon.json()) as { id: number }).id;
+  const total = rate * seconds;
+  const started = performance.now();
+  const updates: Array<Promise<unknown>> = [];
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const marker = `lag ${i}`;
+    updates.push(
+      call('PUT', `/api/admin/projects/${project}/features/${flags[i % flags.length]}`, { description: marker }).then(() => {
+        if (committedAt.get(marker) === -1) lags.push(0);
+        else committedAt.set(marker, performance.now());
+      }),
+    );
+  }
+  await Promise.all(updates);
+  const deadline = performance.now() + 30_000;
+  while (lags.length < total && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  receiver.close();
+  // The receiver is gone: a webhook left behind would fail every later run's deliveries.
+  await call('DELETE', `/api/admin/addons/${addonId}`, undefined);
+  const sorted = [...lags].sort((a, b) => a - b);
+  return { sent: total, delivered: lags.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'database-url': { type: 'string' },
+      'data-dir': { type: 'string' },
+      duration: { type: 'string', default: '5' },
+      'hot-project': { type: 'string', default: 'bench-0' },
+      cases: { type: 'string' },
+      'lag-seconds': { type: 'string', default: '10' },
+    },
+  });
+  const env: Record<string, string> = values['database-url']
+    ? { DATABASE_URL: values['database-url'] }
+    : { DATA_DIR: values['data-dir'] ?? './bench-data' };
+  const duration = Number(values.duration);
+  const server = await startServer(env);
+  try {
+    // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
+    const stream = await streamProject(server, values['hot-project']);
+    const rows: string[] = [];
+    const selected = (await cases(server.baseUrl)).filter((c) => !values.cases || c.name.includes(values.cases));
+    for (const benchCase of selected) {
+      await drain(server.baseUrl);
+      await measure(server.baseUrl, benchCase.path, 1, 1); // warm-up: plans, caches, JIT
+      const one = await measure(server.baseUrl, benchCase.path, 1, duration);
+      await drain(server.baseUrl);
+      const sixteen = await measure(server.baseUrl, benchCase.path, 16, duration);
+      const errors = one.errors + sixteen.errors;
+      rows.push(
+        `| ${benchCase.name} | ${one.requestsPerSecond.toFixed(0)} | ${ms(one.p50)} | ${ms(one.p99)} | ${sixteen.requestsPerSecond.toFixed(0)} | ${ms(sixteen.p50)} | ${ms(sixteen.p99)} |${errors > 0 ? ` ${errors} errors |` : ''}`,
+      );
+      process.stderr.write(`${rows.at(-1)}\n`);
+    }
+    await drain(server.baseUrl);
+    const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
+    process.stdout.write(
+      [
+        '',
+        '| case | c=1 req/s | c=1 p50 | c=1 p99 | c=16 req/s | c=16 p50 | c=16 p99 |',
+        '|---|---|---|---|---|---|---|',
+        ...rows,
+        '',
+        `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
+        `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
+        `Start-up on the existing database (spawn to first healthy answer): ${ms(server.startupMs)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    server.process.kill('SIGTERM');
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
