@@ -1,0 +1,255 @@
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Database, FeaturesTable } from '../../db/schema.js';
+import { BadDataError } from '../../shared/errors.js';
+import { FEATURE_TYPES } from '../features/features.commands.js';
+import { LIFECYCLE_STAGES } from '../features/feature-views.js';
+import { likePattern, parseDay, parseFilter, parseUserIds, type Filter } from './filters.js';
+
+/**
+ * The filters of the feature search (spec 4.7), one small function each, over `features` read as `f`.
+ */
+/** The search reads `features` under the alias `f`, which the correlated subqueries refer to. */
+export type SearchDatabase = Database & { f: FeaturesTable };
+export type FeatureQuery = SelectQueryBuilder<SearchDatabase, 'f', object>;
+type Eb = ExpressionBuilder<SearchDatabase, 'f'>;
+
+export interface SearchContext {
+  viewerUserId: number | null;
+  now: Date;
+}
+
+const SET_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
+const LIST_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'] as const;
+const STATES = ['active', 'stale', 'potentially-stale'] as const;
+
+/** How long a flag of each type is expected to live before it is potentially stale (Unleash's defaults). */
+const EXPECTED_LIFETIME_DAYS: Record<string, number | null> = {
+  release: 40,
+  experiment: 40,
+  operational: 7,
+  'kill-switch': null,
+  permission: null,
+};
+
+function invalid(parameter: string, raw: string, message: string): BadDataError {
+  return new BadDataError(`Invalid ${parameter} filter: ${message}`, [
+    { path: `/query/${parameter}`, message: `${message} (got ${JSON.stringify(raw.length > 100 ? `${raw.slice(0, 97)}...` : raw)})` },
+  ]);
+}
+
+function requireKnown(parameter: string, raw: string, values: string[], known: readonly string[]): void {
+  const unknown = values.filter((value) => !known.includes(value));
+  if (unknown.length > 0) throw invalid(parameter, raw, `values must be among ${known.join(', ')}`);
+}
+
+/** IS/IS_ANY_OF keep the flags matching any value; IS_NOT/IS_NONE_OF keep those matching none. */
+function setCondition(eb: Eb, filter: Filter<(typeof SET_OPERATORS)[number]>, matches: (value: string) => Expression<SqlBool>) {
+  const any = eb.or(filter.values.map(matches));
+  return filter.operator === 'IS' || filter.operator === 'IS_ANY_OF' ? any : eb.not(any);
+}
+
+/** The six list operators of tags and segments over "the flag has this item". */
+function listCondition(eb: Eb, filter: Filter<(typeof LIST_OPERATORS)[number]>, has: (value: string) => Expression<SqlBool>) {
+  const hasAny = eb.or(filter.values.map(has));
+  const hasAll = eb.and(filter.values.map(has));
+  switch (filter.operator) {
+    case 'INCLUDE':
+    case 'INCLUDE_ANY_OF':
+      return hasAny;
+    case 'INCLUDE_ALL_OF':
+      return hasAll;
+    case 'DO_NOT_INCLUDE':
+    case 'EXCLUDE_IF_ANY_OF':
+      return eb.not(hasAny);
+    case 'EXCLUDE_ALL':
+      return eb.not(hasAll);
+  }
+}
+
+/** The current lifecycle stage: the latest in stage order that the flag has entered. */
+const currentStage = sql<string>`(
+  SELECT fl.stage FROM feature_lifecycles fl WHERE fl.feature_name = f.name
+  ORDER BY array_position(${sql.raw(`ARRAY[${LIFECYCLE_STAGES.map((s) => `'${s}'`).join(',')}]`)}::text[], fl.stage) DESC LIMIT 1
+)`;
+
+function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
+  const overdue = Object.entries(EXPECTED_LIFETIME_DAYS)
+    .filter((entry): entry is [string, number] => entry[1] !== null)
+    .map(([type, days]) =>
+      eb.and([eb('f.type', '=', type), eb('f.created_at', '<', new Date(now.getTime() - days * 86_400_000))]),
+    );
+  return eb.and([eb('f.stale', '=', false), eb.or(overdue)]);
+}
+
+/** One small function per filter: each narrows the query or throws a 400 naming the parameter. */
+export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: SearchContext) => FeatureQuery> = {
+  query: (q, raw) => {
+    const terms = raw.split(',').map((term) => term.trim()).filter(Boolean);
+    if (terms.length === 0) return q;
+    // A union of three lookups, each served by its trigram index; an OR across the tables would read every flag.
+    const patterns = terms.map(likePattern);
+    return q.where('f.name', 'in', (eb) =>
+      eb
+        .selectFrom('features as byName')
+        .select('byName.name')
+        .where((w) => w.or(patterns.map((p) => w('byName.name', 'ilike', p))))
+        .union(
+          eb
+            .selectFrom('features as byDescription')
+            .select('byDescription.name')
+            .where((w) => w.or(patterns.map((p) => w('byDescription.description', 'ilike', p)))),
+        )
+        .union(
+          eb
+            .selectFrom('feature_tags as byTag')
+            .select('byTag.feature_name as name')
+            .where((w) => w.or(patterns.map((p) => w('byTag.tag_value', 'ilike', p)))),
+        ),
+    );
+  },
+  project: (q, raw) => {
+    const filter = parseFilter('project', raw, SET_OPERATORS);
+    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.project', '=', value)));
+  },
+  type: (q, raw) => {
+    const filter = parseFilter('type', raw, SET_OPERATORS);
+    requireKnown('type', raw, filter.values, FEATURE_TYPES);
+    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.type', '=', value)));
+  },
+  createdBy: (q, raw) => {
+    const filter = parseFilter('createdBy', raw, SET_OPERATORS);
+    const ids = parseUserIds('createdBy', raw, filter.values);
+    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.created_by_user_id', '=', ids[filter.values.indexOf(value)]!)));
+  },
+  state: (q, raw, context) => {
+    const filter = parseFilter('state', raw, SET_OPERATORS);
+    requireKnown('state', raw, filter.values, STATES);
+    return q.where((eb) =>
+      setCondition(eb, filter, (value) =>
+        value === 'stale' ? eb('f.stale', '=', true) : value === 'active' ? eb('f.stale', '=', false) : potentiallyStale(eb, context.now),
+      ),
+    );
+  },
+  lifecycle: (q, raw) => {
+    const filter = parseFilter('lifecycle', raw, SET_OPERATORS);
+    requireKnown('lifecycle', raw, filter.values, LIFECYCLE_STAGES);
+    return q.where((eb) => setCondition(eb, filter, (value) => eb(currentStage, '=', value)));
+  },
+  tag: (q, raw) => {
+    const filter = parseFilter('tag', raw, LIST_OPERATORS);
+    const tags = filter.values.map((value) => {
+      const colon = value.indexOf(':');
+      if (colon <= 0 || colon === value.length - 1) throw invalid('tag', raw, 'tags are written type:value');
+      return { type: value.slice(0, colon), value: value.slice(colon + 1) };
+    });
+    return q.where((eb) =>
+      listCondition(eb, filter, (item) => {
+        const tag = tags[filter.values.indexOf(item)]!;
+        return eb.exists(
+          eb
+            .selectFrom('feature_tags as t')
+            .select('t.feature_name')
+            .whereRef('t.feature_name', '=', 'f.name')
+            .where('t.tag_type', '=', tag.type)
+            .where('t.tag_value', '=', tag.value),
+        );
+      }),
+    );
+  },
+  segment: (q, raw) => {
+    const filter = parseFilter('segment', raw, LIST_OPERATORS);
+    return q.where((eb) =>
+      listCondition(eb, filter, (name) =>
+        eb.exists(
+          eb
+            .selectFrom('feature_strategies as fs')
+            .innerJoin('feature_strategy_segments as fss', 'fss.strategy_id', 'fs.id')
+            .innerJoin('segments as s', 's.id', 'fss.segment_id')
+            .select('fs.id')
+            .whereRef('fs.feature_name', '=', 'f.name')
+            .where('s.name', '=', name),
+        ),
+      ),
+    );
+  },
+  createdAt: (q, raw) => {
+    const filter = parseFilter('createdAt', raw, ['IS_BEFORE', 'IS_ON_OR_AFTER'] as const);
+    if (filter.values.length !== 1) throw invalid('createdAt', raw, 'give one day as IS_BEFORE:yyyy-MM-dd or IS_ON_OR_AFTER:yyyy-MM-dd');
+    const day = parseDay('createdAt', raw, filter.values[0]!);
+    return q.where('f.created_at', filter.operator === 'IS_BEFORE' ? '<' : '>=', day);
+  },
+  favorite: (q, raw, context) => {
+    const filter = parseFilter('favorite', raw, ['IS', 'IS_NOT'] as const);
+    requireKnown('favorite', raw, filter.values, ['true', 'false']);
+    if (filter.values.length !== 1) throw invalid('favorite', raw, 'give true or false');
+    const wanted = (filter.values[0] === 'true') === (filter.operator === 'IS');
+    // An admin token has no user and so no favorites.
+    if (context.viewerUserId === null) return wanted ? q.where(sql<boolean>`false`) : q;
+    const userId = context.viewerUserId;
+    return q.where((eb) => {
+      const isFavorite = eb.exists(
+        eb
+          .selectFrom('favorite_features as fav')
+          .select('fav.feature_name')
+          .whereRef('fav.feature_name', '=', 'f.name')
+          .where('fav.user_id', '=', userId),
+      );
+      return wanted ? isFavorite : eb.not(isFavorite);
+    });
+  },
+};
+
+/**
+ * `status` entries `<environment>:enabled|disabled`, repeated or comma-separated, OR-ed: flags matching any
+ * entry.
+ */
+export function statusFilter(q: FeatureQuery, entries: string[]): FeatureQuery {
+  const parsed = entries.flatMap((entry) => entry.split(',')).map((entry) => {
+    const match = /^(.+):(enabled|disabled)$/.exec(entry.trim());
+    if (!match) throw invalid('status', entry, 'entries are <environment>:enabled or <environment>:disabled');
+    return { environment: match[1]!, enabled: match[2] === 'enabled' };
+  });
+  return q.where((eb) =>
+    eb.or(
+      parsed.map(({ environment, enabled }) => {
+        const isEnabled = eb.exists(
+          eb
+            .selectFrom('feature_environments as fe')
+            .select('fe.feature_name')
+            .whereRef('fe.feature_name', '=', 'f.name')
+            .where('fe.environment', '=', environment)
+            .where('fe.enabled', '=', true),
+        );
+        if (enabled) return isEnabled;
+        // Disabled means the environment is the project's and the flag is off there.
+        const inProject = eb.exists(
+          eb
+            .selectFrom('project_environments as pe')
+            .select('pe.project_id')
+            .whereRef('pe.project_id', '=', 'f.project')
+            .where('pe.environment_name', '=', environment),
+        );
+        return eb.and([inProject, eb.not(isEnabled)]);
+      }),
+    ),
+  );
+}
+
+/**
+ * Archived flags are left out unless asked for: by `archived`, or by a lifecycle filter that looks for the
+ * `archived` stage (which only archived flags are in).
+ */
+export function archivedFilter(q: FeatureQuery, raw: string | undefined, lifecycle: string | undefined): FeatureQuery {
+  if (raw === undefined) {
+    const filter = lifecycle ? parseFilter('lifecycle', lifecycle, SET_OPERATORS) : undefined;
+    const asksForArchived =
+      filter !== undefined && (filter.operator === 'IS' || filter.operator === 'IS_ANY_OF') && filter.values.includes('archived');
+    return asksForArchived ? q : q.where('f.archived_at', 'is', null);
+  }
+  const filter = parseFilter('archived', raw, ['IS', 'IS_NOT'] as const);
+  requireKnown('archived', raw, filter.values, ['true', 'false']);
+  if (filter.values.length !== 1) throw invalid('archived', raw, 'give true or false');
+  const archived = (filter.values[0] === 'true') === (filter.operator === 'IS');
+  return q.where('f.archived_at', archived ? 'is not' : 'is', null);
+}
+
