@@ -5,9 +5,8 @@ import { FEATURE_TYPES } from '../features/features.commands.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, parseDay, parseFilter, parseUserIds, type Filter } from './filters.js';
 
-/**
- * The filters of the feature search (spec 4.7), one small function each, over `features` read as `f`.
- */
+// The filters of the feature search (spec 4.7), one small function each.
+
 /** The search reads `features` under the alias `f`, which the correlated subqueries refer to. */
 export type SearchDatabase = Database & { f: FeaturesTable };
 export type FeatureQuery = SelectQueryBuilder<SearchDatabase, 'f', object>;
