@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { inUnitOfWork } from '../../db/unit-of-work.js';
+import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { ApiError } from '../../shared/errors.js';
 import { SYSTEM_ACTOR } from '../access/actor.js';
@@ -30,6 +30,23 @@ const BATCH = 100;
  * not retried until someone schedules it again. An unexpected error (the database gone) is logged and the
  * request retried on the next pass.
  */
+/**
+ * The request, locked for this transaction, if it is still scheduled, waiting and due, and no other instance
+ * holds it (SKIP LOCKED): the one check both applying and recording a failure start from.
+ */
+function claimDueRequest(uow: UnitOfWork, id: number) {
+  return uow.tx
+    .selectFrom('change_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('state', '=', 'Scheduled')
+    .where('schedule_status', '=', 'pending')
+    .where('scheduled_at', '<=', uow.now)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
 export class ChangeRequestScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
@@ -75,16 +92,7 @@ export class ChangeRequestScheduler {
       this.deps,
       SYSTEM_ACTOR,
       async (uow) => {
-        const row = await uow.tx
-          .selectFrom('change_requests')
-          .selectAll()
-          .where('id', '=', id)
-          .where('state', '=', 'Scheduled')
-          .where('schedule_status', '=', 'pending')
-          .where('scheduled_at', '<=', uow.now)
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
+        const row = await claimDueRequest(uow, id);
         if (!row) return false;
         const applied = await applyChangeRequest(uow, row);
         await recordChangeRequestEvent(uow, applied, 'change-request-scheduled-application-success', {
@@ -104,16 +112,7 @@ export class ChangeRequestScheduler {
    */
   private recordFailure(id: number, reason: string): Promise<boolean> {
     return inUnitOfWork(this.deps, SYSTEM_ACTOR, async (uow) => {
-      const row = await uow.tx
-        .selectFrom('change_requests')
-        .selectAll()
-        .where('id', '=', id)
-        .where('state', '=', 'Scheduled')
-        .where('schedule_status', '=', 'pending')
-        .where('scheduled_at', '<=', uow.now)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
+      const row = await claimDueRequest(uow, id);
       if (!row) return false;
       const failed = await uow.tx
         .updateTable('change_requests')
