@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StrategyUsage } from './segments.schemas.js';
 import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
 
 export const LegalValueSchema = StrictObject(
@@ -40,17 +41,7 @@ export const UpdateContextFieldSchema = StrictObject(updatableFields, { $id: 'up
 export const ContextFieldNameSchema = StrictObject({ name: UrlFriendlyName }, { $id: 'contextFieldNameSchema' });
 
 export const ContextFieldStrategiesSchema = Type.Object(
-  {
-    strategies: Type.Array(
-      Type.Object({
-        id: Type.String({ format: 'uuid' }),
-        featureName: Type.String(),
-        projectId: Type.String(),
-        environment: Type.String(),
-        strategyName: Type.String(),
-      }),
-    ),
-  },
+  { strategies: Type.Array(StrategyUsage) },
   { $id: 'contextFieldStrategiesSchema' },
 );
 

@@ -45,18 +45,17 @@ export const UpsertSegmentFields = {
 
 export const UpsertSegmentSchema = StrictObject(UpsertSegmentFields, { $id: 'upsertSegmentSchema' });
 
+/** A strategy that uses a segment or a context field, as both usage listings show it. */
+export const StrategyUsage = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  featureName: Type.String(),
+  projectId: Type.String(),
+  environment: Type.String(),
+  strategyName: Type.String(),
+});
+
 export const SegmentStrategiesSchema = Type.Object(
-  {
-    strategies: Type.Array(
-      Type.Object({
-        id: Type.String({ format: 'uuid' }),
-        featureName: Type.String(),
-        projectId: Type.String(),
-        environment: Type.String(),
-        strategyName: Type.String(),
-      }),
-    ),
-  },
+  { strategies: Type.Array(StrategyUsage) },
   { $id: 'segmentStrategiesSchema' },
 );
 
