@@ -3,11 +3,11 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { BadDataError } from '../shared/errors.js';
 import type { LogLevel } from '../config.js';
 import type { AppDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
+import { registerJsonBodyParser } from './plugins/json-body.js';
 import { loggerOptions } from './plugins/logging.js';
 import { documentErrorResponses, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
@@ -35,19 +35,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Only JSON bodies are accepted (anything else is a 415). An empty body with a JSON content type is read as
-  // no body, because some clients send the header on every DELETE; routes that need a body then say so.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text === '') return done(null, undefined);
-    // PostgreSQL cannot store NUL in text or jsonb; refuse it here with a clear 400 rather than fail in SQL.
-    if (/\\u0000/i.test(text)) {
-      return done(new BadDataError('Text in the request may not contain the NUL character (\\u0000)'), undefined);
-    }
-    return parseJson(request, text, done);
-  });
+  registerJsonBodyParser(app);
 
   await app.register(cookie);
   registerErrorHandler(app);

@@ -91,7 +91,8 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/search/events',
     {
       schema: { tags, querystring: EventSearchQuerySchema, response: { 200: Type.Ref(EventSearchResponseSchema) } },
-      config: { access: can('ADMIN') },
+      // Every signed-in user may search the audit log, as in Unleash (a flag's history is read through it).
+      config: { access: can('READ') },
     },
     async (request) => searchEvents(deps.db, request.query),
   );
@@ -118,7 +119,7 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/event-creators',
-    { schema: { tags, response: { 200: Type.Ref(EventCreatorsSchema) } }, config: { access: can('ADMIN') } },
+    { schema: { tags, response: { 200: Type.Ref(EventCreatorsSchema) } }, config: { access: can('READ') } },
     async () => eventCreators(deps.db),
   );
 };

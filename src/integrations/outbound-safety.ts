@@ -26,21 +26,38 @@ export class BlockedAddressError extends Error {
 }
 
 /** The ipaddr.js range of a non-public address, or undefined for a public unicast one. */
+const IETF_RESERVED_V6 = ipaddr.parseCIDR('::/8');
+
 export function nonPublicRange(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return 'invalid';
   // IPv4-mapped IPv6 (::ffff:127.0.0.1) is classified as the IPv4 address it carries.
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' ? undefined : range;
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range !== 'unicast') return range;
+  // ipaddr.js calls the deprecated IPv4-compatible form (`[::127.0.0.1]`, parsed as ::7f00:1) unicast; the
+  // whole of ::/8 is reserved and some stacks still route it to the IPv4 address it carries.
+  if (parsed.kind() === 'ipv6' && parsed.match(IETF_RESERVED_V6)) return 'reserved';
+  return undefined;
 }
 
-/** `[::1]` in a URL is the address `::1`. */
+/**
+ * The host as a resolver sees it: `[::1]` in a URL is the address `::1`, and a fully qualified name's trailing
+ * dot (`localhost.`) names the same host as without it.
+ */
 function bareHost(hostname: string): string {
-  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
+  return hostname.toLowerCase().replace(/\.+$/, '');
 }
 
-/** Throws BlockedAddressError when the URL's host is an IP literal that may not be called. */
+/** `localhost` and its subdomains are loopback by definition (RFC 6761), whatever a resolver answers. */
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+/** Throws BlockedAddressError when the URL's host is an IP literal or a localhost name that may not be called. */
 export function assertPublicLiteral(url: URL): void {
   const host = bareHost(url.hostname);
+  if (isLocalhostName(host)) throw new BlockedAddressError(host, '127.0.0.1', 'loopback');
   if (isIP(host) === 0) return;
   const range = nonPublicRange(host);
   if (range !== undefined) throw new BlockedAddressError(host, host, range);
@@ -80,7 +97,9 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * answer that changes between a check and the connection (DNS rebinding) cannot reach a private address.
  */
 export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  resolveAll(hostname).then(
+  const host = bareHost(hostname);
+  if (isLocalhostName(host)) return callback(new BlockedAddressError(hostname, '127.0.0.1', 'loopback'), '');
+  resolveAll(host).then(
     (addresses) => {
       for (const { address } of addresses) {
         const range = nonPublicRange(address);

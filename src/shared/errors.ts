@@ -20,6 +20,11 @@ export abstract class ApiError extends Error {
   extraBody(): Record<string, unknown> {
     return {};
   }
+
+  /** Extra response headers (e.g. `Retry-After`). */
+  headers(): Record<string, string> {
+    return {};
+  }
 }
 
 export class BadDataError extends ApiError {
@@ -82,6 +87,23 @@ export class ContentTypeError extends ApiError {
 export class PayloadTooLargeError extends ApiError {
   override readonly name = 'PayloadTooLargeError';
   readonly statusCode = 413;
+}
+
+/** Too many attempts; `Retry-After` says in how many seconds the next one is accepted. */
+export class TooManyRequestsError extends ApiError {
+  override readonly name = 'TooManyRequestsError';
+  readonly statusCode = 429;
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+
+  override headers(): Record<string, string> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
+  }
 }
 
 export class UnknownError extends ApiError {

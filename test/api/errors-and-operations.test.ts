@@ -87,6 +87,48 @@ describe('the error model', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
+  test('bodies nested deeper than 32 levels are a 400 that leaks nothing, with or without credentials', async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const login = await ctx.as().inject({
+      method: 'POST',
+      url: '/auth/simple/login',
+      headers: { 'content-type': 'application/json' },
+      payload: nested(10_000),
+    });
+    const error = expectError(login, 400, 'BadDataError');
+    assert.match(error.message, /nested too deeply: at most 32 levels/);
+    assert.doesNotMatch(login.body, /stack|Maximum call/);
+
+    const project = uniqueName('nested');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: 'Nested' }), 201);
+    const flag = uniqueName('deep');
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: flag, description: 'kept' }), 201);
+    const value = `${'{"v":'.repeat(5_000)}"leaf"${'}'.repeat(5_000)}`;
+    const patch = await ctx.admin.inject({
+      method: 'PATCH',
+      url: `/api/admin/projects/${project}/features/${flag}`,
+      headers: { 'content-type': 'application/json' },
+      payload: `[{"op":"replace","path":"/description","value":${value}}]`,
+    });
+    expectError(patch, 400, 'BadDataError');
+    const stored = await ctx.admin.get(`/api/admin/projects/${project}/features/${flag}`);
+    assert.equal((stored.json() as { description: string }).description, 'kept');
+
+    // Braces inside strings do not count, and a body at the limit is parsed as usual.
+    const inString = await ctx.admin.post('/api/admin/projects', { id: uniqueName('brace'), name: '['.repeat(100) });
+    expectStatus(inString, 201);
+  });
+
+  test('a rejected value is described by its first levels and items, never rendered whole', async () => {
+    const wide = Array.from({ length: 5_000 }, (_, i) => ({ id: i, deep: [[[[i]]]] }));
+    const response = await ctx.admin.post('/api/admin/projects', { id: uniqueName('wide'), name: wide });
+    const error = expectError(response, 400, 'BadDataError');
+    const detail = error.details.find((d) => d.path === '/body/name');
+    assert.ok(detail, response.body);
+    assert.match(detail.message, /\(got \[\{"id":0,"deep":\[\[\.\.\.\]\]\},/);
+    assert.ok(response.body.length < 1_000, `the error body has ${response.body.length} characters`);
+  });
+
   test('SQL-looking, emoji and very long input is stored as text, never run', async () => {
     const id = uniqueName('weird');
     const description = `'; DROP TABLE projects; -- 🚩 ${'x'.repeat(900)}`;

@@ -205,8 +205,18 @@ describe('bad search input is a 400 naming the parameter', () => {
     expectError(await ctx.admin.get('/api/admin/search/events?limit=1&limit=2'), 400, 'BadDataError');
   });
 
-  test('event search is for admins', async () => {
-    expectError(await ctx.withCookie(editor.cookie).get('/api/admin/search/events'), 403, 'PermissionError');
+  test('every signed-in role searches events; without credentials it is a 401', async () => {
+    const viewer = await createUserSession(ctx, 'Viewer');
+    for (const cookie of [editor.cookie, viewer.cookie]) {
+      const response = await ctx.withCookie(cookie).get(`/api/admin/search/events?project=IS:${project}&type=IS:feature-created`);
+      expectStatus(response, 200);
+      const body = response.json() as SearchResult;
+      assert.deepEqual(body.events.map((e) => e.featureName), [flags.beta, flags.alpha]);
+      assert.equal(body.total, 2);
+    }
+    expectError(await ctx.as().get('/api/admin/search/events'), 401, 'AuthenticationRequired');
+    // The whole log and the integration log stay admin-only.
+    expectError(await ctx.withCookie(editor.cookie).get('/api/admin/events'), 403, 'PermissionError');
   });
 });
 

@@ -183,6 +183,35 @@ describe('POST /auth/simple/login', () => {
     }
   });
 
+  test('the eleventh wrong password in a minute is a 429 with Retry-After, for that address only, until the window passes', async () => {
+    const username = uniqueName('throttled');
+    await createUser({ username, password: STRONG_PASSWORD, rootRole: 'Viewer' });
+    const attacker = (password: string) =>
+      ctx.as().inject({ method: 'POST', url: LOGIN, payload: { username, password }, remoteAddress: '203.0.113.7' });
+    for (let i = 1; i <= 10; i++) expectError(await attacker(`Wrong-Password-${i}`), 401, 'PasswordMismatch');
+    for (const password of ['Wrong-Password-11', STRONG_PASSWORD]) {
+      const refused = await attacker(password);
+      const error = expectError(refused, 429, 'TooManyRequestsError');
+      assert.match(error.message, /Too many failed logins/);
+      const retryAfter = Number(refused.headers['retry-after']);
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${refused.headers['retry-after']}`);
+      assert.equal(refused.cookies.length, 0);
+    }
+    // The owner, from their own address, is not locked out by the attacker.
+    const owner = await ctx.as().inject({ method: 'POST', url: LOGIN, payload: { username, password: STRONG_PASSWORD }, remoteAddress: '198.51.100.20' });
+    expectStatus(owner, 200);
+    // Once the window has passed, the attacker's address may try again.
+    ctx.clock.advance(61_000);
+    expectStatus(await attacker(STRONG_PASSWORD), 200);
+  });
+
+  test('one address spraying passwords over many accounts is throttled after 30 failures', async () => {
+    const sprayer = (username: string) =>
+      ctx.as().inject({ method: 'POST', url: LOGIN, payload: { username, password: 'Spring-2026-Spray' }, remoteAddress: '203.0.113.99' });
+    for (let i = 0; i < 30; i++) expectError(await sprayer(uniqueName('victim')), 401, 'PasswordMismatch');
+    expectError(await sprayer(uniqueName('victim')), 429, 'TooManyRequestsError');
+  });
+
   test('a failed attempt increments loginAttempts; a success resets it to 0', async () => {
     const username = uniqueName('attempts');
     const created = await createUser({ username, password: STRONG_PASSWORD, rootRole: 'Viewer' });

@@ -27,6 +27,7 @@ describe('address classification', () => {
     ['ff02::1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
     ['::ffff:127.0.0.1', 'loopback'],
+    ['::7f00:1', 'reserved'],
     ['::ffff:a9fe:a9fe', 'linkLocal'],
     ['64:ff9b::a9fe:a9fe', 'rfc6052'],
     ['2002:a9fe:a9fe::', '6to4'],
@@ -66,6 +67,11 @@ describe('outbound safety through the API', () => {
       'http://100.100.100.200/',
       'http://0.0.0.0/',
       'http://2130706433/hook',
+      // Spellings of loopback that a check of the literal text would let through.
+      'http://[::127.0.0.1]/',
+      'http://localhost.:4242/',
+      'http://LOCALHOST../hook',
+      'http://api.localhost/hook',
     ]) {
       const response = await ctx.admin.post('/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url }, events: [] });
       const error = expectError(response, 400, 'BadDataError');

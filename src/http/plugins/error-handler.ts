@@ -15,9 +15,26 @@ import {
 
 const HTTP_PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
 
+const PREVIEW_LENGTH = 80;
+const PREVIEW_DEPTH = 3;
+const PREVIEW_ITEMS = 10;
+
+/** JSON of the first levels and items only: a rejected value may be huge or nested thousands deep. */
+function preview(value: unknown, depth: number): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
+  const entries = Array.isArray(value) ? value.map((item) => [undefined, item] as const) : Object.entries(value);
+  if (entries.length === 0) return Array.isArray(value) ? '[]' : '{}';
+  if (depth >= PREVIEW_DEPTH) return Array.isArray(value) ? '[...]' : '{...}';
+  const shown = entries
+    .slice(0, PREVIEW_ITEMS)
+    .map(([key, item]) => `${key === undefined ? '' : `${JSON.stringify(key)}:`}${preview(item, depth + 1)}`);
+  if (entries.length > PREVIEW_ITEMS) shown.push('...');
+  return Array.isArray(value) ? `[${shown.join(',')}]` : `{${shown.join(',')}}`;
+}
+
 function describeValue(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  const text = preview(value, 0);
+  return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH - 3)}...` : text;
 }
 
 /** One detail per Ajv problem, with a path such as `/query/limit` and what was sent. */
@@ -88,6 +105,7 @@ function toApiError(error: FastifyError): ApiError | undefined {
 export function sendError(reply: FastifyReply, error: ApiError, id: string = randomUUID()) {
   return reply
     .status(error.statusCode)
+    .headers(error.headers())
     .type('application/json; charset=utf-8')
     .send({ id, name: error.name, message: error.message, details: error.details, ...error.extraBody() });
 }
