@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap } from './domain/bootstrap.js';
@@ -22,7 +23,13 @@ function readConfig(): Config {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database).catch((error: unknown) => {
+    if (error instanceof DataDirInUseError) {
+      process.stderr.write(`Vexil cannot start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  });
   await migrateToLatest(database.db);
   const deps = { db: database.db, clock: systemClock, config };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);

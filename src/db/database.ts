@@ -1,9 +1,11 @@
+import { setImmediate } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -120,11 +122,36 @@ async function listenOnPostgres(
   };
 }
 
+/**
+ * PGlite runs each query synchronously on the event loop, and the dialect hands its one connection straight to
+ * the next waiter. Waiting one turn of the event loop before each query lets pending I/O in between (a
+ * liveness probe, a request's first bytes, a stream's drain), so long exports and bursts share the engine
+ * with everything else instead of running back to back.
+ */
+function takingTurns(pglite: PGlite): PGlite {
+  const turns = {
+    query: async (...args: Parameters<PGlite['query']>) => {
+      await setImmediate();
+      return pglite.query(...args);
+    },
+    close: () => pglite.close(),
+  };
+  return turns as unknown as PGlite;
+}
+
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  // An in-memory database (tests) has nothing to share; a directory is this process's alone while it runs.
+  const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   // PGlite has one connection; kysely-pglite-dialect queues callers so a transaction owns it until it ends.
   // Extensions must be passed every time PGlite opens; pg_trgm backs the event log's text search.
-  const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(takingTurns(pglite)) });
   return {
     db,
     engine: 'pglite',
@@ -136,7 +163,10 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
       onNotify();
       return () => db.connection().execute(() => unlisten());
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      unlock();
+    },
   };
 }
 

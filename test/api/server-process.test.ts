@@ -96,6 +96,50 @@ describe('the server process', () => {
     }
   });
 
+  test('a second server on a data directory in use exits naming the first; a crashed owner does not block a restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vexil-server-lock-'));
+    const token = '*:*.process-lock-token-0123456789';
+    try {
+      const first = await startServer({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token });
+      const created = await fetch(`${first.baseUrl}/api/admin/projects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: token },
+        body: JSON.stringify({ id: 'first-owner', name: 'First' }),
+      });
+      assert.equal(created.status, 201);
+
+      const second = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
+      assert.equal(code, 1);
+      assert.equal(
+        stderr,
+        `Vexil cannot start: the data directory ${dir} is in use by another Vexil (pid ${first.process.pid}); stop it or set another DATA_DIR\n`,
+      );
+
+      // The first server still serves its data.
+      const kept = await fetch(`${first.baseUrl}/api/admin/projects/first-owner`, { headers: { authorization: token } });
+      assert.equal(kept.status, 200);
+
+      // kill -9 leaves the lock file behind; the next start takes it over.
+      first.process.kill('SIGKILL');
+      await first.exited;
+      const restarted = await startServer({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token });
+      try {
+        const again = await fetch(`${restarted.baseUrl}/api/admin/projects/first-owner`, { headers: { authorization: token } });
+        assert.equal(again.status, 200);
+      } finally {
+        assert.equal(await stopServer(restarted), 0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('with INIT_ADMIN_API_TOKENS creates that token and no admin user', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vexil-server-token-'));
     const token = '*:*.process-test-token-0123456789';

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database, EventsTable } from '../../db/schema.js';
@@ -95,7 +96,7 @@ export async function recentEvents(db: Db, limit: number): Promise<EventView[]> 
 export async function* streamEvents(
   db: Db,
   scope: { project: string } | { featureName: string },
-  batchSize = 1000,
+  batchSize = 250,
 ): AsyncGenerator<EventView[]> {
   let before: number | undefined;
   for (;;) {
@@ -107,6 +108,9 @@ export async function* streamEvents(
     yield rows.map(toEventView);
     if (rows.length < batchSize) return;
     before = rows[rows.length - 1]!.id;
+    // Let other requests run between batches: on the embedded engine each query holds the one connection and
+    // the event loop, so a long export must not chain its batches back to back.
+    await setImmediate();
   }
 }
 

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../../src/db/schema.js';
+import { buildApp } from '../../src/http/app.js';
+import { expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { usingPostgres } from '../helpers/test-database.js';
+
+/** Liveness must not wait behind the database; large exports share the embedded engine's one connection fairly. */
+const EVENTS = 50_000;
+const EXPORTS = 8;
+
+let ctx: TestApp;
+let baseUrl: string;
+const project = uniqueName('exports');
+
+before(async () => {
+  ctx = await startTestApp();
+  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: 'Exports' }), 201);
+  await sql`
+    INSERT INTO events (created_at, type, created_by, project, feature_name, data, tags)
+    SELECT now(), 'feature-created', 'seed', ${project}, 'flag-' || n, jsonb_build_object('name', 'flag-' || n, 'n', n), '[]'
+    FROM generate_series(1, ${EVENTS}) AS n`.execute(ctx.db);
+  // As after any bulk load (the embedded engine has no autovacuum; the server analyzes hourly).
+  await sql`ANALYZE events`.execute(ctx.db);
+  baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+});
+after(() => ctx.close());
+
+async function timed(path: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}${path}`);
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - started };
+}
+
+describe('health while exports stream', () => {
+  test(`/health answers within 100 ms and /health/ready answers while ${EXPORTS} exports of ${EVENTS} events stream`, async () => {
+    const received = Array.from({ length: EXPORTS }, () => 0);
+    // Plain requests whose sockets the test destroys at the end, as a client that goes away does.
+    const requests = received.map((_, i) =>
+      http.get(`${baseUrl}/api/admin/events?project=${project}`, { headers: { authorization: ADMIN_TOKEN }, agent: false }, (response) => {
+        assert.equal(response.statusCode, 200);
+        response.on('data', (chunk: Buffer) => (received[i]! += chunk.length));
+      }),
+    );
+    for (const request of requests) request.on('error', () => undefined);
+    // Let every export start and queue for the connection first.
+    while (received.some((bytes) => bytes === 0)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const liveness: number[] = [];
+    const readiness: Array<{ status: number; ms: number }> = [];
+    for (let sample = 0; sample < 10; sample++) {
+      const live = await timed('/health');
+      assert.equal(live.status, 200);
+      liveness.push(live.ms);
+      readiness.push(await timed('/health/ready'));
+    }
+    const streamedBefore = [...received];
+    for (const request of requests) request.destroy();
+    // On PostgreSQL the exports run in parallel on the pool, and this process (both server and the client reading
+    // eight streams) is busy with them: liveness is bounded by the machine's CPU there, not by the database.
+    if (!usingPostgres()) {
+      assert.ok(Math.max(...liveness) < 100, `liveness took ${liveness.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    }
+    assert.deepEqual(readiness.map((r) => r.status), readiness.map(() => 200));
+    // The exports were streaming all along, not finished before the probes ran.
+    const wholeExport = EVENTS * 150;
+    for (const bytes of streamedBefore) assert.ok(bytes > 0 && bytes < wholeExport, `an export had streamed ${bytes} bytes`);
+  });
+
+  test('/health/ready is a 503 when the database does not answer; /health still answers', async () => {
+    // The same app on a database that refuses connections (nothing listens on port 1).
+    const unreachable = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://vexil@127.0.0.1:1/none', connectionTimeoutMillis: 2000 }) }),
+    });
+    const app = await buildApp({ db: unreachable, clock: ctx.clock, config: ctx.config }, { logLevel: 'silent' });
+    try {
+      const response = await app.inject({ method: 'GET', url: '/health/ready' });
+      assert.equal(response.statusCode, 503);
+      assert.equal((response.json() as { name: string }).name, 'ServiceUnavailableError');
+      assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+    } finally {
+      await app.close();
+      await unreachable.destroy();
+    }
+  });
+});
