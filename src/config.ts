@@ -7,8 +7,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize: number }
-  /** `dataDir` undefined keeps the database in memory (tests). */
-  | { kind: 'pglite'; dataDir?: string };
+  /**
+   * `dataDir` undefined keeps the database in memory (tests). `initialContents` starts a new database from a
+   * dump of another (`PGlite.dumpDataDir`), which is much faster than creating one.
+   */
+  | { kind: 'pglite'; dataDir?: string; initialContents?: Blob };
 
 export interface Config {
   port: number;
@@ -19,6 +22,8 @@ export interface Config {
   logLevel: LogLevel;
   baseUrl: string;
   sessionTtlHours: number;
+  /** How long one read of a search or listing may run on PostgreSQL before it is cancelled. */
+  readTimeoutMs: number;
   integrations: IntegrationsConfig;
 }
 
@@ -145,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env),
     baseUrl: readBaseUrl(env, port),
     sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
+    readTimeoutMs: readInteger(env, 'READ_TIMEOUT_MS', 10_000, 100, 600_000),
     integrations: readIntegrations(env),
   };
 }

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/database.js';
+import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { migrateToLatest } from './db/migrate.js';
 import { bootstrap } from './domain/bootstrap.js';
 import { ChangeRequestScheduler } from './domain/change-requests/change-request-scheduler.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     { engine: database.engine, adminTokensCreated: setUp.adminTokensCreated },
     database.engine === 'pglite' ? `Using the embedded database in ${config.database.kind === 'pglite' ? config.database.dataDir : ''}` : 'Using PostgreSQL',
   );
+  const stopMaintenance = database.engine === 'pglite' ? startEmbeddedMaintenance(database.db, app.log) : () => undefined;
   const changeRequestScheduler = new ChangeRequestScheduler(deps, app.log);
   changeRequestScheduler.start();
   const integrationsLog = app.log.child({ component: 'integrations' });
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'Shutting down: finishing requests in flight');
     try {
+      stopMaintenance();
       await changeRequestScheduler.stop();
       // Deliveries in flight finish (each within the delivery timeout) while requests in flight do.
       await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop()]);

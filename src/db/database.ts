@@ -22,6 +22,8 @@ export interface DatabaseHandle {
    * lost. Notifications are a wake-up call, never a carrier of data.
    */
   listen(channel: string, onNotify: () => void): Promise<Unlisten>;
+  /** The embedded engine only: a consistent copy of the whole database, loadable as `initialContents`. */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -139,14 +141,18 @@ function takingTurns(pglite: PGlite): PGlite {
   return turns as unknown as PGlite;
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, initialContents?: Blob): Promise<DatabaseHandle> {
   // An in-memory database (tests) has nothing to share; a directory is this process's alone while it runs.
   const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   // PGlite has one connection; kysely-pglite-dialect queues callers so a transaction owns it until it ends.
   // Extensions must be passed every time PGlite opens; pg_trgm backs the event log's text search.
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 }, extensions: { pg_trgm } });
+    pglite = await PGlite.create(dataDir, {
+      parsers: { [INT8_OID]: parseInt8 },
+      extensions: { pg_trgm },
+      ...(initialContents ? { loadDataDir: initialContents } : {}),
+    });
   } catch (error) {
     unlock();
     throw error;
@@ -163,6 +169,8 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
       onNotify();
       return () => db.connection().execute(() => unlisten());
     },
+    // Taken while holding the connection, so no transaction is half-way through it.
+    dump: () => db.connection().execute(() => pglite.dumpDataDir('none')),
     close: async () => {
       await db.destroy();
       unlock();
@@ -174,5 +182,5 @@ export async function openDatabase(
   config: DatabaseConfig,
   onConnectionError: ConnectionErrorHandler = reportConnectionError,
 ): Promise<DatabaseHandle> {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, onConnectionError) : openPglite(config.dataDir);
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, onConnectionError) : openPglite(config.dataDir, config.initialContents);
 }

@@ -1,4 +1,4 @@
-import { BadDataError, ConflictError, NameExistsError, NotFoundError, type ApiError } from '../shared/errors.js';
+import { BadDataError, ConflictError, NameExistsError, NotFoundError, ServiceUnavailableError, type ApiError } from '../shared/errors.js';
 
 /**
  * PostgreSQL enforces uniqueness and references; this is the one place that turns its SQLSTATEs into the API's
@@ -86,11 +86,16 @@ const foreignKeyViolations: Record<string, { missing: (value: string) => ApiErro
 
 // Text PostgreSQL cannot store (NUL characters, invalid encodings) is the client's mistake, not a server failure.
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+// A statement timeout or a cancellation (the client went away) of a bounded read.
+const QUERY_CANCELED = '57014';
 
 export function translateDatabaseError(error: unknown): ApiError | undefined {
   if (!isPgError(error)) return undefined;
   if (UNSTORABLE_TEXT.has(error.code)) {
     return new BadDataError('The request contains characters that cannot be stored, such as the NUL character');
+  }
+  if (error.code === QUERY_CANCELED) {
+    return new ServiceUnavailableError('The request took too long and was stopped; narrow it down (fewer filters, a shorter period) and try again');
   }
   if (!error.constraint) return undefined;
   const value = keyValue(error.detail);

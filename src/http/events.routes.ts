@@ -11,7 +11,9 @@ import {
   streamEvents,
   type EventView,
 } from '../domain/events/event-queries.js';
+import { boundedRead } from '../db/bounded-read.js';
 import type { RouteModule } from './deps.js';
+import { readBoundsOf } from './read-bounds.js';
 import {
   DeprecatedSearchEventsSchema,
   EventCreatorsSchema,
@@ -94,7 +96,7 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
       // Every signed-in user may search the audit log, as in Unleash (a flag's history is read through it).
       config: { access: can('READ') },
     },
-    async (request) => searchEvents(deps.db, request.query),
+    async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => searchEvents(db, request.query)),
   );
 
   app.post(
@@ -109,7 +111,9 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('ADMIN') },
     },
     async (request, reply) => {
-      const { events, totalEvents } = await deprecatedEventSearch(deps.db, request.body ?? {});
+      const { events, totalEvents } = await boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
+        deprecatedEventSearch(db, request.body ?? {}),
+      );
       return reply
         .header('Deprecation', 'true')
         .header('Link', '</api/admin/search/events>; rel="successor-version"')

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { searchFeatures } from '../domain/search/feature-search.js';
 import { DateTime, Nullable } from './common.schemas.js';
+import { boundedRead } from '../db/bounded-read.js';
 import type { RouteModule } from './deps.js';
+import { readBoundsOf } from './read-bounds.js';
 import { TagSchema } from './features.schemas.js';
 import { actorOf, can } from './plugins/access.js';
 
@@ -58,7 +60,9 @@ const SearchFeaturesQuerySchema = Type.Object({
   createdBy: Parameter('IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:<user id>'),
   tag: Parameter('INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL:<type>:<value>[,...]'),
   segment: Parameter('INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL:<segment name>[,...]'),
-  status: Type.Optional(Type.Array(Type.String(), { description: 'Repeatable <environment>:enabled|disabled; entries are OR-ed' })),
+  status: Type.Optional(
+    Type.Array(Type.String(), { maxItems: 100, description: 'Repeatable (at most 100 times) <environment>:enabled|disabled; entries are OR-ed' }),
+  ),
   createdAt: Parameter('IS_BEFORE or IS_ON_OR_AFTER:yyyy-MM-dd'),
   lifecycle: Parameter('IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:initial|pre-live|live|completed|archived'),
   favorite: Parameter('IS or IS_NOT:true|false, for the caller'),
@@ -79,6 +83,7 @@ export const featureSearchRoutes: RouteModule = async (app, { deps }) => {
       schema: { tags: ['Search'], querystring: SearchFeaturesQuerySchema, response: { 200: Type.Ref(SearchFeaturesResponseSchema) } },
       config: { access: can('READ') },
     },
-    async (request) => searchFeatures(deps.db, request.query, actorOf(request), deps.clock.now()),
+    async (request, reply) =>
+      boundedRead(deps.db, readBoundsOf(deps, reply), (db) => searchFeatures(db, request.query, actorOf(request), deps.clock.now())),
   );
 };

@@ -984,6 +984,32 @@ describe('bad input is a 400 naming the parameter', () => {
     });
   }
 
+  test('a filter lists at most 100 values, status at most 100 entries, query at most 10 terms', async () => {
+    const values = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join(',');
+    const tooMany: Array<[string, string, RegExp]> = [
+      [`project=IS_ANY_OF:${values(101, (i) => `p${i}`)}`, '/query/project', /at most 100 values/],
+      [`tag=INCLUDE_ANY_OF:${values(101, (i) => `simple:v${i}`)}`, '/query/tag', /at most 100 values/],
+      [`segment=INCLUDE_ALL_OF:${values(101, (i) => `s${i}`)}`, '/query/segment', /at most 100 values/],
+      [`createdBy=IS_ANY_OF:${values(101, (i) => String(i))}`, '/query/createdBy', /at most 100 values/],
+      [Array.from({ length: 400 }, () => 'status=development:enabled').join('&'), '/query/status', /100/],
+      [`status=${values(101, (i) => `env${i}:enabled`)}`, '/query/status', /at most 100 entries/],
+      [`query=${values(11, (i) => `term${i}`)}`, '/query/query', /at most 10/],
+    ];
+    for (const [query, path, message] of tooMany) {
+      const error = expectError(await ctx.admin.get(`/api/admin/search/features?${query}`), 400, 'BadDataError');
+      assert.equal(error.details[0]!.path, path, query.slice(0, 40));
+      assert.match(error.message + error.details[0]!.message, message);
+    }
+  });
+
+  test('at the limits, the filters still mean what they say', async () => {
+    const padding = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i));
+    const projects = [P1, ...padding(99, (i) => `nowhere-${i}`)].join(',');
+    assert.deepEqual(keys(await search(`project=IS_ANY_OF:${projects}`)), P1_FLAGS);
+    const statuses = Array.from({ length: 100 }, () => 'status=nowhere:enabled').join('&');
+    assert.deepEqual(keys(await search(`${SCOPE}&${statuses}`)), []);
+  });
+
   test('an unknown sortBy lists the allowed fields', async () => {
     const error = expectError(await ctx.admin.get('/api/admin/search/features?sortBy=popularity'), 400, 'BadDataError');
     assert.equal(error.details[0]!.path, '/query/sortBy');

@@ -13,6 +13,7 @@ describe('configuration', () => {
       logLevel: 'info',
       baseUrl: 'http://localhost:4242',
       sessionTtlHours: 48,
+      readTimeoutMs: 10_000,
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
     });
   });
@@ -27,6 +28,7 @@ describe('configuration', () => {
       LOG_LEVEL: 'WARN',
       BASE_URL: 'https://flags.example.com/',
       SESSION_TTL_HOURS: '8',
+      READ_TIMEOUT_MS: '3000',
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'TRUE',
       INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2500',
       INTEGRATIONS_MAX_ATTEMPTS: '3',
@@ -40,6 +42,7 @@ describe('configuration', () => {
       logLevel: 'warn',
       baseUrl: 'https://flags.example.com',
       sessionTtlHours: 8,
+      readTimeoutMs: 3000,
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
     });
   });

@@ -3,7 +3,7 @@ import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
 import { FEATURE_TYPES } from '../features/features.commands.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
-import { likePattern, parseDay, parseFilter, parseUserIds, type Filter } from './filters.js';
+import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from './filters.js';
 
 // The filters of the feature search (spec 4.7), one small function each.
 
@@ -20,6 +20,8 @@ export interface SearchContext {
 const SET_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
 const LIST_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'] as const;
 const STATES = ['active', 'stale', 'potentially-stale'] as const;
+/** Each text term is a trigram search in three places; a person types a few. */
+const MAX_QUERY_TERMS = 10;
 
 /** How long a flag of each type is expected to live before it is potentially stale (Unleash's defaults). */
 const EXPECTED_LIFETIME_DAYS: Record<string, number | null> = {
@@ -41,16 +43,22 @@ function requireKnown(parameter: string, raw: string, values: string[], known: r
   if (unknown.length > 0) throw invalid(parameter, raw, `values must be among ${known.join(', ')}`);
 }
 
-/** IS/IS_ANY_OF keep the flags matching any value; IS_NOT/IS_NONE_OF keep those matching none. */
-function setCondition(eb: Eb, filter: Filter<(typeof SET_OPERATORS)[number]>, matches: (value: string) => Expression<SqlBool>) {
-  const any = eb.or(filter.values.map(matches));
-  return filter.operator === 'IS' || filter.operator === 'IS_ANY_OF' ? any : eb.not(any);
+/**
+ * IS/IS_ANY_OF keep the flags matching any value; IS_NOT/IS_NONE_OF keep those matching none. `matchesAny` is
+ * one predicate over all the values (an IN list), never one per value: a plan that grows with the number of
+ * values is what let one request pin the database.
+ */
+function setCondition(eb: Eb, filter: Filter<(typeof SET_OPERATORS)[number]>, matchesAny: Expression<SqlBool>) {
+  return filter.operator === 'IS' || filter.operator === 'IS_ANY_OF' ? matchesAny : eb.not(matchesAny);
 }
 
-/** The six list operators of tags and segments over "the flag has this item". */
-function listCondition(eb: Eb, filter: Filter<(typeof LIST_OPERATORS)[number]>, has: (value: string) => Expression<SqlBool>) {
-  const hasAny = eb.or(filter.values.map(has));
-  const hasAll = eb.and(filter.values.map(has));
+/**
+ * The six list operators of tags and segments, from one subquery counting how many of the distinct wanted
+ * items the flag has: any (count > 0) or all (count = number wanted).
+ */
+function listCondition(eb: Eb, filter: Filter<(typeof LIST_OPERATORS)[number]>, matchedCount: Expression<number>) {
+  const hasAny = eb(matchedCount, '>', 0);
+  const hasAll = eb(matchedCount, '=', filter.values.length);
   switch (filter.operator) {
     case 'INCLUDE':
     case 'INCLUDE_ANY_OF':
@@ -83,8 +91,9 @@ function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
 /** One small function per filter: each narrows the query or throws a 400 naming the parameter. */
 export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: SearchContext) => FeatureQuery> = {
   query: (q, raw) => {
-    const terms = raw.split(',').map((term) => term.trim()).filter(Boolean);
+    const terms = [...new Set(raw.split(',').map((term) => term.trim()).filter(Boolean))];
     if (terms.length === 0) return q;
+    if (terms.length > MAX_QUERY_TERMS) throw invalid('query', raw, `give at most ${MAX_QUERY_TERMS} comma-separated terms`);
     // A union of three lookups, each served by its trigram index; an OR across the tables would read every flag.
     const patterns = terms.map(likePattern);
     return q.where('f.name', 'in', (eb) =>
@@ -108,31 +117,38 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
   },
   project: (q, raw) => {
     const filter = parseFilter('project', raw, SET_OPERATORS);
-    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.project', '=', value)));
+    return q.where((eb) => setCondition(eb, filter, eb('f.project', 'in', filter.values)));
   },
   type: (q, raw) => {
     const filter = parseFilter('type', raw, SET_OPERATORS);
     requireKnown('type', raw, filter.values, FEATURE_TYPES);
-    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.type', '=', value)));
+    return q.where((eb) => setCondition(eb, filter, eb('f.type', 'in', filter.values)));
   },
   createdBy: (q, raw) => {
     const filter = parseFilter('createdBy', raw, SET_OPERATORS);
     const ids = parseUserIds('createdBy', raw, filter.values);
-    return q.where((eb) => setCondition(eb, filter, (value) => eb('f.created_by_user_id', '=', ids[filter.values.indexOf(value)]!)));
+    return q.where((eb) => setCondition(eb, filter, eb('f.created_by_user_id', 'in', ids)));
   },
   state: (q, raw, context) => {
     const filter = parseFilter('state', raw, SET_OPERATORS);
     requireKnown('state', raw, filter.values, STATES);
+    // At most three known values, each a plain condition on the flag's own row.
     return q.where((eb) =>
-      setCondition(eb, filter, (value) =>
-        value === 'stale' ? eb('f.stale', '=', true) : value === 'active' ? eb('f.stale', '=', false) : potentiallyStale(eb, context.now),
+      setCondition(
+        eb,
+        filter,
+        eb.or(
+          filter.values.map((value) =>
+            value === 'stale' ? eb('f.stale', '=', true) : value === 'active' ? eb('f.stale', '=', false) : potentiallyStale(eb, context.now),
+          ),
+        ),
       ),
     );
   },
   lifecycle: (q, raw) => {
     const filter = parseFilter('lifecycle', raw, SET_OPERATORS);
     requireKnown('lifecycle', raw, filter.values, LIFECYCLE_STAGES);
-    return q.where((eb) => setCondition(eb, filter, (value) => eb(currentStage, '=', value)));
+    return q.where((eb) => setCondition(eb, filter, eb(currentStage, 'in', filter.values)));
   },
   tag: (q, raw) => {
     const filter = parseFilter('tag', raw, LIST_OPERATORS);
@@ -142,32 +158,32 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
       return { type: value.slice(0, colon), value: value.slice(colon + 1) };
     });
     return q.where((eb) =>
-      listCondition(eb, filter, (item) => {
-        const tag = tags[filter.values.indexOf(item)]!;
-        return eb.exists(
-          eb
-            .selectFrom('feature_tags as t')
-            .select('t.feature_name')
-            .whereRef('t.feature_name', '=', 'f.name')
-            .where('t.tag_type', '=', tag.type)
-            .where('t.tag_value', '=', tag.value),
-        );
-      }),
+      listCondition(
+        eb,
+        filter,
+        eb
+          .selectFrom('feature_tags as t')
+          .select(sql<number>`count(*)`.as('matched'))
+          .whereRef('t.feature_name', '=', 'f.name')
+          .where((w) => w(w.refTuple('t.tag_type', 't.tag_value'), 'in', tags.map((tag) => w.tuple(tag.type, tag.value))))
+          .$asScalar(),
+      ),
     );
   },
   segment: (q, raw) => {
     const filter = parseFilter('segment', raw, LIST_OPERATORS);
     return q.where((eb) =>
-      listCondition(eb, filter, (name) =>
-        eb.exists(
-          eb
-            .selectFrom('feature_strategies as fs')
-            .innerJoin('feature_strategy_segments as fss', 'fss.strategy_id', 'fs.id')
-            .innerJoin('segments as s', 's.id', 'fss.segment_id')
-            .select('fs.id')
-            .whereRef('fs.feature_name', '=', 'f.name')
-            .where('s.name', '=', name),
-        ),
+      listCondition(
+        eb,
+        filter,
+        eb
+          .selectFrom('feature_strategies as fs')
+          .innerJoin('feature_strategy_segments as fss', 'fss.strategy_id', 'fs.id')
+          .innerJoin('segments as s', 's.id', 'fss.segment_id')
+          .select(sql<number>`count(DISTINCT s.name)`.as('matched'))
+          .whereRef('fs.feature_name', '=', 'f.name')
+          .where('s.name', 'in', filter.values)
+          .$asScalar(),
       ),
     );
   },
@@ -208,30 +224,52 @@ export function statusFilter(q: FeatureQuery, entries: string[]): FeatureQuery {
     if (!match) throw invalid('status', entry, 'entries are <environment>:enabled or <environment>:disabled');
     return { environment: match[1]!, enabled: match[2] === 'enabled' };
   });
-  return q.where((eb) =>
-    eb.or(
-      parsed.map(({ environment, enabled }) => {
-        const isEnabled = eb.exists(
+  if (parsed.length > MAX_FILTER_VALUES) {
+    throw invalid('status', entries.join('&'), `give at most ${MAX_FILTER_VALUES} entries`);
+  }
+  const enabledIn = [...new Set(parsed.filter((entry) => entry.enabled).map((entry) => entry.environment))];
+  const disabledIn = [...new Set(parsed.filter((entry) => !entry.enabled).map((entry) => entry.environment))];
+  // Two predicates at most, each over a list of environments, whatever the number of entries.
+  return q.where((eb) => {
+    const conditions: Expression<SqlBool>[] = [];
+    if (enabledIn.length > 0) {
+      conditions.push(
+        eb.exists(
           eb
             .selectFrom('feature_environments as fe')
             .select('fe.feature_name')
             .whereRef('fe.feature_name', '=', 'f.name')
-            .where('fe.environment', '=', environment)
+            .where('fe.environment', 'in', enabledIn)
             .where('fe.enabled', '=', true),
-        );
-        if (enabled) return isEnabled;
-        // Disabled means the environment is the project's and the flag is off there.
-        const inProject = eb.exists(
+        ),
+      );
+    }
+    if (disabledIn.length > 0) {
+      // Disabled means the environment is the project's and the flag is off there.
+      conditions.push(
+        eb.exists(
           eb
             .selectFrom('project_environments as pe')
             .select('pe.project_id')
             .whereRef('pe.project_id', '=', 'f.project')
-            .where('pe.environment_name', '=', environment),
-        );
-        return eb.and([inProject, eb.not(isEnabled)]);
-      }),
-    ),
-  );
+            .where('pe.environment_name', 'in', disabledIn)
+            .where((inner) =>
+              inner.not(
+                inner.exists(
+                  inner
+                    .selectFrom('feature_environments as fe')
+                    .select('fe.feature_name')
+                    .whereRef('fe.feature_name', '=', 'f.name')
+                    .whereRef('fe.environment', '=', 'pe.environment_name')
+                    .where('fe.enabled', '=', true),
+                ),
+              ),
+            ),
+        ),
+      );
+    }
+    return eb.or(conditions);
+  });
 }
 
 /**

@@ -17,6 +17,12 @@ function problem(parameter: string, sent: string, message: string, what = 'filte
   ]);
 }
 
+/**
+ * Values one filter may list. Far more than a person picks, few enough that no filter can make a query
+ * expensive to plan or run.
+ */
+export const MAX_FILTER_VALUES = 100;
+
 export function parseFilter<Op extends string>(parameter: string, raw: string, operators: readonly Op[]): Filter<Op> {
   const colon = raw.indexOf(':');
   const operator = colon === -1 ? raw : raw.slice(0, colon);
@@ -28,6 +34,7 @@ export function parseFilter<Op extends string>(parameter: string, raw: string, o
     .split(',')
     .map((value) => value.trim());
   if (values.some((value) => value === '')) throw problem(parameter, raw, 'values may not be empty');
+  if (values.length > MAX_FILTER_VALUES) throw problem(parameter, raw, `give at most ${MAX_FILTER_VALUES} values`);
   return { operator: operator as Op, values: [...new Set(values)] };
 }
 
