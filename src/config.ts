@@ -24,6 +24,8 @@ export interface Config {
   sessionTtlHours: number;
   /** How long one read of a search or listing may run on PostgreSQL before it is cancelled. */
   readTimeoutMs: number;
+  /** Origins browsers may call the frontend API from (`*`: any). */
+  frontendApiOrigins: string[] | '*';
   integrations: IntegrationsConfig;
 }
 
@@ -133,6 +135,24 @@ function readBaseUrl(env: Env, port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+function readOrigins(env: Env): string[] | '*' {
+  const raw = env.FRONTEND_API_ORIGINS?.trim();
+  if (!raw || raw === '*') return '*';
+  return raw.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin.replace(/\/+$/, '')) {
+      invalid('FRONTEND_API_ORIGINS', '* or comma-separated origins such as https://app.example.com', origin);
+    }
+    return parsed.origin;
+  });
+}
+
 function readHost(env: Env): string {
   const raw = env.HOST?.trim();
   if (!raw) return '0.0.0.0';
@@ -151,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl: readBaseUrl(env, port),
     sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
     readTimeoutMs: readInteger(env, 'READ_TIMEOUT_MS', 10_000, 100, 600_000),
+    frontendApiOrigins: readOrigins(env),
     integrations: readIntegrations(env),
   };
 }

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     throw error;
   });
   await migrateToLatest(database.db);
-  const deps = { db: database.db, clock: systemClock, config };
+  const deps = { db: database.db, clock: systemClock, config, listen: database.listen };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps);
   app.log.info(

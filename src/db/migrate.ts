@@ -7,6 +7,7 @@ import * as eventLog from './migrations/0004-event-log.js';
 import * as usage from './migrations/0005-usage.js';
 import * as integrations from './migrations/0006-integrations.js';
 import * as changeRequests from './migrations/0007-change-requests.js';
+import * as clientApplications from './migrations/0008-client-applications.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005-usage': usage,
   '0006-integrations': integrations,
   '0007-change-requests': changeRequests,
+  '0008-client-applications': clientApplications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -322,7 +322,28 @@ export interface ChangeRequestCommentsTable {
   created_at: Date;
 }
 
+export interface ClientApplicationsTable {
+  app_name: string;
+  strategies: TextArray;
+  created_at: Date;
+  seen_at: Date;
+}
+
+export interface ClientInstancesTable {
+  app_name: string;
+  instance_id: string;
+  environment: string;
+  sdk_version: string | null;
+  client_ip: string | null;
+  started_at: Date | null;
+  interval_ms: number | null;
+  created_at: Date;
+  seen_at: Date;
+}
+
 export interface Database {
+  client_applications: ClientApplicationsTable;
+  client_instances: ClientInstancesTable;
   addons: AddonsTable;
   addon_deliveries: AddonDeliveriesTable;
   integration_events: IntegrationEventsTable;

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { LogLevel } from '../config.js';
+import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { AppDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
@@ -38,15 +40,34 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerJsonBodyParser(app);
 
   await app.register(cookie);
+  // Browsers call the frontend API from the application's own origin; nothing else is offered to them.
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      if (!request.url?.startsWith('/api/frontend')) return callback(null, { origin: false });
+      const allowed = deps.config.frontendApiOrigins;
+      callback(null, {
+        origin: allowed === '*' ? '*' : allowed,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk', 'x-unleash-sdk'],
+        exposedHeaders: ['ETag'],
+        maxAge: 86_400,
+      });
+    },
+  });
   registerErrorHandler(app);
   for (const schema of sharedSchemas) app.addSchema(schema);
   useSharedSchemas(sharedSchemas);
   await registerOpenApi(app, VERSION);
 
+  const clientFeatures = new ClientFeatureStore(deps.db);
+  await clientFeatures.start(deps.listen);
+  app.addHook('onClose', () => clientFeatures.stop());
+  const routeDeps = { ...deps, clientFeatures };
+
   await app.register(async (api) => {
     api.addHook('onRoute', documentErrorResponses);
-    registerAccessControl(api, deps);
-    for (const routes of routeModules) await api.register(routes, { deps });
+    registerAccessControl(api, routeDeps);
+    for (const routes of routeModules) await api.register(routes, { deps: routeDeps });
   });
   options.extend?.(app);
   return app;

@@ -31,17 +31,20 @@ export const ClientMetricsSchema = Type.Object(
 
 export const clientMetricsSchemas = [ClientMetricsSchema];
 
+export function assertBucketInOrder(bucket: { start: string; stop: string }): void {
+  if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
+    throw new BadDataError('The metrics bucket ends before it starts', [
+      { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
+    ]);
+  }
+}
+
 export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     '/api/client/metrics',
     { schema: { tags: ['Client'], body: Type.Ref(ClientMetricsSchema) }, config: { access: CLIENT } },
     async (request, reply) => {
-      const { bucket } = request.body;
-      if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
-        throw new BadDataError('The metrics bucket ends before it starts', [
-          { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
-        ]);
-      }
+      assertBucketInOrder(request.body.bucket);
       await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
       return reply.status(202).send();
     },

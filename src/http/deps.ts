@@ -1,13 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
+import type { DatabaseHandle, Db } from '../db/database.js';
+import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { Clock } from '../shared/clock.js';
 
-/** What route modules are given: the database, the clock and the configuration. */
+/** What the app is built from: the database (and how to hear its notifications), the clock, the configuration. */
 export interface AppDeps {
   db: Db;
   clock: Clock;
   config: Config;
+  listen: DatabaseHandle['listen'];
 }
 
-export type RouteModule = FastifyPluginAsyncTypebox<{ deps: AppDeps }>;
+/** What route modules are given: the app's dependencies and the services the app holds for its lifetime. */
+export interface RouteDeps extends AppDeps {
+  clientFeatures: ClientFeatureStore;
+}
+
+export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps }>;

@@ -6,7 +6,9 @@ import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
 import { changeRequestRoutes } from './change-requests.routes.js';
 import { changeRequestSchemas } from './change-requests.schemas.js';
+import { clientApiRoutes, clientApiSchemas } from './client-api.routes.js';
 import { clientMetricsRoutes, clientMetricsSchemas } from './client-metrics.routes.js';
+import { frontendApiRoutes, frontendApiSchemas } from './frontend-api.routes.js';
 import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
 import { contextFieldSchemas } from './context-fields.schemas.js';
@@ -54,6 +56,8 @@ export const routeModules: RouteModule[] = [
   changeRequestRoutes,
   addonRoutes,
   clientMetricsRoutes,
+  clientApiRoutes,
+  frontendApiRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -73,4 +77,6 @@ export const sharedSchemas: TSchema[] = [
   ...changeRequestSchemas,
   ...addonSchemas,
   ...clientMetricsSchemas,
+  ...clientApiSchemas,
+  ...frontendApiSchemas,
 ];

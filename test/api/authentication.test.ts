@@ -195,7 +195,7 @@ describe('start-up bootstrap on a fresh database', () => {
 
   async function appFor(entry: { database: TestDatabase; handle: DatabaseHandle; app?: FastifyInstance }) {
     const config = { ...loadConfig({}), database: entry.database.config, initAdminApiTokens: [] };
-    const app = await buildApp({ db: entry.handle.db, clock: systemClock, config }, { logLevel: 'silent' });
+    const app = await buildApp({ db: entry.handle.db, clock: systemClock, config, listen: entry.handle.listen }, { logLevel: 'silent' });
     await app.ready();
     entry.app = app;
     return app;

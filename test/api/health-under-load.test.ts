@@ -76,7 +76,10 @@ describe('health while exports stream', () => {
     const unreachable = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://vexil@127.0.0.1:1/none', connectionTimeoutMillis: 2000 }) }),
     });
-    const app = await buildApp({ db: unreachable, clock: ctx.clock, config: ctx.config }, { logLevel: 'silent' });
+    const app = await buildApp(
+      { db: unreachable, clock: ctx.clock, config: ctx.config, listen: async () => async () => undefined },
+      { logLevel: 'silent' },
+    );
     try {
       const response = await app.inject({ method: 'GET', url: '/health/ready' });
       assert.equal(response.statusCode, 503);

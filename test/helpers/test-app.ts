@@ -79,7 +79,7 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const deps = { db: handle.db, clock, config };
+  const deps = { db: handle.db, clock, config, listen: handle.listen };
   await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();

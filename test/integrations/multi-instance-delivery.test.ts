@@ -62,7 +62,7 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
   /** An instance as src/main.ts runs one: its own connection pool, HTTP app and worker, on the real clock. */
   async function startInstance(): Promise<Instance> {
     const handle = await openDatabase(ctx.databaseConfig);
-    const deps = { db: handle.db, clock: systemClock, config: ctx.config };
+    const deps = { db: handle.db, clock: systemClock, config: ctx.config, listen: handle.listen };
     const app = await buildApp(deps, { logLevel: 'silent' });
     const instance = { handle, app, attempted: 0 } as Instance;
     const ignore = () => undefined;

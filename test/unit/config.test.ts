@@ -14,6 +14,7 @@ describe('configuration', () => {
       baseUrl: 'http://localhost:4242',
       sessionTtlHours: 48,
       readTimeoutMs: 10_000,
+      frontendApiOrigins: '*',
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
     });
   });
@@ -29,6 +30,7 @@ describe('configuration', () => {
       BASE_URL: 'https://flags.example.com/',
       SESSION_TTL_HOURS: '8',
       READ_TIMEOUT_MS: '3000',
+      FRONTEND_API_ORIGINS: 'https://app.example.com, http://localhost:3000',
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'TRUE',
       INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2500',
       INTEGRATIONS_MAX_ATTEMPTS: '3',
@@ -43,6 +45,7 @@ describe('configuration', () => {
       baseUrl: 'https://flags.example.com',
       sessionTtlHours: 8,
       readTimeoutMs: 3000,
+      frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
     });
   });

@@ -4,6 +4,7 @@ import { describeEvent, type DescribedEvent } from '../../src/domain/events/even
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'application-created',
   'addon-config-created', 'addon-config-updated', 'addon-config-deleted',
   'api-token-created', 'api-token-deleted', 'context-field-created', 'context-field-deleted', 'context-field-updated',
   'environment-created', 'environment-deleted', 'environment-updated', 'feature-archived', 'feature-completed',

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { enqueueIntegrationDeliveries } from '../../integrations/delivery-outbox.js';
+import { CONFIGURATION_CHANNEL } from '../client-features/client-feature-store.js';
 import { actorIdentity } from '../access/actor.js';
 import { scopesOf, type CountedEvent } from './event-counts.js';
 import { isEventType, type EventType } from './event-types.js';
@@ -92,5 +93,9 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
     .returning('id')
     .executeTakeFirstOrThrow();
   enqueueIntegrationDeliveries(uow, recorded.id);
+  // Delivered when the transaction commits (never for a rollback): SDK caches on every instance refresh.
+  uow.beforeCommit('configuration-changed', async () => {
+    await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, '')`.execute(uow.tx);
+  });
   return recorded;
 }

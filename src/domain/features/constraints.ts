@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+import { RE2JS } from 're2js';
 import semver from 'semver';
 import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
 import type { Constraint } from './feature-views.js';
@@ -5,7 +7,7 @@ import type { Constraint } from './feature-views.js';
 export { CONSTRAINT_OPERATORS } from './feature-views.js';
 
 
-const MULTI_VALUE_OPERATORS = new Set(['NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS']);
+const MULTI_VALUE_OPERATORS = new Set(['NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR']);
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
 // RFC 3339 date-times, as Unleash's SDKs compare them.
@@ -26,7 +28,26 @@ function valueProblem(operator: string, value: string): string | undefined {
     return `${operator} needs an RFC 3339 date-time such as 2026-01-31T12:00:00Z`;
   }
   if (operator.startsWith('SEMVER_') && semver.valid(value) === null) return `${operator} needs a semantic version such as 1.2.3`;
+  if (operator === 'REGEX') {
+    // The SDKs run RE2 (linear time, no backreferences or lookaround): accept exactly what they can run.
+    try {
+      RE2JS.compile(value);
+    } catch (error) {
+      return `REGEX needs a regular expression in RE2 syntax: ${(error as Error).message}`;
+    }
+  }
   return undefined;
+}
+
+/** An IPv4 or IPv6 address, or a range in CIDR notation, as IN_CIDR compares them. */
+function isAddressOrRange(value: string): boolean {
+  if (ipaddr.isValid(value)) return true;
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -40,6 +61,12 @@ export function validateConstraints(constraints: Constraint[], path: string): vo
     if (MULTI_VALUE_OPERATORS.has(constraint.operator)) {
       if (!constraint.values || constraint.values.length === 0) {
         details.push({ path: `${at}/values`, message: `${constraint.operator} needs at least one value in "values"` });
+      } else if (constraint.operator === 'IN_CIDR') {
+        constraint.values.forEach((value, i) => {
+          if (!isAddressOrRange(value)) {
+            details.push({ path: `${at}/values/${i}`, message: `IN_CIDR needs IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(value)})` });
+          }
+        });
       }
       return;
     }

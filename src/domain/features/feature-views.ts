@@ -9,7 +9,8 @@ export const CONSTRAINT_OPERATORS = [
   'NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS',
   'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
   'DATE_AFTER', 'DATE_BEFORE',
-  'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT',
+  'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE',
+  'REGEX', 'IN_CIDR',
 ] as const;
 
 export interface Constraint {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../domain/access/actor.js';
-import { authenticateSession, authenticateToken, type SdkToken } from '../../domain/access/authenticate.js';
+import { authenticateSession, authenticateToken, type Credential, type SdkToken } from '../../domain/access/authenticate.js';
+import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
@@ -10,10 +11,21 @@ import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../.
  * Who may call a route: anyone, an authenticated caller holding a permission (admin API), or an SDK with a
  * client token (client API).
  */
-export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'client' };
+export type RouteAccess =
+  | { kind: 'public' }
+  | { kind: 'permission'; permission: Permission }
+  | { kind: 'client' }
+  | { kind: 'frontend' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
+/** Server-side SDKs, with a client (backend) token. */
 export const CLIENT: RouteAccess = { kind: 'client' };
+/** Browser and mobile SDKs, with a frontend token. */
+export const FRONTEND: RouteAccess = { kind: 'frontend' };
+
+/** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
+const SDK_TOKEN_CACHE_MS = 10_000;
+const SDK_TOKEN_CACHE_SIZE = 10_000;
 
 export function can(permission: Permission): RouteAccess {
   return { kind: 'permission', permission };
@@ -56,9 +68,12 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * validation (400), as Unleash orders them. A route that declares no access stops start-up, so no route can be
  * exposed by forgetting.
  */
-export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock; clientFeatures: ClientFeatureStore }): void {
   scope.decorateRequest('actor', null);
   scope.decorateRequest('sdkToken', null);
+  // SDKs poll every few seconds; their tokens are cached so that a poll answered 304 touches no database.
+  const sdkTokens = new Map<string, { token: SdkToken; until: number }>();
+  deps.clientFeatures.onAnyChange(() => sdkTokens.clear());
 
   scope.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.access) {
@@ -72,31 +87,45 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     const now = deps.clock.now();
     const token = bearerToken(request);
     // SDKs authenticate with tokens only; session cookies are for people on the admin API.
-    const sessionId = token || access.kind === 'client' ? undefined : request.cookies[SESSION_COOKIE];
+    const sessionId = token || access.kind === 'client' || access.kind === 'frontend' ? undefined : request.cookies[SESSION_COOKIE];
     if (!token && !sessionId) {
       throw new AuthenticationRequired('You must log in or send an API token in the Authorization header');
     }
-    const credential = token
-      ? await authenticateToken(deps.db, token, now)
-      : await authenticateSession(deps.db, sessionId!, now);
+    const sdkAccess = access.kind === 'client' || access.kind === 'frontend';
+    const cached = token && sdkAccess ? sdkTokens.get(token) : undefined;
+    const credential: Credential =
+      cached && cached.until > now.getTime()
+        ? { kind: 'apiToken', token: cached.token }
+        : token
+          ? await authenticateToken(deps.db, token, now)
+          : await authenticateSession(deps.db, sessionId!, now);
     switch (credential.kind) {
       case 'invalid':
         throw new UnauthorizedError(
           token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again',
         );
       case 'apiToken':
-        if (access.kind === 'client' && credential.token.type === 'client') {
+        if (access.kind === credential.token.type) {
+          if (!cached && token) {
+            if (sdkTokens.size >= SDK_TOKEN_CACHE_SIZE) sdkTokens.clear();
+            sdkTokens.set(token, { token: credential.token, until: now.getTime() + SDK_TOKEN_CACHE_MS });
+          }
           request.sdkToken = credential.token;
           return;
         }
         throw new PermissionError(
           access.kind === 'client'
             ? `A ${credential.token.type} token cannot be used on the client API; use a client (backend) token`
-            : `A ${credential.token.type} token cannot be used on the admin API; use an admin token or a personal access token`,
+            : access.kind === 'frontend'
+              ? `A ${credential.token.type} token cannot be used on the frontend API; use a frontend token`
+              : `A ${credential.token.type} token cannot be used on the admin API; use an admin token or a personal access token`,
         );
       case 'actor':
         if (access.kind === 'client') {
           throw new PermissionError('The client API takes a client (backend) token, as SDKs use');
+        }
+        if (access.kind === 'frontend') {
+          throw new PermissionError('The frontend API takes a frontend token, as browser and mobile SDKs use');
         }
         request.actor = credential.actor;
     }

@@ -1,0 +1,70 @@
+// The official Node SDK's own evaluation engine (its client and built-in strategies), so that what Vexil
+// evaluates for browsers and the playground is, bit for bit, what a server-side SDK would evaluate:
+// the same murmurhash stickiness, rollout buckets, variant selection, constraint operators and dependencies.
+import clientModule from 'unleash-client/lib/client.js';
+import type { Context } from 'unleash-client/lib/context.js';
+import type { FeatureInterface } from 'unleash-client/lib/feature.js';
+import type { Segment } from 'unleash-client/lib/strategy/strategy.js';
+import { defaultStrategies } from 'unleash-client/lib/strategy/index.js';
+import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
+
+// A CommonJS module with an `exports.default` class: under NodeNext its default import is the module object.
+const UnleashClient = clientModule.default;
+
+export type { Context as EvaluationContext };
+
+export interface EvaluatedToggle {
+  name: string;
+  enabled: boolean;
+  variant: { name: string; enabled: boolean; payload?: { type: string; value: string }; feature_enabled: boolean; featureEnabled: boolean };
+  impressionData: boolean;
+}
+
+/** The SDK's repository interface, over flags and segments already in memory. */
+class InMemoryRepository {
+  private readonly byName: Map<string, ClientFeature>;
+  constructor(
+    features: ClientFeature[],
+    private readonly segments: Map<number, ClientSegment>,
+  ) {
+    this.byName = new Map(features.map((feature) => [feature.name, feature]));
+  }
+  getToggle(name: string): FeatureInterface | undefined {
+    return this.byName.get(name) as unknown as FeatureInterface | undefined;
+  }
+  getToggles(): FeatureInterface[] {
+    return [...this.byName.values()] as unknown as FeatureInterface[];
+  }
+  getSegment(id: number): Segment | undefined {
+    return this.segments.get(id) as unknown as Segment | undefined;
+  }
+}
+
+/**
+ * Evaluates every given flag for one context, as the SDK would with this configuration. `all` flags are
+ * needed for dependencies: a child's parent may lie outside the flags asked about.
+ */
+export function evaluateAll(
+  features: ClientFeature[],
+  all: ClientFeature[],
+  segments: Map<number, ClientSegment>,
+  context: Context,
+): EvaluatedToggle[] {
+  const client = new UnleashClient(new InMemoryRepository(all, segments) as never, defaultStrategies);
+  return features.map((feature) => {
+    const variant = client.getVariant(feature.name, context);
+    const enabled = variant.feature_enabled ?? false;
+    return {
+      name: feature.name,
+      enabled,
+      variant: {
+        name: variant.name,
+        enabled: variant.enabled,
+        ...(variant.payload ? { payload: variant.payload as { type: string; value: string } } : {}),
+        feature_enabled: enabled,
+        featureEnabled: enabled,
+      },
+      impressionData: feature.impressionData,
+    };
+  });
+}

@@ -1,0 +1,104 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ClientScope } from '../domain/client-features/client-feature-store.js';
+import { evaluateAll, type EvaluationContext } from '../domain/evaluation/evaluate.js';
+import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { BadDataError } from '../shared/errors.js';
+import { assertBucketInOrder, ClientMetricsSchema } from './client-metrics.routes.js';
+import { ClientRegistrationSchema } from './client-api.routes.js';
+import type { RouteModule } from './deps.js';
+import { FRONTEND, sdkTokenOf } from './plugins/access.js';
+
+const tags = ['Frontend API'];
+
+const ContextValue = Type.String({ maxLength: 1000 });
+/** The context of Unleash's frontend SDKs: well-known fields and free `properties`. */
+const FrontendContextSchema = Type.Object(
+  {
+    appName: Type.Optional(ContextValue),
+    environment: Type.Optional(ContextValue),
+    userId: Type.Optional(ContextValue),
+    sessionId: Type.Optional(ContextValue),
+    remoteAddress: Type.Optional(ContextValue),
+    currentTime: Type.Optional(Type.String({ format: 'date-time' })),
+    properties: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), ContextValue, { maxProperties: 100 })),
+  },
+  { additionalProperties: ContextValue, maxProperties: 120 },
+);
+
+export const FrontendApiBodySchema = Type.Object({ context: Type.Optional(FrontendContextSchema) }, { $id: 'frontendApiRequestSchema' });
+export const frontendApiSchemas = [FrontendApiBodySchema];
+
+/** Query parameters (GET) in the SDK's spelling: `userId=…&properties[plan]=pro`. */
+function contextFromQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const context: Record<string, unknown> = {};
+  const properties: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (typeof value !== 'string') {
+      throw new BadDataError(`The context field "${key}" is given more than once`, [{ path: `/query/${key}`, message: 'give each context field once' }]);
+    }
+    const property = /^properties\[(.+)\]$/.exec(key);
+    if (property) properties[property[1]!] = value;
+    else context[key] = value;
+  }
+  if (Object.keys(properties).length > 0) context.properties = properties;
+  return context;
+}
+
+const MAX_QUERY_FIELDS = 120;
+
+export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
+  const store = deps.clientFeatures;
+
+  const evaluate = async (request: FastifyRequest, given: Record<string, unknown>) => {
+    const token = sdkTokenOf(request);
+    const scope: ClientScope = { environment: token.environment, projects: token.projects };
+    const answer = await store.features(scope);
+    const configuration = await store.configuration(token.environment);
+    const context: EvaluationContext = {
+      ...(given as EvaluationContext),
+      // The token decides the environment, and the caller's address is the one that connected.
+      environment: token.environment,
+      remoteAddress: typeof given.remoteAddress === 'string' ? given.remoteAddress : request.ip,
+      ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
+    };
+    // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others.
+    const toggles = evaluateAll(answer.features, configuration.features, configuration.segments, context).filter((toggle) => toggle.enabled);
+    return { toggles };
+  };
+
+  app.get(
+    '/api/frontend',
+    { schema: { tags, querystring: Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_QUERY_FIELDS }) }, config: { access: FRONTEND } },
+    async (request) => {
+      const context = contextFromQuery(request.query as Record<string, unknown>);
+      if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
+        throw new BadDataError('currentTime must be a date-time', [{ path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` }]);
+      }
+      return evaluate(request, context);
+    },
+  );
+
+  app.post(
+    '/api/frontend',
+    { schema: { tags, body: Type.Ref(FrontendApiBodySchema) }, config: { access: FRONTEND } },
+    async (request) => evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
+  );
+
+  app.post(
+    '/api/frontend/client/metrics',
+    { schema: { tags, body: Type.Ref(ClientMetricsSchema) }, config: { access: FRONTEND } },
+    async (request, reply) => {
+      assertBucketInOrder(request.body.bucket);
+      await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
+      return reply.status(202).send();
+    },
+  );
+
+  // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
+  app.post(
+    '/api/frontend/client/register',
+    { schema: { tags, body: Type.Ref(ClientRegistrationSchema) }, config: { access: FRONTEND } },
+    async (_request, reply) => reply.status(202).send(),
+  );
+};
