@@ -5,6 +5,9 @@ import { InMemStorageProvider, Unleash, UnleashEvents, type Context } from 'unle
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { usingPostgres } from '../helpers/test-database.js';
+import { openDatabase } from '../../src/db/database.js';
+import { buildApp } from '../../src/http/app.js';
 
 /**
  * The official Node SDK (`unleash-client` from npm), in polling and streaming mode, against a Vexil listening on
@@ -223,5 +226,36 @@ describe('the Node SDK in streaming mode', () => {
     await eventually(() => !sdk.isEnabled(flag), 1000);
     expectStatus(await ctx.admin.delete(`/api/admin/projects/${project}/features/${flag}`), 202);
     await eventually(() => sdk.getFeatureToggleDefinition(flag) === undefined, 1000);
+  });
+});
+
+describe('two instances on one PostgreSQL', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  test('a flag toggled through one instance reaches a streaming SDK connected to the other within a second', async () => {
+    const handle = await openDatabase(ctx.databaseConfig);
+    const second = await buildApp({ db: handle.db, clock: ctx.clock, config: ctx.config, listen: handle.listen }, { logLevel: 'silent' });
+    try {
+      const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });
+      const sdk = new Unleash({
+        url: `${secondUrl}/api/`,
+        appName: uniqueName('streaming-second'),
+        customHeaders: { Authorization: clientToken },
+        disableMetrics: true,
+        storageProvider: new InMemStorageProvider(),
+        experimentalMode: { type: 'streaming' },
+      });
+      sdks.push(sdk);
+      sdk.on(UnleashEvents.Error, () => undefined);
+      await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
+      const flag = name('across');
+      await createFlag(ctx, project, flag, { strategies: [always()], enabled: false });
+      await eventually(() => sdk.getFeatureToggleDefinition(flag) !== undefined, 1000);
+      expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flag}/environments/development/on`), 200);
+      const arrived = await eventually(() => sdk.isEnabled(flag), 1000);
+      assert.ok(arrived < 1000, `arrived after ${arrived.toFixed(0)} ms`);
+      sdk.destroy();
+    } finally {
+      await second.close();
+      await handle.close();
+    }
   });
 });

@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
+import { EVENTS, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
+import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Browser and mobile SDKs (`unleash-proxy-client` from npm) against the frontend API, the agreement of Vexil's
+ * evaluation with the Node SDK's, and every way an SDK request can be wrong.
+ */
+let ctx: TestApp;
+let baseUrl: string;
+let frontendToken: string;
+let clientToken: string;
+const project = uniqueName('fe');
+const name = (key: string) => `${project}-${key}`;
+let nodeSdk: Unleash;
+
+before(async () => {
+  ctx = await startTestApp();
+  baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development'] }), 201);
+  frontendToken = await createSdkToken(ctx, 'frontend', 'development', [project]);
+  clientToken = await createSdkToken(ctx, 'client', 'development', [project]);
+  const segment = await ctx.admin.post('/api/admin/segments', {
+    name: uniqueName('pro'),
+    constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'] }],
+  });
+  expectStatus(segment, 201);
+  await createFlag(ctx, project, name('rollout'), {
+    strategies: [{ name: 'flexibleRollout', parameters: { rollout: '37', stickiness: 'userId', groupId: name('rollout') } }],
+  });
+  await createFlag(ctx, project, name('users'), { strategies: [{ name: 'userWithId', parameters: { userIds: 'alice' } }] });
+  await createFlag(ctx, project, name('pro'), { strategies: [{ name: 'default', segments: [(segment.json() as { id: number }).id] }], impressionData: true });
+  await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
+  await createFlag(ctx, project, name('variants'), {
+    strategies: [{ name: 'flexibleRollout', parameters: { rollout: '60', stickiness: 'userId', groupId: name('variants') } }],
+    variants: [
+      { name: 'a', weight: 333, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } },
+      { name: 'b', weight: 333, weightType: 'variable', stickiness: 'userId' },
+      { name: 'c', weight: 334, weightType: 'variable', stickiness: 'userId' },
+    ],
+  });
+  await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
+  expectStatus(
+    await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('variants'), variants: ['a', 'b'] }),
+    200,
+  );
+  nodeSdk = new Unleash({
+    url: `${baseUrl}/api/`,
+    appName: 'agreement',
+    customHeaders: { Authorization: clientToken },
+    // Polls once at start (0 would never fetch); the test only reads that configuration.
+    refreshInterval: 600_000,
+    disableMetrics: true,
+    storageProvider: new InMemStorageProvider(),
+  });
+  await new Promise((resolve) => nodeSdk.once(UnleashEvents.Synchronized, resolve));
+});
+
+after(async () => {
+  nodeSdk.destroy();
+  await ctx.close();
+});
+
+interface Toggle {
+  name: string;
+  enabled: boolean;
+  variant: { name: string; enabled: boolean; payload?: unknown };
+  impressionData: boolean;
+}
+
+async function frontend(query: string): Promise<Toggle[]> {
+  const response = await ctx.as(frontendToken).get(`/api/frontend?${query}`);
+  expectStatus(response, 200);
+  return (response.json() as { toggles: Toggle[] }).toggles;
+}
+
+describe('unleash-proxy-client against /api/frontend', () => {
+  for (const usePOSTrequests of [false, true]) {
+    test(`evaluates for its context and follows context changes (${usePOSTrequests ? 'POST' : 'GET'})`, async () => {
+      const client = new UnleashClient({
+        url: `${baseUrl}/api/frontend`,
+        clientKey: frontendToken,
+        appName: 'browser',
+        refreshInterval: 0,
+        disableMetrics: true,
+        usePOSTrequests,
+        storageProvider: new InMemoryStorageProvider(),
+      });
+      try {
+        const ready = new Promise((resolve) => client.once(EVENTS.READY, resolve));
+        await client.start();
+        await ready;
+        assert.equal(client.isEnabled(name('users')), false);
+        assert.equal(client.isEnabled(name('off')), false);
+        await client.updateContext({ userId: 'alice', properties: { plan: 'pro' } });
+        assert.equal(client.isEnabled(name('users')), true);
+        assert.equal(client.isEnabled(name('pro')), true);
+        await client.updateContext({ userId: 'bob', properties: { plan: 'free' } });
+        assert.equal(client.isEnabled(name('users')), false);
+        assert.equal(client.isEnabled(name('pro')), false);
+        // The variant a user gets is the one the Node SDK computes for the same user.
+        for (const userId of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6']) {
+          await client.updateContext({ userId });
+          const expected = nodeSdk.getVariant(name('variants'), { userId, environment: 'development' });
+          assert.equal(client.getVariant(name('variants')).name, expected.name, userId);
+        }
+      } finally {
+        client.stop();
+      }
+    });
+  }
+});
+
+describe('Vexil evaluates as the Node SDK does, to the bucket', () => {
+  test('the same flags on, the same variants and payloads, for 300 users', async () => {
+    let enabledSomewhere = 0;
+    for (let i = 0; i < 300; i++) {
+      const userId = `user-${i}`;
+      const plan = i % 3 === 0 ? 'pro' : 'free';
+      const toggles = await frontend(`userId=${userId}&properties[plan]=${plan}`);
+      const byName = new Map(toggles.map((toggle) => [toggle.name, toggle]));
+      const context = { userId, environment: 'development', properties: { plan } };
+      for (const flag of ['rollout', 'users', 'pro', 'off', 'variants', 'child'].map(name)) {
+        const expected = nodeSdk.isEnabled(flag, context);
+        assert.equal(byName.has(flag), expected, `${flag} for ${userId}`);
+        if (!expected) continue;
+        enabledSomewhere += 1;
+        const variant = nodeSdk.getVariant(flag, context);
+        assert.equal(byName.get(flag)!.variant.name, variant.name, `${flag} variant for ${userId}`);
+        assert.deepEqual(byName.get(flag)!.variant.payload, variant.payload);
+      }
+    }
+    assert.ok(enabledSomewhere > 300, `${enabledSomewhere} evaluations were on`);
+  });
+
+  test('only enabled flags are sent, with impression data', async () => {
+    const toggles = await frontend('userId=alice&properties[plan]=pro');
+    assert.ok(toggles.every((toggle) => toggle.enabled));
+    assert.equal(toggles.find((toggle) => toggle.name === name('pro'))?.impressionData, true);
+    assert.equal(toggles.find((toggle) => toggle.name === name('off')), undefined);
+  });
+});
+
+describe('client API details', () => {
+  test('ETag and 304; an unknown If-None-Match gets the whole answer', async () => {
+    const first = await ctx.as(clientToken).get('/api/client/features');
+    expectStatus(first, 200);
+    const etag = first.headers.etag as string;
+    assert.match(etag, /^"[0-9a-f]+:\d+"$/);
+    const body = first.json() as { version: number; features: Array<{ name: string }>; segments: unknown[] };
+    assert.equal(body.version, 2);
+    assert.equal(body.segments.length, 1);
+    const again = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/features', headers: { 'if-none-match': etag } });
+    expectStatus(again, 304);
+    assert.equal(again.body, '');
+    const unknown = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/features', headers: { 'if-none-match': '"bogus"' } });
+    expectStatus(unknown, 200);
+    assert.deepEqual((unknown.json() as typeof body).features.map((f) => f.name), body.features.map((f) => f.name));
+  });
+
+  test('query filters and inlined segment constraints', async () => {
+    const prefixed = (await ctx.as(clientToken).get(`/api/client/features?namePrefix=${name('us')}`)).json() as { features: Array<{ name: string }> };
+    assert.deepEqual(prefixed.features.map((f) => f.name), [name('users')]);
+    const inlined = (await ctx.as(clientToken).get('/api/client/features?inlineSegmentConstraints=true')).json() as {
+      features: Array<{ name: string; strategies: Array<{ constraints: unknown[]; segments?: unknown }> }>;
+      segments: unknown[];
+    };
+    const pro = inlined.features.find((f) => f.name === name('pro'))!;
+    assert.deepEqual(pro.strategies[0]!.constraints, [{ contextName: 'plan', operator: 'IN', values: ['pro'], caseInsensitive: false, inverted: false }]);
+    assert.equal(pro.strategies[0]!.segments, undefined);
+    assert.deepEqual(inlined.segments, []);
+  });
+
+  test('delta: a hydration, then only what changed; a revision from the future gets a hydration', async () => {
+    const first = await ctx.as(clientToken).get('/api/client/delta');
+    expectStatus(first, 200);
+    const [hydration] = (first.json() as { events: Array<{ type: string; eventId: number }> }).events;
+    assert.equal(hydration!.type, 'hydration');
+    const etag = first.headers.etag as string;
+    expectStatus(await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } }), 304);
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('off')}/environments/development/on`), 200);
+    const changed = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } });
+    expectStatus(changed, 200);
+    const events = (changed.json() as { events: Array<{ type: string; feature?: { name: string; enabled: boolean } }> }).events;
+    assert.deepEqual(events.map((e) => [e.type, e.feature?.name, e.feature?.enabled]), [['feature-updated', name('off'), true]]);
+    const future = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': '"999999999"' } });
+    expectStatus(future, 200);
+    assert.equal((future.json() as { events: Array<{ type: string }> }).events[0]!.type, 'hydration');
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('off')}/environments/development/off`), 200);
+  });
+
+  test('registration creates the application once, with its instance', async () => {
+    const before = await lastEventId(ctx);
+    const appName = uniqueName('app');
+    const registration = { appName, instanceId: 'i-1', sdkVersion: 'unleash-client-node:6.12.1', strategies: ['default'], started: new Date().toISOString(), interval: 15000, platformName: 'node' };
+    expectStatus(await ctx.as(clientToken).post('/api/client/register', registration), 202);
+    expectStatus(await ctx.as(clientToken).post('/api/client/register', { ...registration, instanceId: 'i-2' }), 202);
+    const events = await eventsSince(ctx, before);
+    assert.deepEqual(events.map((e) => [e.type, e.environment, (e.data as { appName: string }).appName]), [['application-created', 'development', appName]]);
+    const instances = await ctx.db.selectFrom('client_instances').select(['instance_id', 'environment', 'sdk_version']).where('app_name', '=', appName).orderBy('instance_id').execute();
+    assert.deepEqual(instances, [
+      { instance_id: 'i-1', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
+      { instance_id: 'i-2', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
+    ]);
+  });
+});
+
+describe('bad SDK requests', () => {
+  test('tokens: none, unknown, admin, and the wrong kind', async () => {
+    expectError(await ctx.as().get('/api/client/features'), 401, 'AuthenticationRequired');
+    expectError(await ctx.as('*:development.unknown-secret-0123456789').get('/api/client/features'), 401, 'UnauthorizedError');
+    expectError(await ctx.as(ADMIN_TOKEN).get('/api/client/features'), 403, 'PermissionError');
+    expectError(await ctx.as(frontendToken).get('/api/client/features'), 403, 'PermissionError');
+    expectError(await ctx.as(clientToken).get('/api/frontend'), 403, 'PermissionError');
+    expectError(await ctx.as(ADMIN_TOKEN).get('/api/frontend'), 403, 'PermissionError');
+    expectError(await ctx.as(clientToken).get('/api/admin/projects'), 403, 'PermissionError');
+  });
+
+  test('malformed registrations, metrics and contexts are 400s and store nothing', async () => {
+    const before = await lastEventId(ctx);
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/api/client/register', { instanceId: 'x' }, '/body/appName'],
+      ['POST', '/api/client/register', { appName: 'x', strategies: 'default' }, '/body/strategies'],
+      ['POST', '/api/client/register', { appName: 'x', interval: -1 }, '/body/interval'],
+      ['POST', '/api/client/register', { appName: 'x', environment: 'production' }, '/body/environment'],
+      ['POST', '/api/client/metrics', { appName: 'x', bucket: { start: 'yesterday', stop: 'now', toggles: {} } }, '/body/bucket/start'],
+    ];
+    for (const [method, url, payload, path] of cases) {
+      const error = expectError(await ctx.as(clientToken).inject({ method: method as 'POST', url, payload: payload as object }), 400, 'BadDataError');
+      assert.ok(error.details.some((d) => d.path === path), `${url} ${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`);
+    }
+    const frontendCases: Array<[unknown, string]> = [
+      [{ context: { userId: { nested: true } } }, '/body/context/userId'],
+      [{ context: { currentTime: 'soon' } }, '/body/context/currentTime'],
+      [{ context: { properties: { plan: ['pro'] } } }, '/body/context/properties/plan'],
+    ];
+    for (const [payload, path] of frontendCases) {
+      const error = expectError(await ctx.as(frontendToken).post('/api/frontend', payload), 400, 'BadDataError');
+      assert.ok(error.details.some((d) => d.path === path), `${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`);
+    }
+    expectError(await ctx.as(frontendToken).get('/api/frontend?userId=a&userId=b'), 400, 'BadDataError');
+    expectError(await ctx.as(frontendToken).get('/api/frontend?currentTime=soon'), 400, 'BadDataError');
+    expectError(await ctx.as(clientToken).get(`/api/client/features?${Array.from({ length: 101 }, (_, i) => `project=p${i}`).join('&')}`), 400, 'BadDataError');
+    assert.deepEqual(await eventsSince(ctx, before), []);
+    const apps = await ctx.db.selectFrom('client_applications').select('app_name').where('app_name', '=', 'x').execute();
+    assert.deepEqual(apps, []);
+  });
+
+  test('CORS: any origin by default; with FRONTEND_API_ORIGINS only those', async () => {
+    const open = await ctx.as(frontendToken).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://shop.example' } });
+    assert.equal(open.headers['access-control-allow-origin'], '*');
+    const noCorsOnAdmin = await ctx.admin.inject({ method: 'GET', url: '/api/admin/projects', headers: { origin: 'https://shop.example' } });
+    assert.equal(noCorsOnAdmin.headers['access-control-allow-origin'], undefined);
+    const restricted = await startTestApp({ env: { FRONTEND_API_ORIGINS: 'https://app.example' } });
+    try {
+      const token = await createSdkToken(restricted, 'frontend', 'development');
+      const preflight = await restricted.as().inject({
+        method: 'OPTIONS',
+        url: '/api/frontend',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
+      assert.equal(preflight.statusCode, 204);
+      assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example');
+      const allowed = await restricted.as(token).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://app.example' } });
+      assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example');
+      const refused = await restricted.as(token).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://evil.example' } });
+      assert.equal(refused.headers['access-control-allow-origin'], undefined);
+    } finally {
+      await restricted.close();
+    }
+  });
+
+  test('a deleted token stops working at once', async () => {
+    const token = await createSdkToken(ctx, 'client', 'development', [project]);
+    expectStatus(await ctx.as(token).get('/api/client/features'), 200);
+    expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(token)}`), 200);
+    await eventually(async () => (await ctx.as(token).get('/api/client/features')).statusCode === 401, 2000);
+  });
+});
