@@ -72,6 +72,29 @@ async function getJson<T>(baseUrl: string, path: string): Promise<T> {
 interface Case {
   name: string;
   path: string;
+  /** Sent instead of the admin token (SDK cases send a client token, and the ETag they hold). */
+  headers?: Record<string, string>;
+  /** The second column's concurrency: 16 by default, 64 for what SDK fleets poll. */
+  connections?: number;
+}
+
+/** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
+async function sdkCases(baseUrl: string): Promise<Case[]> {
+  const created = await fetch(`${baseUrl}/api/admin/api-tokens`, {
+    method: 'POST',
+    headers: { authorization: TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify({ tokenName: `bench-sdk-${Date.now()}`, type: 'client', environment: 'production', projects: ['*'] }),
+  });
+  if (!created.ok) throw new Error(`creating a client token answered ${created.status}: ${await created.text()}`);
+  const { secret } = (await created.json()) as { secret: string };
+  const first = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: secret } });
+  const body = (await first.json()) as { features: unknown[] };
+  const etag = first.headers.get('etag')!;
+  const label = `${body.features.length} flags`;
+  return [
+    { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
+    { name: `client features (${label}), 304`, path: '/api/client/features', headers: { authorization: secret, 'if-none-match': etag }, connections: 64 },
+  ];
 }
 
 /** The cases of the benchmark issue, with parameters taken from the seeded data. */
@@ -120,18 +143,19 @@ async function drain(baseUrl: string): Promise<void> {
   }
 }
 
-async function measure(baseUrl: string, path: string, connections: number, duration: number): Promise<Measurement> {
+async function measure(baseUrl: string, benchCase: Case, connections: number, duration: number): Promise<Measurement> {
   const result = await autocannon({
-    url: `${baseUrl}${path}`,
+    url: `${baseUrl}${benchCase.path}`,
     connections,
     duration,
-    headers: { authorization: TOKEN },
+    headers: benchCase.headers ?? { authorization: TOKEN },
   });
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
+    // A 304 is the answer an SDK polling with a current ETag wants.
+    errors: result['4xx'] + result['5xx'] + result.errors + result.timeouts,
   };
 }
 
@@ -252,16 +276,18 @@ async function main(): Promise<void> {
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
     const stream = await streamProject(server, values['hot-project']);
     const rows: string[] = [];
-    const selected = (await cases(server.baseUrl)).filter((c) => !values.cases || c.name.includes(values.cases));
+    const all = [...(await cases(server.baseUrl)), ...(await sdkCases(server.baseUrl))];
+    const selected = all.filter((c) => !values.cases || c.name.includes(values.cases));
     for (const benchCase of selected) {
       await drain(server.baseUrl);
-      await measure(server.baseUrl, benchCase.path, 1, 1); // warm-up: plans, caches, JIT
-      const one = await measure(server.baseUrl, benchCase.path, 1, duration);
+      await measure(server.baseUrl, benchCase, 1, 1); // warm-up: plans, caches, JIT
+      const one = await measure(server.baseUrl, benchCase, 1, duration);
       await drain(server.baseUrl);
-      const sixteen = await measure(server.baseUrl, benchCase.path, 16, duration);
-      const errors = one.errors + sixteen.errors;
+      const connections = benchCase.connections ?? 16;
+      const many = await measure(server.baseUrl, benchCase, connections, duration);
+      const errors = one.errors + many.errors;
       rows.push(
-        `| ${benchCase.name} | ${one.requestsPerSecond.toFixed(0)} | ${ms(one.p50)} | ${ms(one.p99)} | ${sixteen.requestsPerSecond.toFixed(0)} | ${ms(sixteen.p50)} | ${ms(sixteen.p99)} |${errors > 0 ? ` ${errors} errors |` : ''}`,
+        `| ${benchCase.name} | ${one.requestsPerSecond.toFixed(0)} | ${ms(one.p50)} | ${ms(one.p99)} | c=${connections}: ${many.requestsPerSecond.toFixed(0)} | ${ms(many.p50)} | ${ms(many.p99)} |${errors > 0 ? ` ${errors} errors |` : ''}`,
       );
       process.stderr.write(`${rows.at(-1)}\n`);
     }
@@ -270,7 +296,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         '',
-        '| case | c=1 req/s | c=1 p50 | c=1 p99 | c=16 req/s | c=16 p50 | c=16 p99 |',
+        '| case | c=1 req/s | c=1 p50 | c=1 p99 | c=N req/s | c=N p50 | c=N p99 |',
         '|---|---|---|---|---|---|---|',
         ...rows,
         '',

@@ -9,6 +9,7 @@ import { changeRequestSchemas } from './change-requests.schemas.js';
 import { clientApiRoutes, clientApiSchemas } from './client-api.routes.js';
 import { clientMetricsRoutes, clientMetricsSchemas } from './client-metrics.routes.js';
 import { frontendApiRoutes, frontendApiSchemas } from './frontend-api.routes.js';
+import { playgroundRoutes, playgroundSchemas } from './playground.routes.js';
 import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
 import { contextFieldSchemas } from './context-fields.schemas.js';
@@ -58,6 +59,7 @@ export const routeModules: RouteModule[] = [
   clientMetricsRoutes,
   clientApiRoutes,
   frontendApiRoutes,
+  playgroundRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -79,4 +81,5 @@ export const sharedSchemas: TSchema[] = [
   ...clientMetricsSchemas,
   ...clientApiSchemas,
   ...frontendApiSchemas,
+  ...playgroundSchemas,
 ];

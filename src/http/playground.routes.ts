@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import type { Context } from 'unleash-client/lib/context.js';
+import { playground } from '../domain/evaluation/playground.js';
+import { NotFoundError } from '../shared/errors.js';
+import type { RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
+
+const ContextValue = Type.String({ maxLength: 1000 });
+
+export const PlaygroundRequestSchema = Type.Object(
+  {
+    environment: Type.String({ minLength: 1, maxLength: 100 }),
+    projects: Type.Optional(
+      Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })]),
+    ),
+    context: Type.Object(
+      {
+        appName: Type.Optional(ContextValue),
+        userId: Type.Optional(ContextValue),
+        sessionId: Type.Optional(ContextValue),
+        remoteAddress: Type.Optional(ContextValue),
+        currentTime: Type.Optional(Type.String({ format: 'date-time' })),
+        properties: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), ContextValue, { maxProperties: 100 })),
+      },
+      { additionalProperties: ContextValue, maxProperties: 120 },
+    ),
+  },
+  { $id: 'playgroundRequestSchema', additionalProperties: false },
+);
+
+export const playgroundSchemas = [PlaygroundRequestSchema];
+
+export const playgroundRoutes: RouteModule = async (app, { deps }) => {
+  app.post(
+    '/api/admin/playground',
+    { schema: { tags: ['Playground'], body: Type.Ref(PlaygroundRequestSchema) }, config: { access: can('READ') } },
+    async (request) => {
+      const { environment, projects = '*', context } = request.body;
+      const known = await deps.db.selectFrom('environments').select('name').where('name', '=', environment).executeTakeFirst();
+      if (!known) throw new NotFoundError(`Could not find environment "${environment}"`);
+      const configuration = await deps.clientFeatures.configuration(environment);
+      const features = configuration.features.filter((feature) => projects === '*' || projects.includes(feature.project));
+      const evaluationContext: Context = {
+        ...(context as Context),
+        environment,
+        ...(context.currentTime ? { currentTime: new Date(context.currentTime) } : {}),
+      };
+      return {
+        input: request.body,
+        features: playground(features, configuration.features, configuration.segments, evaluationContext),
+      };
+    },
+  );
+};

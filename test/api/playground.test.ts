@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { createFlag } from '../helpers/sdk-fixtures.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+let ctx: TestApp;
+const project = uniqueName('play');
+const name = (key: string) => `${project}-${key}`;
+let segmentId: number;
+
+before(async () => {
+  ctx = await startTestApp();
+  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development'] }), 201);
+  const segment = await ctx.admin.post('/api/admin/segments', {
+    name: uniqueName('beta'),
+    constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'] }],
+  });
+  expectStatus(segment, 201);
+  segmentId = (segment.json() as { id: number }).id;
+  await createFlag(ctx, project, name('explained'), {
+    strategies: [
+      { name: 'userWithId', parameters: { userIds: 'alice' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
+      { name: 'default', segments: [segmentId] },
+    ],
+  });
+  await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
+  await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
+  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('off') }), 200);
+});
+after(() => ctx.close());
+
+interface PlaygroundFeature {
+  name: string;
+  isEnabled: boolean;
+  isEnabledInCurrentEnvironment: boolean;
+  hasUnsatisfiedDependency: boolean;
+  strategies: {
+    result: boolean | 'unknown';
+    data: Array<{ name: string; result: { enabled: boolean }; constraints: Array<{ contextName: string; result: boolean }>; segments: Array<{ id: number; name: string; result: boolean }> }>;
+  };
+}
+
+async function play(context: Record<string, unknown>): Promise<Map<string, PlaygroundFeature>> {
+  const response = await ctx.as(await viewerToken()).post('/api/admin/playground', { environment: 'development', projects: [project], context });
+  expectStatus(response, 200);
+  return new Map((response.json() as { features: PlaygroundFeature[] }).features.map((feature) => [feature.name, feature]));
+}
+
+let viewerPat: string | undefined;
+/** The playground is for every signed-in role: a Viewer's personal access token calls it. */
+async function viewerToken(): Promise<string> {
+  if (viewerPat) return viewerPat;
+  const username = uniqueName('viewer');
+  const created = await ctx.admin.post('/api/admin/user-admin', { username, rootRole: 'Viewer', password: 'Correct-Horse-9-Battery' });
+  expectStatus(created, 201);
+  const login = await ctx.as().post('/auth/simple/login', { username, password: 'Correct-Horse-9-Battery' });
+  const cookie = `vexil-session=${login.cookies.find((c) => c.name === 'vexil-session')!.value}`;
+  const pat = await ctx.withCookie(cookie).post('/api/admin/user/tokens', { description: 'playground', expiresAt: '2099-01-01T00:00:00.000Z' });
+  expectStatus(pat, 201);
+  viewerPat = (pat.json() as { secret: string }).secret;
+  return viewerPat;
+}
+
+describe('POST /api/admin/playground', () => {
+  test('explains each strategy, constraint and segment', async () => {
+    const alice = (await play({ userId: 'alice', properties: { country: 'no' } })).get(name('explained'))!;
+    assert.equal(alice.isEnabled, true);
+    assert.equal(alice.strategies.result, true);
+    assert.deepEqual(alice.strategies.data.map((s) => [s.name, s.result.enabled]), [['userWithId', true], ['default', false]]);
+    assert.deepEqual(alice.strategies.data[0]!.constraints.map((c) => [c.contextName, c.result]), [['country', true]]);
+    assert.deepEqual(alice.strategies.data[1]!.segments, [{ id: segmentId, name: alice.strategies.data[1]!.segments[0]!.name, result: false, constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'], caseInsensitive: false, inverted: false, result: false }] }]);
+
+    const bob = (await play({ userId: 'bob', properties: { country: 'no', plan: 'beta' } })).get(name('explained'))!;
+    assert.equal(bob.isEnabled, true);
+    assert.deepEqual(bob.strategies.data.map((s) => s.result.enabled), [false, true]);
+
+    const nobody = (await play({ userId: 'carol' })).get(name('explained'))!;
+    assert.equal(nobody.isEnabled, false);
+    assert.equal(nobody.strategies.result, false);
+  });
+
+  test('shows flags off in the environment and unsatisfied dependencies', async () => {
+    const features = await play({ userId: 'alice' });
+    assert.deepEqual([...features.keys()].sort(), [name('child'), name('explained'), name('off')].sort());
+    const off = features.get(name('off'))!;
+    assert.equal(off.isEnabledInCurrentEnvironment, false);
+    assert.equal(off.isEnabled, false);
+    const child = features.get(name('child'))!;
+    assert.equal(child.isEnabled, false);
+    assert.equal(child.hasUnsatisfiedDependency, true);
+    assert.equal(child.strategies.result, true);
+  });
+
+  test('bad input is a 400 and an unknown environment a 404', async () => {
+    const token = await viewerToken();
+    const send = (payload: unknown) => ctx.as(token).inject({ method: 'POST', url: '/api/admin/playground', payload: payload as object });
+    expectError(await send({ projects: '*', context: {} }), 400, 'BadDataError');
+    expectError(await send({ environment: 'development', context: { userId: { nested: 1 } } }), 400, 'BadDataError');
+    expectError(await send({ environment: 'development', context: {}, extra: true }), 400, 'BadDataError');
+    expectError(await send({ environment: 'development', projects: 'all', context: {} }), 400, 'BadDataError');
+    expectError(await send({ environment: 'nowhere', context: {} }), 404, 'NotFoundError');
+    expectError(await ctx.as().inject({ method: 'POST', url: '/api/admin/playground', payload: { environment: 'development', context: {} } }), 401, 'AuthenticationRequired');
+  });
+});
