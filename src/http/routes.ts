@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { addonRoutes } from './addons.routes.js';
 import { addonSchemas } from './addons.schemas.js';
 import { apiTokenRoutes } from './api-tokens.routes.js';
+import { applicationRoutes } from './applications.routes.js';
 import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
 import { changeRequestRoutes } from './change-requests.routes.js';
@@ -60,6 +61,7 @@ export const routeModules: RouteModule[] = [
   clientApiRoutes,
   frontendApiRoutes,
   playgroundRoutes,
+  applicationRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */

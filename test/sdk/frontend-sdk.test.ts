@@ -206,6 +206,16 @@ describe('client API details', () => {
       { instance_id: 'i-1', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
       { instance_id: 'i-2', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
     ]);
+    const list = (await ctx.admin.get('/api/admin/metrics/applications')).json() as { applications: Array<{ appName: string; environments: string[]; strategies: string[] }> };
+    const listed = list.applications.find((application) => application.appName === appName);
+    assert.deepEqual(listed && { environments: listed.environments, strategies: listed.strategies }, { environments: ['development'], strategies: ['default'] });
+    const one = await ctx.admin.get(`/api/admin/metrics/applications/${appName}`);
+    expectStatus(one, 200);
+    assert.deepEqual((one.json() as { instances: Array<{ instanceId: string; sdkVersion: string; interval: number }> }).instances.map((i) => [i.instanceId, i.sdkVersion, i.interval]), [
+      ['i-1', 'unleash-client-node:6.12.1', 15000],
+      ['i-2', 'unleash-client-node:6.12.1', 15000],
+    ]);
+    expectError(await ctx.admin.get('/api/admin/metrics/applications/no-such-app'), 404, 'NotFoundError');
   });
 });
 

@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { NotFoundError } from '../shared/errors.js';
+import type { RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
+
+const tags = ['Metrics'];
+
+/** Applications as SDKs registered them (`POST /api/client/register`), newest registration first. */
+export const applicationRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/metrics/applications',
+    { schema: { tags }, config: { access: can('READ') } },
+    async () => {
+      const rows = await deps.db
+        .selectFrom('client_applications as a')
+        .select(['a.app_name', 'a.strategies', 'a.created_at', 'a.seen_at'])
+        .select((eb) =>
+          eb
+            .selectFrom('client_instances as i')
+            .select((inner) => inner.fn.agg<string[]>('array_agg', ['i.environment']).distinct().as('environments'))
+            .whereRef('i.app_name', '=', 'a.app_name')
+            .as('environments'),
+        )
+        .orderBy('a.app_name')
+        .execute();
+      const applications = rows.map((row) => ({
+        appName: row.app_name,
+        strategies: row.strategies,
+        environments: [...(row.environments ?? [])].sort(),
+        createdAt: row.created_at.toISOString(),
+        seenAt: row.seen_at.toISOString(),
+      }));
+      return { applications, total: applications.length };
+    },
+  );
+
+  app.get(
+    '/api/admin/metrics/applications/:appName',
+    { schema: { tags, params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }) }, config: { access: can('READ') } },
+    async (request) => {
+      const application = await deps.db
+        .selectFrom('client_applications')
+        .selectAll()
+        .where('app_name', '=', request.params.appName)
+        .executeTakeFirst();
+      if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
+      const instances = await deps.db
+        .selectFrom('client_instances')
+        .selectAll()
+        .where('app_name', '=', application.app_name)
+        .orderBy('environment')
+        .orderBy('instance_id')
+        .execute();
+      return {
+        appName: application.app_name,
+        strategies: application.strategies,
+        createdAt: application.created_at.toISOString(),
+        seenAt: application.seen_at.toISOString(),
+        instances: instances.map((row) => ({
+          instanceId: row.instance_id,
+          environment: row.environment,
+          sdkVersion: row.sdk_version,
+          clientIp: row.client_ip,
+          started: row.started_at?.toISOString() ?? null,
+          interval: row.interval_ms,
+          lastSeen: row.seen_at.toISOString(),
+        })),
+      };
+    },
+  );
+};
