@@ -12,8 +12,8 @@ import { FRONTEND, sdkTokenOf } from './plugins/access.js';
 const tags = ['Frontend API'];
 
 const ContextValue = Type.String({ maxLength: 1000 });
-/** The context of Unleash's frontend SDKs: well-known fields and free `properties`. */
-const FrontendContextSchema = Type.Object(
+/** The context of Unleash's SDKs: well-known fields and free `properties` (the frontend API and the playground). */
+export const FrontendContextSchema = Type.Object(
   {
     appName: Type.Optional(ContextValue),
     environment: Type.Optional(ContextValue),

@@ -3,9 +3,8 @@ import type { Context } from 'unleash-client/lib/context.js';
 import { playground } from '../domain/evaluation/playground.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
+import { FrontendContextSchema } from './frontend-api.routes.js';
 import { can } from './plugins/access.js';
-
-const ContextValue = Type.String({ maxLength: 1000 });
 
 export const PlaygroundRequestSchema = Type.Object(
   {
@@ -13,17 +12,7 @@ export const PlaygroundRequestSchema = Type.Object(
     projects: Type.Optional(
       Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })]),
     ),
-    context: Type.Object(
-      {
-        appName: Type.Optional(ContextValue),
-        userId: Type.Optional(ContextValue),
-        sessionId: Type.Optional(ContextValue),
-        remoteAddress: Type.Optional(ContextValue),
-        currentTime: Type.Optional(Type.String({ format: 'date-time' })),
-        properties: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), ContextValue, { maxProperties: 100 })),
-      },
-      { additionalProperties: ContextValue, maxProperties: 120 },
-    ),
+    context: FrontendContextSchema,
   },
   { $id: 'playgroundRequestSchema', additionalProperties: false },
 );
