@@ -183,8 +183,12 @@ describe('client API details', () => {
     const etag = first.headers.etag as string;
     expectStatus(await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } }), 304);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('off')}/environments/development/on`), 200);
-    const changed = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } });
-    expectStatus(changed, 200);
+    // The change reaches the store with the commit's NOTIFY, a moment after the toggle's own answer on PostgreSQL.
+    let changed = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } });
+    await eventually(async () => {
+      changed = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': etag } });
+      return changed.statusCode === 200;
+    }, 2000);
     const events = (changed.json() as { events: Array<{ type: string; feature?: { name: string; enabled: boolean } }> }).events;
     assert.deepEqual(events.map((e) => [e.type, e.feature?.name, e.feature?.enabled]), [['feature-updated', name('off'), true]]);
     const future = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': '"999999999"' } });
