@@ -1,16 +1,39 @@
 import type { ServerResponse } from 'node:http';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import type { ClientScope, DeltaEvent, ScopedFeatures } from '../domain/client-features/client-feature-store.js';
-import { registerClient } from '../domain/client-features/client-registration.js';
+import { registerClient, type ClientRegistration } from '../domain/client-features/client-registration.js';
 import { BadDataError, NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['Client'];
+
+type Registration = Static<typeof ClientRegistrationSchema>;
+
+/** A client token reports for its own environment only (`default` is what SDKs send when not told). */
+export function assertTokenEnvironment(token: SdkToken, environment: string | undefined, path: string): void {
+  if (environment === undefined || environment === 'default' || environment === token.environment) return;
+  throw new BadDataError(`This token is for the environment "${token.environment}"`, [
+    { path, message: `must be the token's environment "${token.environment}" (got ${JSON.stringify(environment)})` },
+  ]);
+}
+
+export function registrationOf(body: Registration, token: SdkToken, clientIp: string): ClientRegistration {
+  return {
+    appName: body.appName,
+    instanceId: body.instanceId ?? 'default',
+    environment: token.environment,
+    ...(body.sdkVersion ? { sdkVersion: body.sdkVersion } : {}),
+    strategies: body.strategies ?? [],
+    ...(body.started !== undefined ? { started: new Date(body.started) } : {}),
+    ...(body.interval !== undefined ? { intervalMs: body.interval } : {}),
+    clientIp,
+  };
+}
 
 /** The query filters server-side SDKs send; `project` and `tag` may repeat. */
 const ClientFeaturesQuerySchema = Type.Object({
@@ -164,24 +187,8 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, body: Type.Ref(ClientRegistrationSchema) }, config: { access: CLIENT } },
     async (request, reply) => {
       const token = sdkTokenOf(request);
-      const body = request.body;
-      if (body.environment !== undefined && body.environment !== 'default' && body.environment !== token.environment) {
-        throw new BadDataError(`This token is for the environment "${token.environment}"`, [
-          { path: '/body/environment', message: `must be the token's environment "${token.environment}" (got ${JSON.stringify(body.environment)})` },
-        ]);
-      }
-      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
-        registerClient(uow, {
-          appName: body.appName,
-          instanceId: body.instanceId ?? 'default',
-          environment: token.environment,
-          ...(body.sdkVersion ? { sdkVersion: body.sdkVersion } : {}),
-          strategies: body.strategies ?? [],
-          ...(body.started !== undefined ? { started: new Date(body.started) } : {}),
-          ...(body.interval !== undefined ? { intervalMs: body.interval } : {}),
-          clientIp: request.ip,
-        }),
-      );
+      assertTokenEnvironment(token, request.body.environment, '/body/environment');
+      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClient(uow, registrationOf(request.body, token, request.ip)));
       return reply.status(202).send();
     },
   );

@@ -223,6 +223,44 @@ describe('client API details', () => {
   });
 });
 
+describe('POST /api/client/metrics/bulk (as Unleash Edge sends it)', () => {
+  test('registers the applications and records every count', async () => {
+    const appName = uniqueName('edge-app');
+    const now = new Date().toISOString();
+    const response = await ctx.as(clientToken).post('/api/client/metrics/bulk', {
+      applications: [{ appName, instanceId: 'edge-1', environment: 'development', strategies: ['default'], sdkVersion: 'unleash-edge:19' }],
+      metrics: [
+        { featureName: name('users'), appName, environment: 'development', timestamp: now, yes: 3, no: 1 },
+        { featureName: name('users'), appName, environment: 'development', timestamp: now, yes: 2, no: 0, variants: {} },
+        { featureName: 'no-such-flag', appName, environment: 'development', timestamp: now, yes: 1, no: 1 },
+      ],
+    });
+    expectStatus(response, 202);
+    const usage = await ctx.db.selectFrom('feature_usage_hourly').select(['feature_name', 'yes', 'no']).where('app_name', '=', appName).execute();
+    assert.deepEqual(usage, [{ feature_name: name('users'), yes: 5, no: 1 }]);
+    const apps = await ctx.db.selectFrom('client_instances').select(['instance_id', 'sdk_version']).where('app_name', '=', appName).execute();
+    assert.deepEqual(apps, [{ instance_id: 'edge-1', sdk_version: 'unleash-edge:19' }]);
+  });
+
+  test('another environment, a bad count or a bad timestamp is a 400 and stores nothing', async () => {
+    const appName = uniqueName('edge-bad');
+    const metric = { featureName: name('users'), appName, environment: 'development', timestamp: new Date().toISOString(), yes: 1, no: 0 };
+    const cases: Array<[unknown, string]> = [
+      [{ metrics: [metric, { ...metric, environment: 'production' }] }, '/body/metrics/1/environment'],
+      [{ metrics: [{ ...metric, yes: -1 }] }, '/body/metrics/0/yes'],
+      [{ metrics: [{ ...metric, timestamp: 'now' }] }, '/body/metrics/0/timestamp'],
+      [{ applications: [{ appName, environment: 'production' }], metrics: [metric] }, '/body/applications/0/environment'],
+      [{ applications: [] }, '/body/metrics'],
+    ];
+    for (const [payload, path] of cases) {
+      const error = expectError(await ctx.as(clientToken).post('/api/client/metrics/bulk', payload), 400, 'BadDataError');
+      assert.ok(error.details.some((d) => d.path === path), `${path}: ${JSON.stringify(error.details)}`);
+    }
+    assert.deepEqual(await ctx.db.selectFrom('feature_usage_hourly').select('yes').where('app_name', '=', appName).execute(), []);
+    assert.deepEqual(await ctx.db.selectFrom('client_applications').select('app_name').where('app_name', '=', appName).execute(), []);
+  });
+});
+
 describe('bad SDK requests', () => {
   test('tokens: none, unknown, admin, and the wrong kind', async () => {
     expectError(await ctx.as().get('/api/client/features'), 401, 'AuthenticationRequired');
