@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import type { SdkToken } from '../domain/access/authenticate.js';
-import type { ClientScope, DeltaEvent, ScopedFeatures } from '../domain/client-features/client-feature-store.js';
+import { matchesEtag, type ClientScope, type DeltaEvent, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
 import { registerClient, type ClientRegistration } from '../domain/client-features/client-registration.js';
 import { BadDataError, NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
@@ -113,7 +113,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     const scope = scopeOf(sdkTokenOf(request), request.query);
     const answer = await store.features(scope);
     reply.header('etag', answer.etag).header('cache-control', 'no-cache');
-    if (await store.isCurrent(scope, request.headers['if-none-match'])) return reply.status(304).send();
+    if (matchesEtag(answer, request.headers['if-none-match'])) return reply.status(304).send();
     const body = request.query.inlineSegmentConstraints === 'true' ? withInlinedSegments(answer) : answer.body;
     return reply.type('application/json; charset=utf-8').send(body);
   };

@@ -37,6 +37,11 @@ export interface ScopedFeatures {
   segments: ClientSegment[];
 }
 
+/** Whether an `If-None-Match` header names the answer's ETag: then no body is needed. */
+export function matchesEtag(answer: ScopedFeatures, ifNoneMatch: string | undefined): boolean {
+  return ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
+}
+
 /** The changes between two revisions of an environment, as SDKs apply them. */
 interface HistoryEntry {
   from: number;
@@ -204,12 +209,6 @@ export class ClientFeatureStore {
     return answer;
   }
 
-  /** Whether `etag` is the ETag a scope's current answer carries: then no query and no body are needed. */
-  async isCurrent(scope: ClientScope, etag: string | undefined): Promise<boolean> {
-    if (!etag) return false;
-    const answer = await this.features(scope);
-    return etag.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
-  }
 
   /**
    * The delta events a scope needs to go from `since` to now: none when it is current, the changes in between
