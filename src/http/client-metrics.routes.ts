@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { registerClient } from '../domain/client-features/client-registration.js';
@@ -6,7 +7,7 @@ import { recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { BadDataError } from '../shared/errors.js';
 import { assertTokenEnvironment, ClientRegistrationSchema, registrationOf } from './client-api.routes.js';
 import { DateTime } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import type { RouteDeps, RouteModule } from './deps.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -55,24 +56,28 @@ export const BulkMetricsSchema = Type.Object(
 
 export const clientMetricsSchemas = [ClientMetricsSchema, BulkMetricsSchema];
 
-
-export function assertBucketInOrder(bucket: { start: string; stop: string }): void {
-  if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
-    throw new BadDataError('The metrics bucket ends before it starts', [
-      { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
-    ]);
-  }
+/**
+ * The handler of one SDK's metrics report, for server-side (client token) and frontend (frontend token) SDKs
+ * alike: the token's environment and projects decide where the counts go.
+ */
+export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock'>) {
+  return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
+    const { bucket } = request.body;
+    if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
+      throw new BadDataError('The metrics bucket ends before it starts', [
+        { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
+      ]);
+    }
+    await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
+    return reply.status(202).send();
+  };
 }
 
 export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     '/api/client/metrics',
     { schema: { tags: ['Client'], body: Type.Ref(ClientMetricsSchema) }, config: { access: CLIENT } },
-    async (request, reply) => {
-      assertBucketInOrder(request.body.bucket);
-      await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
-      return reply.status(202).send();
-    },
+    recordMetricsReport(deps),
   );
 
   app.post(

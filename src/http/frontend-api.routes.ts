@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateAll, type EvaluationContext } from '../domain/evaluation/evaluate.js';
-import { recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { BadDataError } from '../shared/errors.js';
-import { assertBucketInOrder, ClientMetricsSchema } from './client-metrics.routes.js';
+import { ClientMetricsSchema, recordMetricsReport } from './client-metrics.routes.js';
 import { ClientRegistrationSchema } from './client-api.routes.js';
 import type { RouteModule } from './deps.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
@@ -88,11 +87,7 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     '/api/frontend/client/metrics',
     { schema: { tags, body: Type.Ref(ClientMetricsSchema) }, config: { access: FRONTEND } },
-    async (request, reply) => {
-      assertBucketInOrder(request.body.bucket);
-      await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
-      return reply.status(202).send();
-    },
+    recordMetricsReport(deps),
   );
 
   // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.

@@ -223,6 +223,22 @@ describe('client API details', () => {
   });
 });
 
+describe('POST /api/frontend/client/metrics', () => {
+  test('records a browser’s counts for the frontend token’s environment; a bucket ending before it starts is a 400', async () => {
+    const appName = uniqueName('browser-app');
+    const now = Date.now();
+    const bucket = (start: number, stop: number) => ({
+      start: new Date(start).toISOString(),
+      stop: new Date(stop).toISOString(),
+      toggles: { [name('users')]: { yes: 4, no: 2 } },
+    });
+    expectError(await ctx.as(frontendToken).post('/api/frontend/client/metrics', { appName, bucket: bucket(now, now - 60_000) }), 400, 'BadDataError');
+    expectStatus(await ctx.as(frontendToken).post('/api/frontend/client/metrics', { appName, bucket: bucket(now - 60_000, now) }), 202);
+    const usage = await ctx.db.selectFrom('feature_usage_hourly').select(['feature_name', 'environment', 'yes', 'no']).where('app_name', '=', appName).execute();
+    assert.deepEqual(usage, [{ feature_name: name('users'), environment: 'development', yes: 4, no: 2 }]);
+  });
+});
+
 describe('POST /api/client/metrics/bulk (as Unleash Edge sends it)', () => {
   test('registers the applications and records every count', async () => {
     const appName = uniqueName('edge-app');
