@@ -8,6 +8,7 @@ import * as usage from './migrations/0005-usage.js';
 import * as integrations from './migrations/0006-integrations.js';
 import * as changeRequests from './migrations/0007-change-requests.js';
 import * as clientApplications from './migrations/0008-client-applications.js';
+import * as strategyDefinitions from './migrations/0009-strategy-definitions.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006-integrations': integrations,
   '0007-change-requests': changeRequests,
   '0008-client-applications': clientApplications,
+  '0009-strategy-definitions': strategyDefinitions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

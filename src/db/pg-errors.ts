@@ -37,6 +37,7 @@ const uniqueViolations: Record<string, (value: string) => ApiError> = {
     const [project, environment] = key.split(', ');
     return new NameExistsError(`Environment "${environment}" is already enabled in project "${project}"`);
   },
+  strategy_definitions_pkey: (name) => new NameExistsError(`A strategy named "${name}" already exists`),
   personal_access_tokens_description_key: (key) =>
     new NameExistsError(`You already have a personal access token described "${key.split(', ').slice(1).join(', ')}"`),
   api_tokens_secret_hash_key: () => new NameExistsError('An API token with this secret already exists'),
@@ -60,6 +61,10 @@ const foreignKeyViolations: Record<string, { missing: (value: string) => ApiErro
   feature_strategy_segments_segment_fkey: {
     missing: (segment) => new NotFoundError(`Could not find segment ${segment}`),
     inUse: (segment) => new ConflictError(`Segment ${segment} is still used by strategies`),
+  },
+  feature_strategies_strategy_name_fkey: {
+    missing: (name) => new BadDataError(`Unknown strategy "${name}"; define it first`),
+    inUse: (name) => new ConflictError(`Strategy "${name}" is still used by flags; remove it from them first`),
   },
   segments_project_fkey: {
     missing: (project) => new NotFoundError(`Could not find project "${project}"`),

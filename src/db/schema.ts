@@ -197,6 +197,17 @@ export interface ContextFieldsTable {
   created_at: CreatedAt;
 }
 
+export interface StrategyDefinitionsTable {
+  name: string;
+  title: string | null;
+  description: string;
+  parameters: Json;
+  built_in: Generated<boolean>;
+  deprecated: boolean;
+  sort_order: Generated<number>;
+  created_at: CreatedAt;
+}
+
 /** Exact event counts per scope (`*` = all events, `project:<id>`), split over shards summed on read. */
 export interface EventCountsTable {
   scope: string;
@@ -371,6 +382,7 @@ export interface Database {
   feature_dependencies: FeatureDependenciesTable;
   feature_lifecycles: FeatureLifecyclesTable;
   context_fields: ContextFieldsTable;
+  strategy_definitions: StrategyDefinitionsTable;
   change_request_settings: ChangeRequestSettingsTable;
   change_requests: ChangeRequestsTable;
   change_request_changes: ChangeRequestChangesTable;

@@ -206,25 +206,6 @@ export const BatchStaleSchema = StrictObject(
 
 export const ChangeProjectSchema = StrictObject({ newProjectId: UrlFriendlyName }, { $id: 'changeProjectSchema' });
 
-export const StrategyDefinitionSchema = Type.Object(
-  {
-    name: Type.String(),
-    displayName: Type.String(),
-    description: Type.String(),
-    editable: Type.Boolean(),
-    deprecated: Type.Boolean(),
-    parameters: Type.Array(
-      Type.Object({ name: Type.String(), type: Type.String(), description: Type.String(), required: Type.Boolean() }),
-    ),
-  },
-  { $id: 'strategySchema' },
-);
-
-export const StrategiesSchema = Type.Object(
-  { version: Type.Literal(1), strategies: Type.Array(Type.Ref(StrategyDefinitionSchema)) },
-  { $id: 'strategiesSchema' },
-);
-
 export const featureSchemas = [
   TagSchema,
   ConstraintSchema,
@@ -246,6 +227,4 @@ export const featureSchemas = [
   BatchFeaturesSchema,
   BatchStaleSchema,
   ChangeProjectSchema,
-  StrategyDefinitionSchema,
-  StrategiesSchema,
 ];

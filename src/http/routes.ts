@@ -32,6 +32,8 @@ import { projectSchemas } from './projects.schemas.js';
 import { segmentRoutes } from './segments.routes.js';
 import { segmentSchemas } from './segments.schemas.js';
 import { strategyRoutes } from './strategies.routes.js';
+import { strategyDefinitionRoutes } from './strategy-definitions.routes.js';
+import { strategyDefinitionSchemas } from './strategy-definitions.schemas.js';
 import { tagRoutes } from './tags.routes.js';
 import { tagSchemas } from './tags.schemas.js';
 import { userRoutes } from './users.routes.js';
@@ -47,6 +49,7 @@ export const routeModules: RouteModule[] = [
   environmentRoutes,
   featureRoutes,
   strategyRoutes,
+  strategyDefinitionRoutes,
   tagRoutes,
   segmentRoutes,
   contextFieldRoutes,
@@ -71,6 +74,7 @@ export const sharedSchemas: TSchema[] = [
   ...apiTokenSchemas,
   ...projectSchemas,
   ...featureSchemas,
+  ...strategyDefinitionSchemas,
   ...tagSchemas,
   ...segmentSchemas,
   ...contextFieldSchemas,

@@ -6,7 +6,6 @@ import { assertProjectEnvironment, findFeature } from '../domain/features/featur
 import { loadStrategies } from '../domain/features/feature-views.js';
 import {
   addStrategy,
-  BUILT_IN_STRATEGIES,
   deleteStrategy,
   getStrategy,
   setStrategySortOrder,
@@ -21,7 +20,6 @@ import {
   FeatureStrategySchema,
   PatchesSchema,
   SetStrategySortOrderSchema,
-  StrategiesSchema,
   UpdateFeatureStrategySchema,
 } from './features.schemas.js';
 import { actorOf, can } from './plugins/access.js';
@@ -54,22 +52,6 @@ function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInp
 }
 
 export const strategyRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    '/api/admin/strategies',
-    { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } },
-    async () => ({
-      version: 1 as const,
-      strategies: Object.entries(BUILT_IN_STRATEGIES).map(([name, definition]) => ({
-        name,
-        displayName: name,
-        description: definition.description,
-        editable: false,
-        deprecated: false,
-        parameters: definition.parameters.map((p) => ({ ...p, description: '' })),
-      })),
-    }),
-  );
-
   app.get(
     STRATEGIES,
     {

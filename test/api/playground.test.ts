@@ -92,6 +92,21 @@ describe('POST /api/admin/playground', () => {
     assert.equal(child.strategies.result, true);
   });
 
+  test("a custom strategy is 'unknown': only the application's own implementation can evaluate it", async () => {
+    const customProject = uniqueName('play-custom');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: customProject, name: customProject, environments: ['development'] }), 201);
+    const strategy = uniqueName('tenant');
+    expectStatus(await ctx.admin.post('/api/admin/strategies', { name: strategy, parameters: [{ name: 'tenants', type: 'list' }] }), 201);
+    await createFlag(ctx, customProject, `${customProject}-custom`, { strategies: [{ name: strategy, parameters: { tenants: 'acme' } }] });
+    const response = await ctx.admin.post('/api/admin/playground', { environment: 'development', projects: [customProject], context: {} });
+    expectStatus(response, 200);
+    const [feature] = (response.json() as { features: Array<PlaygroundFeature & { strategies: { data: Array<{ result: unknown }> } }> }).features;
+    assert.equal(feature!.name, `${customProject}-custom`);
+    assert.equal(feature!.isEnabled, false);
+    assert.equal(feature!.strategies.result, 'unknown');
+    assert.deepEqual(feature!.strategies.data.map((data) => [data.name, data.result]), [[strategy, { enabled: 'unknown', evaluationStatus: 'incomplete' }]]);
+  });
+
   test('bad input is a 400 and an unknown environment a 404', async () => {
     const token = await viewerToken();
     const send = (payload: unknown) => ctx.as(token).inject({ method: 'POST', url: '/api/admin/playground', payload: payload as object });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { InMemStorageProvider, Unleash, UnleashEvents, type Context } from 'unleash-client';
+import { InMemStorageProvider, Strategy, Unleash, UnleashEvents, type Context } from 'unleash-client';
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -51,6 +51,18 @@ const OPERATOR_CASES: Array<{ key: string; strategy: unknown; yes: Context; no: 
   { key: 'inverted', strategy: constrained('plan', 'IN', ['free'], { inverted: true }), yes: { properties: { plan: 'pro' } }, no: { properties: { plan: 'free' } } },
 ];
 
+/** The application's own implementation of a custom strategy defined in Vexil: on for the listed tenants. */
+const TENANT_STRATEGY = uniqueName('tenant');
+class TenantStrategy extends Strategy {
+  constructor() {
+    super(TENANT_STRATEGY);
+  }
+  override isEnabled(parameters: { tenants?: string }, context: Context): boolean {
+    const tenants = (parameters.tenants ?? '').split(',').map((tenant) => tenant.trim());
+    return tenants.includes(String(context.properties?.tenant));
+  }
+}
+
 before(async () => {
   ctx = await startTestApp();
   baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -99,6 +111,14 @@ before(async () => {
       },
     ],
   });
+  expectStatus(
+    await ctx.admin.post('/api/admin/strategies', {
+      name: TENANT_STRATEGY,
+      parameters: [{ name: 'tenants', type: 'list', required: true }],
+    }),
+    201,
+  );
+  await createFlag(ctx, project, name('custom'), { strategies: [{ name: TENANT_STRATEGY, parameters: { tenants: 'acme, globex' } }] });
   await createFlag(ctx, project, name('child'), { strategies: [always()] });
   expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('users') }), 200);
   for (const { key, strategy } of OPERATOR_CASES) await createFlag(ctx, project, name(`op-${key}`), { strategies: [strategy] });
@@ -122,6 +142,7 @@ async function startSdk(token: string, mode: 'polling' | 'streaming' = 'polling'
     metricsInterval: 0,
     disableMetrics: true,
     storageProvider: new InMemStorageProvider(),
+    strategies: [new TenantStrategy()],
     ...(mode === 'streaming' ? { experimentalMode: { type: 'streaming' as const } } : {}),
   });
   sdks.push(sdk);
@@ -142,7 +163,7 @@ describe('the Node SDK in polling mode', () => {
   test('receives the flags of its token: its project and environment, no archived flags', () => {
     const names = sdk.getFeatureToggleDefinitions()!.map((definition) => definition.name).sort();
     const expected = [
-      'child', 'default', 'disabled-strategy', 'env-variants', 'hosts',
+      'child', 'custom', 'default', 'disabled-strategy', 'env-variants', 'hosts',
       'ips', 'off', 'rollout', 'segment', 'strategy-variants', 'users', ...OPERATOR_CASES.map(({ key }) => `op-${key}`),
     ].map(name).sort();
     assert.deepEqual(names, expected);
@@ -159,6 +180,11 @@ describe('the Node SDK in polling mode', () => {
     assert.equal(sdk.isEnabled(name('hosts')), true);
     const rolledOut = Array.from({ length: 1000 }, (_, i) => sdk.isEnabled(name('rollout'), { userId: `user-${i}` })).filter(Boolean).length;
     assert.ok(rolledOut > 300 && rolledOut < 440, `37% rollout enabled ${rolledOut} of 1000 users`);
+  });
+
+  test("evaluates a custom strategy defined in Vexil with the application's implementation and parameters", () => {
+    assert.equal(sdk.isEnabled(name('custom'), { properties: { tenant: 'globex' } }), true);
+    assert.equal(sdk.isEnabled(name('custom'), { properties: { tenant: 'initech' } }), false);
   });
 
   for (const { key, yes, no } of OPERATOR_CASES) {

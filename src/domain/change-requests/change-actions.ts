@@ -14,7 +14,7 @@ import {
   addStrategy,
   deleteStrategy,
   getStrategy,
-  normalizeStrategy,
+  resolveStrategy,
   setStrategySortOrder,
   updateStrategy,
   type StrategyInput,
@@ -182,13 +182,13 @@ export async function prepareChange(tx: Tx, scope: ChangeRequestScope, change: C
     case 'archiveFeature':
       return null;
     case 'addStrategy':
-      normalizeStrategy(change.payload, change.feature, `${path}/payload`);
+      await resolveStrategy(tx, change.payload, change.feature, `${path}/payload`);
       await assertSegmentsExist(tx, change.payload.segments, `${path}/payload`);
       return null;
     case 'updateStrategy': {
       const { id, ...input } = change.payload;
       const current = await getStrategy(tx, target, id);
-      normalizeStrategy(input, change.feature, `${path}/payload`);
+      await resolveStrategy(tx, input, change.feature, `${path}/payload`, { allowDeprecated: input.name === current.name });
       await assertSegmentsExist(tx, input.segments, `${path}/payload`);
       return current;
     }

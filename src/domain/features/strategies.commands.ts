@@ -9,33 +9,7 @@ import { recordFeatureEvent } from './feature-events.js';
 import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
 import { loadStrategies, type Constraint, type StrategyVariant, type StrategyView } from './feature-views.js';
 import { distributeWeights } from './variants.js';
-
-/** Built-in strategies and the parameters each understands. */
-export const BUILT_IN_STRATEGIES = {
-  default: { description: 'On for everyone', parameters: [] },
-  flexibleRollout: {
-    description: 'Gradual rollout to a percentage of users, sticky on a context field',
-    parameters: [
-      { name: 'rollout', type: 'percentage', required: false },
-      { name: 'stickiness', type: 'string', required: false },
-      { name: 'groupId', type: 'string', required: false },
-    ],
-  },
-  userWithId: {
-    description: 'On for the listed user ids',
-    parameters: [{ name: 'userIds', type: 'list', required: true }],
-  },
-  remoteAddress: {
-    description: 'On for the listed IP addresses',
-    parameters: [{ name: 'IPs', type: 'list', required: true }],
-  },
-  applicationHostname: {
-    description: 'On for the listed host names',
-    parameters: [{ name: 'hostNames', type: 'list', required: true }],
-  },
-} as const;
-
-export type StrategyName = keyof typeof BUILT_IN_STRATEGIES;
+import { strategyDefinitionFor, type StrategyDefinitionView, type StrategyParameter } from '../strategies/strategy-definitions.js';
 
 export interface StrategyInput {
   name: string;
@@ -54,29 +28,45 @@ export interface StrategyTarget {
   environment: string;
 }
 
-function normalizeParameters(input: StrategyInput, featureName: string, path: string): Record<string, string> {
-  const definition = BUILT_IN_STRATEGIES[input.name as StrategyName];
-  if (!definition) {
-    throw new BadDataError(`Unknown strategy "${input.name}"`, [
-      { path: `${path}/name`, message: `name must be one of ${Object.keys(BUILT_IN_STRATEGIES).join(', ')} (got ${JSON.stringify(input.name)})` },
-    ]);
+/** Why a parameter value does not fit its declared type, or nothing when it does. */
+function parameterProblem(type: StrategyParameter['type'], name: string, value: string): string | undefined {
+  switch (type) {
+    case 'percentage':
+      return /^\d{1,3}$/.test(value) && Number(value) <= 100
+        ? undefined
+        : `${name} must be a whole percentage from 0 to 100 (got ${JSON.stringify(value)})`;
+    case 'number':
+      return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : `${name} must be a number (got ${JSON.stringify(value)})`;
+    case 'boolean':
+      return value === 'true' || value === 'false' ? undefined : `${name} must be true or false (got ${JSON.stringify(value)})`;
+    default:
+      return undefined;
   }
+}
+
+function normalizeParameters(
+  input: StrategyInput,
+  definition: Pick<StrategyDefinitionView, 'parameters'>,
+  featureName: string,
+  path: string,
+): Record<string, string> {
   const parameters = Object.fromEntries(Object.entries(input.parameters ?? {}).map(([k, v]) => [k, String(v)]));
-  const details: ErrorDetail[] = [];
-  for (const parameter of definition.parameters) {
-    const value = parameters[parameter.name];
-    if (parameter.required && (value === undefined || value.trim() === '')) {
-      details.push({ path: `${path}/parameters/${parameter.name}`, message: `${input.name} needs the parameter "${parameter.name}"` });
-    }
-  }
   if (input.name === 'flexibleRollout') {
     parameters.rollout ??= '100';
     parameters.stickiness ??= 'default';
     parameters.groupId ??= featureName;
-    const rollout = Number(parameters.rollout);
-    if (!/^\d{1,3}$/.test(parameters.rollout) || rollout > 100) {
-      details.push({ path: `${path}/parameters/rollout`, message: `rollout must be a whole percentage from 0 to 100 (got ${JSON.stringify(parameters.rollout)})` });
+  }
+  const details: ErrorDetail[] = [];
+  for (const parameter of definition.parameters) {
+    const value = parameters[parameter.name];
+    if (value === undefined || value.trim() === '') {
+      if (parameter.required) {
+        details.push({ path: `${path}/parameters/${parameter.name}`, message: `${input.name} needs the parameter "${parameter.name}"` });
+      }
+      continue;
     }
+    const problem = parameterProblem(parameter.type, parameter.name, value);
+    if (problem) details.push({ path: `${path}/parameters/${parameter.name}`, message: problem });
   }
   if (details.length > 0) throw new BadDataError('The strategy parameters are invalid', details);
   return parameters;
@@ -101,7 +91,16 @@ interface NormalizedStrategy {
   segments: number[];
 }
 
-export function normalizeStrategy(input: StrategyInput, featureName: string, path = '/body'): NormalizedStrategy {
+/**
+ * Checks and completes a strategy against its definition's parameters (`resolveStrategy` reads the definition).
+ * Vexil's own default strategy is normalized without one: its values are Vexil's, not a client's.
+ */
+export function normalizeStrategy(
+  input: StrategyInput,
+  featureName: string,
+  definition: Pick<StrategyDefinitionView, 'parameters'> = { parameters: [] },
+  path = '/body',
+): NormalizedStrategy {
   validateConstraints(input.constraints ?? [], `${path}/constraints`);
   return {
     name: input.name,
@@ -109,9 +108,24 @@ export function normalizeStrategy(input: StrategyInput, featureName: string, pat
     disabled: input.disabled ?? false,
     constraints: normalizeConstraints(input.constraints),
     variants: normalizeStrategyVariants(input, path),
-    parameters: normalizeParameters(input, featureName, path),
+    parameters: normalizeParameters(input, definition, featureName, path),
     segments: [...new Set(input.segments ?? [])].sort((a, b) => a - b),
   };
+}
+
+/**
+ * Normalizes a strategy against the definition its name refers to. A strategy keeping the name of a deprecated
+ * definition it already had is allowed; a new use of one is not.
+ */
+export async function resolveStrategy(
+  db: Kysely<Database>,
+  input: StrategyInput,
+  featureName: string,
+  path = '/body',
+  options: { allowDeprecated: boolean } = { allowDeprecated: false },
+): Promise<NormalizedStrategy> {
+  const definition = await strategyDefinitionFor(db, input.name, path, options);
+  return normalizeStrategy(input, featureName, definition, path);
 }
 
 async function setStrategySegments(uow: UnitOfWork, strategyId: string, segments: number[]): Promise<void> {
@@ -144,7 +158,7 @@ async function lockTarget(uow: UnitOfWork, target: StrategyTarget): Promise<void
 
 export async function addStrategy(uow: UnitOfWork, target: StrategyTarget, input: StrategyInput): Promise<StrategyView> {
   await lockTarget(uow, target);
-  const strategy = normalizeStrategy(input, target.featureName);
+  const strategy = await resolveStrategy(uow.tx, input, target.featureName);
   const sortOrder =
     input.sortOrder ??
     (
@@ -181,7 +195,7 @@ export async function addStrategy(uow: UnitOfWork, target: StrategyTarget, input
 export async function updateStrategy(uow: UnitOfWork, target: StrategyTarget, id: string, input: StrategyInput): Promise<StrategyView> {
   await lockTarget(uow, target);
   const before = await getStrategy(uow.tx, target, id);
-  const strategy = normalizeStrategy(input, target.featureName);
+  const strategy = await resolveStrategy(uow.tx, input, target.featureName, '/body', { allowDeprecated: input.name === before.name });
   await uow.tx
     .updateTable('feature_strategies')
     .set({

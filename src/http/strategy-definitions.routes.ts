@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import {
+  createStrategyDefinition,
+  deleteStrategyDefinition,
+  findStrategyDefinition,
+  listStrategyDefinitions,
+  setStrategyDeprecated,
+  updateStrategyDefinition,
+} from '../domain/strategies/strategy-definitions.js';
+import { BadDataError } from '../shared/errors.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+import {
+  CreateStrategySchema,
+  StrategiesSchema,
+  StrategyDefinitionSchema,
+  UpdateStrategySchema,
+} from './strategy-definitions.schemas.js';
+
+const tags = ['Strategies'];
+const StrategyNameParams = Type.Object({ name: UrlFriendlyName });
+const STRATEGIES = '/api/admin/strategies';
+
+/** Strategy definitions: the built-in strategies and custom ones for SDKs' own strategy implementations. */
+export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    STRATEGIES,
+    { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } },
+    async () => ({ version: 1 as const, strategies: await listStrategyDefinitions(deps.db) }),
+  );
+
+  app.get(
+    `${STRATEGIES}/:name`,
+    {
+      schema: { tags, params: StrategyNameParams, response: { 200: Type.Ref(StrategyDefinitionSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request) => findStrategyDefinition(deps.db, request.params.name),
+  );
+
+  app.post(
+    STRATEGIES,
+    {
+      schema: { tags, body: Type.Ref(CreateStrategySchema), response: { 201: Type.Ref(StrategyDefinitionSchema) } },
+      config: { access: can('CREATE_STRATEGY') },
+    },
+    async (request, reply) => {
+      const { editable: _editable, ...input } = request.body;
+      const definition = await inUnitOfWork(deps, actorOf(request), (uow) => createStrategyDefinition(uow, input));
+      return reply
+        .status(201)
+        .header('location', `${STRATEGIES}/${encodeURIComponent(definition.name)}`)
+        .send(definition);
+    },
+  );
+
+  app.put(
+    `${STRATEGIES}/:name`,
+    {
+      schema: {
+        tags,
+        params: StrategyNameParams,
+        body: Type.Ref(UpdateStrategySchema),
+        response: { 200: Type.Ref(StrategyDefinitionSchema) },
+      },
+      config: { access: can('UPDATE_STRATEGY') },
+    },
+    async (request) => {
+      const { name, ...input } = request.body;
+      // Unleash's form resends the name; a different one would read as a rename, which strategies do not have.
+      if (name !== undefined && name !== request.params.name) {
+        throw new BadDataError(`A strategy cannot be renamed (the body names "${name}", the path "${request.params.name}")`, [
+          { path: '/body/name', message: `name must be ${JSON.stringify(request.params.name)} or left out` },
+        ]);
+      }
+      return inUnitOfWork(deps, actorOf(request), (uow) => updateStrategyDefinition(uow, request.params.name, input));
+    },
+  );
+
+  app.delete(
+    `${STRATEGIES}/:name`,
+    { schema: { tags, params: StrategyNameParams }, config: { access: can('DELETE_STRATEGY') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategyDefinition(uow, request.params.name));
+      return reply.status(200).send();
+    },
+  );
+
+  for (const [action, deprecated] of [['deprecate', true], ['reactivate', false]] as const) {
+    app.post(
+      `${STRATEGIES}/:name/${action}`,
+      { schema: { tags, params: StrategyNameParams }, config: { access: can('UPDATE_STRATEGY') } },
+      async (request, reply) => {
+        await inUnitOfWork(deps, actorOf(request), (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
+        return reply.status(200).send();
+      },
+    );
+  }
+};
