@@ -2,6 +2,8 @@
  * The only reader of process.env. Every variable is parsed here once; an invalid value stops start-up with
  * one line that names the variable and what it accepts.
  */
+import { parseOrigin } from './shared/origin.js';
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -25,7 +27,8 @@ export interface Config {
   /** How long one read of a search or listing may run on PostgreSQL before it is cancelled. */
   readTimeoutMs: number;
   /** Origins browsers may call the frontend API from (`*`: any). */
-  frontendApiOrigins: string[] | '*';
+  /** Origins whose pages may call the frontend API until an admin sets them; `['*']` allows all. */
+  frontendApiOrigins: string[];
   integrations: IntegrationsConfig;
 }
 
@@ -135,21 +138,13 @@ function readBaseUrl(env: Env, port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
-function readOrigins(env: Env): string[] | '*' {
+function readOrigins(env: Env): string[] {
   const raw = env.FRONTEND_API_ORIGINS?.trim();
-  if (!raw || raw === '*') return '*';
+  if (!raw || raw === '*') return ['*'];
   return raw.split(',').map((entry) => {
-    const origin = entry.trim();
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin.replace(/\/+$/, '')) {
-      invalid('FRONTEND_API_ORIGINS', '* or comma-separated origins such as https://app.example.com', origin);
-    }
-    return parsed.origin;
+    const origin = parseOrigin(entry.trim());
+    if (!origin) invalid('FRONTEND_API_ORIGINS', '* or comma-separated origins such as https://app.example.com', entry.trim());
+    return origin;
   });
 }
 

@@ -9,6 +9,7 @@ import * as integrations from './migrations/0006-integrations.js';
 import * as changeRequests from './migrations/0007-change-requests.js';
 import * as clientApplications from './migrations/0008-client-applications.js';
 import * as strategyDefinitions from './migrations/0009-strategy-definitions.js';
+import * as settings from './migrations/0010-settings.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007-change-requests': changeRequests,
   '0008-client-applications': clientApplications,
   '0009-strategy-definitions': strategyDefinitions,
+  '0010-settings': settings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

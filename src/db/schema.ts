@@ -208,6 +208,11 @@ export interface StrategyDefinitionsTable {
   created_at: CreatedAt;
 }
 
+export interface SettingsTable {
+  name: string;
+  content: Json;
+}
+
 /** Exact event counts per scope (`*` = all events, `project:<id>`), split over shards summed on read. */
 export interface EventCountsTable {
   scope: string;
@@ -383,6 +388,7 @@ export interface Database {
   feature_lifecycles: FeatureLifecyclesTable;
   context_fields: ContextFieldsTable;
   strategy_definitions: StrategyDefinitionsTable;
+  settings: SettingsTable;
   change_request_settings: ChangeRequestSettingsTable;
   change_requests: ChangeRequestsTable;
   change_request_changes: ChangeRequestChangesTable;

@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { LogLevel } from '../config.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
-import type { AppDeps } from './deps.js';
+import { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
+import type { AppDeps, RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
@@ -14,8 +15,7 @@ import { loggerOptions } from './plugins/logging.js';
 import { documentErrorResponses, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
-
-export const VERSION = '0.1.0';
+import { VERSION } from '../shared/version.js';
 
 /** The HTTP application without `listen`, so tests drive it with `inject`. */
 export interface BuildAppOptions {
@@ -40,18 +40,28 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerJsonBodyParser(app);
 
   await app.register(cookie);
+  const clientFeatures = new ClientFeatureStore(deps.db);
+  await clientFeatures.start(deps.listen);
+  app.addHook('onClose', () => clientFeatures.stop());
+  const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
+  clientFeatures.onAnyChange(() => frontendApiOrigins.invalidate());
+  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins };
+
   // Browsers call the frontend API from the application's own origin; nothing else is offered to them.
   await app.register(cors, {
     delegator: (request, callback) => {
       if (!request.url?.startsWith('/api/frontend')) return callback(null, { origin: false });
-      const allowed = deps.config.frontendApiOrigins;
-      callback(null, {
-        origin: allowed === '*' ? '*' : allowed,
-        methods: ['GET', 'POST'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk', 'x-unleash-sdk'],
-        exposedHeaders: ['ETag'],
-        maxAge: 86_400,
-      });
+      frontendApiOrigins.allowed().then(
+        (allowed) =>
+          callback(null, {
+            origin: allowed.includes('*') ? '*' : allowed,
+            methods: ['GET', 'POST'],
+            allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk', 'x-unleash-sdk'],
+            exposedHeaders: ['ETag'],
+            maxAge: 86_400,
+          }),
+        (error: unknown) => callback(error as Error, { origin: false }),
+      );
     },
   });
   registerErrorHandler(app);
@@ -59,10 +69,6 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   useSharedSchemas(sharedSchemas);
   await registerOpenApi(app, VERSION);
 
-  const clientFeatures = new ClientFeatureStore(deps.db);
-  await clientFeatures.start(deps.listen);
-  app.addHook('onClose', () => clientFeatures.stop());
-  const routeDeps = { ...deps, clientFeatures };
 
   await app.register(async (api) => {
     api.addHook('onRoute', documentErrorResponses);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
+import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import type { Clock } from '../shared/clock.js';
 
 /** What the app is built from: the database (and how to hear its notifications), the clock, the configuration. */
@@ -15,6 +16,7 @@ export interface AppDeps {
 /** What route modules are given: the app's dependencies and the services the app holds for its lifetime. */
 export interface RouteDeps extends AppDeps {
   clientFeatures: ClientFeatureStore;
+  frontendApiOrigins: FrontendApiOrigins;
 }
 
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps }>;

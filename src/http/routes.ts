@@ -36,6 +36,7 @@ import { strategyDefinitionRoutes } from './strategy-definitions.routes.js';
 import { strategyDefinitionSchemas } from './strategy-definitions.schemas.js';
 import { tagRoutes } from './tags.routes.js';
 import { tagSchemas } from './tags.schemas.js';
+import { uiConfigRoutes, uiConfigSchemas } from './ui-config.routes.js';
 import { userRoutes } from './users.routes.js';
 import { userSchemas } from './users.schemas.js';
 
@@ -65,6 +66,7 @@ export const routeModules: RouteModule[] = [
   frontendApiRoutes,
   playgroundRoutes,
   applicationRoutes,
+  uiConfigRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -88,4 +90,5 @@ export const sharedSchemas: TSchema[] = [
   ...clientApiSchemas,
   ...frontendApiSchemas,
   ...playgroundSchemas,
+  ...uiConfigSchemas,
 ];

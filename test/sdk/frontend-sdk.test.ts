@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { EVENTS, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
-import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -340,6 +340,37 @@ describe('bad SDK requests', () => {
     } finally {
       await restricted.close();
     }
+  });
+
+  test('CORS: an admin sets the allowed origins at run time; each must be * or an origin', async () => {
+    const originOf = async (origin: string) =>
+      (await ctx.as(frontendToken).inject({ method: 'GET', url: '/api/frontend', headers: { origin } })).headers['access-control-allow-origin'];
+    const since = await lastEventId(ctx);
+    expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://shop.example/', 'https://shop.example'] }), 204);
+    try {
+      assert.deepEqual(((await ctx.admin.get('/api/admin/ui-config')).json() as { frontendApiOrigins: string[] }).frontendApiOrigins, ['https://shop.example']);
+      assert.equal(await originOf('https://shop.example'), 'https://shop.example');
+      assert.equal(await originOf('https://evil.example'), undefined);
+      const events = await eventsSince(ctx, since);
+      assert.deepEqual(events.map((event) => [event.type, event.data, event.preData]), [
+        ['setting-updated', { id: 'frontendSettings', frontendApiOrigins: ['https://shop.example'] }, { id: 'frontendSettings', frontendApiOrigins: ['*'] }],
+      ]);
+
+      const bad = expectError(
+        await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://ok.example', 'https://x.example/path', 'ftp://x.example', 'nonsense'] }),
+        400,
+        'BadDataError',
+      );
+      assert.deepEqual(bad.details.map((detail) => detail.path), ['/body/frontendApiOrigins/1', '/body/frontendApiOrigins/2', '/body/frontendApiOrigins/3']);
+      expectError(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: 'https://ok.example' }), 400, 'BadDataError');
+      expectError(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) }), 400, 'BadDataError');
+      const editor = await createUserSession(ctx, 'Editor');
+      expectError(await ctx.withCookie(editor.cookie).post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }), 403, 'PermissionError');
+      assert.equal(await originOf('https://shop.example'), 'https://shop.example', 'refused changes keep the setting');
+    } finally {
+      expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }), 204);
+    }
+    assert.equal(await originOf('https://evil.example'), '*');
   });
 
   test('a deleted token stops working at once', async () => {

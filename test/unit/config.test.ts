@@ -14,7 +14,7 @@ describe('configuration', () => {
       baseUrl: 'http://localhost:4242',
       sessionTtlHours: 48,
       readTimeoutMs: 10_000,
-      frontendApiOrigins: '*',
+      frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
     });
   });

@@ -16,7 +16,7 @@ const WRITTEN_TYPES = [
   'feature-untagged', 'pat-created', 'pat-deleted', 'project-created', 'project-deleted', 'project-environment-added',
   'project-environment-removed', 'project-favorited', 'project-unfavorited', 'project-updated', 'segment-created',
   'segment-deleted', 'segment-updated', 'strategy-order-changed', 'strategy-created', 'strategy-updated',
-  'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'tag-type-created', 'tag-type-deleted',
+  'strategy-deleted', 'strategy-deprecated', 'strategy-reactivated', 'setting-updated', 'tag-type-created', 'tag-type-deleted',
   'tag-type-updated', 'user-created', 'user-deleted', 'user-password-changed', 'user-updated',
   'change-request-created', 'change-added', 'change-edited', 'change-discarded', 'change-request-discarded',
   'change-request-sent-to-review', 'change-request-approval-added', 'change-request-approved',

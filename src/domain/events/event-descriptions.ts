@@ -288,6 +288,10 @@ const DESCRIPTIONS: Record<string, Description> = {
   'segment-created': { label: 'Segment created', summary: (e, who) => `${who} created segment ${bold(fields(e.data).name)}` },
   'segment-updated': { label: 'Segment updated', summary: (e, who) => `${who} updated segment ${bold(fields(e.data).name)}` },
   'segment-deleted': { label: 'Segment deleted', summary: (e, who) => `${who} deleted segment ${bold(fields(e.preData).name)}` },
+  'setting-updated': {
+    label: 'Setting updated',
+    summary: (e, who) => `${who} updated the setting ${bold(fields(e.data).id)}`,
+  },
   'strategy-created': { label: 'Strategy created', summary: (e, who) => `${who} created strategy ${bold(fields(e.data).name)}` },
   'strategy-updated': { label: 'Strategy updated', summary: (e, who) => `${who} updated strategy ${bold(fields(e.data).name)}` },
   'strategy-deleted': { label: 'Strategy deleted', summary: (e, who) => `${who} deleted strategy ${bold(fields(e.preData).name)}` },

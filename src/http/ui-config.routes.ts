@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
+import { StrictObject } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can } from './plugins/access.js';
+import { VERSION } from '../shared/version.js';
+
+const tags = ['Admin UI'];
+
+export const UiConfigSchema = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String(),
+    baseUriPath: Type.String(),
+    frontendApiOrigins: Type.Array(Type.String()),
+  },
+  { $id: 'uiConfigSchema' },
+);
+
+export const SetCorsSchema = StrictObject(
+  { frontendApiOrigins: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 }) },
+  { $id: 'setCorsSchema' },
+);
+
+export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema];
+
+/** What the admin UI needs to know about the instance, and the frontend API's allowed origins (Unleash's paths). */
+export const uiConfigRoutes: RouteModule = async (app, { deps }) => {
+  app.get(
+    '/api/admin/ui-config',
+    { schema: { tags, response: { 200: Type.Ref(UiConfigSchema) } }, config: { access: can('READ') } },
+    async () => ({
+      name: 'Vexil',
+      version: VERSION,
+      baseUriPath: '',
+      frontendApiOrigins: await deps.frontendApiOrigins.allowed(),
+    }),
+  );
+
+  app.post(
+    '/api/admin/ui-config/cors',
+    { schema: { tags, body: Type.Ref(SetCorsSchema) }, config: { access: can('ADMIN') } },
+    async (request, reply) => {
+      const current = await deps.frontendApiOrigins.allowed();
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        setFrontendApiOrigins(uow, request.body.frontendApiOrigins, current),
+      );
+      deps.frontendApiOrigins.invalidate();
+      return reply.status(204).send();
+    },
+  );
+};
