@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 
 const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
 /** The server as `npm start` runs it: compiled, without the TypeScript loader (npm run bench builds first). */
@@ -255,6 +256,72 @@ async function deliveryLag(server: Server, project: string, rate: number, second
   return { sent: total, delivered: lags.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
 }
 
+/**
+ * Change-to-SDK latency: `sdkCount` official Node SDKs stream from `reader` while a flag is toggled `toggles`
+ * times through `writer` (on PostgreSQL another instance; on PGlite the same one). Latency runs from sending
+ * the toggle to an SDK evaluating the new state, for every SDK and toggle.
+ */
+async function changeToSdkLatency(writer: Server, reader: Server, project: string, sdkCount: number, toggles: number) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${writer.baseUrl}${path}`, {
+      method,
+      headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response;
+  };
+  const token = (
+    (await (
+      await call('POST', '/api/admin/api-tokens', { tokenName: `bench-stream-${Date.now()}`, type: 'client', environment: 'production', projects: ['*'] })
+    ).json()) as { secret: string }
+  ).secret;
+  const flag = `latency-${Date.now()}`;
+  await call('POST', `/api/admin/projects/${project}/features`, { name: flag });
+  const toggle = (on: boolean) => call('POST', `/api/admin/projects/${project}/features/${flag}/environments/production/${on ? 'on' : 'off'}`);
+  const sdks = Array.from(
+    { length: sdkCount },
+    (_, i) =>
+      new Unleash({
+        url: `${reader.baseUrl}/api/`,
+        appName: `bench-streaming-${i}`,
+        customHeaders: { Authorization: token },
+        disableMetrics: true,
+        storageProvider: new InMemStorageProvider(),
+        experimentalMode: { type: 'streaming' },
+      }),
+  );
+  try {
+    await Promise.all(sdks.map((sdk) => new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve))));
+    const latencies: number[] = [];
+    for (let i = 0; i < toggles; i += 1) {
+      const on = i % 2 === 0;
+      const sent = performance.now();
+      const arrivals = sdks.map(
+        (sdk) =>
+          new Promise<void>((resolve, reject) => {
+            const timeout = setTimeout(() => reject(new Error(`toggle ${i} did not reach an SDK within 10 s`)), 10_000);
+            const check = () => {
+              if (sdk.isEnabled(flag) !== on) return;
+              latencies.push(performance.now() - sent);
+              clearTimeout(timeout);
+              sdk.off(UnleashEvents.Changed, check);
+              resolve();
+            };
+            sdk.on(UnleashEvents.Changed, check);
+            check();
+          }),
+      );
+      await toggle(on);
+      await Promise.all(arrivals);
+    }
+    const sorted = latencies.sort((a, b) => a - b);
+    return { samples: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
+  } finally {
+    for (const sdk of sdks) sdk.destroy();
+  }
+}
+
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 async function main(): Promise<void> {
@@ -294,6 +361,15 @@ async function main(): Promise<void> {
     }
     await drain(server.baseUrl);
     const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
+    // On PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one.
+    const reader = values['database-url'] ? await startServer(env) : server;
+    let latency;
+    try {
+      latency = await changeToSdkLatency(server, reader, values['hot-project'], 20, 50);
+    } finally {
+      if (reader !== server) reader.process.kill('SIGTERM');
+    }
+    const across = reader === server ? 'the same instance' : 'another instance on the same PostgreSQL';
     process.stdout.write(
       [
         '',
@@ -303,6 +379,7 @@ async function main(): Promise<void> {
         '',
         `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
+        `Change to SDK: a flag toggled 50 times, 20 streaming Node SDKs on ${across}: ${latency.samples} arrivals, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}`,
         `Start-up on the existing database (spawn to first healthy answer): ${ms(server.startupMs)}`,
         '',
       ].join('\n'),

@@ -12,7 +12,7 @@ import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { loggerOptions } from './plugins/logging.js';
-import { documentErrorResponses, registerOpenApi } from './plugins/openapi.js';
+import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
 import { VERSION } from '../shared/version.js';
@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
 
   await app.register(async (api) => {
-    api.addHook('onRoute', documentErrorResponses);
+    api.addHook('onRoute', documentOperation);
     registerAccessControl(api, routeDeps);
     for (const routes of routeModules) await api.register(routes, { deps: routeDeps });
   });

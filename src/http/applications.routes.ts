@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
+import { ApplicationSchema, ApplicationsSchema } from './sdk.schemas.js';
 import { can } from './plugins/access.js';
 
 const tags = ['Metrics'];
@@ -9,7 +10,7 @@ const tags = ['Metrics'];
 export const applicationRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     '/api/admin/metrics/applications',
-    { schema: { tags }, config: { access: can('READ') } },
+    { schema: { tags, response: { 200: Type.Ref(ApplicationsSchema) } }, config: { access: can('READ') } },
     async () => {
       const rows = await deps.db
         .selectFrom('client_applications as a')
@@ -36,7 +37,14 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/metrics/applications/:appName',
-    { schema: { tags, params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }) }, config: { access: can('READ') } },
+    {
+      schema: {
+        tags,
+        params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }),
+        response: { 200: Type.Ref(ApplicationSchema) },
+      },
+      config: { access: can('READ') },
+    },
     async (request) => {
       const application = await deps.db
         .selectFrom('client_applications')

@@ -8,6 +8,8 @@ import { matchesEtag, type ClientScope, type DeltaEvent, type ScopedFeatures } f
 import { registerClient, type ClientRegistration } from '../domain/client-features/client-registration.js';
 import { BadDataError, NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
+import { ClientFeatureSchema, ClientFeaturesDeltaSchema, ClientFeaturesSchema, ClientStreamingResponse } from './sdk.schemas.js';
+import { NotModified } from './common.schemas.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['Client'];
@@ -120,14 +122,21 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/features',
-    { schema: { tags, querystring: ClientFeaturesQuerySchema }, config: { access: CLIENT } },
+    {
+      schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesSchema), 304: NotModified } },
+      config: { access: CLIENT },
+    },
     sendFeatures,
   );
 
   app.get(
     '/api/client/features/:featureName',
     {
-      schema: { tags, params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }) },
+      schema: {
+        tags,
+        params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: Type.Ref(ClientFeatureSchema) },
+      },
       config: { access: CLIENT },
     },
     async (request) => {
@@ -140,7 +149,10 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/delta',
-    { schema: { tags, querystring: ClientFeaturesQuerySchema }, config: { access: CLIENT } },
+    {
+      schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesDeltaSchema), 304: NotModified } },
+      config: { access: CLIENT },
+    },
     async (request, reply) => {
       const scope = scopeOf(sdkTokenOf(request), request.query);
       const delta = await store.delta(scope, revisionOf(request.headers['if-none-match']));
@@ -152,7 +164,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/streaming',
-    { schema: { tags, querystring: ClientFeaturesQuerySchema }, config: { access: CLIENT } },
+    { schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: ClientStreamingResponse } }, config: { access: CLIENT } },
     async (request, reply) => {
       const scope = scopeOf(sdkTokenOf(request), request.query);
       // Loaded before the stream opens, so a failure is still an ordinary error answer.

@@ -49,3 +49,6 @@ export const commonSchemas = [ErrorSchema];
 export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorSchema)]));
 }
+
+/** A 304: the caller's ETag is current, so no body. */
+export const NotModified = { type: 'null', description: 'Not modified: the ETag sent in If-None-Match is current' } as const;

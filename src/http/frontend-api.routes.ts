@@ -6,6 +6,7 @@ import { BadDataError } from '../shared/errors.js';
 import { ClientMetricsSchema, recordMetricsReport } from './client-metrics.routes.js';
 import { ClientRegistrationSchema } from './client-api.routes.js';
 import type { RouteModule } from './deps.js';
+import { FrontendApiFeaturesSchema } from './sdk.schemas.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['Frontend API'];
@@ -46,6 +47,17 @@ function contextFromQuery(query: Record<string, unknown>): Record<string, unknow
 
 const MAX_QUERY_FIELDS = 120;
 
+/**
+ * The context as query parameters: the standard fields are documented, any other name is a custom field and
+ * `properties[name]` a property. Each is given once (checked in `contextFromQuery`, with the field's name).
+ */
+const FrontendQuerySchema = Type.Object(
+  Object.fromEntries(
+    ['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'].map((field) => [field, Type.Optional(Type.Unknown())]),
+  ),
+  { additionalProperties: true, maxProperties: MAX_QUERY_FIELDS },
+);
+
 export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
   const store = deps.clientFeatures;
 
@@ -68,7 +80,14 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/frontend',
-    { schema: { tags, querystring: Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_QUERY_FIELDS }) }, config: { access: FRONTEND } },
+    {
+      schema: {
+        tags,
+        querystring: FrontendQuerySchema,
+        response: { 200: Type.Ref(FrontendApiFeaturesSchema) },
+      },
+      config: { access: FRONTEND },
+    },
     async (request) => {
       const context = contextFromQuery(request.query as Record<string, unknown>);
       if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
@@ -80,7 +99,10 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/frontend',
-    { schema: { tags, body: Type.Ref(FrontendApiBodySchema) }, config: { access: FRONTEND } },
+    {
+      schema: { tags, body: Type.Ref(FrontendApiBodySchema), response: { 200: Type.Ref(FrontendApiFeaturesSchema) } },
+      config: { access: FRONTEND },
+    },
     async (request) => evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
   );
 

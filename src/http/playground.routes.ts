@@ -3,6 +3,7 @@ import type { Context } from 'unleash-client/lib/context.js';
 import { playground } from '../domain/evaluation/playground.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
+import { PlaygroundResponseSchema } from './sdk.schemas.js';
 import { FrontendContextSchema } from './frontend-api.routes.js';
 import { can } from './plugins/access.js';
 
@@ -22,7 +23,10 @@ export const playgroundSchemas = [PlaygroundRequestSchema];
 export const playgroundRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     '/api/admin/playground',
-    { schema: { tags: ['Playground'], body: Type.Ref(PlaygroundRequestSchema) }, config: { access: can('READ') } },
+    {
+      schema: { tags: ['Playground'], body: Type.Ref(PlaygroundRequestSchema), response: { 200: Type.Ref(PlaygroundResponseSchema) } },
+      config: { access: can('READ') },
+    },
     async (request) => {
       const { environment, projects = '*', context } = request.body;
       const known = await deps.db.selectFrom('environments').select('name').where('name', '=', environment).executeTakeFirst();

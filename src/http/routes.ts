@@ -29,6 +29,7 @@ import { featureSchemas } from './features.schemas.js';
 import { healthRoutes } from './health.routes.js';
 import { projectRoutes } from './projects.routes.js';
 import { projectSchemas } from './projects.schemas.js';
+import { sdkSchemas } from './sdk.schemas.js';
 import { segmentRoutes } from './segments.routes.js';
 import { segmentSchemas } from './segments.schemas.js';
 import { strategyRoutes } from './strategies.routes.js';
@@ -91,4 +92,5 @@ export const sharedSchemas: TSchema[] = [
   ...frontendApiSchemas,
   ...playgroundSchemas,
   ...uiConfigSchemas,
+  ...sdkSchemas,
 ];

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { PUBLIC } from '../../src/http/plugins/access.js';
@@ -21,7 +22,7 @@ before(async () => {
     logStream,
     // A route that fails the way a bug would, to see what a client and the log get from a 500.
     extend: (app) =>
-      app.get('/test/failure', { config: { access: PUBLIC } }, async () => {
+      app.get('/test/failure', { schema: { hide: true }, config: { access: PUBLIC } }, async () => {
         throw new Error('connection string postgres://secret@db failed');
       }),
   });
@@ -217,9 +218,46 @@ describe('operations', () => {
     assert.ok(createProject.responses['400'] && createProject.responses['403'], 'error responses are documented');
   });
 
-  test('the browsable documentation is served at /docs', async () => {
+  test('the browsable documentation is served at /docs under Vexil\'s title', async () => {
     const response = await ctx.as().inject({ method: 'GET', url: '/docs/' });
     expectStatus(response, 200);
     assert.match(response.headers['content-type'] as string, /text\/html/);
+    assert.match(response.body, /<title>Vexil API<\/title>/);
+  });
+
+  test('the OpenAPI document is valid OpenAPI 3.1, and every operation is named, summarised and answered', async () => {
+    const document = (await ctx.as().get('/docs/openapi.json')).json() as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId?: string; summary?: string; responses: Record<string, { content?: unknown }> }>>;
+    };
+    assert.equal(document.openapi, '3.1.0');
+    await SwaggerParser.validate(structuredClone(document) as never);
+    const ids = new Map<string, string>();
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/, `${where} has an operationId`);
+        assert.ok(!ids.has(operation.operationId!), `${where} and ${ids.get(operation.operationId!)} share ${operation.operationId}`);
+        ids.set(operation.operationId!, where);
+        assert.ok((operation.summary ?? '').length > 5, `${where} has a summary`);
+        assert.ok(Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)), `${where} documents its success`);
+        assert.ok(!JSON.stringify(operation).includes('errorMessage'), `${where} carries no Ajv keywords`);
+      }
+    }
+    // Unleash's names, so clients generated from either document call things alike.
+    const named = (method: string, path: string) => document.paths[path]![method]!.operationId;
+    assert.equal(named('get', '/api/client/features'), 'getAllClientFeatures');
+    assert.equal(named('post', '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on'), 'toggleFeatureEnvironmentOn');
+    assert.equal(named('get', '/api/admin/search/features'), 'searchFeatures');
+    assert.equal(named('post', '/api/admin/strategies/{name}/deprecate'), 'deprecateStrategy');
+    // Bodiless answers say their real status; errors are only those the route can answer.
+    const toggleOn = document.paths['/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on']!.post!;
+    assert.deepEqual(Object.keys(toggleOn.responses).sort(), ['200', '400', '401', '403', '404', '409']);
+    assert.equal(toggleOn.responses['200']!.content, undefined);
+    const health = document.paths['/health']!.get!;
+    assert.deepEqual(Object.keys(health.responses), ['200']);
+    const archive = document.paths['/api/admin/projects/{projectId}/features/{featureName}']!.delete!;
+    assert.ok(archive.responses['202'] && !archive.responses['200'], 'archiving answers 202');
+    assert.ok(document.paths['/api/admin/search/features']!.get!.responses['503'], 'a bounded search may answer 503');
   });
 });

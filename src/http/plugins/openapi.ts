@@ -1,10 +1,19 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ErrorSchema } from '../common.schemas.js';
+import { OPERATIONS } from '../operations.js';
+import type { RouteAccess } from './access.js';
 
-const ERROR_STATUSES = [400, 401, 403, 404, 409, 415] as const;
+/** Removes Ajv's `errorMessage` keyword: it words validation errors and means nothing to OpenAPI tools. */
+function withoutValidationMessages<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutValidationMessages) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).filter(([key]) => key !== 'errorMessage').map(([key, inner]) => [key, withoutValidationMessages(inner)]),
+  ) as T;
+}
 
 /**
  * The API documents itself: routes' TypeBox schemas become the OpenAPI document, shared schemas become named
@@ -13,6 +22,8 @@ const ERROR_STATUSES = [400, 401, 403, 404, 409, 415] as const;
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
+      // 3.1 takes JSON Schema as it is: the routes' schemas need no translation (const, null, patternProperties).
+      openapi: '3.1.0',
       info: {
         title: 'Vexil admin API',
         description: "Feature-flag management speaking Unleash's admin API. Authenticate with an admin API token or a personal access token in the Authorization header.",
@@ -21,17 +32,52 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
       security: [{ apiKey: [] }],
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? withoutValidationMessages(document.openapiObject) : document.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vexil API' } });
   app.get('/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
-/** Adds the shared error body to a route's documented responses (they are what the error handler sends). */
-export function documentErrorResponses(route: RouteOptions): void {
-  const schema = (route.schema ??= {});
-  const responses = (schema.response ??= {}) as Record<string, unknown>;
-  for (const status of ERROR_STATUSES) responses[status] ??= Type.Ref(ErrorSchema);
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The error statuses a route can answer, from what it takes and who may call it. */
+function errorStatuses(method: string, route: RouteOptions): number[] {
+  const schema = route.schema ?? {};
+  const access = (route.config as { access?: RouteAccess } | undefined)?.access;
+  const statuses = new Set<number>();
+  if (schema.body || schema.querystring || schema.params) statuses.add(400);
+  if (access && access.kind !== 'public') statuses.add(401).add(403);
+  if (route.url.includes(':')) statuses.add(404);
+  if (BODY_METHODS.has(method) || method === 'DELETE') statuses.add(409);
+  if (schema.body) statuses.add(413).add(415);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/**
+ * Names and documents each operation from the catalogue (src/http/operations.ts): its operationId and summary,
+ * its success answer when it has no body, and the error body for each status it can answer. A route missing
+ * from the catalogue, or answering a body it does not declare, stops start-up.
+ */
+export function documentOperation(route: RouteOptions): void {
+  const schema = (route.schema ??= {}) as FastifySchema & { hide?: boolean; operationId?: string; summary?: string };
+  if (schema.hide) return;
+  const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((method) => method !== 'HEAD');
+  for (const method of methods) {
+    const key = `${method} ${route.url}`;
+    const operation = OPERATIONS[key];
+    if (!operation) throw new Error(`${key} has no operation name; add it to src/http/operations.ts`);
+    schema.operationId = operation.id;
+    schema.summary = operation.summary;
+    const responses = (schema.response ??= {}) as Record<string, unknown>;
+    const declaresSuccess = Object.keys(responses).some((status) => status.startsWith('2'));
+    if (!declaresSuccess) {
+      if (!operation.status) throw new Error(`${key} answers a body its schema does not declare`);
+      responses[operation.status] = { type: 'null', description: operation.status === 202 ? 'Accepted' : 'Done; no body' };
+    }
+    for (const status of [...errorStatuses(method, route), ...(operation.errors ?? [])]) responses[status] ??= Type.Ref(ErrorSchema);
+  }
 }
