@@ -289,6 +289,8 @@ async function changeToSdkLatency(writer: Server, reader: Server, project: strin
         disableMetrics: true,
         storageProvider: new InMemStorageProvider(),
         experimentalMode: { type: 'streaming' },
+        // Twenty SDKs in one process stand for twenty applications here.
+        skipInstanceCountWarning: true,
       }),
   );
   try {
