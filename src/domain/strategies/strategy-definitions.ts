@@ -52,10 +52,14 @@ export async function listStrategyDefinitions(db: Tx): Promise<StrategyDefinitio
   return rows.map(toView);
 }
 
-export async function findStrategyDefinition(db: Tx, name: string, lock = false): Promise<StrategyDefinitionView> {
+function definitionRow(db: Tx, name: string, lock = false) {
   let query = db.selectFrom('strategy_definitions').selectAll().where('name', '=', name);
   if (lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  return query.executeTakeFirst();
+}
+
+export async function findStrategyDefinition(db: Tx, name: string, lock = false): Promise<StrategyDefinitionView> {
+  const row = await definitionRow(db, name, lock);
   if (!row) throw new NotFoundError(`Could not find strategy "${name}"`);
   return toView(row);
 }
@@ -70,7 +74,7 @@ export async function strategyDefinitionFor(
   path: string,
   options: { allowDeprecated: boolean },
 ): Promise<StrategyDefinitionView> {
-  const row = await db.selectFrom('strategy_definitions').selectAll().where('name', '=', name).executeTakeFirst();
+  const row = await definitionRow(db, name);
   if (!row) {
     throw new BadDataError(`Unknown strategy "${name}"`, [
       { path: `${path}/name`, message: `name must be a strategy listed by GET /api/admin/strategies (got ${JSON.stringify(name)})` },
