@@ -205,8 +205,11 @@ describe('strategy definitions', () => {
 
     expectStatus(await ctx.admin.post(`${STRATEGIES}/${definition.name}/reactivate`), 200);
     expectStatus(await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'x' } }), 200);
-    const events = (await eventsSince(ctx, since)).map((event) => event.type);
-    assert.deepEqual(events, ['strategy-deprecated', 'feature-strategy-update', 'strategy-reactivated', 'feature-strategy-add']);
+    const events = await eventsSince(ctx, since);
+    assert.deepEqual(events.map((event) => event.type), ['strategy-deprecated', 'feature-strategy-update', 'strategy-reactivated', 'feature-strategy-add']);
+    const deprecated = { ...definition, deprecated: true };
+    assert.deepEqual([events[0]!.data, events[0]!.preData], [deprecated, definition]);
+    assert.deepEqual([events[2]!.data, events[2]!.preData], [definition, deprecated]);
 
     for (const name of ['default', 'flexibleRollout']) {
       expectError(await ctx.admin.post(`${STRATEGIES}/${name}/deprecate`), 400, 'BadDataError');
