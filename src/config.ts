@@ -8,7 +8,8 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; poolSize: number }
+  /** `waitMs`: how long start-up keeps trying a PostgreSQL that does not answer yet. */
+  | { kind: 'postgres'; url: string; poolSize: number; waitMs: number }
   /**
    * `dataDir` undefined keeps the database in memory (tests). `initialContents` starts a new database from a
    * dump of another (`PGlite.dumpDataDir`), which is much faster than creating one.
@@ -93,7 +94,12 @@ function readDatabase(env: Env): DatabaseConfig {
     if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
       throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql:// (got "${parsed.protocol}//…")`);
     }
-    return { kind: 'postgres', url, poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 1000) };
+    return {
+      kind: 'postgres',
+      url,
+      poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+      waitMs: readInteger(env, 'DATABASE_WAIT_SECONDS', 60, 0, 3600) * 1000,
+    };
   }
   const dataDir = env.DATA_DIR?.trim();
   return { kind: 'pglite', dataDir: dataDir === undefined || dataDir === '' ? './data' : dataDir };

@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/database.js';
 import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { migrateToLatest } from './db/migrate.js';
+import { waitForDatabase } from './db/wait-for-database.js';
 import { bootstrap } from './domain/bootstrap.js';
 import { ChangeRequestScheduler } from './domain/change-requests/change-request-scheduler.js';
 import { buildApp } from './http/app.js';
+import { createLogger } from './http/plugins/logging.js';
 import { startDeliveryWorker } from './integrations/delivery-worker.js';
 import { startIntegrationEventRetention } from './integrations/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
@@ -24,20 +28,28 @@ function readConfig(): Config {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const database = await openDatabase(config.database).catch((error: unknown) => {
+  const log = createLogger(config.logLevel);
+  const { database: databaseConfig } = config;
+  const embeddedDir = databaseConfig.kind === 'pglite' && databaseConfig.dataDir ? resolve(databaseConfig.dataDir) : undefined;
+  if (embeddedDir && !existsSync(join(embeddedDir, 'PG_VERSION'))) {
+    // A relative DATA_DIR follows the working directory: starting from elsewhere would silently begin anew.
+    log.warn({ dataDir: embeddedDir }, `Creating a new embedded database in ${embeddedDir} (set DATA_DIR to keep it elsewhere)`);
+  }
+  const database = await openDatabase(databaseConfig).catch((error: unknown) => {
     if (error instanceof DataDirInUseError) {
       process.stderr.write(`Vexil cannot start: ${error.message}\n`);
       process.exit(1);
     }
     throw error;
   });
+  if (databaseConfig.kind === 'postgres') await waitForDatabase(database.db, databaseConfig.waitMs, log);
   await migrateToLatest(database.db);
   const deps = { db: database.db, clock: systemClock, config, listen: database.listen };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { logger: log });
   app.log.info(
     { engine: database.engine, adminTokensCreated: setUp.adminTokensCreated },
-    database.engine === 'pglite' ? `Using the embedded database in ${config.database.kind === 'pglite' ? config.database.dataDir : ''}` : 'Using PostgreSQL',
+    embeddedDir ? `Using the embedded database in ${embeddedDir}` : 'Using PostgreSQL',
   );
   const stopMaintenance = database.engine === 'pglite' ? startEmbeddedMaintenance(database.db, app.log) : () => undefined;
   const changeRequestScheduler = new ChangeRequestScheduler(deps, app.log);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
@@ -11,7 +11,7 @@ import type { AppDeps, RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
-import { loggerOptions } from './plugins/logging.js';
+import { createLogger, registerRequestLog } from './plugins/logging.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
@@ -22,14 +22,18 @@ export interface BuildAppOptions {
   logLevel?: LogLevel;
   /** Where logs go (standard output by default); tests pass a stream to read what was logged. */
   logStream?: DestinationStream;
+  /** The logger to use (the server's own, made before the app); `logLevel` and `logStream` are then ignored. */
+  logger?: Logger;
   /** Called before the app is sealed, e.g. for a test to add a route. */
   extend?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(options.logLevel ?? deps.config.logLevel, options.logStream),
+    loggerInstance: (options.logger ?? createLogger(options.logLevel ?? deps.config.logLevel, options.logStream)) as FastifyBaseLogger,
     genReqId: () => randomUUID(),
+    // One line per request, written by registerRequestLog, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     schemaController,
     // Node's default keeps idle sockets for 5 s; shutdown waits for in-flight requests, not for idle sockets.
     forceCloseConnections: 'idle',
@@ -38,6 +42,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerJsonBodyParser(app);
+  registerRequestLog(app);
 
   await app.register(cookie);
   const clientFeatures = new ClientFeatureStore(deps.db);
@@ -68,7 +73,6 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   for (const schema of sharedSchemas) app.addSchema(schema);
   useSharedSchemas(sharedSchemas);
   await registerOpenApi(app, VERSION);
-
 
   await app.register(async (api) => {
     api.addHook('onRoute', documentOperation);

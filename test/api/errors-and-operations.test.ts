@@ -169,6 +169,24 @@ describe('logs', () => {
       assert.ok(!everything.includes(secretText), `logs must not contain ${secretText.slice(0, 6)}…`);
     }
   });
+
+  test('write one line per request with its status and time, and leave health probes out at info', async () => {
+    const marker = uniqueName('one-line');
+    const before = logLines.length;
+    expectStatus(await ctx.as().get('/health'), 200);
+    expectStatus(await ctx.as().get('/health/ready'), 200);
+    expectStatus(await ctx.admin.get(`/api/admin/projects/${marker}`), 404);
+    const written = logLines.slice(before).map((line) => JSON.parse(line) as Record<string, any>);
+    assert.deepEqual(
+      written.filter((record) => record.msg === 'request completed').map((record) => [record.req.url, record.res.statusCode]),
+      [[`/api/admin/projects/${marker}`, 404]],
+    );
+    assert.equal(written.filter((record) => JSON.stringify(record).includes(marker)).length, 1, 'one line for the request');
+    const line = written.find((record) => record.msg === 'request completed')!;
+    assert.equal(line.req.method, 'GET');
+    assert.equal(typeof line.responseTime, 'number');
+    assert.match(line.reqId, /^[0-9a-f-]{36}$/);
+  });
 });
 
 describe('operations', () => {

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, usingPostgres } from '../helpers/test-database.js';
 
 /**
  * The server as `npm start` runs it (src/main.ts), on its own embedded database in a temporary directory:
@@ -18,7 +20,8 @@ interface RunningServer {
   exited: Promise<number | null>;
 }
 
-function startServer(env: Record<string, string>): Promise<RunningServer> {
+/** `onOutput` sees what the server writes while it starts, e.g. to act when it logs something. */
+function startServer(env: Record<string, string>, onOutput?: (output: string) => void): Promise<RunningServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,6 +31,7 @@ function startServer(env: Record<string, string>): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      onOutput?.(output);
       const listening = output.match(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
       // The first-start password is printed right after listening; wait for it when it comes.
       if (listening && (!/created the first admin user/.test(output) || /shown only this once/.test(output))) {
@@ -57,6 +61,7 @@ describe('the server process', () => {
     const printed = first.output().match(/as "admin" with the password (\S+)/);
     assert.ok(printed, `the first start prints the admin password: ${first.output()}`);
     const password = printed[1]!;
+    assert.match(first.output(), new RegExp(`Creating a new embedded database in ${dataDir}`), 'a new data directory is announced');
     assert.equal(first.output().split(password).length - 1, 1, 'the password appears exactly once');
 
     const health = await fetch(`${first.baseUrl}/health`);
@@ -80,6 +85,8 @@ describe('the server process', () => {
     const second = await startServer({ DATA_DIR: dataDir });
     try {
       assert.doesNotMatch(second.output(), /password/, 'no password on later starts');
+      assert.doesNotMatch(second.output(), /Creating a new embedded database/);
+      assert.match(second.output(), new RegExp(`Using the embedded database in ${dataDir}`));
       const again = await fetch(`${second.baseUrl}/auth/simple/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -169,5 +176,62 @@ describe('the server process', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
     assert.equal(stderr, 'Vexil cannot start: PORT must be a whole number from 0 to 65535 (got "eighty")\n');
+  });
+
+  test('started before its PostgreSQL answers, waits with backoff and serves once it does', { skip: !usingPostgres() }, async () => {
+    const database = await createTestDatabase();
+    const target = new URL((database.config as { url: string }).url);
+    // A port where nothing answers yet; later a proxy to the real server opens on it, as a database coming up would.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const url = new URL(target);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    let proxy: Server | undefined;
+    try {
+      let retried: () => void = () => undefined;
+      const twoRetries = new Promise<void>((resolve) => (retried = resolve));
+      const starting = startServer(
+        { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '30', INIT_ADMIN_API_TOKENS: '*:*.waiting-token-0123456789' },
+        (output) => {
+          if (output.split('PostgreSQL does not answer yet').length > 2) retried();
+        },
+      );
+      await Promise.race([twoRetries, starting]);
+      proxy = createServer((socket) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => proxy!.listen(port, '127.0.0.1', resolve));
+      const server = await starting;
+      try {
+        const retries = server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('PostgreSQL does not answer yet'))
+          .map((line) => JSON.parse(line) as { level: number; attempt: number; reason: string; retryInMs: number });
+        assert.ok(retries.length >= 2, `it retried: ${server.output()}`);
+        assert.deepEqual(retries.slice(0, 3).map((line) => [line.attempt, line.level, line.reason]), [
+          [1, 40, 'ECONNREFUSED'],
+          [2, 40, 'ECONNREFUSED'],
+          ...(retries.length > 2 ? [[3, 40, 'ECONNREFUSED']] : []),
+        ]);
+        assert.deepEqual(retries.slice(0, 2).map((line) => line.retryInMs), [250, 500], 'the delay doubles');
+        assert.match(server.output(), /PostgreSQL answers/);
+        const ready = await fetch(`${server.baseUrl}/health/ready`);
+        assert.equal(ready.status, 200);
+      } finally {
+        assert.equal(await stopServer(server), 0);
+      }
+    } finally {
+      await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+      await database.drop();
+    }
   });
 });

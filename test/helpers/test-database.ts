@@ -62,7 +62,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: url.toString(), poolSize: 5 };
+  const config: DatabaseConfig = { kind: 'postgres', url: url.toString(), poolSize: 5, waitMs: 0 };
   return {
     config,
     open: () => openDatabase(config),

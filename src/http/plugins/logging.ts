@@ -1,5 +1,5 @@
-import type { FastifyServerOptions } from 'fastify';
-import type { DestinationStream } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../../config.js';
 
 /** Token secrets travel in one path (`DELETE /api/admin/api-tokens/:token`); logs show it masked. */
@@ -7,11 +7,10 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/api\/admin\/api-tokens\/)[^/?#]+/, '$1[redacted]');
 }
 
-/** Structured JSON logs (pino) that never carry credentials. */
-export function loggerOptions(level: LogLevel, stream?: DestinationStream): FastifyServerOptions['logger'] {
-  return {
+/** Structured JSON logs (pino) that never carry credentials; to standard output unless a stream is given. */
+export function createLogger(level: LogLevel, stream?: DestinationStream): Logger {
+  const options = {
     level,
-    ...(stream ? { stream } : {}),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
@@ -25,4 +24,28 @@ export function loggerOptions(level: LogLevel, stream?: DestinationStream): Fast
       }),
     },
   };
+  return stream ? pino(options, stream) : pino(options);
+}
+
+/**
+ * Probes an orchestrator or Prometheus sends every few seconds: logged at `debug`, so they do not bury the
+ * requests people make.
+ */
+const PROBE_PATHS = new Set(['/health', '/health/ready', '/internal-backstage/prometheus']);
+
+/**
+ * One line per request, written when it is answered (Fastify's own logging writes two: received and completed).
+ * Set with `disableRequestLogging: true`.
+ */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const line = {
+      req: request,
+      res: { statusCode: reply.statusCode },
+      responseTime: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (PROBE_PATHS.has(request.routeOptions.url ?? '')) request.log.debug(line, 'request completed');
+    else request.log.info(line, 'request completed');
+    done();
+  });
 }
