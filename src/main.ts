@@ -13,6 +13,7 @@ import { createLogger } from './http/plugins/logging.js';
 import { startDeliveryWorker } from './integrations/delivery-worker.js';
 import { startIntegrationEventRetention } from './integrations/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
+import { Metrics } from './shared/metrics.js';
 
 function readConfig(): Config {
   try {
@@ -44,7 +45,8 @@ async function main(): Promise<void> {
   });
   if (databaseConfig.kind === 'postgres') await waitForDatabase(database.db, databaseConfig.waitMs, log);
   await migrateToLatest(database.db);
-  const deps = { db: database.db, clock: systemClock, config, listen: database.listen };
+  const metrics = new Metrics({ db: database.db, ...(database.poolUse ? { poolUse: database.poolUse } : {}) });
+  const deps = { db: database.db, clock: systemClock, config, listen: database.listen, metrics };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps, { logger: log });
   app.log.info(

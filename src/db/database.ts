@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
+import type { PoolUse } from '../shared/metrics.js';
 
 export type Db = Kysely<Database>;
 
@@ -22,6 +23,8 @@ export interface DatabaseHandle {
    * lost. Notifications are a wake-up call, never a carrier of data.
    */
   listen(channel: string, onNotify: () => void): Promise<Unlisten>;
+  /** PostgreSQL only: how the connection pool is used, for metrics. */
+  poolUse?(): PoolUse;
   /** The embedded engine only: a consistent copy of the whole database, loadable as `initialContents`. */
   dump?(): Promise<Blob>;
   close(): Promise<void>;
@@ -58,6 +61,7 @@ function openPostgres(url: string, poolSize: number, onConnectionError: Connecti
     db,
     engine: 'postgres',
     listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify, onConnectionError),
+    poolUse: () => ({ max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }

@@ -12,9 +12,11 @@ import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { createLogger, registerRequestLog } from './plugins/logging.js';
+import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
+import { Metrics } from '../shared/metrics.js';
 import { VERSION } from '../shared/version.js';
 
 /** The HTTP application without `listen`, so tests drive it with `inject`. */
@@ -42,7 +44,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerJsonBodyParser(app);
+  const metrics = deps.metrics ?? new Metrics({ db: deps.db });
   registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
 
   await app.register(cookie);
   const clientFeatures = new ClientFeatureStore(deps.db);
@@ -50,7 +54,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addHook('onClose', () => clientFeatures.stop());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onAnyChange(() => frontendApiOrigins.invalidate());
-  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins };
+  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics };
 
   // Browsers call the frontend API from the application's own origin; nothing else is offered to them.
   await app.register(cors, {

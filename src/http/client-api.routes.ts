@@ -186,10 +186,12 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
       });
       const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
       streams.add(response);
+      deps.metrics.streamingConnections.inc();
       response.on('close', () => {
         unsubscribe();
         clearInterval(keepAlive);
         streams.delete(response);
+        deps.metrics.streamingConnections.dec();
       });
     },
   );

@@ -27,6 +27,7 @@ import { featureSearchRoutes, featureSearchSchemas } from './feature-search.rout
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
 import { healthRoutes } from './health.routes.js';
+import { metricsRoutes } from './metrics.routes.js';
 import { projectRoutes } from './projects.routes.js';
 import { projectSchemas } from './projects.schemas.js';
 import { sdkSchemas } from './sdk.schemas.js';
@@ -44,6 +45,7 @@ import { userSchemas } from './users.schemas.js';
 /** Every route module of the server, in one explicit list. */
 export const routeModules: RouteModule[] = [
   healthRoutes,
+  metricsRoutes,
   authRoutes,
   userRoutes,
   apiTokenRoutes,

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db, DatabaseHandle } from '../db/database.js';
 import type { AddonsTable, EventsTable, IntegrationEventState } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
+import type { Metrics } from '../shared/metrics.js';
 import { attemptDelivery, type AttemptResult, type ClaimedDelivery } from './delivery-attempt.js';
 import { DELIVERY_CHANNEL } from './delivery-outbox.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
@@ -20,6 +21,7 @@ export interface DeliveryDeps {
   clock: Clock;
   config: Pick<Config, 'baseUrl' | 'integrations'>;
   log: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn' | 'error'>;
+  metrics?: Metrics;
 }
 
 export interface DeliveryPassResult {
@@ -112,6 +114,10 @@ class DeliveryRunner {
     const logged = { addonId: addon.id, provider: addon.provider, deliveryId: delivery.delivery_id, eventId: eventRow.id, state: attempt.state };
     if (attempt.state === 'failed') this.deps.log.warn({ ...logged, stateDetails: attempt.stateDetails }, 'Integration delivery attempt failed');
     else this.deps.log.debug(logged, 'Integration delivery attempt succeeded');
+    const labels = { integration: String(addon.id), provider: addon.provider };
+    const outcome = attempt.state !== 'failed' ? attempt.state : attempt.retryAt ? 'retrying' : 'failed';
+    this.deps.metrics?.integrationDeliveries.inc({ ...labels, outcome });
+    this.deps.metrics?.integrationDeliveryLag.observe(labels, (this.deps.clock.now().getTime() - eventRow.created_at.getTime()) / 1000);
     try {
       await this.record(delivery, attempt);
     } catch (error) {

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap } from '../../src/domain/bootstrap.js';
 import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { Metrics } from '../../src/shared/metrics.js';
 import { createTestDatabase } from './test-database.js';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token-0123456789abcdef';
@@ -34,6 +35,8 @@ export interface TestApp {
   /** LISTEN on the app's own database handle (the only way to hear an in-memory PGlite's NOTIFY). */
   listen: DatabaseHandle['listen'];
   clock: TestClock;
+  /** The app's metrics, to hand to workers a test runs beside it. */
+  metrics: Metrics;
   /** Requests as the built-in admin token. */
   admin: Client;
   /** Requests with the given Authorization header value, or none. */
@@ -79,7 +82,8 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const deps = { db: handle.db, clock, config, listen: handle.listen };
+  const metrics = new Metrics({ db: handle.db, ...(handle.poolUse ? { poolUse: handle.poolUse } : {}) });
+  const deps = { db: handle.db, clock, config, listen: handle.listen, metrics };
   await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();
@@ -90,6 +94,7 @@ export async function startTestApp(
     config,
     listen: handle.listen,
     clock,
+    metrics,
     admin: makeClient(app, { authorization: ADMIN_TOKEN }),
     as: (authorization) => makeClient(app, authorization === undefined ? {} : { authorization }),
     withCookie: (cookie) => makeClient(app, { cookie }),

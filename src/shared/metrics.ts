@@ -1,0 +1,178 @@
+import { sql } from 'kysely';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/database.js';
+
+/** Connections of a PostgreSQL pool: its limit, those open, those idle, and callers waiting for one. */
+export interface PoolUse {
+  max: number;
+  open: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface MetricsSources {
+  db: Db;
+  /** PostgreSQL only: the embedded engine has one in-process connection and no pool. */
+  poolUse?: () => PoolUse;
+}
+
+/** Database-wide figures are read at most this often, however often the endpoint is scraped. */
+const DATABASE_READ_INTERVAL_MS = 5_000;
+
+interface DatabaseFigures {
+  eventsByType: Array<{ type: string; count: number }>;
+  backlog: Array<{ integration: string; provider: string; pending: number; oldestSeconds: number }>;
+  changeRequests: Array<{ state: string; count: number }>;
+}
+
+/**
+ * The Prometheus metrics of one Vexil process (`GET /internal-backstage/prometheus`). Counters and histograms
+ * count what this instance did; gauges named `vexil_db_*` read the shared database, so every instance
+ * sharing it reports the same values (aggregate them with `max`, not `sum`).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route (its pattern, not the URL) and status',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly clientApiRequests = new Counter({
+    name: 'vexil_client_api_requests_total',
+    help: 'Requests of SDKs to the client and frontend APIs, by endpoint and status',
+    labelNames: ['endpoint', 'status_code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamingConnections = new Gauge({
+    name: 'vexil_client_streaming_connections',
+    help: 'SDKs connected to this instance by server-sent events (GET /api/client/streaming)',
+    registers: [this.registry],
+  });
+
+  readonly integrationDeliveries = new Counter({
+    name: 'vexil_integration_deliveries_total',
+    help: 'Delivery attempts to integrations by this instance, by outcome: success, successWithErrors, retrying (failed, to be tried again) or failed (given up)',
+    labelNames: ['integration', 'provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly integrationDeliveryLag = new Histogram({
+    name: 'vexil_integration_delivery_lag_seconds',
+    help: 'Time from an event being recorded to the end of a delivery attempt of it',
+    labelNames: ['integration', 'provider'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [this.registry],
+  });
+
+  private figures: Promise<DatabaseFigures> | undefined;
+  private figuresReadAt = 0;
+
+  constructor(private readonly sources: MetricsSources) {
+    collectDefaultMetrics({ register: this.registry });
+    const figures = () => this.databaseFigures();
+
+    new Gauge({
+      name: 'vexil_db_events',
+      help: 'Events in the audit log, by type (database-wide)',
+      labelNames: ['type'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of (await figures()).eventsByType) this.set({ type: row.type }, row.count);
+      },
+    });
+    new Gauge({
+      name: 'vexil_db_integration_backlog',
+      help: 'Deliveries owed to an integration and not yet made (database-wide outbox)',
+      labelNames: ['integration', 'provider'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of (await figures()).backlog) this.set({ integration: row.integration, provider: row.provider }, row.pending);
+      },
+    });
+    new Gauge({
+      name: 'vexil_db_integration_backlog_oldest_seconds',
+      help: 'Age of the oldest delivery an integration is still owed (0 when none)',
+      labelNames: ['integration', 'provider'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of (await figures()).backlog) this.set({ integration: row.integration, provider: row.provider }, row.oldestSeconds);
+      },
+    });
+    new Gauge({
+      name: 'vexil_db_change_requests',
+      help: 'Change requests by state (database-wide)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of (await figures()).changeRequests) this.set({ state: row.state }, row.count);
+      },
+    });
+    const { poolUse } = sources;
+    if (poolUse) {
+      new Gauge({
+        name: 'vexil_db_pool_connections',
+        help: 'PostgreSQL connections of this instance: max (the pool size), open, idle, and waiting (callers queued for one)',
+        labelNames: ['state'] as const,
+        registers: [this.registry],
+        collect() {
+          const use = poolUse();
+          this.set({ state: 'max' }, use.max);
+          this.set({ state: 'open' }, use.open);
+          this.set({ state: 'idle' }, use.idle);
+          this.set({ state: 'waiting' }, use.waiting);
+        },
+      });
+    }
+  }
+
+  /** The text a Prometheus scrape reads. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** Read once for all database gauges of a scrape, and reused for a few seconds, so scrapes cost the database little. */
+  private databaseFigures(): Promise<DatabaseFigures> {
+    const now = Date.now();
+    if (!this.figures || now - this.figuresReadAt >= DATABASE_READ_INTERVAL_MS) {
+      this.figuresReadAt = now;
+      this.figures = this.readDatabaseFigures();
+      // A failed read is not kept: the next scrape tries again.
+      this.figures.catch(() => (this.figuresReadAt = 0));
+    }
+    return this.figures;
+  }
+
+  private async readDatabaseFigures(): Promise<DatabaseFigures> {
+    const { db } = this.sources;
+    // event_counts holds exact per-type totals (a few rows per type), so this never counts the log itself.
+    const [events, backlog, changeRequests] = await Promise.all([
+      sql<{ scope: string; count: number }>`
+        SELECT scope, sum(count)::int8 AS count FROM event_counts WHERE scope LIKE 'type:%' GROUP BY scope`.execute(db),
+      sql<{ integration: number; provider: string; pending: number; oldest_seconds: number }>`
+        SELECT a.id AS integration, a.provider, count(d.id)::int8 AS pending,
+               coalesce(extract(epoch FROM now() - min(d.created_at)), 0)::float8 AS oldest_seconds
+        FROM addons a LEFT JOIN addon_deliveries d ON d.addon_id = a.id
+        GROUP BY a.id, a.provider`.execute(db),
+      sql<{ state: string; count: number }>`SELECT state, count(*)::int8 AS count FROM change_requests GROUP BY state`.execute(db),
+    ]);
+    return {
+      eventsByType: events.rows.map((row) => ({ type: row.scope.slice('type:'.length), count: Number(row.count) })),
+      backlog: backlog.rows.map((row) => ({
+        integration: String(row.integration),
+        provider: row.provider,
+        pending: Number(row.pending),
+        oldestSeconds: Math.max(0, Number(row.oldest_seconds)),
+      })),
+      changeRequests: changeRequests.rows.map((row) => ({ state: row.state, count: Number(row.count) })),
+    };
+  }
+}
