@@ -10,6 +10,7 @@ import * as changeRequests from './migrations/0007-change-requests.js';
 import * as clientApplications from './migrations/0008-client-applications.js';
 import * as strategyDefinitions from './migrations/0009-strategy-definitions.js';
 import * as settings from './migrations/0010-settings.js';
+import * as webhookSigning from './migrations/0011-webhook-signing.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008-client-applications': clientApplications,
   '0009-strategy-definitions': strategyDefinitions,
   '0010-settings': settings,
+  '0011-webhook-signing': webhookSigning,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -250,6 +250,12 @@ export interface AddonsTable {
   environments: TextArray;
   created_at: Date;
   updated_at: Date;
+  /** Standard Webhooks secret (`whsec_` + base64): shown once, never read back, never in an event. */
+  signing_secret: string;
+  signing_secret_created_at: Date;
+  /** The secret before the last rotation, still signing beside the new one until it expires. */
+  previous_signing_secret: string | null;
+  previous_signing_secret_expires_at: Date | null;
 }
 
 /** The integration outbox: one row per (event, configuration) until delivered or out of attempts. */

@@ -5,6 +5,7 @@ import {
   createAddon,
   deleteAddon,
   redeliverIntegrationEvent,
+  rotateAddonSigningSecret,
   updateAddon,
   validateAddonInput,
   type AddonInput,
@@ -13,11 +14,13 @@ import { getAddonWithDeliveries, listAddons } from '../domain/addons/addons.quer
 import { listIntegrationEvents } from '../domain/addons/integration-events.queries.js';
 import { ADDON_PROVIDERS } from '../integrations/providers/index.js';
 import {
+  AddonCreatedSchema,
   AddonCreateUpdateSchema,
   AddonParams,
   AddonRedeliverySchema,
   AddonSchema,
   AddonsSchema,
+  AddonSigningSecretSchema,
   AddonWithDeliveriesSchema,
   IntegrationEventParams,
   IntegrationEventsQuery,
@@ -50,7 +53,7 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     ADDONS,
     {
-      schema: { tags, body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonSchema) } },
+      schema: { tags, body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonCreatedSchema) } },
       config: { access: can('CREATE_ADDON') },
     },
     async (request, reply) => {
@@ -79,6 +82,15 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
       await checkAddonInput(deps, request.body);
       return inUnitOfWork(deps, actorOf(request), (uow) => updateAddon(uow, Number(request.params.id), request.body));
     },
+  );
+
+  app.post(
+    `${ADDONS}/:id/signing-secret`,
+    {
+      schema: { tags, params: AddonParams, response: { 200: Type.Ref(AddonSigningSecretSchema) } },
+      config: { access: can('UPDATE_ADDON') },
+    },
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => rotateAddonSigningSecret(uow, Number(request.params.id))),
   );
 
   app.delete(

@@ -43,9 +43,28 @@ const addonFields = {
   environments: Type.Array(Type.String(), { description: 'Environments whose events are delivered; empty or * delivers all' }),
   createdAt: Nullable(DateTime),
   updatedAt: Type.Optional(DateTime),
+  signingSecretCreatedAt: Type.Optional(Type.String({ format: 'date-time', description: 'Vexil: when the Standard Webhooks signing secret in use was made' })),
 };
 
 export const AddonSchema = Type.Object(addonFields, { $id: 'addonSchema' });
+
+const SigningSecret = Type.String({
+  description: 'Standard Webhooks signing secret (whsec_…): shown only in this answer; deliveries are signed with it',
+});
+
+export const AddonCreatedSchema = Type.Object(
+  { ...addonFields, signingSecret: SigningSecret },
+  { $id: 'addonCreatedSchema', description: 'The configuration as created, with its signing secret shown this once' },
+);
+
+export const AddonSigningSecretSchema = Type.Object(
+  {
+    signingSecret: SigningSecret,
+    signingSecretCreatedAt: DateTime,
+    previousSecretValidUntil: Type.String({ format: 'date-time', description: 'Until then deliveries also carry a signature made with the replaced secret' }),
+  },
+  { $id: 'addonSigningSecretSchema' },
+);
 
 export const DeliverySummarySchema = Type.Object(
   {
@@ -124,6 +143,8 @@ export const addonSchemas = [
   AddonParameterSchema,
   AddonTypeSchema,
   AddonSchema,
+  AddonCreatedSchema,
+  AddonSigningSecretSchema,
   DeliverySummarySchema,
   AddonWithDeliveriesSchema,
   AddonsSchema,

@@ -168,6 +168,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/addons/:id': op('getAddon', 'Get an integration (secrets masked)'),
   'PUT /api/admin/addons/:id': op('updateAddon', 'Update an integration'),
   'DELETE /api/admin/addons/:id': op('deleteAddon', 'Delete an integration', 200),
+  'POST /api/admin/addons/:id/signing-secret': op('rotateAddonSigningSecret', 'Replace the webhook signing secret (the new one is shown once)'),
   'GET /api/admin/addons/:id/events': op('getIntegrationEvents', "List an integration's delivery attempts"),
   'POST /api/admin/addons/:id/events/:integrationEventId/redeliver': op('redeliverIntegrationEvent', 'Send a delivery again'),
 

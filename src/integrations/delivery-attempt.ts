@@ -6,6 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import type { OutboundHttp, SendOutcome } from './outbound-http.js';
 import { findProvider } from './providers/index.js';
 import type { PreparedDelivery } from './providers/provider.js';
+import { signingSecretsInUse, standardWebhookHeaders } from './webhook-signature.js';
 
 /** One delivery as a worker claimed it. */
 export interface ClaimedDelivery {
@@ -65,8 +66,17 @@ function displayUrl(url: string, secret: boolean): string {
   return parsed.pathname === '/' && parsed.search === '' ? `${parsed.origin}/` : `${parsed.origin}/${MASKED_PATH}`;
 }
 
-/** The headers of a request: header names are case-insensitive, so later sources replace earlier ones whatever their case. */
-function requestHeaders(contentType: string, providerHeaders: Record<string, string>, deliveryId: string, eventType: string) {
+/**
+ * The headers of a request: header names are case-insensitive, so later sources replace earlier ones whatever
+ * their case. Headers a configuration sets cannot replace the delivery's own or its signature.
+ */
+function requestHeaders(
+  contentType: string,
+  providerHeaders: Record<string, string>,
+  deliveryId: string,
+  eventType: string,
+  signature: Record<string, string>,
+) {
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
   set('Content-Type', contentType);
@@ -74,6 +84,7 @@ function requestHeaders(contentType: string, providerHeaders: Record<string, str
   for (const [name, value] of Object.entries(providerHeaders)) set(name, value);
   set('X-Vexil-Delivery', deliveryId);
   set('X-Vexil-Event', eventType);
+  for (const [name, value] of Object.entries(signature)) set(name, value);
   return Object.fromEntries(headers.values());
 }
 
@@ -107,13 +118,14 @@ export async function attemptDelivery(
   }
 
   const deadline = AbortSignal.timeout(deliveryTimeoutMs);
+  const sentAt = deps.clock.now();
+  const secrets = signingSecretsInUse(addon, sentAt);
   const outcomes = await Promise.all(
-    prepared.requests.map((request) =>
-      deps.http.post(
-        { url: request.url, headers: requestHeaders(request.contentType, request.headers, delivery.delivery_id, event.type), body: request.body },
-        deadline,
-      ),
-    ),
+    prepared.requests.map((request) => {
+      const signature = standardWebhookHeaders(secrets, delivery.delivery_id, sentAt, request.body);
+      const headers = requestHeaders(request.contentType, request.headers, delivery.delivery_id, event.type, signature);
+      return deps.http.post({ url: request.url, headers, body: request.body }, deadline);
+    }),
   );
 
   const first = prepared.requests[0]!;

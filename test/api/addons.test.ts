@@ -32,6 +32,7 @@ interface Addon {
   environments: string[];
   createdAt: string;
   updatedAt: string;
+  signingSecretCreatedAt: string;
 }
 
 const ADDONS = '/api/admin/addons';
@@ -52,7 +53,10 @@ function webhookBody(overrides: Record<string, unknown> = {}) {
 async function createAddon(body: Record<string, unknown> = webhookBody()): Promise<Addon> {
   const response = await ctx.admin.post(ADDONS, body);
   expectStatus(response, 201);
-  return response.json() as Addon;
+  // The signing secret is shown in this answer only (webhook-signing.test.ts verifies it).
+  const { signingSecret, ...addon } = response.json() as Addon & { signingSecret: string };
+  assert.match(signingSecret, /^whsec_/);
+  return addon;
 }
 
 async function storedParameters(id: number): Promise<Record<string, string>> {
@@ -99,7 +103,7 @@ describe('integration configurations', () => {
     const created = await createAddon(webhookBody({ projects: [project], environments: ['production'] }));
     assert.equal(typeof created.id, 'number');
     assert.deepEqual(
-      { ...created, id: 0, createdAt: '', updatedAt: '' },
+      { ...created, id: 0, createdAt: '', updatedAt: '', signingSecretCreatedAt: '' },
       {
         id: 0,
         provider: 'webhook',
@@ -111,9 +115,11 @@ describe('integration configurations', () => {
         environments: ['production'],
         createdAt: '',
         updatedAt: '',
+        signingSecretCreatedAt: '',
       },
     );
     assert.equal(created.createdAt, ctx.clock.now().toISOString());
+    assert.equal(created.signingSecretCreatedAt, created.createdAt);
     assert.deepEqual(await storedParameters(created.id), { url: HOOK_URL, authorization: SECRET, contentType: 'application/json' });
 
     const events = await eventsSince(ctx, before);

@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { enqueueRedelivery } from '../../integrations/delivery-outbox.js';
 import { assertPublicUrl, BlockedAddressError } from '../../integrations/outbound-safety.js';
 import { ADDON_PROVIDERS, findProvider } from '../../integrations/providers/index.js';
+import { newSigningSecret, PREVIOUS_SECRET_GRACE_MS } from '../../integrations/webhook-signature.js';
 import { BadDataError, ConflictError, type ErrorDetail } from '../../shared/errors.js';
 import { isEventType } from '../events/event-types.js';
 import { recordEvent } from '../events/record-event.js';
@@ -170,7 +171,10 @@ async function ensureProviderTagTypes(uow: UnitOfWork, provider: string): Promis
 }
 
 /** Creates a configuration (validated beforehand by validateAddonInput and assertAddonUrlsAllowed). */
-export async function createAddon(uow: UnitOfWork, input: AddonInput): Promise<AddonView> {
+/** A configuration as just created: the one time its signing secret is shown. */
+export type CreatedAddon = AddonView & { signingSecret: string };
+
+export async function createAddon(uow: UnitOfWork, input: AddonInput): Promise<CreatedAddon> {
   const projects = unique(input.projects ?? []);
   const environments = unique(input.environments ?? []);
   await assertFilterTargetsExist(uow, projects, environments);
@@ -186,13 +190,51 @@ export async function createAddon(uow: UnitOfWork, input: AddonInput): Promise<A
       environments,
       created_at: uow.now,
       updated_at: uow.now,
+      signing_secret: newSigningSecret(),
+      signing_secret_created_at: uow.now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
   const created = toAddonView(row);
   await recordEvent(uow, { type: 'addon-config-created', data: created });
   await ensureProviderTagTypes(uow, row.provider);
-  return created;
+  return { ...created, signingSecret: row.signing_secret };
+}
+
+export interface RotatedSigningSecret {
+  signingSecret: string;
+  signingSecretCreatedAt: string;
+  /** Until when deliveries also carry a signature made with the secret this one replaces. */
+  previousSecretValidUntil: string;
+}
+
+/**
+ * Replaces a configuration's signing secret and shows the new one, once. The replaced secret signs beside it
+ * for a day; a second rotation within that day ends the first secret at once. The event records that the
+ * secret changed (`signingSecretCreatedAt`), never the secret.
+ */
+export async function rotateAddonSigningSecret(uow: UnitOfWork, id: number): Promise<RotatedSigningSecret> {
+  const stored = await findAddonRow(uow.tx, id, true);
+  // Strictly later than the secret it replaces even on a clock that has not moved, so the event shows a change.
+  const createdAt = new Date(Math.max(uow.now.getTime(), stored.signing_secret_created_at.getTime() + 1));
+  const previousValidUntil = new Date(uow.now.getTime() + PREVIOUS_SECRET_GRACE_MS);
+  const row = await uow.tx
+    .updateTable('addons')
+    .set({
+      signing_secret: newSigningSecret(),
+      signing_secret_created_at: createdAt,
+      previous_signing_secret: stored.signing_secret,
+      previous_signing_secret_expires_at: previousValidUntil,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(uow, { type: 'addon-config-updated', data: toAddonView(row), preData: toAddonView(stored) });
+  return {
+    signingSecret: row.signing_secret,
+    signingSecretCreatedAt: createdAt.toISOString(),
+    previousSecretValidUntil: previousValidUntil.toISOString(),
+  };
 }
 
 /**

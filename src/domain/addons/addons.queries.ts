@@ -20,6 +20,8 @@ export interface AddonView {
   environments: string[];
   createdAt: string;
   updatedAt: string;
+  /** When the signing secret in use was made: the secret itself is shown only when made. */
+  signingSecretCreatedAt: string;
 }
 
 /** How deliveries to a configuration are going (Vexil's addition to `GET /api/admin/addons/:id`). */
@@ -60,6 +62,7 @@ export function toAddonView(row: Selectable<AddonsTable>): AddonView {
     environments: row.environments,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    signingSecretCreatedAt: row.signing_secret_created_at.toISOString(),
   };
 }
 
