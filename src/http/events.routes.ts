@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import {
@@ -6,6 +7,7 @@ import {
   countFeatureEvents,
   deprecatedEventSearch,
   eventCreators,
+  exportEvents,
   recentEvents,
   searchEvents,
   streamEvents,
@@ -17,6 +19,7 @@ import { readBoundsOf } from './read-bounds.js';
 import {
   DeprecatedSearchEventsSchema,
   EventCreatorsSchema,
+  EventExportQuerySchema,
   EventSearchQuerySchema,
   EventSearchResponseSchema,
   EventsSchema,
@@ -47,7 +50,57 @@ function sendJsonStream(reply: FastifyReply, chunks: AsyncGenerator<string>) {
   return reply.type('application/json; charset=utf-8').send(Readable.from(chunks));
 }
 
+async function* ndjsonLines(batches: AsyncIterable<EventView[]>): AsyncGenerator<string> {
+  for await (const batch of batches) yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');
+}
+
+const CSV_COLUMNS = ['id', 'createdAt', 'type', 'createdBy', 'createdByUserId', 'project', 'environment', 'featureName', 'changeRequestId', 'label', 'summary', 'tags', 'preData', 'data'] as const;
+
+/** One row per event; objects as JSON text. Cells that a spreadsheet would run as a formula are escaped. */
+async function* csvLines(batches: AsyncIterable<EventView[]>): AsyncGenerator<string> {
+  yield stringify([CSV_COLUMNS]);
+  for await (const batch of batches) {
+    const rows = batch.map((event) =>
+      CSV_COLUMNS.map((column) => {
+        const value = event[column];
+        if (value === undefined || value === null) return '';
+        return typeof value === 'object' ? JSON.stringify(value) : value;
+      }),
+    );
+    yield stringify(rows, { escape_formulas: true });
+  }
+}
+
 export const eventRoutes: RouteModule = async (app, { deps }) => {
+  // Registered before `/api/admin/events/:featureName`; a flag named "export" is read through the search instead.
+  app.get(
+    '/api/admin/events/export',
+    {
+      schema: {
+        tags,
+        querystring: EventExportQuerySchema,
+        response: {
+          200: {
+            description: 'Every matching event, oldest first, streamed',
+            content: { 'application/x-ndjson': { schema: Type.String() }, 'text/csv': { schema: Type.String() } },
+          },
+        },
+      },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) => {
+      const { format = 'ndjson', ...filters } = request.query;
+      const bounds = readBoundsOf(deps, reply);
+      const batches = exportEvents(deps.db, filters, (work) => boundedRead(deps.db, bounds, work));
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      reply
+        .header('content-disposition', `attachment; filename="vexil-events-${day}.${format}"`)
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      // The typed reply only accepts the declared string; the same text is sent as a stream.
+      return (reply as FastifyReply).send(Readable.from(format === 'csv' ? csvLines(batches) : ndjsonLines(batches)));
+    },
+  );
+
   app.get(
     '/api/admin/events',
     {

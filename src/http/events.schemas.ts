@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { SPEC_EVENT_TYPES } from '../domain/events/event-types.js';
-import { DateTime, Nullable, StrictObject } from './common.schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum } from './common.schemas.js';
 import { TagSchema } from './features.schemas.js';
 
 export const EventSchema = Type.Object(
@@ -60,6 +60,20 @@ export const EventSearchQuerySchema = Type.Object(
     limit: FilterParameter('Page size, 1 to 1000; default 50'),
   },
   { $id: 'eventSearchQueryParameters' },
+);
+
+export const EventExportQuerySchema = Type.Object(
+  {
+    format: Type.Optional(StringEnum(['ndjson', 'csv'], 'format must be ndjson or csv')),
+    query: EventSearchQuerySchema.properties.query,
+    feature: EventSearchQuerySchema.properties.feature,
+    project: EventSearchQuerySchema.properties.project,
+    type: EventSearchQuerySchema.properties.type,
+    createdBy: EventSearchQuerySchema.properties.createdBy,
+    from: EventSearchQuerySchema.properties.from,
+    to: EventSearchQuerySchema.properties.to,
+  },
+  { additionalProperties: false },
 );
 
 export const DeprecatedSearchEventsSchema = StrictObject(

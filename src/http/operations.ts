@@ -24,6 +24,7 @@ const CHANGE_REQUEST = `${PROJECT}/change-requests/:id`;
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /health': op('getHealth', 'Liveness: the process answers, without touching the database'),
+  'GET /api/admin/events/export': { ...op('exportEvents', 'Export the event log as NDJSON or CSV, streamed'), errors: [503] },
   'GET /health/ready': { ...op('getReady', 'Readiness: the database answers'), errors: [503] },
   'GET /internal-backstage/prometheus': op('getPrometheusMetrics', 'Metrics in the Prometheus text format'),
   'POST /auth/simple/login': { ...op('login', 'Log in with a username or email and password'), errors: [401, 429] },

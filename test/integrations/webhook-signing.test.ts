@@ -60,7 +60,7 @@ async function deliverOne(setup: Setup): Promise<ReceivedRequest> {
   return received.at(-1)!;
 }
 
-function signatureHeaders(request: ReceivedRequest): Record<string, string> {
+function signatureHeaders(request: ReceivedRequest): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
   return {
     'webhook-id': String(request.headers['webhook-id']),
     'webhook-timestamp': String(request.headers['webhook-timestamp']),

@@ -183,6 +183,55 @@ export async function searchEvents(db: Db, parameters: EventSearchParameters): P
   return { events: rows.map(toEventView), total };
 }
 
+export type EventExportFilters = Omit<EventSearchParameters, 'offset' | 'limit'>;
+
+/**
+ * The events matching the search filters, oldest first, in keyset batches (`id > last`) read each by `readBatch`
+ * (a bounded read), so memory stays flat whatever the log holds. Filters are checked before the first batch, so
+ * a bad one is a 400 before anything is sent. The export is the log as it stood when it began: later events are
+ * left out.
+ */
+export function exportEvents(
+  db: Db,
+  filters: EventExportFilters,
+  readBatch: <T>(work: (db: Db) => Promise<T>) => Promise<T>,
+  batchSize = 1000,
+): AsyncGenerator<EventView[]> {
+  const applyFilters = (query: EventQuery): EventQuery => {
+    let filtered = query;
+    for (const [name, apply] of Object.entries(FILTERS) as Array<[keyof typeof FILTERS, (q: EventQuery, raw: string) => EventQuery]>) {
+      const raw = filters[name];
+      if (raw !== undefined && !(name === 'query' && raw === '')) filtered = apply(filtered, raw);
+    }
+    return filtered;
+  };
+  applyFilters(db.selectFrom('events'));
+  return (async function* batches() {
+    const newest = await readBatch((reader) =>
+      reader.selectFrom('events').select(sql<number | null>`max(id)`.as('id')).executeTakeFirstOrThrow(),
+    );
+    if (newest.id === null) return;
+    let after = 0;
+    for (;;) {
+      const rows = await readBatch((reader) =>
+        applyFilters(reader.selectFrom('events'))
+          .selectAll()
+          .where('id', '>', after)
+          .where('id', '<=', newest.id!)
+          .orderBy('id')
+          .limit(batchSize)
+          .execute(),
+      );
+      if (rows.length === 0) return;
+      yield rows.map(toEventView);
+      if (rows.length < batchSize) return;
+      after = rows[rows.length - 1]!.id;
+      // Other requests get their turn between batches (the embedded engine runs each query on the event loop).
+      await setImmediate();
+    }
+  })();
+}
+
 /** Counter scopes of a search filtering on nothing, or on exactly one project, type or creator filter. */
 function counterScopes(applied: string[], parameters: EventSearchParameters): string[] | undefined {
   if (applied.length === 0) return [ALL_EVENTS_SCOPE];
