@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
-import { hashPassword, randomSecret } from '../shared/secrets.js';
+import { generatedPassword, hashPassword } from '../shared/secrets.js';
 import { SYSTEM_ACTOR } from './access/actor.js';
 import { ensureAdminTokens } from './api-tokens/api-tokens.commands.js';
 import { createUser } from './users/users.commands.js';
@@ -37,7 +37,7 @@ export async function bootstrap(deps: { db: Db; clock: Clock }, initAdminApiToke
       .executeTakeFirstOrThrow();
     if (Number(users) > 0 || Number(tokens) > 0) return { adminTokensCreated };
     // Hashed here rather than before the transaction: it happens once in an installation's life.
-    const password = `${randomSecret(9)}-Aa1`;
+    const password = generatedPassword();
     await createUser(uow, { username: 'admin', name: 'Admin', rootRole: 'Admin', passwordHash: await hashPassword(password) });
     return { adminTokensCreated, initialAdmin: { username: 'admin', password } };
   });

@@ -5,6 +5,11 @@ export function randomSecret(bytes = 32): string {
   return randomBytes(bytes).toString('hex');
 }
 
+/** A password Vexil makes for a person (first admin, reset): random, and meeting the password policy. */
+export function generatedPassword(): string {
+  return `${randomSecret(9)}-Aa1`;
+}
+
 /**
  * Tokens and session ids are long random values, so a fast hash is enough to store them safely and
  * lets a request find its token with one indexed lookup. Passwords use scrypt below.

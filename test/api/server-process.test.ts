@@ -1,54 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, usingPostgres } from '../helpers/test-database.js';
+import { logIn, MAIN, runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
 
 /**
  * The server as `npm start` runs it (src/main.ts), on its own embedded database in a temporary directory:
  * first start, restart, shutdown and configuration errors.
  */
-const MAIN = join(import.meta.dirname, '../../src/main.ts');
-
-interface RunningServer {
-  process: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `onOutput` sees what the server writes while it starts, e.g. to act when it logs something. */
-function startServer(env: Record<string, string>, onOutput?: (output: string) => void): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      onOutput?.(output);
-      const listening = output.match(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
-      // The first-start password is printed right after listening; wait for it when it comes.
-      if (listening && (!/created the first admin user/.test(output) || /shown only this once/.test(output))) {
-        resolve({ process: child, baseUrl: listening[1]!, output: () => output, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then((code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
-async function stopServer(server: RunningServer): Promise<number | null> {
-  server.process.kill('SIGTERM');
-  return server.exited;
-}
-
 let dataDir: string;
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'vexil-server-'));
@@ -232,6 +195,46 @@ describe('the server process', () => {
     } finally {
       await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
       await database.drop();
+    }
+  });
+
+  test('a locked-out admin gets in again with `npm run admin -- reset-password`', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vexil-server-reset-'));
+    try {
+      const first = await startServer({ DATA_DIR: dir });
+      const oldPassword = first.output().match(/with the password (\S+)/)![1]!;
+
+      // The embedded database belongs to the running server: the command says so and changes nothing.
+      const refused = await runAdminCommand(['reset-password', 'admin'], { DATA_DIR: dir });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^vexil admin: the data directory .* is in use by another Vexil \(pid \d+\)/);
+      assert.equal(await stopServer(first), 0);
+
+      const unknown = await runAdminCommand(['reset-password', 'nobody'], { DATA_DIR: dir });
+      assert.deepEqual([unknown.code, unknown.stderr], [1, 'vexil admin: No user has the username or email "nobody"\n']);
+      const usage = await runAdminCommand(['reset-pasword', 'admin'], { DATA_DIR: dir });
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /^Unknown command or arguments: reset-pasword admin\n\nUsage: npm run admin/);
+
+      const reset = await runAdminCommand(['reset-password', 'ADMIN'], { DATA_DIR: dir });
+      assert.equal(reset.code, 0, reset.stderr);
+      const newPassword = reset.stdout.match(/^The password of "admin" is now (\S+)\n/)![1]!;
+      assert.notEqual(newPassword, oldPassword);
+
+      const token = '*:*.reset-check-token-0123456789';
+      const second = await startServer({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token });
+      try {
+        assert.equal(await logIn(second.baseUrl, 'admin', oldPassword), 401, 'the old password no longer works');
+        assert.equal(await logIn(second.baseUrl, 'admin', newPassword), 200, 'the new one does');
+        const events = await fetch(`${second.baseUrl}/api/admin/search/events?type=IS:user-password-changed`, { headers: { authorization: token } });
+        const [event] = ((await events.json()) as { events: Array<{ createdBy: string; data: { username: string } }> }).events;
+        assert.deepEqual([event!.createdBy, event!.data.username], ['system', 'admin']);
+        assert.ok(!JSON.stringify(event).includes(newPassword));
+      } finally {
+        assert.equal(await stopServer(second), 0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
