@@ -4,7 +4,8 @@
  *   npm run bench -- --data-dir ./bench-data
  * Starts the server as its own process (so start-up time and memory are its own), drives HTTP load with
  * autocannon at concurrency 1 and 16 per case, and prints req/s, p50 and p99 as a markdown table, then the
- * peak RSS while streaming every event of the largest project, and the start-up time.
+ * peak RSS while streaming every event of the largest project and exporting the whole log, start-up time with
+ * its phases and idle memory (median of three starts), and the metrics endpoint's series at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -32,12 +33,10 @@ async function freePort(): Promise<number> {
 interface Server {
   process: ChildProcess;
   baseUrl: string;
-  startupMs: number;
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -56,7 +55,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting`);
     try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return { process: child, baseUrl, startupMs: performance.now() - started };
+      if ((await fetch(`${baseUrl}/health`)).ok) return { process: child, baseUrl };
     } catch {
       // not listening yet
     }
@@ -166,8 +165,8 @@ async function rssKiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
 }
 
-/** Streams every event of the project while sampling the server's RSS every 10 ms. */
-async function streamProject(server: Server, project: string) {
+/** Reads a streamed answer to the end while sampling the server's RSS every 10 ms. */
+async function streamWithMemory(server: Server, path: string) {
   const pid = server.process.pid!;
   const before = await rssKiB(pid);
   let peak = before;
@@ -175,7 +174,8 @@ async function streamProject(server: Server, project: string) {
     rssKiB(pid).then((rss) => (peak = Math.max(peak, rss)), () => {});
   }, 10);
   const started = performance.now();
-  const response = await fetch(`${server.baseUrl}/api/admin/events?project=${project}`, { headers: { authorization: TOKEN } });
+  const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: TOKEN } });
+  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
   let firstByteMs = 0;
   let bytes = 0;
   for await (const chunk of response.body!) {
@@ -184,6 +184,60 @@ async function streamProject(server: Server, project: string) {
   }
   clearInterval(sampler);
   return { beforeMiB: before / 1024, peakMiB: peak / 1024, firstByteMs, totalMs: performance.now() - started, bytes };
+}
+
+interface StartupProfile {
+  /** Spawn to the first healthy answer, as an orchestrator sees it. */
+  toHealthyMs: number;
+  /** The server's own account (its `Vexil started` log line): total and per phase. */
+  startupMs: number;
+  phases: Record<string, number>;
+  /** After 5 s idle: resident memory, and the heap and off-heap parts of it (from the metrics endpoint). */
+  idle: { rssMiB: number; heapUsedMiB: number; heapTotalMiB: number; externalMiB: number };
+}
+
+/** One start on the existing database with info logs read from its output, then 5 s of idling. */
+async function profileStartup(env: Record<string, string>): Promise<StartupProfile> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', INIT_ADMIN_API_TOKENS: TOKEN, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    let toHealthyMs = 0;
+    while (toHealthyMs === 0) {
+      if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting: ${output}`);
+      try {
+        if ((await fetch(`${baseUrl}/health`)).ok) toHealthyMs = performance.now() - started;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const line = output.split('\n').find((entry) => entry.includes('"Vexil started"'));
+    if (!line) throw new Error(`no "Vexil started" line in: ${output}`);
+    const { startupMs, phases } = JSON.parse(line) as { startupMs: number; phases: Record<string, number> };
+    const metrics = await (await fetch(`${baseUrl}/internal-backstage/prometheus`)).text();
+    const sample = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? Number.NaN) / 1024 / 1024;
+    return {
+      toHealthyMs,
+      startupMs,
+      phases,
+      idle: {
+        rssMiB: (await rssKiB(child.pid!)) / 1024,
+        heapUsedMiB: sample('nodejs_heap_size_used_bytes'),
+        heapTotalMiB: sample('nodejs_heap_size_total_bytes'),
+        externalMiB: sample('nodejs_external_memory_bytes'),
+      },
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
 }
 
 /** The value below which `fraction` of the sorted samples lie. */
@@ -341,10 +395,17 @@ async function main(): Promise<void> {
     ? { DATABASE_URL: values['database-url'] }
     : { DATA_DIR: values['data-dir'] ?? './bench-data' };
   const duration = Number(values.duration);
+  // Three starts, the median reported: the first may pay for cold file caches.
+  const profiles: StartupProfile[] = [];
+  for (let run = 0; run < 3; run++) profiles.push(await profileStartup(env));
+  const startup = profiles.sort((a, b) => a.toHealthyMs - b.toHealthyMs)[1]!;
   const server = await startServer(env);
   try {
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
-    const stream = await streamProject(server, values['hot-project']);
+    const stream = await streamWithMemory(server, `/api/admin/events?project=${values['hot-project']}`);
+    const exported = await streamWithMemory(server, '/api/admin/events/export?format=ndjson');
+    const exportedCsv = await streamWithMemory(server, '/api/admin/events/export?format=csv');
+    const { totalEvents } = await getJson<{ totalEvents: number }>(server.baseUrl, '/api/admin/events');
     const rows: string[] = [];
     const all = [...(await cases(server.baseUrl)), ...(await sdkCases(server.baseUrl))];
     const selected = all.filter((c) => !values.cases || c.name.includes(values.cases));
@@ -372,6 +433,14 @@ async function main(): Promise<void> {
       if (reader !== server) reader.process.kill('SIGTERM');
     }
     const across = reader === server ? 'the same instance' : 'another instance on the same PostgreSQL';
+    // What the metrics endpoint shows after all of the above: Vexil's own series, and the process's memory.
+    const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
+    const scraped = scrape
+      .split('\n')
+      .filter((line) => /^(vexil_|process_resident_memory_bytes|nodejs_eventloop_lag_p99_seconds|http_request_duration_seconds_count\{method="GET",route="\/api\/client\/features")/.test(line));
+    const phases = Object.entries(startup.phases).map(([phase, took]) => `${phase} ${took} ms`).join(', ');
+    const exportLine = (format: string, result: Awaited<ReturnType<typeof streamWithMemory>>) =>
+      `Export of all ${totalEvents.toLocaleString('en')} events as ${format}: ${(result.bytes / 1024 / 1024).toFixed(0)} MiB in ${(result.totalMs / 1000).toFixed(1)} s, first byte after ${ms(result.firstByteMs)}, server RSS ${result.beforeMiB.toFixed(0)} MiB before, ${result.peakMiB.toFixed(0)} MiB at peak (+${(result.peakMiB - result.beforeMiB).toFixed(0)} MiB)`;
     process.stdout.write(
       [
         '',
@@ -382,7 +451,15 @@ async function main(): Promise<void> {
         `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
         `Change to SDK: a flag toggled 50 times, 20 streaming Node SDKs on ${across}: ${latency.samples} arrivals, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}`,
-        `Start-up on the existing database (spawn to first healthy answer): ${ms(server.startupMs)}`,
+        exportLine('NDJSON', exported),
+        exportLine('CSV', exportedCsv),
+        `Start-up on the existing database, median of 3 (spawn to first healthy answer): ${ms(startup.toHealthyMs)}; by the server's account ${ms(startup.startupMs)}: ${phases}`,
+        `Idle after start-up (5 s): RSS ${startup.idle.rssMiB.toFixed(0)} MiB, of which V8 heap ${startup.idle.heapUsedMiB.toFixed(0)} MiB used of ${startup.idle.heapTotalMiB.toFixed(0)} MiB, external (buffers, WebAssembly) ${startup.idle.externalMiB.toFixed(0)} MiB`,
+        '',
+        'Metrics scraped at the end (vexil_* series, resident memory, event-loop lag p99, client features requests):',
+        '```',
+        ...scraped,
+        '```',
         '',
       ].join('\n'),
     );

@@ -1,9 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
@@ -45,7 +43,12 @@ const reportConnectionError: ConnectionErrorHandler = (error) => {
   );
 };
 
-function openPostgres(url: string, poolSize: number, onConnectionError: ConnectionErrorHandler): DatabaseHandle {
+/**
+ * Each engine's driver is loaded when it is opened, so a server on PostgreSQL never loads the embedded engine
+ * (and its WebAssembly) and the other way round: start-up time and memory go to the engine in use.
+ */
+async function openPostgres(url: string, poolSize: number, onConnectionError: ConnectionErrorHandler): Promise<DatabaseHandle> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -60,7 +63,7 @@ function openPostgres(url: string, poolSize: number, onConnectionError: Connecti
   return {
     db,
     engine: 'postgres',
-    listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify, onConnectionError),
+    listen: (channel, onNotify) => listenOnPostgres(pg, url, channel, onNotify, onConnectionError),
     poolUse: () => ({ max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
@@ -73,6 +76,7 @@ const LISTEN_RECONNECT_DELAY_MS = 1000;
  * gets a dedicated client, reopened after a server restart or failover.
  */
 async function listenOnPostgres(
+  pgDriver: typeof pg,
   url: string,
   channel: string,
   onNotify: () => void,
@@ -94,7 +98,7 @@ async function listenOnPostgres(
   };
 
   const connect = async () => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pgDriver.Client({ connectionString: url });
     next.on('notification', (message) => {
       if (message.channel === channel) onNotify();
     });
@@ -146,6 +150,11 @@ function takingTurns(pglite: PGlite): PGlite {
 }
 
 async function openPglite(dataDir: string | undefined, initialContents?: Blob): Promise<DatabaseHandle> {
+  const [{ PGlite }, { pg_trgm }, { PGliteDialect }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('kysely-pglite-dialect'),
+  ]);
   // An in-memory database (tests) has nothing to share; a directory is this process's alone while it runs.
   const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
   // PGlite has one connection; kysely-pglite-dialect queues callers so a transaction owns it until it ends.

@@ -74,7 +74,7 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
       ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
     };
     // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others.
-    const toggles = evaluateAll(answer.features, configuration.features, configuration.segments, context).filter((toggle) => toggle.enabled);
+    const toggles = (await evaluateAll(answer.features, configuration.features, configuration.segments, context)).filter((toggle) => toggle.enabled);
     return { toggles };
   };
 

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import type { IntegrationsConfig } from '../config.js';
 import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from './outbound-safety.js';
 
@@ -45,15 +45,23 @@ function describeFailure(error: unknown): string {
 }
 
 export function createOutboundHttp(options: Pick<IntegrationsConfig, 'allowPrivateNetworks' | 'deliveryTimeoutMs'>): OutboundHttp {
-  const agent = new Agent({
-    connect: { timeout: options.deliveryTimeoutMs, ...(options.allowPrivateNetworks ? {} : { lookup: publicOnlyLookup }) },
-    headersTimeout: options.deliveryTimeoutMs,
-    bodyTimeout: options.deliveryTimeoutMs,
-  });
+  // The HTTP client is loaded with the first delivery: an instance may never send one, and loading it was a
+  // tenth of start-up.
+  let client: Promise<{ agent: Agent; request: typeof undiciRequest }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
+      agent: new UndiciAgent({
+        connect: { timeout: options.deliveryTimeoutMs, ...(options.allowPrivateNetworks ? {} : { lookup: publicOnlyLookup }) },
+        headersTimeout: options.deliveryTimeoutMs,
+        bodyTimeout: options.deliveryTimeoutMs,
+      }),
+      request,
+    })));
 
   return {
     async post(target, deadline) {
       try {
+        const { agent, request } = await connect();
         const url = new URL(target.url);
         // Sockets skip `lookup` for IP literals, so those are checked here.
         if (!options.allowPrivateNetworks) assertPublicLiteral(url);
@@ -79,6 +87,8 @@ export function createOutboundHttp(options: Pick<IntegrationsConfig, 'allowPriva
         return { kind: 'network-error', message: describeFailure(error) };
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (client) await (await client).agent.close();
+    },
   };
 }

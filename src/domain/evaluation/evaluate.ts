@@ -1,15 +1,35 @@
 // The official Node SDK's own evaluation engine (its client and built-in strategies), so that what Vexil
 // evaluates for browsers and the playground is, bit for bit, what a server-side SDK would evaluate:
 // the same murmurhash stickiness, rollout buckets, variant selection, constraint operators and dependencies.
-import clientModule from 'unleash-client/lib/client.js';
+import type clientModule from 'unleash-client/lib/client.js';
 import type { Context } from 'unleash-client/lib/context.js';
 import type { FeatureInterface } from 'unleash-client/lib/feature.js';
-import type { Segment } from 'unleash-client/lib/strategy/strategy.js';
-import { defaultStrategies } from 'unleash-client/lib/strategy/index.js';
+import type { Segment, Strategy } from 'unleash-client/lib/strategy/strategy.js';
 import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
 
-// A CommonJS module with an `exports.default` class: under NodeNext its default import is the module object.
-const UnleashClient = clientModule.default;
+export interface SdkEngine {
+  UnleashClient: typeof clientModule.default;
+  /** The SDK's built-in strategies by name. */
+  strategies: Map<string, Strategy>;
+}
+
+let engine: Promise<SdkEngine> | undefined;
+
+/**
+ * The SDK's engine, loaded on the first evaluation (a frontend API or playground request) rather than at
+ * start-up, which many instances never need it for.
+ */
+export function sdkEngine(): Promise<SdkEngine> {
+  engine ??= Promise.all([import('unleash-client/lib/client.js'), import('unleash-client/lib/strategy/index.js')]).then(
+    ([client, { defaultStrategies }]) => ({
+      // A CommonJS module with an `exports.default` class: Node's import gives the module object as `default`;
+      // loaders that honour `__esModule` (tsx, in tests) give the class itself.
+      UnleashClient: (client.default as { default?: typeof client.default.default }).default ?? (client.default as unknown as typeof client.default.default),
+      strategies: new Map(defaultStrategies.map((strategy) => [strategy.name, strategy])),
+    }),
+  );
+  return engine;
+}
 
 export type { Context as EvaluationContext };
 
@@ -44,13 +64,14 @@ class InMemoryRepository {
  * Evaluates every given flag for one context, as the SDK would with this configuration. `all` flags are
  * needed for dependencies: a child's parent may lie outside the flags asked about.
  */
-export function evaluateAll(
+export async function evaluateAll(
   features: ClientFeature[],
   all: ClientFeature[],
   segments: Map<number, ClientSegment>,
   context: Context,
-): EvaluatedToggle[] {
-  const client = new UnleashClient(new InMemoryRepository(all, segments) as never, defaultStrategies);
+): Promise<EvaluatedToggle[]> {
+  const { UnleashClient, strategies } = await sdkEngine();
+  const client = new UnleashClient(new InMemoryRepository(all, segments) as never, [...strategies.values()]);
   return features.map((feature) => {
     const variant = client.getVariant(feature.name, context);
     const enabled = variant.feature_enabled ?? false;

@@ -1,9 +1,8 @@
 import type { Context } from 'unleash-client/lib/context.js';
-import { defaultStrategies } from 'unleash-client/lib/strategy/index.js';
 import type { Constraint as SdkConstraint } from 'unleash-client/lib/strategy/strategy.js';
 import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
 import type { Constraint } from '../features/feature-views.js';
-import { evaluateAll } from './evaluate.js';
+import { evaluateAll, sdkEngine } from './evaluate.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
 export interface PlaygroundFeature {
@@ -28,24 +27,23 @@ export interface PlaygroundStrategy {
   segments: Array<{ id: number; name: string; result: boolean; constraints: Array<Constraint & { result: boolean }> }>;
 }
 
-const STRATEGIES = new Map(defaultStrategies.map((strategy) => [strategy.name, strategy]));
-
 /**
  * Evaluates every flag for the context and explains each strategy: its constraints, its segments and its own
  * parameters. The outcome comes from the SDK's client (dependencies and variants included); the explanation
  * uses the same strategy objects, so the two cannot disagree. A strategy the SDK does not know is `unknown`.
  */
-export function playground(
+export async function playground(
   features: ClientFeature[],
   all: ClientFeature[],
   segments: Map<number, ClientSegment>,
   context: Context,
-): PlaygroundFeature[] {
-  const outcomes = new Map(evaluateAll(features, all, segments, context).map((toggle) => [toggle.name, toggle]));
+): Promise<PlaygroundFeature[]> {
+  const { strategies } = await sdkEngine();
+  const outcomes = new Map((await evaluateAll(features, all, segments, context)).map((toggle) => [toggle.name, toggle]));
   return features.map((feature) => {
     const outcome = outcomes.get(feature.name)!;
     const data = feature.strategies.map((strategy): PlaygroundStrategy => {
-      const implementation = STRATEGIES.get(strategy.name);
+      const implementation = strategies.get(strategy.name);
       const check = (constraint: Constraint) => ({
         ...constraint,
         result: implementation ? implementation.checkConstraint(constraint as unknown as SdkConstraint, context) : false,

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
+import { Ajv, type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema, FastifyServerOptions } from 'fastify';
 
@@ -32,17 +32,57 @@ type ValidatorFactory = NonNullable<
   NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
 >;
 
+interface Validators {
+  /** Bodies: JSON, no coercion. */
+  body: Ajv;
+  /** Query strings, path parameters and headers: text, coerced. */
+  text: Ajv;
+}
+
+/**
+ * Fastify asks for a validator compiler in every plugin context (one per route module), each time with the
+ * same shared schemas. Adding those to new Ajv instances each time cost most of a second of start-up, so the
+ * instances are made once per set of schemas and shared: by every context, and by every app a process builds.
+ */
+const validatorsBySchemas = new Map<string, Validators>();
+
+function validatorsFor(schemas: Array<{ $id?: string }>): Validators {
+  const key = schemas.map((schema) => schema.$id ?? '').sort().join('\n');
+  let validators = validatorsBySchemas.get(key);
+  if (!validators) {
+    validators = { body: buildAjv({ coerceTypes: false }), text: buildAjv({ coerceTypes: 'array' }) };
+    for (const schema of schemas) {
+      validators.body.addSchema(schema);
+      validators.text.addSchema(schema);
+    }
+    validatorsBySchemas.set(key, validators);
+  }
+  return validators;
+}
+
 // Fastify calls the compiler with `{schema, httpPart, ...}` (its validatorCompiler contract); the published
 // type of `buildValidator` describes Ajv's own compile signature instead, hence the cast.
-function buildValidator(externalSchemas: Record<string, unknown>) {
-  const bodyAjv = buildAjv({ coerceTypes: false });
-  const textAjv = buildAjv({ coerceTypes: 'array' });
-  for (const schema of Object.values(externalSchemas)) {
-    bodyAjv.addSchema(schema as object);
-    textAjv.addSchema(schema as object);
-  }
+function buildValidator(externalSchemas: Record<string, { $id?: string }>) {
+  const validators = validatorsFor(Object.values(externalSchemas));
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+    compiledOnFirstUse(() => (httpPart === 'body' ? validators.body : validators.text).compile(schema as object));
+}
+
+/**
+ * A validator compiled when its route is first called rather than when the server starts: compiling the ~400
+ * schemas of every route took over a second of each start-up, most of them for routes an instance may never
+ * serve. Fastify reads a failed validation's problems from the function's `errors`, as Ajv sets them.
+ */
+function compiledOnFirstUse(compile: () => ValidateFunction): (data: unknown) => boolean {
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown): boolean => {
+    compiled ??= compile();
+    const valid = compiled(data) as boolean;
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = undefined as ValidateFunction['errors'];
+  return validate;
 }
 
 /**
@@ -63,8 +103,7 @@ export const schemaController: NonNullable<FastifyServerOptions['schemaControlle
 let documentAjv: Ajv | undefined;
 
 export function useSharedSchemas(schemas: Array<{ $id?: string }>): void {
-  documentAjv = buildAjv({ coerceTypes: false });
-  for (const schema of schemas) documentAjv.addSchema(schema);
+  documentAjv = validatorsFor(schemas).body;
 }
 
 export function validateDocument(schema: { $id?: string }, value: unknown): ErrorObject[] {
