@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createProject } from '../helpers/projects.js';
 
 /**
  * Integration configurations through the admin API: Unleash's shapes, masking of secrets, validation, events
@@ -64,11 +65,6 @@ async function storedParameters(id: number): Promise<Record<string, string>> {
   return row.parameters;
 }
 
-async function createProject(): Promise<string> {
-  const id = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id }), 201);
-  return id;
-}
 
 describe('integration configurations', () => {
   test('GET /addons lists the providers with their parameter definitions', async () => {
@@ -98,7 +94,7 @@ describe('integration configurations', () => {
   });
 
   test('creating answers 201 with secrets masked, stores them, and records addon-config-created without them', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const before = await lastEventId(ctx);
     const created = await createAddon(webhookBody({ projects: [project], environments: ['production'] }));
     assert.equal(typeof created.id, 'number');
@@ -162,7 +158,7 @@ describe('integration configurations', () => {
   });
 
   test('an update that changes nothing records nothing; fields left out keep their values', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const created = await createAddon(webhookBody({ projects: [project], environments: ['development'] }));
     const before = await lastEventId(ctx);
     const { description: _description, ...withoutOptional } = webhookBody();

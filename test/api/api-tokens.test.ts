@@ -10,6 +10,7 @@ import {
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createProject } from '../helpers/projects.js';
 
 /** A token as GET /api/admin/api-tokens lists it. */
 interface ApiToken {
@@ -72,12 +73,6 @@ async function listTokens(): Promise<ApiToken[]> {
   return body.tokens;
 }
 
-async function createProject(prefix = 'tokens'): Promise<string> {
-  const id = uniqueName(prefix);
-  const response = await ctx.admin.post('/api/admin/projects', { id, name: `Project ${id}` });
-  expectStatus(response, 201);
-  return id;
-}
 
 async function deleteToken(reference: string | number) {
   return ctx.admin.delete(`${TOKENS}/${encodeURIComponent(String(reference))}`);
@@ -148,7 +143,7 @@ describe('POST /api/admin/api-tokens creates tokens', () => {
   });
 
   test('a client token for one project and environment development', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     const before = await lastEventId(ctx);
     const tokenName = uniqueName('client-token');
     const token = await createToken({ tokenName, type: 'client', environment: 'development', project });
@@ -253,7 +248,7 @@ describe('POST /api/admin/api-tokens creates tokens', () => {
 
 describe('GET /api/admin/api-tokens lists tokens without secrets', () => {
   test('the list holds every created token with all fields and no secret anywhere', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     const created = [
       await createToken({ tokenName: uniqueName('list-admin'), type: 'admin' }),
       await createToken({ tokenName: uniqueName('list-client'), type: 'client', environment: 'development', project }),
@@ -301,7 +296,7 @@ describe('what created tokens may do', () => {
   });
 
   test('a created admin token works on GET /api/admin/projects and is marked as seen', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     const token = await createToken({ tokenName: uniqueName('works'), type: 'admin' });
     const response = await ctx.as(token.secret).get('/api/admin/projects');
     expectStatus(response, 200);
@@ -327,7 +322,7 @@ describe('what created tokens may do', () => {
 
 describe('DELETE /api/admin/api-tokens/:token', () => {
   test('deletes by secret: gone from the list, event with preData, the secret then gets 401', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     const token = await createToken({ tokenName: uniqueName('del-secret'), type: 'client', environment: 'development', project });
     const admin = await createToken({ tokenName: uniqueName('del-secret-admin'), type: 'admin' });
     expectStatus(await ctx.as(admin.secret).get('/api/admin/projects'), 200);
@@ -436,7 +431,7 @@ describe('bad input is a 4xx and stores nothing', () => {
   });
 
   test("an admin token with project 'p'", async () => {
-    const project = await createProject('p');
+    const project = await createProject(ctx, { prefix: 'p' });
     const error = await expectRefused({ tokenName: uniqueName('admin-project'), type: 'admin', project }, 400, 'BadDataError');
     assert.deepEqual(error.details.map((detail) => detail.path), ['/body/projects']);
     assert.match(error.details[0]!.message, new RegExp(`got \\["${project}"\\]`));
@@ -469,7 +464,7 @@ describe('bad input is a 4xx and stores nothing', () => {
   });
 
   test('an unknown project among several is a 404 NotFoundError', async () => {
-    const known = await createProject();
+    const known = await createProject(ctx, { prefix: 'tokens' });
     const unknown = uniqueName('no-project');
     await expectRefused(
       { tokenName: uniqueName('unknown-projects'), type: 'client', environment: 'development', projects: [known, unknown] },
@@ -479,7 +474,7 @@ describe('bad input is a 4xx and stores nothing', () => {
   });
 
   test('both project and projects', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     await expectRefused(
       { tokenName: uniqueName('both'), type: 'client', environment: 'development', project, projects: [project] },
       400,
@@ -489,7 +484,7 @@ describe('bad input is a 4xx and stores nothing', () => {
   });
 
   test("projects ['*', 'x']", async () => {
-    const project = await createProject('x');
+    const project = await createProject(ctx, { prefix: 'x' });
     await expectRefused(
       { tokenName: uniqueName('star-and'), type: 'client', environment: 'development', projects: ['*', project] },
       400,
@@ -554,7 +549,7 @@ describe('bad input is a 4xx and stores nothing', () => {
 
 describe('tokens keep projects and environments they use from being deleted', () => {
   test('a project used by a client token cannot be deleted until the token is', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'tokens' });
     const token = await createToken({ tokenName: uniqueName('holds-project'), type: 'client', environment: 'development', project });
     const before = await lastEventId(ctx);
 
@@ -575,8 +570,8 @@ describe('tokens keep projects and environments they use from being deleted', ()
   });
 
   test('a project that is one of several of a token cannot be deleted either', async () => {
-    const first = await createProject();
-    const second = await createProject();
+    const first = await createProject(ctx, { prefix: 'tokens' });
+    const second = await createProject(ctx, { prefix: 'tokens' });
     const token = await createToken({
       tokenName: uniqueName('holds-two'),
       type: 'client',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag, createProject } from '../helpers/projects.js';
 
 interface SearchEnvironment {
   name: string;
@@ -33,16 +34,7 @@ let development: string;
 let production: string;
 let frontend: string;
 
-async function createProject(environments: string[] = ['development', 'production']): Promise<string> {
-  const id = uniqueName('usage');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id, environments }), 201);
-  return id;
-}
 
-async function createFlag(inProject: string, name = uniqueName('flag')): Promise<string> {
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${inProject}/features`, { name }), 201);
-  return name;
-}
 
 async function createToken(type: 'client' | 'frontend', environment: string, projects: string[]): Promise<{ id: number; secret: string }> {
   const created = await ctx.admin.post('/api/admin/api-tokens', { tokenName: uniqueName('sdk'), type, environment, projects });
@@ -88,8 +80,8 @@ const unseen = { lastSeenAt: null, yes: 0, no: 0 };
 before(async () => {
   ctx = await startTestApp();
   ctx.clock.set(at(-24 * 60));
-  project = await createProject();
-  outside = await createProject();
+  project = await createProject(ctx, { prefix: 'usage' });
+  outside = await createProject(ctx, { prefix: 'usage' });
   development = (await createToken('client', 'development', [project])).secret;
   production = (await createToken('client', 'production', [project])).secret;
   frontend = (await createToken('frontend', 'development', [project])).secret;
@@ -99,8 +91,8 @@ after(() => ctx.close());
 
 describe('reports show in the feature search', () => {
   test('a report is accepted with 202 and counts for that flag and environment only', async () => {
-    const reported = await createFlag(project);
-    const silent = await createFlag(project);
+    const reported = await createFlag(ctx, project);
+    const silent = await createFlag(ctx, project);
     await report(development, { [reported]: { yes: 3, no: 1 } }, at(-1));
 
     assert.deepEqual(await usageOf(project, reported), {
@@ -111,7 +103,7 @@ describe('reports show in the feature search', () => {
   });
 
   test('counts add up over reports in the same hour, from one application and from several', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     await report(development, { [name]: { yes: 2, no: 1 } }, at(-20));
     await report(development, { [name]: { yes: 5, no: 0 } }, at(-10));
     await report(development, { [name]: { yes: 1, no: 4 } }, at(-5), 'billing-service');
@@ -123,7 +115,7 @@ describe('reports show in the feature search', () => {
   });
 
   test('only the last hour counts, while lastSeenAt keeps the latest report', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     await report(development, { [name]: { yes: 10, no: 10 } }, at(-120));
     assert.deepEqual((await usageOf(project, name)).environments.development, { lastSeenAt: at(-120), yes: 0, no: 0 });
 
@@ -140,7 +132,7 @@ describe('reports show in the feature search', () => {
   });
 
   test('counts leave the window as the clock moves on; lastSeenAt stays', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     await report(development, { [name]: { yes: 3, no: 3 } }, at(-1));
     try {
       ctx.clock.advance(2 * 3_600_000);
@@ -152,7 +144,7 @@ describe('reports show in the feature search', () => {
   });
 
   test("the flag's lastSeenAt is the latest over its environments", async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     await report(development, { [name]: { yes: 1, no: 0 } }, at(-20));
     await report(production, { [name]: { yes: 0, no: 6 } }, at(-5));
     assert.deepEqual(await usageOf(project, name), {
@@ -174,12 +166,12 @@ describe('reports show in the feature search', () => {
   });
 
   test('sortBy=lastSeenAt orders by it, never-seen flags last in both orders', async () => {
-    const sortProject = await createProject();
+    const sortProject = await createProject(ctx, { prefix: 'usage' });
     const token = (await createToken('client', 'development', [sortProject])).secret;
     const suffix = uniqueName('x').slice(2);
     const flag = (key: string) => `${key}-${suffix}`;
     ctx.clock.set(at(-24 * 60));
-    for (const key of ['amber', 'birch', 'cedar', 'dahlia', 'elm']) await createFlag(sortProject, flag(key));
+    for (const key of ['amber', 'birch', 'cedar', 'dahlia', 'elm']) await createFlag(ctx, sortProject, { name: flag(key) });
     ctx.clock.set(NOW);
     await report(token, { [flag('cedar')]: { yes: 1, no: 0 } }, at(-50));
     await report(token, { [flag('amber')]: { yes: 1, no: 0 } }, at(-30));
@@ -198,8 +190,8 @@ describe('reports show in the feature search', () => {
 
 describe('what a report may contain', () => {
   test("unknown flag names and flags outside the token's projects are ignored", async () => {
-    const inside = await createFlag(project);
-    const foreign = await createFlag(outside);
+    const inside = await createFlag(ctx, project);
+    const foreign = await createFlag(ctx, outside);
     await report(development, {
       [inside]: { yes: 1, no: 1 },
       [foreign]: { yes: 5, no: 5 },
@@ -216,7 +208,7 @@ describe('what a report may contain', () => {
   });
 
   test('extra fields Unleash SDKs send are accepted', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     const response = await send(development, {
       appName: 'node-sdk-app',
       instanceId: 'instance-1',
@@ -237,7 +229,7 @@ describe('what a report may contain', () => {
   });
 
   test('a bucket that ends in the future is taken as ending now', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     await report(development, { [name]: { yes: 1, no: 0 } }, at(24 * 60));
     assert.deepEqual(await usageOf(project, name), {
       lastSeenAt: NOW,
@@ -246,7 +238,7 @@ describe('what a report may contain', () => {
   });
 
   test('the Bearer prefix is accepted', async () => {
-    const name = await createFlag(project);
+    const name = await createFlag(ctx, project);
     const response = await send(`Bearer ${development}`, { appName: 'app', bucket: { start: at(-10), stop: at(-1), toggles: { [name]: { yes: 1, no: 0 } } } });
     expectStatus(response, 202);
     assert.equal((await usageOf(project, name)).environments.development!.yes, 1);
@@ -256,7 +248,7 @@ describe('what a report may contain', () => {
 describe('bad reports are a 400 and record nothing', () => {
   let flagName: string;
   before(async () => {
-    flagName = await createFlag(project);
+    flagName = await createFlag(ctx, project);
   });
 
   const valid = () => ({ appName: 'app', bucket: { start: at(-10), stop: at(-1), toggles: { [flagName]: { yes: 1, no: 1 } } } });
@@ -296,7 +288,7 @@ describe('bad reports are a 400 and record nothing', () => {
 describe('only client tokens may report', () => {
   let flagName: string;
   before(async () => {
-    flagName = await createFlag(project);
+    flagName = await createFlag(ctx, project);
   });
   const body = () => ({ appName: 'app', bucket: { start: at(-10), stop: at(-1), toggles: { [flagName]: { yes: 1, no: 0 } } } });
   const expectUnrecorded = async () =>

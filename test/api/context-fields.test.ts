@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -43,11 +44,6 @@ async function createField(body: Record<string, unknown> = {}): Promise<ContextF
   return response.json() as ContextField;
 }
 
-async function createFlag(): Promise<string> {
-  const name = uniqueName('flag');
-  expectStatus(await ctx.admin.post('/api/admin/projects/default/features', { name }), 201);
-  return name;
-}
 
 describe('context fields', () => {
   test('a fresh install has the six built-in fields, in sort order', async () => {
@@ -169,7 +165,7 @@ describe('context fields', () => {
 describe('deleting a context field in use', () => {
   test('is refused while strategy constraints use it, naming the flag and environments', async () => {
     const field = await createField();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const strategyIds: string[] = [];
     for (const environment of ['development', 'production']) {
       const response = await ctx.admin.post(`/api/admin/projects/default/features/${flag}/environments/${environment}/strategies`, {

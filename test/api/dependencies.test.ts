@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from '../helpers/fixtures.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { createProject } from '../helpers/projects.js';
 
 let ctx: TestApp;
 let editor: Client;
@@ -27,11 +28,6 @@ interface Dependency {
   variants: string[];
 }
 
-async function createProject(): Promise<string> {
-  const id = uniqueName('deps');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id }), 201);
-  return id;
-}
 
 /** Creates flags named `<prefix>-<name>` in the project and returns their full names by short name. */
 async function createFlags<const N extends string>(project: string, ...names: N[]): Promise<Record<N, string>> {
@@ -63,7 +59,7 @@ function withoutIds({ id: _id, createdAt: _createdAt, ...event }: Awaited<Return
 
 describe('adding a dependency', () => {
   test('shows it on both flags and records feature-dependency-added', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, child } = await createFlags(project, 'parent', 'child');
     const before = await lastEventId(ctx);
 
@@ -92,7 +88,7 @@ describe('adding a dependency', () => {
   });
 
   test('takes enabled: false, or variants the parent must resolve to', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { off, variant, child } = await createFlags(project, 'off', 'variant', 'child');
     expectStatus(await addDependency(project, child, { feature: off, enabled: false }), 200);
     expectStatus(await addDependency(project, child, { feature: variant, enabled: true, variants: ['blue', 'green'] }), 200);
@@ -109,7 +105,7 @@ describe('adding a dependency', () => {
   });
 
   test('again updates enabled and variants, recording before and after; the same values record nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, child } = await createFlags(project, 'parent', 'child');
     expectStatus(await addDependency(project, child, { feature: parent, variants: ['a'] }), 200);
     let before = await lastEventId(ctx);
@@ -129,7 +125,7 @@ describe('adding a dependency', () => {
   });
 
   test('sent at the same time as a request that would make a chain with it: one succeeds, the other is a 409', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { top, middle, bottom } = await createFlags(project, 'top', 'middle', 'bottom');
     const before = await lastEventId(ctx);
     const responses = await Promise.all([
@@ -145,7 +141,7 @@ describe('adding a dependency', () => {
   });
 
   test('copies the child\'s tags into the events', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, child } = await createFlags(project, 'parent', 'child');
     expectStatus(await ctx.admin.post(`/api/admin/features/${child}/tags`, { type: 'simple', value: 'child-tag' }), 201);
     expectStatus(await ctx.admin.post(`/api/admin/features/${parent}/tags`, { type: 'simple', value: 'parent-tag' }), 201);
@@ -167,7 +163,7 @@ describe('adding a dependency', () => {
   });
 
   test('may be done by an admin token, recorded as admin-token', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, child } = await createFlags(project, 'parent', 'child');
     const before = await lastEventId(ctx);
     expectStatus(await addDependency(project, child, { feature: parent }, ctx.admin), 200);
@@ -179,7 +175,7 @@ describe('adding a dependency', () => {
 
 describe('removing dependencies', () => {
   test('one at a time records feature-dependency-removed with the dependency as preData', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { first, second, child } = await createFlags(project, 'first', 'second', 'child');
     expectStatus(await addDependency(project, child, { feature: first, variants: ['v1'] }), 200);
     expectStatus(await addDependency(project, child, { feature: second }), 200);
@@ -206,7 +202,7 @@ describe('removing dependencies', () => {
   });
 
   test('all at once records feature-dependencies-removed with the list; with none left it records nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { first, second, child } = await createFlags(project, 'first', 'second', 'child');
     expectStatus(await addDependency(project, child, { feature: first, enabled: false }), 200);
     expectStatus(await addDependency(project, child, { feature: second, variants: ['x'] }), 200);
@@ -240,7 +236,7 @@ describe('removing dependencies', () => {
   });
 
   test('a dependency that does not exist is a 404 and changes nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, other, child } = await createFlags(project, 'parent', 'other', 'child');
     expectStatus(await addDependency(project, child, { feature: parent }), 200);
     const before = await lastEventId(ctx);
@@ -254,9 +250,9 @@ describe('removing dependencies', () => {
 
 describe('possible parents', () => {
   test('are the active flags of the project that are not children, the flag itself left out, by name', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { a, b, c, child, archived } = await createFlags(project, 'a', 'b', 'c', 'child', 'archived');
-    const elsewhere = await createProject();
+    const elsewhere = await createProject(ctx, { prefix: 'deps' });
     await createFlags(elsewhere, 'foreign');
     expectStatus(await addDependency(project, child, { feature: a }), 200);
     expectStatus(await ctx.admin.delete(flagUrl(project, archived)), 202);
@@ -272,12 +268,12 @@ describe('possible parents', () => {
   });
 
   test('of an unknown flag is a 404', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     expectError(await ctx.admin.get(`${flagUrl(project, 'nothing-here')}/parents`), 404, 'NotFoundError');
   });
 
   test('parent variants list the variant names of its environments and strategies, sorted and distinct', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const { parent } = await createFlags(project, 'parent');
     expectStatus(
       await ctx.admin.put(`${flagUrl(project, parent)}/environments/development/variants`, [
@@ -311,7 +307,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
     attempt: (flags: Flags, project: string, extra: T) => Promise<void>,
     setup: (project: string) => Promise<T> = async () => undefined as T,
   ) {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'deps' });
     const flags = await createFlags(project, 'parent', 'child', 'free');
     expectStatus(await addDependency(project, flags.child, { feature: flags.parent }), 200);
     const extra = await setup(project);
@@ -398,7 +394,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
         assert.deepEqual((await relations(other.project, other.flag)).children, []);
       },
       async () => {
-        const otherProject = await createProject();
+        const otherProject = await createProject(ctx, { prefix: 'deps' });
         const { foreign } = await createFlags(otherProject, 'foreign');
         return { project: otherProject, flag: foreign };
       },

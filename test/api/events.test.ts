@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { EVENT_COUNT_BACKFILL } from '../../src/domain/events/event-counts.js';
 import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag, createProject } from '../helpers/projects.js';
 
 interface Event {
   id: number;
@@ -27,15 +28,7 @@ before(async () => {
 });
 after(() => ctx.close());
 
-async function createProject(id = uniqueName('p')): Promise<string> {
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id }), 201);
-  return id;
-}
 
-async function createFlag(project: string, name = uniqueName('flag')): Promise<string> {
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name }), 201);
-  return name;
-}
 
 /** Adds `count` events to a project straight into the log, as a large installation would have them. */
 async function fillProject(project: string, count: number): Promise<void> {
@@ -58,9 +51,9 @@ async function fillProject(project: string, count: number): Promise<void> {
 
 describe('GET /api/admin/events', () => {
   test('without project: the 100 newest events of the instance, newest first, with the total', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'p' });
     await fillProject(project, 120);
-    await createFlag(project, 'newest-flag');
+    await createFlag(ctx, project, { name: 'newest-flag' });
     const response = await ctx.admin.get('/api/admin/events');
     expectStatus(response, 200);
     const body = response.json() as { version: number; events: Event[]; totalEvents: number };
@@ -75,9 +68,9 @@ describe('GET /api/admin/events', () => {
   });
 
   test('with project: every event of that project, streamed past one batch, newest first', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx, { prefix: 'p' });
     await fillProject(project, 2_345);
-    const flag = await createFlag(project);
+    const flag = await createFlag(ctx, project);
     const response = await ctx.admin.get(`/api/admin/events?project=${project}`);
     expectStatus(response, 200);
     assert.match(response.headers['content-type'] as string, /application\/json/);
@@ -109,8 +102,8 @@ describe('GET /api/admin/events', () => {
 
 describe('GET /api/admin/events/:featureName', () => {
   test('lists all events of the flag, newest first, with label and summary', async () => {
-    const project = await createProject();
-    const flag = await createFlag(project);
+    const project = await createProject(ctx, { prefix: 'p' });
+    const flag = await createFlag(ctx, project);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flag}/environments/production/on`), 200);
     expectStatus(await ctx.admin.put(`/api/admin/projects/${project}/features/${flag}`, { description: 'Checkout v2' }), 200);
     const response = await ctx.admin.get(`/api/admin/events/${flag}`);

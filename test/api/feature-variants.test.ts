@@ -10,6 +10,7 @@ import {
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -31,16 +32,7 @@ interface Feature {
   environments: Array<{ name: string; enabled: boolean; variantCount: number; variants: Variant[] }>;
 }
 
-/** A project of its own with the named environments, and one flag in it. */
-async function setUp(environments: string[] = ['development', 'production']): Promise<{ project: string; flag: string }> {
-  const project = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments }), 201);
-  const flag = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: flag }), 201);
-  return { project, flag };
-}
 
-const featurePath = (project: string, flag: string) => `/api/admin/projects/${project}/features/${flag}`;
 const variantsPath = (project: string, flag: string, environment = 'development') =>
   `${featurePath(project, flag)}/environments/${environment}/variants`;
 
@@ -109,7 +101,7 @@ function assertDetailAt(error: { details: Array<{ path?: string; message: string
 
 describe('setting the variants of an environment', () => {
   test('PUT of two variable variants gives 500/500 and records feature-environment-variants-updated', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.put(variantsPath(project, flag), [
       { name: 'blue', weight: 0, weightType: 'variable', payload: { type: 'string', value: 'blue' } },
@@ -127,7 +119,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('one fixed variant of 200 and two variable ones give 200/400/400', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const variants = await putVariants(project, flag, [
       { name: 'a', weight: 200, weightType: 'fix', stickiness: 'userId' },
       { name: 'b', weight: 0, weightType: 'variable' },
@@ -143,7 +135,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('only fixed variants totalling 1000 are accepted as given', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const variants = await putVariants(project, flag, [
       { name: 'a', weight: 700, weightType: 'fix' },
       { name: 'b', weight: 300, weightType: 'fix' },
@@ -155,7 +147,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('PUT replaces earlier variants, recording both lists', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const first = await putVariants(project, flag, [{ name: 'old', weight: 0 }]);
     assert.deepEqual(first, [variableVariant('old', 1000)]);
     const before = await lastEventId(ctx);
@@ -166,7 +158,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('PUT of the same variants changes nothing and records nothing', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
     const before = await lastEventId(ctx);
     assert.deepEqual(await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]), stored);
@@ -175,7 +167,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('PUT of an empty list removes the variants', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }]);
     const before = await lastEventId(ctx);
     assert.deepEqual(await putVariants(project, flag, []), []);
@@ -184,7 +176,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('the flag shows the variants and their count per environment, and the enabled state is untouched', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/production/on`), 200);
     const development = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
     const production = await putVariants(project, flag, [{ name: 'x', weight: 0 }], 'production');
@@ -200,7 +192,7 @@ describe('setting the variants of an environment', () => {
 
   test('an Editor session is recorded as the actor', async () => {
     const editor = await createUserSession(ctx, 'Editor');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const response = await ctx.withCookie(editor.cookie).put(variantsPath(project, flag), [{ name: 'a', weight: 0 }]);
     expectStatus(response, 200);
@@ -218,7 +210,7 @@ describe('setting the variants of an environment', () => {
 
 describe('patching the variants of an environment', () => {
   test('add /- appends a variant and redistributes the weights', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.patch(variantsPath(project, flag), [
@@ -232,7 +224,7 @@ describe('patching the variants of an environment', () => {
   });
 
   test('replace of a weight type to fix keeps that weight and spreads the rest', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }, { name: 'c', weight: 0 }]);
     const response = await ctx.admin.patch(variantsPath(project, flag), [
       { op: 'replace', path: '/0/weightType', value: 'fix' },
@@ -250,7 +242,7 @@ describe('patching the variants of an environment', () => {
   });
 
   async function rejectsPatch(operations: unknown, path: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.patch(variantsPath(project, flag), operations), 400, 'BadDataError');
@@ -294,7 +286,7 @@ describe('patching the variants of an environment', () => {
 
 describe('bad input when setting variants', () => {
   async function rejectsPut(body: unknown, status: number, name: string, path?: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await putVariants(project, flag, [{ name: 'kept', weight: 0 }]);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.put(variantsPath(project, flag), body), status, name);
@@ -368,7 +360,7 @@ describe('bad input when setting variants', () => {
   });
 
   test('an unknown environment is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.put(variantsPath(project, flag, 'moon'), [{ name: 'a', weight: 0 }]), 404, 'NotFoundError');
     assert.match(error.message, /"moon"/);
@@ -384,7 +376,7 @@ describe('bad input when setting variants', () => {
   });
 
   test('an environment not enabled in the project is 404', async () => {
-    const { project, flag } = await setUp(['development']);
+    const { project, flag } = await createProjectWithFlag(ctx, ['development']);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.put(variantsPath(project, flag, 'production'), [{ name: 'a', weight: 0 }]), 404, 'NotFoundError');
     assert.deepEqual(await getVariants(project, flag), []);
@@ -392,7 +384,7 @@ describe('bad input when setting variants', () => {
   });
 
   test('an unknown flag is 404', async () => {
-    const { project } = await setUp();
+    const { project } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.put(variantsPath(project, 'no-such-flag'), [{ name: 'a', weight: 0 }]), 404, 'NotFoundError');
     expectError(await ctx.admin.get(variantsPath(project, 'no-such-flag')), 404, 'NotFoundError');
@@ -400,7 +392,7 @@ describe('bad input when setting variants', () => {
   });
 
   test('an archived flag is 400', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.delete(featurePath(project, flag)), 202);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.put(variantsPath(project, flag), [{ name: 'a', weight: 0 }]), 400, 'BadDataError');
@@ -410,7 +402,7 @@ describe('bad input when setting variants', () => {
 
   test('a Viewer is refused with 403 naming UPDATE_FEATURE_ENVIRONMENT_VARIANTS', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const error = expectError(
       await ctx.withCookie(viewer.cookie).put(variantsPath(project, flag), [{ name: 'a', weight: 0 }]),

@@ -10,6 +10,7 @@ import {
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createProject } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -54,12 +55,6 @@ interface Feature {
 
 const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
 
-/** A project of its own; environments are named so environments other tests create never leak in. */
-async function createProject(environments: string[] = ['development', 'production']): Promise<string> {
-  const id = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id, environments }), 201);
-  return id;
-}
 
 async function createFlag(project: string, body: Record<string, unknown> = {}): Promise<Feature> {
   const response = await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: uniqueName('flag'), ...body });
@@ -178,7 +173,7 @@ describe('creating a flag', () => {
     // An environment whose sort order puts it first although its name sorts between the others.
     const early = uniqueName('env');
     expectStatus(await ctx.admin.post('/api/admin/environments', { name: early, type: 'test', sortOrder: 50 }), 201);
-    const project = await createProject(['production', early, 'development']);
+    const project = await createProject(ctx, { environments: ['production', early, 'development'] });
     const name = uniqueName('checkout');
     const before = await lastEventId(ctx);
 
@@ -222,7 +217,7 @@ describe('creating a flag', () => {
   });
 
   test('defaults the type to release, description to null and impression data to false', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const created = await createFlag(project);
     assert.equal(created.type, 'release');
     assert.equal(created.description, null);
@@ -231,7 +226,7 @@ describe('creating a flag', () => {
   });
 
   test('accepts each of the five flag types', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     for (const type of FEATURE_TYPES) {
       const created = await createFlag(project, { type });
       assert.equal(created.type, type);
@@ -243,7 +238,7 @@ describe('creating a flag', () => {
 
   test('through a session records the user as creator', async () => {
     const editor = await createUserSession(ctx, 'Editor');
-    const project = await createProject();
+    const project = await createProject(ctx);
     const name = uniqueName('by-user');
     const before = await lastEventId(ctx);
     const response = await ctx.withCookie(editor.cookie).post(`/api/admin/projects/${project}/features`, { name });
@@ -267,7 +262,7 @@ describe('creating a flag', () => {
 
 describe('bad input when creating a flag', () => {
   async function rejectsCreate(body: unknown, status: number, name: string, path?: string) {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const existing = await createFlag(project);
     const listBefore = await listFlags(project);
     const before = await lastEventId(ctx);
@@ -309,7 +304,7 @@ describe('bad input when creating a flag', () => {
   });
 
   test('rejects malformed JSON', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const listBefore = await listFlags(project);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -328,7 +323,7 @@ describe('bad input when creating a flag', () => {
   });
 
   test('rejects a duplicate name in the same project with 409', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const existing = await createFlag(project, { description: 'first' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -343,7 +338,7 @@ describe('bad input when creating a flag', () => {
   });
 
   test('rejects the name of an archived flag with 409', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const existing = await createFlag(project);
     await archive(project, existing.name);
     const archived = await listArchived(project);
@@ -355,9 +350,9 @@ describe('bad input when creating a flag', () => {
   });
 
   test('rejects the name of a flag in another project with 409', async () => {
-    const owner = await createProject();
+    const owner = await createProject(ctx);
     const existing = await createFlag(owner);
-    const other = await createProject();
+    const other = await createProject(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(`/api/admin/projects/${other}/features`, { name: existing.name }), 409, 'NameExistsError');
     assert.deepEqual(await getFlag(owner, existing.name), existing);
@@ -374,13 +369,13 @@ describe('bad input when creating a flag', () => {
     expectError(await ctx.admin.get(`/api/admin/projects/${project}/features`), 404, 'NotFoundError');
     assert.deepEqual(await eventsSince(ctx, before), []);
     // The name stays free.
-    const real = await createProject();
+    const real = await createProject(ctx);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${real}/features`, { name }), 201);
   });
 
   test('refuses a Viewer with 403 naming CREATE_FEATURE', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const project = await createProject();
+    const project = await createProject(ctx);
     const name = uniqueName('viewer');
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -397,12 +392,12 @@ describe('bad input when creating a flag', () => {
 
 describe('reading flags', () => {
   test('lists the project\'s live flags, not archived ones nor other projects\'', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const first = await createFlag(project, { description: 'one' });
     const second = await createFlag(project, { type: 'operational' });
     const gone = await createFlag(project);
     await archive(project, gone.name);
-    const elsewhere = await createProject();
+    const elsewhere = await createProject(ctx);
     await createFlag(elsewhere);
 
     const listed = await listFlags(project);
@@ -413,7 +408,7 @@ describe('reading flags', () => {
 
   test('a Viewer can read the list and a flag', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const list = await ctx.withCookie(viewer.cookie).get(`/api/admin/projects/${project}/features`);
     expectStatus(list, 200);
@@ -424,7 +419,7 @@ describe('reading flags', () => {
   });
 
   test('an unknown flag is 404', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const error = expectError(
       await ctx.admin.get(`/api/admin/projects/${project}/features/${uniqueName('nope')}`),
       404,
@@ -434,9 +429,9 @@ describe('reading flags', () => {
   });
 
   test('a flag under another project\'s path is 404', async () => {
-    const owner = await createProject();
+    const owner = await createProject(ctx);
     const flag = await createFlag(owner);
-    const other = await createProject();
+    const other = await createProject(ctx);
     expectError(await ctx.admin.get(`/api/admin/projects/${other}/features/${flag.name}`), 404, 'NotFoundError');
     assert.deepEqual(await getFlag(owner, flag.name), flag);
   });
@@ -448,7 +443,7 @@ describe('reading flags', () => {
 
 describe('updating a flag with PUT', () => {
   test('a new description records feature-metadata-updated with the flag before and after', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'old' });
     const before = await lastEventId(ctx);
     const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { description: 'new' });
@@ -468,7 +463,7 @@ describe('updating a flag with PUT', () => {
   });
 
   test('impressionData records feature-metadata-updated', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { impressionData: true });
@@ -488,7 +483,7 @@ describe('updating a flag with PUT', () => {
   });
 
   test('a new type records feature-type-updated', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { type: 'kill-switch' });
@@ -501,7 +496,7 @@ describe('updating a flag with PUT', () => {
   });
 
   test('stale true then false records feature-stale-on then feature-stale-off', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     let before = await lastEventId(ctx);
     expectStatus(await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { stale: true }), 200);
@@ -519,7 +514,7 @@ describe('updating a flag with PUT', () => {
   });
 
   test('sending the same values changes nothing and records nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'same', type: 'experiment', impressionData: true });
     const before = await lastEventId(ctx);
     const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, {
@@ -537,7 +532,7 @@ describe('updating a flag with PUT', () => {
   });
 
   async function rejectsPut(body: unknown, status: number, name: string, path?: string) {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'kept' });
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, body), status, name);
@@ -568,7 +563,7 @@ describe('updating a flag with PUT', () => {
   });
 
   test('an unknown flag is 404', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const name = uniqueName('nope');
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.put(`/api/admin/projects/${project}/features/${name}`, { description: 'x' }), 404, 'NotFoundError');
@@ -577,9 +572,9 @@ describe('updating a flag with PUT', () => {
   });
 
   test('a flag under another project\'s path is 404 and stays unchanged', async () => {
-    const owner = await createProject();
+    const owner = await createProject(ctx);
     const flag = await createFlag(owner, { description: 'kept' });
-    const other = await createProject();
+    const other = await createProject(ctx);
     const before = await lastEventId(ctx);
     expectError(
       await ctx.admin.put(`/api/admin/projects/${other}/features/${flag.name}`, { description: 'hijacked' }),
@@ -592,7 +587,7 @@ describe('updating a flag with PUT', () => {
 
   test('a Viewer is refused with 403 naming UPDATE_FEATURE', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'kept' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -608,7 +603,7 @@ describe('updating a flag with PUT', () => {
 
 describe('updating a flag with a JSON Patch', () => {
   test('replace /description records feature-metadata-updated', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'old' });
     const before = await lastEventId(ctx);
     const response = await ctx.admin.patch(`/api/admin/projects/${project}/features/${flag.name}`, [
@@ -624,7 +619,7 @@ describe('updating a flag with a JSON Patch', () => {
   });
 
   test('replace /stale records feature-stale-on', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.patch(`/api/admin/projects/${project}/features/${flag.name}`, [
@@ -639,7 +634,7 @@ describe('updating a flag with a JSON Patch', () => {
   });
 
   test('a passing test operation lets the rest apply', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'expected' });
     const response = await ctx.admin.patch(`/api/admin/projects/${project}/features/${flag.name}`, [
       { op: 'test', path: '/description', value: 'expected' },
@@ -650,7 +645,7 @@ describe('updating a flag with a JSON Patch', () => {
   });
 
   async function rejectsPatch(operations: unknown, path: string) {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project, { description: 'kept' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -715,7 +710,7 @@ describe('updating a flag with a JSON Patch', () => {
 
 describe('archiving a flag', () => {
   test('DELETE answers 202, records feature-archived, hides it from the list and shows it in the archive', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const kept = await createFlag(project);
     const before = await lastEventId(ctx);
@@ -745,7 +740,7 @@ describe('archiving a flag', () => {
   });
 
   test('the batch endpoint archives several flags, one event each', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const [a, b] = [await createFlag(project), await createFlag(project)].sort(byName);
     const kept = await createFlag(project);
     const before = await lastEventId(ctx);
@@ -772,7 +767,7 @@ describe('archiving a flag', () => {
   });
 
   test('the batch endpoint with one unknown flag is 404 and archives none', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -787,7 +782,7 @@ describe('archiving a flag', () => {
   });
 
   test('the batch endpoint with an empty list is 400', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.post(`/api/admin/projects/${project}/archive`, { features: [] }), 400, 'BadDataError');
@@ -797,7 +792,7 @@ describe('archiving a flag', () => {
   });
 
   test('archiving an archived flag again is 400', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     await archive(project, flag.name);
     const archived = await listArchived(project);
@@ -808,7 +803,7 @@ describe('archiving a flag', () => {
   });
 
   test('archiving an unknown flag is 404', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.delete(`/api/admin/projects/${project}/features/${uniqueName('nope')}`), 404, 'NotFoundError');
     assert.deepEqual(await listArchived(project), []);
@@ -816,9 +811,9 @@ describe('archiving a flag', () => {
   });
 
   test('archiving a flag under another project\'s path is 404', async () => {
-    const owner = await createProject();
+    const owner = await createProject(ctx);
     const flag = await createFlag(owner);
-    const other = await createProject();
+    const other = await createProject(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.delete(`/api/admin/projects/${other}/features/${flag.name}`), 404, 'NotFoundError');
     assert.deepEqual(await listFlags(owner), [flag]);
@@ -827,7 +822,7 @@ describe('archiving a flag', () => {
 
   test('a Viewer is refused with 403 naming DELETE_FEATURE', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -843,7 +838,7 @@ describe('archiving a flag', () => {
 
 describe('reviving a flag', () => {
   test('brings it back to the list and records feature-revived', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     await archive(project, flag.name);
     const [archived] = await listArchived(project);
@@ -858,7 +853,7 @@ describe('reviving a flag', () => {
   });
 
   test('reviving a live flag is 400 and changes nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -872,7 +867,7 @@ describe('reviving a flag', () => {
   });
 
   test('reviving an archived and a live flag together is 400 and revives neither', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const live = await createFlag(project);
     const gone = await createFlag(project);
     await archive(project, gone.name);
@@ -889,7 +884,7 @@ describe('reviving a flag', () => {
   });
 
   test('reviving an unknown flag is 404', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(`/api/admin/projects/${project}/revive`, { features: [uniqueName('nope')] }), 404, 'NotFoundError');
     assert.deepEqual(await listFlags(project), []);
@@ -899,7 +894,7 @@ describe('reviving a flag', () => {
 
 describe('deleting an archived flag', () => {
   test('removes it for good and records feature-deleted; the name can be used again', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     await archive(project, flag.name);
     const [archived] = await listArchived(project);
@@ -915,7 +910,7 @@ describe('deleting an archived flag', () => {
   });
 
   test('a live flag is 404 and stays', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.delete(`/api/admin/archive/${flag.name}`), 404, 'NotFoundError');
@@ -933,7 +928,7 @@ describe('deleting an archived flag', () => {
 
 describe('marking flags stale in bulk', () => {
   test('POST /stale marks each flag and records feature-stale-on for each', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const [a, b] = [await createFlag(project), await createFlag(project)].sort(byName);
     const untouched = await createFlag(project);
     const before = await lastEventId(ctx);
@@ -964,7 +959,7 @@ describe('marking flags stale in bulk', () => {
   });
 
   test('marking an already stale flag stale records nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/stale`, { features: [flag.name], stale: true }), 202);
     const before = await lastEventId(ctx);
@@ -974,7 +969,7 @@ describe('marking flags stale in bulk', () => {
   });
 
   test('a list with an unknown flag is 404 and marks none', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     expectError(
@@ -987,7 +982,7 @@ describe('marking flags stale in bulk', () => {
   });
 
   test('a missing stale value is 400', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -1003,8 +998,8 @@ describe('marking flags stale in bulk', () => {
 
 describe('moving a flag to another project', () => {
   test('moves it and records feature-project-change under the new project', async () => {
-    const from = await createProject();
-    const to = await createProject();
+    const from = await createProject(ctx);
+    const to = await createProject(ctx);
     const flag = await createFlag(from, { description: 'mobile' });
     const before = await lastEventId(ctx);
     expectStatus(
@@ -1028,7 +1023,7 @@ describe('moving a flag to another project', () => {
   });
 
   test('to an unknown project is 404 and the flag stays', async () => {
-    const from = await createProject();
+    const from = await createProject(ctx);
     const flag = await createFlag(from);
     const ghost = uniqueName('ghost');
     const before = await lastEventId(ctx);
@@ -1043,8 +1038,8 @@ describe('moving a flag to another project', () => {
   });
 
   test('to a project lacking an environment the flag is enabled in is 409', async () => {
-    const from = await createProject(['development', 'production']);
-    const to = await createProject(['development']);
+    const from = await createProject(ctx, { environments: ['development', 'production'] });
+    const to = await createProject(ctx, { environments: ['development'] });
     const flag = await createFlag(from);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${from}/features/${flag.name}/environments/production/on`), 200);
     const stored = await getFlag(from, flag.name);
@@ -1061,8 +1056,8 @@ describe('moving a flag to another project', () => {
   });
 
   test('to a project lacking an environment the flag has strategies in is 409', async () => {
-    const from = await createProject(['development', 'production']);
-    const to = await createProject(['development']);
+    const from = await createProject(ctx, { environments: ['development', 'production'] });
+    const to = await createProject(ctx, { environments: ['development'] });
     const flag = await createFlag(from);
     expectStatus(
       await ctx.admin.post(`/api/admin/projects/${from}/features/${flag.name}/environments/production/strategies`, {
@@ -1085,8 +1080,8 @@ describe('moving a flag to another project', () => {
   });
 
   test('an archived flag is 400', async () => {
-    const from = await createProject();
-    const to = await createProject();
+    const from = await createProject(ctx);
+    const to = await createProject(ctx);
     const flag = await createFlag(from);
     await archive(from, flag.name);
     const archived = await listArchived(from);
@@ -1102,7 +1097,7 @@ describe('moving a flag to another project', () => {
   });
 
   test('an invalid project id is 400', async () => {
-    const from = await createProject();
+    const from = await createProject(ctx);
     const flag = await createFlag(from);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -1118,7 +1113,7 @@ describe('moving a flag to another project', () => {
 
 describe('deleting a project that has flags', () => {
   test('is 409 ConflictError and keeps the project and its flags', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     const projectBefore = (await ctx.admin.get(`/api/admin/projects/${project}`)).json();
     const before = await lastEventId(ctx);
@@ -1132,7 +1127,7 @@ describe('deleting a project that has flags', () => {
   });
 
   test('is 409 also when its only flag is archived', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const flag = await createFlag(project);
     await archive(project, flag.name);
     const archived = await listArchived(project);

@@ -8,6 +8,7 @@ import { pruneIntegrationEvents } from '../../src/integrations/integration-event
 import { expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag, createProject } from '../helpers/projects.js';
 
 /**
  * Delivery through the outbox to real HTTP receivers on 127.0.0.1, driven pass by pass with the fixed clock:
@@ -72,17 +73,7 @@ async function deliveries(addonId: number) {
   return (response.json() as { deliveries: { pending: number; lastSuccessAt: string | null; lastFailureAt: string | null } }).deliveries;
 }
 
-async function createProject(): Promise<string> {
-  const id = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id }), 201);
-  return id;
-}
 
-async function createFlag(project: string, body: Record<string, unknown> = {}): Promise<string> {
-  const name = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name, ...body }), 201);
-  return name;
-}
 
 async function removeAddon(id: number): Promise<void> {
   expectStatus(await ctx.admin.delete(`${ADDONS}/${id}`), 200);
@@ -91,11 +82,11 @@ async function removeAddon(id: number): Promise<void> {
 describe('delivery', () => {
   test('an event is delivered once: the outbox row commits with it, the receiver gets the event, the attempt is recorded', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon(
       webhook(path, { projects: [project], parameters: { authorization: 'Bearer hook-s3cret', customHeaders: '{"X-Team":"growth"}' } }),
     );
-    const flag = await createFlag(project);
+    const flag = await createFlag(ctx, project);
     assert.deepEqual(await deliveries(addonId), { pending: 1, lastSuccessAt: null, lastFailureAt: null }, 'the outbox row is committed with the event');
 
     const result = await deliver();
@@ -149,10 +140,10 @@ describe('delivery', () => {
 
   test('a failure is retried with backoff under the same delivery id, and succeeds', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     receiver.answer((request) => ({ status: request.path === path && requestsTo(path).length === 1 ? 500 : 200 }));
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
 
     assert.deepEqual(await deliver(), { attempted: 1, delivered: 0, failed: 1 });
     const [failed] = await integrationEvents(addonId);
@@ -182,10 +173,10 @@ describe('delivery', () => {
 
   test('after 5 failed attempts over 15 minutes the delivery is given up', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     receiver.answer((request) => ({ status: request.path === path ? 503 : 200 }));
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     const start = ctx.clock.now().getTime();
     for (const wait of [0, 60_000, 120_000, 240_000, 480_000]) {
       ctx.clock.advance(wait);
@@ -204,10 +195,10 @@ describe('delivery', () => {
 
   test('a receiver that does not answer in time is a failed attempt, retried', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     receiver.answer((request) => (request.path === path ? 'hang' : { status: 200 }));
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     const started = Date.now();
     assert.deepEqual(await deliver(), { attempted: 1, delivered: 0, failed: 1 });
     assert.ok(Date.now() - started < 5_000, 'the timeout ends the attempt');
@@ -221,9 +212,9 @@ describe('delivery', () => {
   test('a refused connection is a failed attempt, retried', async () => {
     const closed = await startHttpReceiver();
     await closed.close();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon({ provider: 'webhook', events: [], projects: [project], parameters: { url: `${closed.origin}/gone` } });
-    await createFlag(project);
+    await createFlag(ctx, project);
     assert.equal((await deliver()).failed, 1);
     const [event] = await integrationEvents(addonId);
     assert.match(event!.stateDetails, /^Failed: network error \(.*ECONNREFUSED.*\) \(attempt 1 of 5\); next attempt at /);
@@ -232,9 +223,9 @@ describe('delivery', () => {
 
   test('customHeaders that are not JSON: delivered without them, recorded as successWithErrors', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon(webhook(path, { projects: [project], parameters: { customHeaders: '{"X-Team": growth}' } }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     assert.deepEqual(await deliver(), { attempted: 1, delivered: 1, failed: 0 });
     assert.equal(requestsTo(path).length, 1);
     const [event] = await integrationEvents(addonId);
@@ -247,7 +238,7 @@ describe('delivery', () => {
   test('body templates: Mustache with JSON-escaped values in JSON bodies, plain values in text bodies', async () => {
     const jsonPath = hookPath();
     const textPath = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const json = await createAddon(
       webhook(jsonPath, {
         projects: [project],
@@ -264,7 +255,7 @@ describe('delivery', () => {
       }),
     );
     const description = 'Says "hi" \\ <b>bold</b> & more';
-    const flag = await createFlag(project, { description });
+    const flag = await createFlag(ctx, project, { description });
     await deliver();
 
     const [jsonRequest] = requestsTo(jsonPath);
@@ -284,12 +275,12 @@ describe('delivery', () => {
 
   test('filters: only the chosen event types, projects and environments are delivered', async () => {
     const path = hookPath();
-    const [shop, other] = [await createProject(), await createProject()];
+    const [shop, other] = [await createProject(ctx), await createProject(ctx)];
     const addonId = await createAddon(
       webhook(path, { events: ['feature-environment-enabled'], projects: [shop], environments: ['production'] }),
     );
-    const flag = await createFlag(shop);
-    const otherFlag = await createFlag(other);
+    const flag = await createFlag(ctx, shop);
+    const otherFlag = await createFlag(ctx, other);
     for (const [project, name, environment] of [
       [shop, flag, 'development'],
       [shop, flag, 'production'],
@@ -306,13 +297,13 @@ describe('delivery', () => {
 
   test('a disabled configuration gets no new deliveries and holds its pending ones until it is enabled again', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const body = webhook(path, { projects: [project] });
     const addonId = await createAddon(body);
-    await createFlag(project);
+    await createFlag(ctx, project);
     const put = (enabled: boolean) => ctx.admin.put(`${ADDONS}/${addonId}`, { ...body, enabled, parameters: { url: '*****' } });
     expectStatus(await put(false), 200);
-    await createFlag(project);
+    await createFlag(ctx, project);
     assert.equal((await deliver()).attempted, 0);
     assert.equal((await deliveries(addonId)).pending, 1, 'the delivery owed before disabling waits');
     expectStatus(await put(true), 200);
@@ -323,9 +314,9 @@ describe('delivery', () => {
 
   test('redelivery sends the same event again with a new delivery id and records a new attempt', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     await deliver();
     const [first] = await integrationEvents(addonId);
 
@@ -355,9 +346,9 @@ describe('delivery', () => {
 
   test('integration events page newest first with limit and offset', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    for (let i = 0; i < 4; i += 1) await createFlag(project);
+    for (let i = 0; i < 4; i += 1) await createFlag(ctx, project);
     await deliver();
     const all = await integrationEvents(addonId);
     assert.equal(all.length, 4);
@@ -370,10 +361,10 @@ describe('delivery', () => {
 
   test('deleting a configuration drops its pending deliveries and its integration events', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     receiver.answer((request) => ({ status: request.path === path ? 500 : 200 }));
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     await deliver();
     await removeAddon(addonId);
     const left = await ctx.db.selectFrom('addon_deliveries').select('id').where('addon_id', '=', addonId).execute();
@@ -386,14 +377,14 @@ describe('delivery', () => {
 describe('providers', () => {
   test('Slack posts to the channels of the flag\'s slack tags, or to the default channel', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon({
       provider: 'slack',
       events: ['feature-tagged', 'feature-created'],
       projects: [project],
       parameters: { url: `${receiver.origin}${path}`, defaultChannel: 'releases', username: 'Flags' },
     });
-    const flag = await createFlag(project);
+    const flag = await createFlag(ctx, project);
     for (const value of ['growth', 'checkout-team']) {
       expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'slack', value }), 201);
     }
@@ -432,7 +423,7 @@ describe('providers', () => {
   test('Teams posts a MessageCard and Datadog an event with its API key', async () => {
     const teamsPath = hookPath();
     const datadogPath = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const teams = await createAddon({ provider: 'teams', events: [], projects: [project], parameters: { url: `${receiver.origin}${teamsPath}` } });
     const datadog = await createAddon({
       provider: 'datadog',
@@ -440,7 +431,7 @@ describe('providers', () => {
       projects: [project],
       parameters: { url: `${receiver.origin}${datadogPath}`, apiKey: 'dd-s3cret', sourceTypeName: 'vexil' },
     });
-    const flag = await createFlag(project);
+    const flag = await createFlag(ctx, project);
     await deliver();
 
     const [card] = requestsTo(teamsPath).map((request) => JSON.parse(request.body) as { sections: Array<{ activityTitle: string; facts: unknown }> });
@@ -468,12 +459,12 @@ describe('providers', () => {
 describe('retention', () => {
   test('integration events older than the retention (30 days) are deleted, newer ones kept', async () => {
     const path = hookPath();
-    const project = await createProject();
+    const project = await createProject(ctx);
     const addonId = await createAddon(webhook(path, { projects: [project] }));
-    await createFlag(project);
+    await createFlag(ctx, project);
     await deliver();
     ctx.clock.advance(29 * 86_400_000);
-    await createFlag(project);
+    await createFlag(ctx, project);
     await deliver();
     const [newer, older] = await integrationEvents(addonId);
 

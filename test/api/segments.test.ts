@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag, createProject } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -48,17 +49,7 @@ async function getSegment(id: number): Promise<AdminSegment> {
   return response.json() as AdminSegment;
 }
 
-async function createProject(): Promise<string> {
-  const id = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id, name: id }), 201);
-  return id;
-}
 
-async function createFlag(project = 'default'): Promise<string> {
-  const name = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name }), 201);
-  return name;
-}
 
 const strategiesUrl = (project: string, flag: string, environment: string) =>
   `/api/admin/projects/${project}/features/${flag}/environments/${environment}/strategies`;
@@ -112,7 +103,7 @@ describe('segments', () => {
   });
 
   test('a project segment records its project; an unknown project is a 404 that stores nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const before = await lastEventId(ctx);
     const created = await createSegment({ project });
     assert.equal(created.project, project);
@@ -132,7 +123,7 @@ describe('segments', () => {
   });
 
   test('updating replaces the segment (204, as Unleash) and records segment-updated; an unchanged PUT records nothing', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const created = await createSegment({ description: 'old' });
     const before = await lastEventId(ctx);
     const name = uniqueName('renamed');
@@ -155,7 +146,7 @@ describe('segments', () => {
   });
 
   test('deleting an unused segment (204, as Unleash) records segment-deleted with the segment as preData', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const created = await createSegment({ project });
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`/api/admin/segments/${created.id}`), 204);
@@ -186,10 +177,10 @@ describe('segments', () => {
 
 describe('segments used by strategies', () => {
   test('show their usage, list their strategies, and cannot be deleted while used', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const segment = await createSegment();
-    const flag = await createFlag(project);
-    const other = await createFlag();
+    const flag = await createFlag(ctx, project);
+    const other = await createFlag(ctx);
     const devStrategy = await addStrategy(project, flag, 'development', [segment.id]);
     const prodStrategy = await addStrategy(project, flag, 'production', [segment.id]);
     const otherStrategy = await addStrategy('default', other, 'production', [segment.id]);
@@ -226,7 +217,7 @@ describe('segments used by strategies', () => {
 
   test('an archived flag still holds its segment, and the message says it is archived', async () => {
     const segment = await createSegment();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await addStrategy('default', flag, 'development', [segment.id]);
     expectStatus(await ctx.admin.delete(`/api/admin/projects/default/features/${flag}`), 202);
     const error = expectError(await ctx.admin.delete(`/api/admin/segments/${segment.id}`), 409, 'ConflictError');
@@ -234,9 +225,9 @@ describe('segments used by strategies', () => {
   });
 
   test('cannot move into a project while flags of other projects use it', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const segment = await createSegment();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await addStrategy('default', flag, 'development', [segment.id]);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -255,7 +246,7 @@ describe('segments used by strategies', () => {
   });
 
   test('a strategy naming an unknown segment is a 404 and adds no strategy', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const before = await lastEventId(ctx);
     const error = expectError(
       await ctx.admin.post(strategiesUrl('default', flag, 'development'), { name: 'default', segments: [999_999] }),

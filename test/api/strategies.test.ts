@@ -10,6 +10,7 @@ import {
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -39,16 +40,7 @@ interface Feature {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A project of its own with the named environments, and one flag in it. */
-async function setUp(environments: string[] = ['development', 'production']): Promise<{ project: string; flag: string }> {
-  const project = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments }), 201);
-  const flag = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: flag }), 201);
-  return { project, flag };
-}
 
-const featurePath = (project: string, flag: string) => `/api/admin/projects/${project}/features/${flag}`;
 const strategiesPath = (project: string, flag: string, environment = 'development') =>
   `${featurePath(project, flag)}/environments/${environment}/strategies`;
 
@@ -132,7 +124,7 @@ function flexibleRollout(flag: string, overrides: Partial<Strategy> & { id: stri
 
 describe('turning a flag on and off in an environment', () => {
   test('on without strategies adds the default strategy, then records the enabling', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 200);
 
@@ -166,7 +158,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('on with strategies keeps them and adds none', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const existing = await addStrategy(project, flag, { name: 'userWithId', parameters: { userIds: 'alice' } });
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 200);
@@ -184,7 +176,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('on again changes nothing and records nothing', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 200);
     const stored = await getFlag(project, flag);
     const before = await lastEventId(ctx);
@@ -194,7 +186,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('off records feature-environment-disabled and keeps the strategies', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/production/on`), 200);
     const strategies = await listStrategies(project, flag, 'production');
     const before = await lastEventId(ctx);
@@ -215,7 +207,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('off when already off records nothing', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await getFlag(project, flag);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/off`), 200);
@@ -224,7 +216,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('moves the lifecycle to pre-live on development, then live on production', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     assert.equal((await getFlag(project, flag)).lifecycle?.stage, 'initial');
 
     ctx.clock.advance(60_000);
@@ -240,7 +232,7 @@ describe('turning a flag on and off in an environment', () => {
 
   test('an Editor session is recorded as the actor', async () => {
     const editor = await createUserSession(ctx, 'Editor');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.withCookie(editor.cookie).post(`${featurePath(project, flag)}/environments/development/on`), 200);
     const events = await eventsSince(ctx, before);
@@ -254,7 +246,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   async function rejectsOn(path: (project: string, flag: string) => string, status: number, name: string) {
-    const { project, flag } = await setUp(['development']);
+    const { project, flag } = await createProjectWithFlag(ctx, ['development']);
     const stored = await getFlag(project, flag);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.post(path(project, flag)), status, name);
@@ -278,7 +270,7 @@ describe('turning a flag on and off in an environment', () => {
   });
 
   test('an archived flag is 400', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.delete(featurePath(project, flag)), 202);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 400, 'BadDataError');
@@ -292,7 +284,7 @@ describe('turning a flag on and off in an environment', () => {
 
   test('a Viewer is refused with 403 naming UPDATE_FEATURE_ENVIRONMENT', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const stored = await getFlag(project, flag);
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -308,7 +300,7 @@ describe('turning a flag on and off in an environment', () => {
 
 describe('strategies of a flag', () => {
   test('adding one normalizes parameters to strings, fills defaults and records feature-strategy-add', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.post(strategiesPath(project, flag), {
       name: 'flexibleRollout',
@@ -330,7 +322,7 @@ describe('strategies of a flag', () => {
   });
 
   test('new strategies are appended in sort order; the list and the flag show them in that order', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const first = await addStrategy(project, flag, { name: 'default' });
     const second = await addStrategy(project, flag, { name: 'userWithId', parameters: { userIds: 'alice,bob' } });
     const third = await addStrategy(project, flag, { name: 'remoteAddress', parameters: { IPs: '10.0.0.1' }, disabled: true });
@@ -346,7 +338,7 @@ describe('strategies of a flag', () => {
   });
 
   test('GET of one strategy returns it', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const added = await addStrategy(project, flag, { name: 'applicationHostname', parameters: { hostNames: 'web-1' } });
     await addStrategy(project, flag, { name: 'default' });
     const response = await ctx.admin.get(`${strategiesPath(project, flag)}/${added.id}`);
@@ -355,7 +347,7 @@ describe('strategies of a flag', () => {
   });
 
   test('PUT replaces it and records feature-strategy-update with the old and new strategy', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const other = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
@@ -380,7 +372,7 @@ describe('strategies of a flag', () => {
   });
 
   test('PUT with the same strategy changes nothing and records nothing', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const before = await lastEventId(ctx);
     const { id: _id, featureName: _featureName, ...body } = original;
@@ -392,7 +384,7 @@ describe('strategies of a flag', () => {
   });
 
   test('PATCH applies a JSON Patch to the strategy and records feature-strategy-update', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const before = await lastEventId(ctx);
     const response = await ctx.admin.patch(`${strategiesPath(project, flag)}/${original.id}`, [
@@ -409,7 +401,7 @@ describe('strategies of a flag', () => {
   });
 
   test('DELETE removes it and records feature-strategy-remove with the strategy as preData', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const doomed = await addStrategy(project, flag, { name: 'userWithId', parameters: { userIds: 'alice' } });
     const kept = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
@@ -422,7 +414,7 @@ describe('strategies of a flag', () => {
   });
 
   test('set-sort-order reorders them and records strategy-order-changed', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const a = await addStrategy(project, flag, { name: 'default' });
     const b = await addStrategy(project, flag, { name: 'userWithId', parameters: { userIds: 'bob' } });
     const before = await lastEventId(ctx);
@@ -456,7 +448,7 @@ describe('strategies of a flag', () => {
   });
 
   test('set-sort-order with an unknown id is 404 and reorders nothing', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const a = await addStrategy(project, flag, { name: 'default' });
     const b = await addStrategy(project, flag, { name: 'userWithId', parameters: { userIds: 'bob' } });
     const unknown = '00000000-0000-4000-8000-000000000000';
@@ -475,7 +467,7 @@ describe('strategies of a flag', () => {
   });
 
   test('set-sort-order with the id of a strategy in another environment is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const a = await addStrategy(project, flag, { name: 'default' });
     const elsewhere = await addStrategy(project, flag, { name: 'default' }, 'production');
     const before = await lastEventId(ctx);
@@ -492,7 +484,7 @@ describe('strategies of a flag', () => {
 
 describe('bad input when changing a strategy', () => {
   async function rejectsPatch(operations: unknown, path: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -535,7 +527,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   async function rejectsPut(body: unknown, status: number, name: string, path?: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.put(`${strategiesPath(project, flag)}/${original.id}`, body), status, name);
@@ -553,7 +545,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   test('PUT of an unknown strategy id is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     expectError(
@@ -566,7 +558,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   test('PUT of a strategy through another environment\'s path is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     expectError(
@@ -579,7 +571,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   test('DELETE of an unknown strategy id is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     expectError(
@@ -592,7 +584,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   test('GET of an unknown strategy id is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectError(
       await ctx.admin.get(`${strategiesPath(project, flag)}/00000000-0000-4000-8000-000000000000`),
       404,
@@ -601,7 +593,7 @@ describe('bad input when changing a strategy', () => {
   });
 
   test('a strategy id that is not a UUID is 400', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.delete(`${strategiesPath(project, flag)}/not-a-uuid`), 400, 'BadDataError');
@@ -612,7 +604,7 @@ describe('bad input when changing a strategy', () => {
 
   test('a Viewer is refused DELETE with 403 naming DELETE_FEATURE_STRATEGY', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -628,7 +620,7 @@ describe('bad input when changing a strategy', () => {
 
 describe('constraints', () => {
   test('every operator family is accepted with valid values and stored with defaults made explicit', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const multi = (operator: string, values: string[], extra: Record<string, boolean> = {}) => ({
       contextName: 'userId',
       operator,
@@ -663,7 +655,7 @@ describe('constraints', () => {
   });
 
   async function rejectsConstraint(constraint: Record<string, unknown>, path: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const existing = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -724,7 +716,7 @@ describe('constraints', () => {
 
 describe('strategy variants', () => {
   test('fixed variants keep their weight and variable ones share the rest of 1000', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const added = await addStrategy(project, flag, {
       name: 'flexibleRollout',
       variants: [
@@ -744,7 +736,7 @@ describe('strategy variants', () => {
   });
 
   test('an uneven split gives the remainder to the first variants', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const added = await addStrategy(project, flag, {
       name: 'default',
       variants: [
@@ -757,7 +749,7 @@ describe('strategy variants', () => {
   });
 
   async function rejectsVariants(variants: unknown[], path: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const existing = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     const error = expectError(
@@ -812,7 +804,7 @@ describe('strategy variants', () => {
 
 describe('bad input when adding a strategy', () => {
   async function rejectsAdd(body: unknown, status: number, name: string, path?: string) {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const existing = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.post(strategiesPath(project, flag), body), status, name);
@@ -852,7 +844,7 @@ describe('bad input when adding a strategy', () => {
   });
 
   test('an unknown environment is 404', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.post(strategiesPath(project, flag, 'moon'), { name: 'default' }), 404, 'NotFoundError');
     assert.match(error.message, /"moon"/);
@@ -864,7 +856,7 @@ describe('bad input when adding a strategy', () => {
   });
 
   test('an environment not enabled in the project is 404', async () => {
-    const { project, flag } = await setUp(['development']);
+    const { project, flag } = await createProjectWithFlag(ctx, ['development']);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(strategiesPath(project, flag, 'production'), { name: 'default' }), 404, 'NotFoundError');
     expectError(await ctx.admin.get(strategiesPath(project, flag, 'production')), 404, 'NotFoundError');
@@ -873,7 +865,7 @@ describe('bad input when adding a strategy', () => {
   });
 
   test('an unknown flag is 404', async () => {
-    const { project } = await setUp();
+    const { project } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(strategiesPath(project, 'no-such-flag'), { name: 'default' }), 404, 'NotFoundError');
     expectError(await ctx.admin.get(strategiesPath(project, 'no-such-flag')), 404, 'NotFoundError');
@@ -881,7 +873,7 @@ describe('bad input when adding a strategy', () => {
   });
 
   test('an archived flag is 400', async () => {
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.delete(featurePath(project, flag)), 202);
     const before = await lastEventId(ctx);
     expectError(await ctx.admin.post(strategiesPath(project, flag), { name: 'default' }), 400, 'BadDataError');
@@ -891,7 +883,7 @@ describe('bad input when adding a strategy', () => {
 
   test('a Viewer is refused with 403 naming CREATE_FEATURE_STRATEGY', async () => {
     const viewer = await createUserSession(ctx, 'Viewer');
-    const { project, flag } = await setUp();
+    const { project, flag } = await createProjectWithFlag(ctx);
     const before = await lastEventId(ctx);
     const error = expectError(
       await ctx.withCookie(viewer.cookie).post(strategiesPath(project, flag), { name: 'default' }),

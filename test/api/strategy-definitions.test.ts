@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -46,11 +47,6 @@ async function defineTenantStrategy(extra: Record<string, unknown> = {}): Promis
   return response.json() as Definition;
 }
 
-async function createFlag(): Promise<string> {
-  const name = uniqueName('flag');
-  expectStatus(await ctx.admin.post('/api/admin/projects/default/features', { name }), 201);
-  return name;
-}
 
 const flagStrategies = (flag: string) => `/api/admin/projects/default/features/${flag}/environments/development/strategies`;
 
@@ -133,7 +129,7 @@ describe('strategy definitions', () => {
 
   test("a flag's strategy may use a custom strategy; its parameters are checked against their types", async () => {
     const definition = await defineTenantStrategy();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const missing = expectError(await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: {} }), 400, 'BadDataError');
     assert.deepEqual(missing.details.map((detail) => detail.path), ['/body/parameters/tenants']);
     const badTypes = expectError(
@@ -188,7 +184,7 @@ describe('strategy definitions', () => {
 
   test('a deprecated strategy keeps working where it is used but cannot be added anew until reactivated', async () => {
     const definition = await defineTenantStrategy();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const added = await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'acme' } });
     expectStatus(added, 200);
     const strategyId = (added.json() as { id: string }).id;
@@ -221,7 +217,7 @@ describe('strategy definitions', () => {
 
   test('a strategy in use cannot be deleted; once unused it is, with strategy-deleted', async () => {
     const definition = await defineTenantStrategy();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const added = await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'acme' } });
     expectStatus(added, 200);
     const inUse = expectError(await ctx.admin.delete(`${STRATEGIES}/${definition.name}`), 409, 'ConflictError');

@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createFlag } from '../helpers/projects.js';
 
 let ctx: TestApp;
 before(async () => {
@@ -49,11 +50,6 @@ async function getTagType(name: string): Promise<TagType> {
   return body.tagType;
 }
 
-async function createFlag(project = 'default'): Promise<string> {
-  const name = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name }), 201);
-  return name;
-}
 
 async function flagTags(flag: string): Promise<Tag[]> {
   const response = await ctx.admin.get(`/api/admin/features/${flag}/tags`);
@@ -149,8 +145,8 @@ describe('tag types', () => {
   test('deleting records tag-type-deleted and feature-untagged for every flag tag of that type', async () => {
     const doomed = await createTagType({ description: 'doomed' });
     const kept = await createTagType();
-    const first = await createFlag();
-    const second = await createFlag();
+    const first = await createFlag(ctx);
+    const second = await createFlag(ctx);
     await tag(first, { type: doomed.name, value: 'alpha' });
     await tag(first, { type: doomed.name, value: 'beta' });
     await tag(first, { type: kept.name, value: 'stays' });
@@ -280,7 +276,7 @@ describe('bad input for tag types', () => {
 describe('tagging flags', () => {
   test('POST adds a trimmed tag, lists it, and records feature-tagged with the flag\'s tags', async () => {
     const type = await createTagType();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: type.name, value: '  checkout  ' });
     expectStatus(response, 201);
@@ -303,7 +299,7 @@ describe('tagging flags', () => {
   });
 
   test('POST of a tag the flag already has answers 200 without duplicating it or recording anything', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'once' });
     const before = await lastEventId(ctx);
     const response = await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: 'once' });
@@ -314,7 +310,7 @@ describe('tagging flags', () => {
   });
 
   test('later flag events carry the flag\'s tags', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'carried' });
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.put(`/api/admin/projects/default/features/${flag}`, { description: 'now described' }), 200);
@@ -325,7 +321,7 @@ describe('tagging flags', () => {
 
   test('PUT adds and removes in one change, each recorded with the tags at that moment', async () => {
     const type = await createTagType();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: type.name, value: 'old' });
     await tag(flag, { type: type.name, value: 'kept' });
     const before = await lastEventId(ctx);
@@ -379,7 +375,7 @@ describe('tagging flags', () => {
 
   test('DELETE removes a tag and records feature-untagged; a tag the flag lacks changes nothing', async () => {
     const type = await createTagType();
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: type.name, value: 'gone' });
     await tag(flag, { type: type.name, value: 'stays' });
     const before = await lastEventId(ctx);
@@ -400,14 +396,14 @@ describe('tagging flags', () => {
   });
 
   test('a value with spaces and slashes round-trips through the DELETE path', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'team a/b' });
     expectStatus(await ctx.admin.delete(`/api/admin/features/${flag}/tags/simple/${encodeURIComponent('team a/b')}`), 200);
     assert.deepEqual(await flagTags(flag), []);
   });
 
   test('an archived flag keeps its tags and may still be tagged, as in Unleash', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'before' });
     expectStatus(await ctx.admin.delete(`/api/admin/projects/default/features/${flag}`), 202);
     await tag(flag, { type: 'simple', value: 'after' });
@@ -420,7 +416,7 @@ describe('tagging flags', () => {
   test('tags of a flag in another project are reached by the flag name alone', async () => {
     const project = uniqueName('proj');
     expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: 'P' }), 201);
-    const flag = await createFlag(project);
+    const flag = await createFlag(ctx, project);
     const before = await lastEventId(ctx);
     await tag(flag, { type: 'simple', value: 'elsewhere' });
     const [event] = await eventsSince(ctx, before);
@@ -432,7 +428,7 @@ describe('listing tags', () => {
   test('GET /tags lists each tag in use once; /tags/:type only that type; /tags/:type/:value one tag', async () => {
     const type = await createTagType();
     const other = await createTagType();
-    const [first, second] = [await createFlag(), await createFlag()];
+    const [first, second] = [await createFlag(ctx), await createFlag(ctx)];
     await tag(first, { type: type.name, value: 'shared' });
     await tag(second, { type: type.name, value: 'shared' });
     await tag(second, { type: type.name, value: 'only-second' });
@@ -491,7 +487,7 @@ describe('bad input when tagging', () => {
   ];
   for (const [label, body, status, name, path] of postCases) {
     test(`POST with ${label} is a ${status} that changes nothing`, async () => {
-      const flag = await createFlag();
+      const flag = await createFlag(ctx);
       await tag(flag, { type: 'simple', value: 'existing' });
       const before = await lastEventId(ctx);
       const error = expectError(await ctx.admin.post(`/api/admin/features/${flag}/tags`, body), status, name);
@@ -515,7 +511,7 @@ describe('bad input when tagging', () => {
   });
 
   test('DELETE with an unknown tag type is a 404', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const error = expectError(await ctx.admin.delete(`/api/admin/features/${flag}/tags/no-such-type/value`), 404, 'NotFoundError');
     assert.match(error.message, /"no-such-type"/);
   });
@@ -554,7 +550,7 @@ describe('bad input when tagging', () => {
   ];
   for (const [label, body, status, name, path] of putCases) {
     test(`PUT with ${label} is a ${status} that changes nothing`, async () => {
-      const flag = await createFlag();
+      const flag = await createFlag(ctx);
       await tag(flag, { type: 'simple', value: 'existing' });
       const before = await lastEventId(ctx);
       const error = expectError(await ctx.admin.put(`/api/admin/features/${flag}/tags`, body), status, name);
@@ -565,7 +561,7 @@ describe('bad input when tagging', () => {
   }
 
   test('malformed JSON is a 400 at /body for POST and PUT', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     const before = await lastEventId(ctx);
     for (const method of ['POST', 'PUT'] as const) {
       const error = expectError(await malformed(method, `/api/admin/features/${flag}/tags`), 400, 'BadDataError');
@@ -576,7 +572,7 @@ describe('bad input when tagging', () => {
   });
 
   test('a Viewer may read tags but not change them (UPDATE_FEATURE)', async () => {
-    const flag = await createFlag();
+    const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'existing' });
     const viewer = ctx.withCookie((await createUserSession(ctx, 'Viewer')).cookie);
     const before = await lastEventId(ctx);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { createUserSession, expectStatus, uniqueName } from './fixtures.js';
 import type { Client, TestApp } from './test-app.js';
+import { featurePath, projectPath } from './projects.js';
 
 /** A change request as the API shows it (spec 2.4), as far as the tests read it. */
 export interface ChangeRequest {
@@ -58,8 +59,7 @@ export async function createTeam(ctx: TestApp): Promise<Team> {
   };
 }
 
-export const projectPath = (project: string) => `/api/admin/projects/${project}`;
-export const featurePath = (project: string, flag: string) => `${projectPath(project)}/features/${flag}`;
+export { featurePath, projectPath };
 export const strategiesPath = (project: string, flag: string, environment = 'production') =>
   `${featurePath(project, flag)}/environments/${environment}/strategies`;
 export const proposePath = (project: string, environment = 'production') =>
