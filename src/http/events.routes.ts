@@ -7,7 +7,9 @@ import {
   countFeatureEvents,
   deprecatedEventSearch,
   eventCreators,
+  exportedEventView,
   exportEvents,
+  type ExportedEventRow,
   recentEvents,
   searchEvents,
   streamEvents,
@@ -50,24 +52,35 @@ function sendJsonStream(reply: FastifyReply, chunks: AsyncGenerator<string>) {
   return reply.type('application/json; charset=utf-8').send(Readable.from(chunks));
 }
 
-async function* ndjsonLines(batches: AsyncIterable<EventView[]>): AsyncGenerator<string> {
-  for await (const batch of batches) yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');
+/** Events are parsed, described and written a few dozen at a time, so what they allocate dies young. */
+const EVENTS_PER_CHUNK = 50;
+
+function* chunksOf<T>(items: T[]): Generator<T[]> {
+  for (let start = 0; start < items.length; start += EVENTS_PER_CHUNK) yield items.slice(start, start + EVENTS_PER_CHUNK);
+}
+
+async function* ndjsonLines(batches: AsyncIterable<ExportedEventRow[]>): AsyncGenerator<string> {
+  for await (const batch of batches) {
+    for (const chunk of chunksOf(batch)) yield chunk.map((row) => `${JSON.stringify(exportedEventView(row))}\n`).join('');
+  }
 }
 
 const CSV_COLUMNS = ['id', 'createdAt', 'type', 'createdBy', 'createdByUserId', 'project', 'environment', 'featureName', 'changeRequestId', 'label', 'summary', 'tags', 'preData', 'data'] as const;
 
 /** One row per event; objects as JSON text. Cells that a spreadsheet would run as a formula are escaped. */
-async function* csvLines(batches: AsyncIterable<EventView[]>): AsyncGenerator<string> {
+async function* csvLines(batches: AsyncIterable<ExportedEventRow[]>): AsyncGenerator<string> {
   yield stringify([CSV_COLUMNS]);
   for await (const batch of batches) {
-    const rows = batch.map((event) =>
-      CSV_COLUMNS.map((column) => {
-        const value = event[column];
-        if (value === undefined || value === null) return '';
-        return typeof value === 'object' ? JSON.stringify(value) : value;
-      }),
-    );
-    yield stringify(rows, { escape_formulas: true });
+    for (const chunk of chunksOf(batch)) {
+      const rows = chunk.map(exportedEventView).map((event) =>
+        CSV_COLUMNS.map((column) => {
+          const value = event[column];
+          if (value === undefined || value === null) return '';
+          return typeof value === 'object' ? JSON.stringify(value) : value;
+        }),
+      );
+      yield stringify(rows, { escape_formulas: true });
+    }
   }
 }
 
@@ -97,7 +110,9 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
         .header('content-disposition', `attachment; filename="vexil-events-${day}.${format}"`)
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
       // The typed reply only accepts the declared string; the same text is sent as a stream.
-      return (reply as FastifyReply).send(Readable.from(format === 'csv' ? csvLines(batches) : ndjsonLines(batches)));
+      // One batch buffered ahead of the socket at most: memory stays flat whatever the log holds.
+      const body = Readable.from(format === 'csv' ? csvLines(batches) : ndjsonLines(batches), { highWaterMark: 1 });
+      return (reply as FastifyReply).send(body);
     },
   );
 

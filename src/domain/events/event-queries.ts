@@ -176,27 +176,43 @@ export async function searchEvents(db: Db, parameters: EventSearchParameters): P
     applied.push(name);
   }
   // Newest first by time, id breaking ties: every filter has an index in this order (migration 0004).
-  const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    countMatches(db, filtered, applied, parameters),
-  ]);
+  // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
+  const rows = await filtered.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  const total = await countMatches(db, filtered, applied, parameters);
   return { events: rows.map(toEventView), total };
 }
 
 export type EventExportFilters = Omit<EventSearchParameters, 'offset' | 'limit'>;
 
+/** An event row as the export reads it: its JSON columns as text, parsed only when the row is written out. */
+export type ExportedEventRow = Omit<Selectable<EventsTable>, 'data' | 'pre_data' | 'tags'> & {
+  data: string | null;
+  pre_data: string | null;
+  tags: string;
+};
+
+export function exportedEventView(row: ExportedEventRow): EventView {
+  return toEventView({
+    ...row,
+    data: row.data === null ? null : JSON.parse(row.data),
+    pre_data: row.pre_data === null ? null : JSON.parse(row.pre_data),
+    tags: JSON.parse(row.tags),
+  });
+}
+
 /**
  * The events matching the search filters, oldest first, in keyset batches (`id > last`) read each by `readBatch`
- * (a bounded read), so memory stays flat whatever the log holds. Filters are checked before the first batch, so
- * a bad one is a 400 before anything is sent. The export is the log as it stood when it began: later events are
- * left out.
+ * (a bounded read), so memory stays flat whatever the log holds. Rows keep their JSON as text until written
+ * out: a batch waiting for the socket then holds compact strings, not object trees that outlive V8's young
+ * generation. Filters are checked before the first batch, so a bad one is a 400 before anything is sent. The
+ * export is the log as it stood when it began: later events are left out.
  */
 export function exportEvents(
   db: Db,
   filters: EventExportFilters,
   readBatch: <T>(work: (db: Db) => Promise<T>) => Promise<T>,
-  batchSize = 1000,
-): AsyncGenerator<EventView[]> {
+  batchSize = 500,
+): AsyncGenerator<ExportedEventRow[]> {
   const applyFilters = (query: EventQuery): EventQuery => {
     let filtered = query;
     for (const [name, apply] of Object.entries(FILTERS) as Array<[keyof typeof FILTERS, (q: EventQuery, raw: string) => EventQuery]>) {
@@ -215,7 +231,12 @@ export function exportEvents(
     for (;;) {
       const rows = await readBatch((reader) =>
         applyFilters(reader.selectFrom('events'))
-          .selectAll()
+          .select([
+            'id', 'created_at', 'type', 'created_by', 'created_by_user_id', 'project', 'environment', 'feature_name', 'change_request_id',
+            sql<string | null>`data::text`.as('data'),
+            sql<string | null>`pre_data::text`.as('pre_data'),
+            sql<string>`tags::text`.as('tags'),
+          ])
           .where('id', '>', after)
           .where('id', '<=', newest.id!)
           .orderBy('id')
@@ -223,7 +244,7 @@ export function exportEvents(
           .execute(),
       );
       if (rows.length === 0) return;
-      yield rows.map(toEventView);
+      yield rows;
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.id;
       // Other requests get their turn between batches (the embedded engine runs each query on the event loop).
@@ -286,10 +307,9 @@ export async function deprecatedEventSearch(db: Db, body: DeprecatedSearchBody):
       eb.or([eb(SEARCH_TEXT, 'ilike', pattern), eb('type', 'ilike', pattern), eb('created_by', 'ilike', pattern)]),
     );
   }
-  const [rows, count] = await Promise.all([
-    filtered.selectAll().orderBy('id', 'desc').limit(body.limit ?? 100).offset(body.offset ?? 0).execute(),
-    filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow(),
-  ]);
+  // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
+  const rows = await filtered.selectAll().orderBy('id', 'desc').limit(body.limit ?? 100).offset(body.offset ?? 0).execute();
+  const count = await filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow();
   return { events: rows.map(toEventView), totalEvents: count.total };
 }
 

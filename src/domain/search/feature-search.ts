@@ -181,18 +181,15 @@ export async function searchFeatures(
   }
   page = page.orderBy(sql`${orderBy} ${sql.raw(direction)} NULLS LAST`).orderBy('f.name', 'asc').limit(limit).offset(offset);
 
-  const [rows, count] = await Promise.all([
-    page.execute(),
-    filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow(),
-  ]);
+  // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
+  const rows = await page.execute();
+  const count = await filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow();
   const views = await loadFeatureViews(db, rows, context.viewerUserId);
   const names = rows.map((row) => row.name);
   const segmentIds = [...new Set(views.flatMap((v) => v.environments.flatMap((e) => e.strategies.flatMap((s) => s.segments))))];
-  const [segments, usage, changeRequestIds] = await Promise.all([
-    segmentIds.length === 0 ? [] : db.selectFrom('segments').select(['id', 'name']).where('id', 'in', segmentIds).execute(),
-    names.length === 0 ? [] : loadUsage(db, names, now),
-    openChangeRequestIds(db, names),
-  ]);
+  const segments = segmentIds.length === 0 ? [] : await db.selectFrom('segments').select(['id', 'name']).where('id', 'in', segmentIds).execute();
+  const usage = names.length === 0 ? [] : await loadUsage(db, names, now);
+  const changeRequestIds = await openChangeRequestIds(db, names);
   const segmentNames = new Map(segments.map((s) => [s.id, s.name]));
   const usageByKey = new Map(usage.map((row) => [`${row.feature_name}\u0000${row.environment}`, row]));
   return {
@@ -204,16 +201,14 @@ export async function searchFeatures(
 /** Last-seen times and the last hour's yes/no counts (all applications) of the given flags per environment. */
 async function loadUsage(db: Db, names: string[], now: Date): Promise<UsageRow[]> {
   const since = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - 3_600_000);
-  const [seen, counts] = await Promise.all([
-    db.selectFrom('feature_environment_usage').selectAll().where('feature_name', 'in', names).execute(),
-    db
-      .selectFrom('feature_usage_hourly')
-      .select(['feature_name', 'environment', sql<number>`sum(yes)::int8`.as('yes'), sql<number>`sum(no)::int8`.as('no')])
-      .where('feature_name', 'in', names)
-      .where('hour', '>=', since)
-      .groupBy(['feature_name', 'environment'])
-      .execute(),
-  ]);
+  const seen = await db.selectFrom('feature_environment_usage').selectAll().where('feature_name', 'in', names).execute();
+  const counts = await db
+    .selectFrom('feature_usage_hourly')
+    .select(['feature_name', 'environment', sql<number>`sum(yes)::int8`.as('yes'), sql<number>`sum(no)::int8`.as('no')])
+    .where('feature_name', 'in', names)
+    .where('hour', '>=', since)
+    .groupBy(['feature_name', 'environment'])
+    .execute();
   const rows = new Map<string, UsageRow>();
   for (const row of seen) {
     rows.set(`${row.feature_name}\u0000${row.environment}`, { ...row, yes: 0, no: 0 });

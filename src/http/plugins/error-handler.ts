@@ -119,7 +119,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const id = randomUUID();
     const apiError = toApiError(error);
     if (apiError) {
-      if (apiError.statusCode >= 500) request.log.error({ err: error, errorId: id }, apiError.message);
+      // A read cancelled because its client disconnected is no failure of the server: nobody waits for the answer.
+      const clientGone = request.raw.destroyed || reply.raw.destroyed;
+      if (apiError.statusCode >= 500 && clientGone) request.log.info({ errorId: id, code: (error as { code?: string }).code }, 'The client went away; its request was stopped');
+      else if (apiError.statusCode >= 500) request.log.error({ err: error, errorId: id }, apiError.message);
       return sendError(reply, apiError, id);
     }
     request.log.error({ err: error, errorId: id }, 'Unexpected error');
