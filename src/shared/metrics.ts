@@ -123,7 +123,9 @@ export class Metrics {
         help: 'PostgreSQL connections of this instance: max (the pool size), open, idle, and waiting (callers queued for one)',
         labelNames: ['state'] as const,
         registers: [this.registry],
-        collect() {
+        // After the database figures of the same scrape, so their own queries are not counted as waiting.
+        async collect() {
+          await figures().catch(() => undefined);
           const use = poolUse();
           this.set({ state: 'max' }, use.max);
           this.set({ state: 'open' }, use.open);

@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config, type DatabaseConfig, type LogLevel } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
@@ -104,4 +105,17 @@ export async function startTestApp(
       await database.drop();
     },
   };
+}
+
+/**
+ * The app a test file shares: started before its tests, closed after them. The object returned is filled in
+ * when the file's first `before` hook runs, so hooks registered after this call can use it.
+ */
+export function useTestApp(options: Parameters<typeof startTestApp>[0] = {}): TestApp {
+  const shared = {} as TestApp;
+  before(async () => {
+    Object.assign(shared, await startTestApp(options));
+  });
+  after(() => shared.close());
+  return shared;
 }
