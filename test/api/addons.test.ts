@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createUserSession,
   eventsSince,
@@ -8,19 +8,15 @@ import {
   lastEventId,
   uniqueName,
 } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
 /**
  * Integration configurations through the admin API: Unleash's shapes, masking of secrets, validation, events
  * and permissions. Delivery itself is in integration-delivery.test.ts.
  */
-let ctx: TestApp;
-before(async () => {
-  // Configurations here point at 127.0.0.1; the outbound-safety tests cover the refusal.
-  ctx = await startTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' } });
-});
-after(() => ctx.close());
+// Configurations here point at 127.0.0.1; the outbound-safety tests cover the refusal.
+const ctx = useTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' } });
 
 interface Addon {
   id: number;

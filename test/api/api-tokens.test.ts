@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createUserSession,
   eventsSince,
@@ -9,7 +9,7 @@ import {
   uniqueName,
   type StoredEvent,
 } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
 /** A token as GET /api/admin/api-tokens lists it. */
@@ -30,15 +30,7 @@ type CreatedToken = ApiToken & { secret: string };
 const TOKENS = '/api/admin/api-tokens';
 const TOKEN_FIELDS = ['createdAt', 'environment', 'expiresAt', 'id', 'project', 'projects', 'seenAt', 'tokenName', 'type'];
 
-let ctx: TestApp;
-
-before(async () => {
-  ctx = await startTestApp();
-});
-
-after(async () => {
-  await ctx.close();
-});
+const ctx = useTestApp();
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { openDatabase } from '../../src/db/database.js';
 import { ChangeRequestScheduler } from '../../src/domain/change-requests/change-request-scheduler.js';
 import {
@@ -20,16 +20,13 @@ import {
   type Team,
 } from '../helpers/change-requests.js';
 import { eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 
-let ctx: TestApp;
 let team: Team;
-before(async () => {
-  ctx = await startTestApp();
+const ctx = useTestApp({}, async () => {
   team = await createTeam(ctx);
 });
-after(() => ctx.close());
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 

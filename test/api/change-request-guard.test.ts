@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   addStrategyDirectly,
@@ -12,15 +12,12 @@ import {
   type Team,
 } from '../helpers/change-requests.js';
 import { eventsSince, expectError, expectStatus, lastEventId } from '../helpers/fixtures.js';
-import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { type Client, useTestApp } from '../helpers/test-app.js';
 
-let ctx: TestApp;
 let team: Team;
-before(async () => {
-  ctx = await startTestApp();
+const ctx = useTestApp({}, async () => {
   team = await createTeam(ctx);
 });
-after(() => ctx.close());
 
 interface Setting {
   project: string;

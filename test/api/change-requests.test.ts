@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   addStrategyDirectly,
   approvedChangeRequest,
@@ -18,15 +18,12 @@ import {
   type Team,
 } from '../helpers/change-requests.js';
 import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
-let ctx: TestApp;
 let team: Team;
-before(async () => {
-  ctx = await startTestApp();
+const ctx = useTestApp({}, async () => {
   team = await createTeam(ctx);
 });
-after(() => ctx.close());
 
 const enable = (flag: string, enabled = true) => ({ action: 'updateEnabled', feature: flag, payload: { enabled } });
 const rollout = (flag: string, percent: string) => ({

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /** GET /api/admin/events/export: the whole matching log, oldest first, as NDJSON or CSV, for SIEM import. */
-let ctx: TestApp;
 let project: string;
 let flags: string[];
-before(async () => {
-  ctx = await startTestApp();
+const ctx = useTestApp({}, async () => {
   project = uniqueName('export');
   // A description a spreadsheet would run as a formula.
   expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, description: '=HYPERLINK("http://evil")' }), 201);
@@ -19,7 +17,6 @@ before(async () => {
   }
   expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flags[0]}/environments/development/on`), 200);
 });
-after(() => ctx.close());
 
 interface ExportedEvent {
   id: number;

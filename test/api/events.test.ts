@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { EVENT_COUNT_BACKFILL } from '../../src/domain/events/event-counts.js';
 import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
 interface Event {
@@ -22,11 +22,7 @@ interface Event {
   summary: string;
 }
 
-let ctx: TestApp;
-before(async () => {
-  ctx = await startTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 
 
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createUserSession,
   eventsSince,
@@ -8,13 +8,9 @@ import {
   lastEventId,
   uniqueName,
 } from '../helpers/fixtures.js';
-import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { type Client, useTestApp } from '../helpers/test-app.js';
 
-let ctx: TestApp;
-before(async () => {
-  ctx = await startTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 
 /** A project of the test's own with one flag in it. */
 async function projectWithFlag(): Promise<{ project: string; flag: string; url: string }> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createUserSession,
   eventsSince,
@@ -9,14 +9,10 @@ import {
   uniqueName,
   type StoredEvent,
 } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
-let ctx: TestApp;
-before(async () => {
-  ctx = await startTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 
 interface FeatureEnvironment {
   name: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   createUserSession,
   eventsSince,
@@ -8,18 +8,15 @@ import {
   lastEventId,
   uniqueName,
 } from '../helpers/fixtures.js';
-import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { type Client, useTestApp } from '../helpers/test-app.js';
 
-let ctx: TestApp;
 let editor: Client;
 let editorIdentity: { id: number; username: string };
-before(async () => {
-  ctx = await startTestApp();
+const ctx = useTestApp({}, async () => {
   const user = await createUserSession(ctx, 'Editor');
   editor = ctx.withCookie(user.cookie);
   editorIdentity = user;
 });
-after(() => ctx.close());
 
 interface Stage {
   stage: string;

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createFlag } from '../helpers/projects.js';
 
-let ctx: TestApp;
-before(async () => {
-  ctx = await startTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 
 interface Definition {
   name: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   createUserSession,
@@ -10,7 +10,7 @@ import {
   uniqueName,
   type StoredEvent,
 } from '../helpers/fixtures.js';
-import { STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { STRONG_PASSWORD, useTestApp } from '../helpers/test-app.js';
 
 interface User {
   id: number;
@@ -30,15 +30,7 @@ const USERS = '/api/admin/user-admin';
 const UNKNOWN_ID = 987654321;
 const ADMIN_TOKEN_IDENTITY = { createdBy: 'admin-token', createdByUserId: -42 };
 
-let ctx: TestApp;
-
-before(async () => {
-  ctx = await startTestApp();
-});
-
-after(async () => {
-  await ctx.close();
-});
+const ctx = useTestApp();
 
 // ---------------------------------------------------------------------------------------------------------------
 // helpers

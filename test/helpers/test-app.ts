@@ -109,12 +109,14 @@ export async function startTestApp(
 
 /**
  * The app a test file shares: started before its tests, closed after them. The object returned is filled in
- * when the file's first `before` hook runs, so hooks registered after this call can use it.
+ * when the file's tests start. Set-up that needs the app goes in `setUp`, run right after it starts: Node 20
+ * runs a file's top-level `before` hooks concurrently, so a second hook could not wait for this one.
  */
-export function useTestApp(options: Parameters<typeof startTestApp>[0] = {}): TestApp {
+export function useTestApp(options: Parameters<typeof startTestApp>[0] = {}, setUp?: (ctx: TestApp) => Promise<void>): TestApp {
   const shared = {} as TestApp;
   before(async () => {
     Object.assign(shared, await startTestApp(options));
+    await setUp?.(shared);
   });
   after(() => shared.close());
   return shared;
