@@ -70,11 +70,13 @@ async function main(): Promise<void> {
     embeddedDir ? `Using the embedded database in ${embeddedDir}` : 'Using PostgreSQL',
   );
   const stopMaintenance = database.engine === 'pglite' ? startEmbeddedMaintenance(database.db, app.log) : () => undefined;
-  const changeRequestScheduler = new ChangeRequestScheduler(deps, app.log);
+  // Workers use their own connections (on PostgreSQL): a burst of API writes must not starve deliveries.
+  const workerDeps = { ...deps, db: database.workerDb };
+  const changeRequestScheduler = new ChangeRequestScheduler(workerDeps, app.log);
   changeRequestScheduler.start();
   const integrationsLog = app.log.child({ component: 'integrations' });
-  const deliveryWorker = await startDeliveryWorker({ ...deps, log: integrationsLog, listen: database.listen });
-  const integrationEventRetention = startIntegrationEventRetention({ ...deps, log: integrationsLog });
+  const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog, listen: database.listen });
+  const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -21,6 +21,12 @@ export interface DatabaseHandle {
    * lost. Notifications are a wake-up call, never a carrier of data.
    */
   listen(channel: string, onNotify: () => void): Promise<Unlisten>;
+  /**
+   * For background workers (integration deliveries, the change-request scheduler, retention): on PostgreSQL a
+   * small pool of their own, so their queries never queue behind a burst of API transactions and deliveries
+   * keep flowing exactly when writes pile up. On the embedded engine, the one connection (`db`).
+   */
+  workerDb: Db;
   /** PostgreSQL only: how the connection pool is used, for metrics. */
   poolUse?(): PoolUse;
   /** The embedded engine only: a consistent copy of the whole database, loadable as `initialContents`. */
@@ -49,25 +55,36 @@ const reportConnectionError: ConnectionErrorHandler = (error) => {
  */
 async function openPostgres(url: string, poolSize: number, onConnectionError: ConnectionErrorHandler): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // A server restart or failover closes idle connections; the pool reports it here instead of crashing.
-  pool.on('error', onConnectionError);
+  const openPool = (max: number) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // A server restart or failover closes idle connections; the pool reports it here instead of crashing.
+    pool.on('error', onConnectionError);
+    return pool;
+  };
+  const pool = openPool(poolSize);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const workerDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: openPool(WORKER_POOL_SIZE) }) });
   return {
     db,
+    workerDb,
     engine: 'postgres',
     listen: (channel, onNotify) => listenOnPostgres(pg, url, channel, onNotify, onConnectionError),
     poolUse: () => ({ max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), workerDb.destroy()]);
+    },
   };
 }
+
+/** Connections of the background workers' own pool, beside `DATABASE_POOL_SIZE`. */
+const WORKER_POOL_SIZE = 2;
 
 const LISTEN_RECONNECT_DELAY_MS = 1000;
 
@@ -173,6 +190,7 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
   const db = new Kysely<Database>({ dialect: new PGliteDialect(takingTurns(pglite)) });
   return {
     db,
+    workerDb: db,
     engine: 'pglite',
     // One in-process connection: PGlite delivers a NOTIFY to its listeners when the notifying transaction commits.
     // (UN)LISTEN goes to PGlite directly, so it holds Kysely's connection meanwhile: run inside another caller's
