@@ -164,10 +164,9 @@ function dayFilter(parameter: string, raw: string): Date {
   return parseDay(parameter, raw, filter.values[0]!);
 }
 
-export async function searchEvents(db: Db, parameters: EventSearchParameters): Promise<{ events: EventView[]; total: number }> {
-  const limit = parseWholeNumber('limit', parameters.limit, 50, 1, 1000);
-  const offset = parseWholeNumber('offset', parameters.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  let filtered: EventQuery = db.selectFrom('events');
+/** Narrows `query` by every filter given (an empty text query is none); throws a 400 naming a bad one. */
+function applyFilters(query: EventQuery, parameters: EventSearchParameters): { filtered: EventQuery; applied: string[] } {
+  let filtered = query;
   const applied: string[] = [];
   for (const [name, apply] of Object.entries(FILTERS) as Array<[keyof typeof FILTERS, (q: EventQuery, raw: string) => EventQuery]>) {
     const raw = parameters[name];
@@ -175,6 +174,13 @@ export async function searchEvents(db: Db, parameters: EventSearchParameters): P
     filtered = apply(filtered, raw);
     applied.push(name);
   }
+  return { filtered, applied };
+}
+
+export async function searchEvents(db: Db, parameters: EventSearchParameters): Promise<{ events: EventView[]; total: number }> {
+  const limit = parseWholeNumber('limit', parameters.limit, 50, 1, 1000);
+  const offset = parseWholeNumber('offset', parameters.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+  const { filtered, applied } = applyFilters(db.selectFrom('events'), parameters);
   // Newest first by time, id breaking ties: every filter has an index in this order (migration 0004).
   // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
   const rows = await filtered.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
@@ -213,15 +219,8 @@ export function exportEvents(
   readBatch: <T>(work: (db: Db) => Promise<T>) => Promise<T>,
   batchSize = 500,
 ): AsyncGenerator<ExportedEventRow[]> {
-  const applyFilters = (query: EventQuery): EventQuery => {
-    let filtered = query;
-    for (const [name, apply] of Object.entries(FILTERS) as Array<[keyof typeof FILTERS, (q: EventQuery, raw: string) => EventQuery]>) {
-      const raw = filters[name];
-      if (raw !== undefined && !(name === 'query' && raw === '')) filtered = apply(filtered, raw);
-    }
-    return filtered;
-  };
-  applyFilters(db.selectFrom('events'));
+  // Checked here, before the first batch; each batch applies them again to the query of its own read.
+  applyFilters(db.selectFrom('events'), filters);
   return (async function* batches() {
     const newest = await readBatch((reader) =>
       reader.selectFrom('events').select(sql<number | null>`max(id)`.as('id')).executeTakeFirstOrThrow(),
@@ -230,8 +229,8 @@ export function exportEvents(
     let after = 0;
     for (;;) {
       const rows = await readBatch((reader) =>
-        applyFilters(reader.selectFrom('events'))
-          .select([
+        applyFilters(reader.selectFrom('events'), filters)
+          .filtered.select([
             'id', 'created_at', 'type', 'created_by', 'created_by_user_id', 'project', 'environment', 'feature_name', 'change_request_id',
             sql<string | null>`data::text`.as('data'),
             sql<string | null>`pre_data::text`.as('pre_data'),
