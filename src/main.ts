@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);
   const migratedAt = sinceProcessStart();
-  const metrics = new Metrics({ db: database.db, ...(database.poolUse ? { poolUse: database.poolUse } : {}) });
+  const metrics = new Metrics(database);
   const deps = { db: database.db, clock: systemClock, config, listen: database.listen, metrics };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const bootstrappedAt = sinceProcessStart();

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Db } from '../db/database.js';
+import type { DatabaseHandle } from '../db/database.js';
 
 /** Connections of a PostgreSQL pool: its limit, those open, those idle, and callers waiting for one. */
 export interface PoolUse {
@@ -10,11 +10,8 @@ export interface PoolUse {
   waiting: number;
 }
 
-export interface MetricsSources {
-  db: Db;
-  /** PostgreSQL only: the embedded engine has one in-process connection and no pool. */
-  poolUse?: () => PoolUse;
-}
+/** Where database figures come from: the database handle (its pool use on PostgreSQL only, as the embedded engine has one in-process connection). */
+export type MetricsSources = Pick<DatabaseHandle, 'db' | 'poolUse'>;
 
 /** Database-wide figures are read at most this often, however often the endpoint is scraped. */
 const DATABASE_READ_INTERVAL_MS = 5_000;
@@ -76,46 +73,24 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     const figures = () => this.databaseFigures();
 
-    new Gauge({
-      name: 'vexil_db_events',
-      help: 'Events in the audit log, by type (database-wide)',
-      labelNames: ['type'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const row of (await figures()).eventsByType) this.set({ type: row.type }, row.count);
-      },
-    });
-    new Gauge({
-      name: 'vexil_db_integration_backlog',
-      help: 'Deliveries owed to an integration and not yet made (database-wide outbox)',
-      labelNames: ['integration', 'provider'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const row of (await figures()).backlog) this.set({ integration: row.integration, provider: row.provider }, row.pending);
-      },
-    });
-    new Gauge({
-      name: 'vexil_db_integration_backlog_oldest_seconds',
-      help: 'Age of the oldest delivery an integration is still owed (0 when none)',
-      labelNames: ['integration', 'provider'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const row of (await figures()).backlog) this.set({ integration: row.integration, provider: row.provider }, row.oldestSeconds);
-      },
-    });
-    new Gauge({
-      name: 'vexil_db_change_requests',
-      help: 'Change requests by state (database-wide)',
-      labelNames: ['state'] as const,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const row of (await figures()).changeRequests) this.set({ state: row.state }, row.count);
-      },
-    });
+    this.databaseGauge('vexil_db_events', 'Events in the audit log, by type (database-wide)', ['type'], (read) =>
+      read.eventsByType.map((row) => [{ type: row.type }, row.count]),
+    );
+    this.databaseGauge(
+      'vexil_db_integration_backlog',
+      'Deliveries owed to an integration and not yet made (database-wide outbox)',
+      ['integration', 'provider'],
+      (read) => read.backlog.map((row) => [{ integration: row.integration, provider: row.provider }, row.pending]),
+    );
+    this.databaseGauge(
+      'vexil_db_integration_backlog_oldest_seconds',
+      'Age of the oldest delivery an integration is still owed (0 when none)',
+      ['integration', 'provider'],
+      (read) => read.backlog.map((row) => [{ integration: row.integration, provider: row.provider }, row.oldestSeconds]),
+    );
+    this.databaseGauge('vexil_db_change_requests', 'Change requests by state (database-wide)', ['state'], (read) =>
+      read.changeRequests.map((row) => [{ state: row.state }, row.count]),
+    );
     const { poolUse } = sources;
     if (poolUse) {
       new Gauge({
@@ -134,6 +109,27 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** A gauge whose samples are taken, at each scrape, from the database figures shared by the scrape's gauges. */
+  private databaseGauge<Label extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly Label[],
+    samples: (read: DatabaseFigures) => Array<[Record<Label, string>, number]>,
+  ): void {
+    const figures = () => this.databaseFigures();
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        const read = await figures();
+        this.reset();
+        for (const [labels, value] of samples(read)) this.set(labels, value);
+      },
+    });
   }
 
   /** The text a Prometheus scrape reads. */

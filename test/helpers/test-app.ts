@@ -83,7 +83,7 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const metrics = new Metrics({ db: handle.db, ...(handle.poolUse ? { poolUse: handle.poolUse } : {}) });
+  const metrics = new Metrics(handle);
   const deps = { db: handle.db, clock, config, listen: handle.listen, metrics };
   await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });
