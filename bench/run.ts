@@ -33,10 +33,16 @@ async function freePort(): Promise<number> {
 interface Server {
   process: ChildProcess;
   baseUrl: string;
+  /** From spawning the process to its first healthy answer, as an orchestrator sees start-up. */
+  toHealthyMs: number;
+  /** What the server wrote to standard output, when it was captured. */
+  output: () => string;
 }
 
-async function startServer(env: Record<string, string>): Promise<Server> {
+/** Starts dist/main.js on a free port; its logs go to stderr unless `captureOutput`, so the report on stdout stays clean. */
+async function startServer(env: Record<string, string>, options: { captureOutput?: boolean } = {}): Promise<Server> {
   const port = await freePort();
+  const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -48,18 +54,21 @@ async function startServer(env: Record<string, string>): Promise<Server> {
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       ...env,
     },
-    // The server's own log goes to stderr so the report on stdout stays clean.
-    stdio: ['ignore', process.stderr, process.stderr],
+    stdio: options.captureOutput ? ['ignore', 'pipe', 'inherit'] : ['ignore', process.stderr, process.stderr],
   });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting`);
+    if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting: ${output}`);
     try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return { process: child, baseUrl };
+      if ((await fetch(`${baseUrl}/health`)).ok) {
+        return { process: child, baseUrl, toHealthyMs: performance.now() - started, output: () => output };
+      }
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -198,45 +207,28 @@ interface StartupProfile {
 
 /** One start on the existing database with info logs read from its output, then 5 s of idling. */
 async function profileStartup(env: Record<string, string>): Promise<StartupProfile> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', INIT_ADMIN_API_TOKENS: TOKEN, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await startServer({ ...env, LOG_LEVEL: 'info' }, { captureOutput: true });
   try {
-    let toHealthyMs = 0;
-    while (toHealthyMs === 0) {
-      if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting: ${output}`);
-      try {
-        if ((await fetch(`${baseUrl}/health`)).ok) toHealthyMs = performance.now() - started;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const line = output.split('\n').find((entry) => entry.includes('"Vexil started"'));
-    if (!line) throw new Error(`no "Vexil started" line in: ${output}`);
+    const line = server.output().split('\n').find((entry) => entry.includes('"Vexil started"'));
+    if (!line) throw new Error(`no "Vexil started" line in: ${server.output()}`);
     const { startupMs, phases } = JSON.parse(line) as { startupMs: number; phases: Record<string, number> };
-    const metrics = await (await fetch(`${baseUrl}/internal-backstage/prometheus`)).text();
+    const metrics = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
     const sample = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? Number.NaN) / 1024 / 1024;
     return {
-      toHealthyMs,
+      toHealthyMs: server.toHealthyMs,
       startupMs,
       phases,
       idle: {
-        rssMiB: (await rssKiB(child.pid!)) / 1024,
+        rssMiB: (await rssKiB(server.process.pid!)) / 1024,
         heapUsedMiB: sample('nodejs_heap_size_used_bytes'),
         heapTotalMiB: sample('nodejs_heap_size_total_bytes'),
         externalMiB: sample('nodejs_external_memory_bytes'),
       },
     };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    server.process.kill('SIGTERM');
+    await new Promise((resolve) => server.process.once('exit', resolve));
   }
 }
 
