@@ -27,7 +27,6 @@ export interface Config {
   sessionTtlHours: number;
   /** How long one read of a search or listing may run on PostgreSQL before it is cancelled. */
   readTimeoutMs: number;
-  /** Origins browsers may call the frontend API from (`*`: any). */
   /** Origins whose pages may call the frontend API until an admin sets them; `['*']` allows all. */
   frontendApiOrigins: string[];
   integrations: IntegrationsConfig;
