@@ -1,13 +1,24 @@
-// Builds dist/ from src/ with tsc. With --if-stale (what `npm start` runs) it builds only when a source or build
-// setting changed since the last build, so a restart costs no compilation.
+// Builds dist/: the server with tsc (src/ → dist/) and the web UI with Vite (web/ → dist/web/). Targets can be
+// named (`node scripts/build.mjs web`); none means both. With --if-stale (what `npm start` runs) a target is
+// built only when one of its inputs changed since its last build, so a restart costs no compilation.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const stamp = join(root, 'dist', '.build-stamp');
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const require = createRequire(import.meta.url);
+
+const TARGETS = {
+  server: {
+    inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'],
+    command: [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  },
+  web: {
+    inputs: ['web', 'package-lock.json'],
+    command: [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', join(root, 'web')],
+  },
+};
 
 function newestChange(path) {
   const stats = statSync(path);
@@ -15,7 +26,7 @@ function newestChange(path) {
   return Math.max(stats.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))));
 }
 
-function builtAt() {
+function builtAt(stamp) {
   try {
     return statSync(stamp).mtimeMs;
   } catch {
@@ -23,13 +34,22 @@ function builtAt() {
   }
 }
 
-if (process.argv.includes('--if-stale') && Math.max(...inputs.map((input) => newestChange(join(root, input)))) < builtAt()) {
-  process.exit(0);
+const ifStale = process.argv.includes('--if-stale');
+const named = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+for (const name of named.length ? named : Object.keys(TARGETS)) {
+  const target = TARGETS[name];
+  if (!target) {
+    process.stderr.write(`Unknown build target "${name}" (known: ${Object.keys(TARGETS).join(', ')})\n`);
+    process.exit(2);
+  }
+  // Outside dist/web, which Vite empties on each build.
+  const stamp = join(root, 'dist', `.build-stamp-${name}`);
+  if (ifStale && Math.max(...target.inputs.map((input) => newestChange(join(root, input)))) < builtAt(stamp)) continue;
+  // A source saved while the build runs is newer than the stamp, so the next start builds again.
+  const started = new Date();
+  const result = spawnSync(process.execPath, target.command, { stdio: 'inherit', cwd: root });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(stamp, `${started.toISOString()}\n`);
+  utimesSync(stamp, started, started);
 }
-// A source saved while tsc runs is newer than the stamp, so the next start builds again.
-const started = new Date();
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-if (result.status !== 0) process.exit(result.status ?? 1);
-writeFileSync(stamp, `${started.toISOString()}\n`);
-utimesSync(stamp, started, started);

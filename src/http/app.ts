@@ -12,6 +12,7 @@ import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { createLogger, registerRequestLog } from './plugins/logging.js';
+import { registerWebUi } from './plugins/web-ui.js';
 import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
@@ -26,6 +27,8 @@ export interface BuildAppOptions {
   logStream?: DestinationStream;
   /** The logger to use (the server's own, made before the app); `logLevel` and `logStream` are then ignored. */
   logger?: Logger;
+  /** Where the built web UI is (tests point it at a directory of their own). */
+  webUiDir?: string;
   /** Called before the app is sealed, e.g. for a test to add a route. */
   extend?: (app: FastifyInstance) => void;
 }
@@ -73,7 +76,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       );
     },
   });
-  registerErrorHandler(app);
+  registerErrorHandler(app, await registerWebUi(app, options.webUiDir));
   for (const schema of sharedSchemas) app.addSchema(schema);
   useSharedSchemas(sharedSchemas);
   await registerOpenApi(app, VERSION);

@@ -36,6 +36,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'PUT /api/admin/user-admin/:id': op('updateUser', 'Update a user'),
   'DELETE /api/admin/user-admin/:id': op('deleteUser', 'Delete a user', 200),
   'POST /api/admin/user-admin/:id/change-password': op('changeUserPassword', "Set a user's password", 200),
+  'POST /api/admin/user/change-password': op('changeMyPassword', 'Change your own password (a signed-in user; needs the current one)', 200),
   'GET /api/admin/user': op('getMe', 'Get your own user and permissions'),
   'GET /api/admin/user/tokens': op('getPats', 'List your personal access tokens'),
   'POST /api/admin/user/tokens': op('createPat', 'Create a personal access token (its secret is shown once)'),

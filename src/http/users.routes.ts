@@ -7,6 +7,7 @@ import {
   changeUserPassword,
   createUser,
   deleteUser,
+  assertCurrentPassword,
   hashNewPassword,
   resolveRootRole,
   updateUser,
@@ -14,8 +15,10 @@ import {
 import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
 import { NumericId } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';
+import { BadDataError } from '../shared/errors.js';
 import {
+  ChangeOwnPasswordSchema,
   CreatePatSchema,
   CreateUserResponseSchema,
   CreateUserSchema,
@@ -122,6 +125,27 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
         feedback: [],
         splash: {},
       };
+    },
+  );
+
+  app.post(
+    '/api/admin/user/change-password',
+    { schema: { tags, body: Type.Ref(ChangeOwnPasswordSchema) }, config: { access: can('READ') } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      if (actor.kind !== 'user') throw new BadDataError('Only a signed-in user has a password of their own to change');
+      const { oldPassword, password, confirmPassword } = request.body;
+      if (password !== confirmPassword) {
+        const message = '"confirmPassword" must be the same as "password"';
+        throw new BadDataError(message, [{ message, path: '/body/confirmPassword' }]);
+      }
+      const passwordHash = await hashNewPassword(password, '/body/password');
+      await inUnitOfWork(deps, actor, async (uow) => {
+        await assertCurrentPassword(uow, actor.userId, oldPassword);
+        // The session in use stays open; every other session of the user ends.
+        await changeUserPassword(uow, actor.userId, passwordHash, request.cookies[SESSION_COOKIE]);
+      });
+      return reply.status(200).send();
     },
   );
 

@@ -64,6 +64,11 @@ export const UpdateUserSchema = StrictObject(
 
 export const PasswordSchema = StrictObject({ password: Type.String() }, { $id: 'passwordSchema' });
 
+export const ChangeOwnPasswordSchema = StrictObject(
+  { oldPassword: Type.String({ minLength: 1 }), password: Type.String(), confirmPassword: Type.String() },
+  { $id: 'changePasswordSchema' },
+);
+
 export const MeSchema = Type.Object(
   {
     user: Type.Ref(UserSchema),
@@ -107,6 +112,7 @@ export const userSchemas = [
   CreateUserResponseSchema,
   UpdateUserSchema,
   PasswordSchema,
+  ChangeOwnPasswordSchema,
   MeSchema,
   LoginSchema,
   PatSchema,

@@ -536,3 +536,56 @@ describe('session expiry', () => {
     assert.equal((await me(ctx.withCookie(sessionCookieOf(fresh)))).id, session.id);
   });
 });
+
+describe('changing your own password', () => {
+  const CHANGE = '/api/admin/user/change-password';
+  const NEW_PASSWORD = 'Another-Strong-7-Phrase';
+
+  test('keeps the session in use, ends the others, and the new password logs in', async () => {
+    const session = await createUserSession(ctx, 'Viewer');
+    const other = await ctx.as().post(LOGIN, { username: session.username, password: STRONG_PASSWORD });
+    const otherCookie = `vexil-session=${other.cookies.find((cookie) => cookie.name === 'vexil-session')!.value}`;
+    const since = await lastEventId(ctx);
+
+    const changed = await ctx
+      .withCookie(session.cookie)
+      .post(CHANGE, { oldPassword: STRONG_PASSWORD, password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    expectStatus(changed, 200);
+
+    expectStatus(await ctx.withCookie(session.cookie).get(ME), 200);
+    expectError(await ctx.withCookie(otherCookie).get(ME), 401, 'UnauthorizedError');
+    expectError(await ctx.as().post(LOGIN, { username: session.username, password: STRONG_PASSWORD }), 401, 'PasswordMismatch');
+    expectStatus(await ctx.as().post(LOGIN, { username: session.username, password: NEW_PASSWORD }), 200);
+    const events = await eventsSince(ctx, since);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdBy]),
+      [['user-password-changed', session.username]],
+    );
+    assert.ok(!JSON.stringify(events).includes(NEW_PASSWORD));
+  });
+
+  test('bad input is a 400 naming the field, and the password stays as it was', async () => {
+    const session = await createUserSession(ctx, 'Editor');
+    const client = ctx.withCookie(session.cookie);
+    const cases: Array<[unknown, string]> = [
+      [{ oldPassword: 'wrong-password', password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }, '/body/oldPassword'],
+      [{ oldPassword: STRONG_PASSWORD, password: NEW_PASSWORD, confirmPassword: `${NEW_PASSWORD}x` }, '/body/confirmPassword'],
+      [{ oldPassword: STRONG_PASSWORD, password: 'short', confirmPassword: 'short' }, '/body/password'],
+      [{ password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }, '/body'],
+    ];
+    for (const [body, path] of cases) {
+      const response = await client.post(CHANGE, body);
+      const error = expectError(response, 400, 'BadDataError');
+      assert.ok(
+        error.details.some((detail) => detail.path?.startsWith(path)),
+        `${JSON.stringify(body)} → ${JSON.stringify(error.details)}`,
+      );
+    }
+    expectStatus(await ctx.as().post(LOGIN, { username: session.username, password: STRONG_PASSWORD }), 200);
+  });
+
+  test('an API token has no password of its own', async () => {
+    const response = await ctx.admin.post(CHANGE, { oldPassword: 'x', password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
+    expectError(response, 400, 'BadDataError');
+  });
+});

@@ -1,7 +1,7 @@
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
-import { hashPassword } from '../../shared/secrets.js';
+import { hashPassword, hashToken, verifyPassword } from '../../shared/secrets.js';
 import { ROOT_ROLE_IDS, ROOT_ROLES } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
 import { assertStrongPassword } from './password-policy.js';
@@ -106,10 +106,27 @@ export async function deleteUser(uow: UnitOfWork, id: number): Promise<void> {
 }
 
 /** Sets a new password and ends the user's sessions, so a leaked session dies with the old password. */
-export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHash: string): Promise<void> {
+/** A user changing their own password proves they know the current one, so a borrowed session cannot. */
+export async function assertCurrentPassword(uow: UnitOfWork, id: number, password: string): Promise<void> {
+  const row = await uow.tx.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();
+  if (!row?.password_hash || !(await verifyPassword(password, row.password_hash))) {
+    const message = '"oldPassword" is not your current password';
+    throw new BadDataError(message, [{ message, path: '/body/oldPassword' }]);
+  }
+}
+
+/**
+ * Sets a user's password and ends their sessions, all but `keepSessionId` when the user changes their own
+ * password in the session they are using.
+ */
+export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHash: string, keepSessionId?: string): Promise<void> {
   const user = await lockUser(uow, id);
   await uow.tx.updateTable('users').set({ password_hash: passwordHash, login_attempts: 0 }).where('id', '=', id).execute();
-  await uow.tx.deleteFrom('user_sessions').where('user_id', '=', id).execute();
+  await uow.tx
+    .deleteFrom('user_sessions')
+    .where('user_id', '=', id)
+    .$if(keepSessionId !== undefined, (query) => query.where('id_hash', '!=', hashToken(keepSessionId!)))
+    .execute();
   await recordEvent(uow, {
     type: 'user-password-changed',
     data: { id: user.id, username: user.username, email: user.email },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { translateDatabaseError } from '../../db/pg-errors.js';
+import type { WebUiFallback } from './web-ui.js';
 import {
   ApiError,
   BadDataError,
@@ -114,7 +115,7 @@ export function sendError(reply: FastifyReply, error: ApiError, id: string = ran
  * The one error handler: every 4xx/5xx leaves as `{id, name, message, details}`. Anything unexpected becomes a
  * 500 UnknownError that leaks nothing; the full error is logged under the same id.
  */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, pageFallback: WebUiFallback = () => false): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const id = randomUUID();
     const apiError = toApiError(error);
@@ -129,7 +130,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return sendError(reply, new UnknownError(`Unexpected error; it was logged with id ${id}`), id);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new NotFoundError(`Could not find ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    if (pageFallback(request, reply)) return reply;
+    return sendError(reply, new NotFoundError(`Could not find ${request.method} ${request.url.split('?')[0]}`));
+  });
 }

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install chromium`); `.ci/run` installs it when it is missing. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Builds the web UI into dist/web when its sources changed, as `npm start` does. */
+export function buildWebUi(): void {
+  const result = spawnSync(process.execPath, [join(import.meta.dirname, '../../scripts/build.mjs'), '--if-stale', 'web'], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the web UI failed');
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+  // Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses.
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Waits until the locator's first match shows, then returns its text. */
+export async function textOf(locator: Locator, timeout = 15_000): Promise<string> {
+  await locator.first().waitFor({ state: 'visible', timeout });
+  return (await locator.first().innerText()).trim();
+}
+
+/** Waits until the page shows the text somewhere. */
+export async function shows(page: Page, text: string | RegExp, timeout = 15_000): Promise<void> {
+  await page.getByText(text).first().waitFor({ state: 'visible', timeout });
+}
+
+/** Waits until the texts of the locator's matches (each trimmed) satisfy the predicate, as a list a user sees settles. */
+export async function waitForTexts(locator: Locator, predicate: (texts: string[]) => boolean, timeout = 15_000): Promise<string[]> {
+  const deadline = Date.now() + timeout;
+  let texts: string[] = [];
+  while (Date.now() < deadline) {
+    texts = (await locator.allInnerTexts()).map((text) => text.trim());
+    if (predicate(texts)) return texts;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the page never showed what was expected; it showed ${JSON.stringify(texts)}`);
+}
+
+/** Waits until the condition holds, e.g. a control the page updates once the server answered. */
+export async function waitUntil(condition: () => Promise<boolean>, timeout = 15_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the page never reached the expected state');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,45 @@
+import { Link } from 'react-router';
+import type { Schemas } from '../api/client';
+import { SideBySideDiff } from './diff';
+import { formatDate } from './ui';
+
+type Event = Schemas['eventSchema'];
+
+/** Events newest first, each with its label and summary; opening one shows preData → data side by side. */
+export function EventList({ events }: { events: Event[] }) {
+  if (events.length === 0) return <p className="muted">No events.</p>;
+  return (
+    <div className="card" data-testid="event-list">
+      {events.map((event) => (
+        <details key={event.id} className="event" data-testid="event">
+          <summary>
+            <div className="spread">
+              <strong>{event.label ?? event.type}</strong>
+              <span className="muted small">
+                #{event.id} · {formatDate(event.createdAt)} · {event.createdBy}
+              </span>
+            </div>
+            <div className="row small">
+              <code>{event.type}</code>
+              {event.project && <span className="badge">project {event.project}</span>}
+              {event.featureName && (
+                <Link to={`/projects/${encodeURIComponent(event.project ?? 'default')}/flags/${encodeURIComponent(event.featureName)}`} className="badge">
+                  flag {event.featureName}
+                </Link>
+              )}
+              {event.environment && <span className="badge">{event.environment}</span>}
+              {event.changeRequestId && <span className="badge">change request #{event.changeRequestId}</span>}
+            </div>
+            {event.summary && <p className="small summary">{stripMarkdown(event.summary)}</p>}
+          </summary>
+          <SideBySideDiff before={event.preData} after={event.data} />
+        </details>
+      ))}
+    </div>
+  );
+}
+
+/** Summaries are markdown with `**bold**` names; shown as text they read fine without the markers. */
+function stripMarkdown(text: string): string {
+  return text.replace(/\*\*(.*?)\*\*/g, '$1').replace(/\[(.*?)\]\([^)]*\)/g, '$1');
+}

@@ -1,0 +1,97 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { NavLink, Outlet } from 'react-router';
+import { api, ok } from '../api/client';
+import { ErrorMessage, Loading } from './ui';
+
+export const meQuery = { queryKey: ['me'], queryFn: () => ok(api.GET('/api/admin/user')) };
+
+/** The signed-in user and what they may do; every page below the layout can read it. */
+export function useMe() {
+  return useQuery({ ...meQuery, staleTime: 60_000 });
+}
+
+export function useCan(permission: string): boolean {
+  const me = useMe().data;
+  if (!me) return false;
+  return me.permissions.some((entry) => entry.permission === 'ADMIN' || entry.permission === permission);
+}
+
+const NAV: Array<[string, string] | string> = [
+  ['/flags', 'Flags'],
+  ['/events', 'Event log'],
+  ['/change-requests', 'Change requests'],
+  ['/integrations', 'Integrations'],
+  'Admin',
+  ['/admin/projects', 'Projects'],
+  ['/admin/environments', 'Environments'],
+  ['/admin/tokens', 'API tokens'],
+  ['/admin/users', 'Users'],
+  ['/admin/segments', 'Segments'],
+  ['/admin/context-fields', 'Context fields'],
+  ['/admin/tag-types', 'Tag types'],
+];
+
+function ThemeSwitch() {
+  const [theme, setTheme] = useState(document.documentElement.dataset.theme ?? 'system');
+  const choose = (value: string) => {
+    setTheme(value);
+    if (value === 'system') {
+      delete document.documentElement.dataset.theme;
+      localStorage.removeItem('vexil-theme');
+    } else {
+      document.documentElement.dataset.theme = value;
+      localStorage.setItem('vexil-theme', value);
+    }
+  };
+  return (
+    <label className="small">
+      Theme{' '}
+      <select value={theme} onChange={(event) => choose(event.target.value)}>
+        <option value="system">System</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </label>
+  );
+}
+
+export function Layout() {
+  const me = useMe();
+  const signOut = async () => {
+    await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
+    window.location.assign('/login');
+  };
+  return (
+    <div className="shell">
+      <nav className="sidebar" aria-label="Main">
+        <NavLink to="/flags" className="brand">
+          <img src="/favicon.svg" alt="" /> Vexil
+        </NavLink>
+        {NAV.map((item) =>
+          typeof item === 'string' ? (
+            <div key={item} className="section">
+              {item}
+            </div>
+          ) : (
+            <NavLink key={item[0]} to={item[0]} className="nav">
+              {item[1]}
+            </NavLink>
+          ),
+        )}
+        <div className="me">
+          {me.data && (
+            <NavLink to="/profile" data-testid="signed-in-as">
+              {me.data.user.username ?? me.data.user.email}
+            </NavLink>
+          )}
+          <ThemeSwitch />
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </nav>
+      <main>{me.isPending ? <Loading what="your account" /> : me.error ? <ErrorMessage error={me.error} /> : <Outlet />}</main>
+    </div>
+  );
+}

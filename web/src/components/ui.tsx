@@ -1,0 +1,173 @@
+import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { cloneElement, useId, useState, type ReactElement, type ReactNode } from 'react';
+import { ApiError } from '../api/client';
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** An error as the page shows it: the API's message, and each detail when there are several. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const details = error instanceof ApiError ? error.details.filter((detail) => detail.message !== message) : [];
+  return (
+    <div className="error box" role="alert">
+      {message}
+      {details.length > 0 && (
+        <ul>
+          {details.map((detail, index) => (
+            <li key={index}>{detail.message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A labelled control with the API's complaint about that field shown under it. The label points at the control
+ * by id, so its accessible name is the label alone (a wrapping label would add a select's option texts).
+ */
+export function Field({
+  label,
+  error,
+  field,
+  children,
+  hint,
+}: {
+  label: string;
+  error?: unknown;
+  field?: string;
+  children: ReactElement<{ id?: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }>;
+  hint?: ReactNode;
+}) {
+  const id = useId();
+  const message = error instanceof ApiError && field ? error.about(field) : undefined;
+  const described = [hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {cloneElement(children, { id, ...(described ? { 'aria-describedby': described } : {}), ...(message ? { 'aria-invalid': true } : {}) })}
+      {hint && (
+        <span id={`${id}-hint`} className="muted small">
+          {hint}
+        </span>
+      )}
+      {message && (
+        <span id={`${id}-error`} className="field-error">
+          {message}
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A query's state as a page shows it: loading, its error, or the content. */
+export function Loaded<T>({
+  query,
+  what,
+  children,
+}: {
+  query: { data?: T; error: unknown; isPending: boolean };
+  what: string;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.error) return <ErrorMessage error={query.error} />;
+  return <>{children(query.data as T)}</>;
+}
+
+export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
+  const last = Math.min(offset + limit, total);
+  return (
+    <nav className="pager" aria-label="Pages">
+      <span className="muted small">{total === 0 ? 'None' : `${offset + 1}–${last} of ${total}`}</span>
+      <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <button type="button" disabled={last >= total} onClick={() => onChange(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/**
+ * A change the page makes through the API: while it runs its button is disabled, its error is kept to show next
+ * to it, and the queries it affects are read again when it is done.
+ */
+export function useAction<Input, Output>(run: (input: Input) => Promise<Output>, invalidates: QueryKey[] = [], onDone?: (output: Output) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: run,
+    onSuccess: async (output) => {
+      await Promise.all(invalidates.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+      onDone?.(output);
+    },
+  });
+}
+
+/** A button that asks before it does something that cannot be undone. */
+export function ConfirmButton({
+  question,
+  onConfirm,
+  children,
+  disabled,
+}: {
+  question: string;
+  onConfirm: () => void;
+  children: ReactNode;
+  disabled?: boolean;
+}) {
+  return (
+    <button type="button" className="danger" disabled={disabled} onClick={() => window.confirm(question) && onConfirm()}>
+      {children}
+    </button>
+  );
+}
+
+export function Switch({ checked, label, onChange, disabled }: { checked: boolean; label: string; onChange: (checked: boolean) => void; disabled?: boolean }) {
+  return (
+    <label className="switch">
+      <input type="checkbox" role="switch" checked={checked} aria-label={label} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <span>{checked ? 'On' : 'Off'}</span>
+    </label>
+  );
+}
+
+/** A secret shown once, right after it was created, with a button to copy it. */
+export function OneTimeSecret({ label, secret }: { label: string; secret: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="success stack" role="status">
+      <strong>{label}</strong>
+      <span>It is shown only this once: copy it now.</span>
+      <div className="row">
+        <code className="secret" data-testid="secret">
+          {secret}
+        </code>
+        <button
+          type="button"
+          onClick={() =>
+            navigator.clipboard.writeText(secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { ApiError, whenSignedOut } from './api/client';
+import { Layout } from './components/layout';
+import { AdminEnvironments } from './pages/admin-environments';
+import { AdminContextFields, AdminSegments, AdminTagTypes } from './pages/admin-definitions';
+import { AdminProjects } from './pages/admin-projects';
+import { AdminTokens } from './pages/admin-tokens';
+import { AdminUsers } from './pages/admin-users';
+import { ChangeRequestPage } from './pages/change-request';
+import { ChangeRequests } from './pages/change-requests';
+import { EventLog } from './pages/event-log';
+import { FlagPage } from './pages/flag';
+import { Flags } from './pages/flags';
+import { IntegrationPage, Integrations } from './pages/integrations';
+import { NotFound } from './pages/not-found';
+import { Profile } from './pages/profile';
+import { ProjectPage } from './pages/project';
+import { SignIn } from './pages/sign-in';
+import './styles.css';
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A missing page or a forbidden one does not get better by asking again.
+      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+      refetchOnWindowFocus: true,
+      staleTime: 5_000,
+    },
+  },
+});
+
+whenSignedOut(() => {
+  if (window.location.pathname === '/login') return;
+  queryClient.clear();
+  const next = window.location.pathname + window.location.search;
+  window.location.assign(`/login?next=${encodeURIComponent(next)}`);
+});
+
+const theme = localStorage.getItem('vexil-theme');
+if (theme === 'light' || theme === 'dark') document.documentElement.dataset.theme = theme;
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <Routes>
+          <Route path="/login" element={<SignIn />} />
+          <Route element={<Layout />}>
+            <Route index element={<Navigate to="/flags" replace />} />
+            <Route path="flags" element={<Flags />} />
+            <Route path="projects/:projectId" element={<ProjectPage />} />
+            <Route path="projects/:projectId/flags/:flagName" element={<FlagPage />} />
+            <Route path="projects/:projectId/change-requests/:id" element={<ChangeRequestPage />} />
+            <Route path="events" element={<EventLog />} />
+            <Route path="change-requests" element={<ChangeRequests />} />
+            <Route path="integrations" element={<Integrations />} />
+            <Route path="integrations/:id" element={<IntegrationPage />} />
+            <Route path="admin/projects" element={<AdminProjects />} />
+            <Route path="admin/environments" element={<AdminEnvironments />} />
+            <Route path="admin/tokens" element={<AdminTokens />} />
+            <Route path="admin/users" element={<AdminUsers />} />
+            <Route path="admin/tag-types" element={<AdminTagTypes />} />
+            <Route path="admin/segments" element={<AdminSegments />} />
+            <Route path="admin/context-fields" element={<AdminContextFields />} />
+            <Route path="profile" element={<Profile />} />
+            <Route path="*" element={<NotFound />} />
+          </Route>
+        </Routes>
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,249 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ok, type Schemas } from '../api/client';
+import { ConstraintsEditor } from '../components/strategy-form';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+
+export function AdminTagTypes() {
+  const tagTypes = useQuery({ queryKey: ['tag-types'], queryFn: () => ok(api.GET('/api/admin/tag-types')) });
+  const invalidate = [['tag-types'], ['events']];
+  const create = useAction((body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })), invalidate);
+  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name } } })), invalidate);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    create.mutate(
+      { name: String(form.get('name')).trim(), description: String(form.get('description')) },
+      { onSuccess: () => (event.target as HTMLFormElement).reset() },
+    );
+  };
+  return (
+    <div>
+      <h1>Tag types</h1>
+      <Loaded query={tagTypes} what="tag types">
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Tag types">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.tagTypes.map((type) => (
+                  <tr key={type.name}>
+                    <td>{type.name}</td>
+                    <td>{type.description}</td>
+                    <td>
+                      <ConfirmButton question={`Delete the tag type ${type.name}?`} onConfirm={() => remove.mutate(type.name)}>
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      <ErrorMessage error={remove.error} />
+      <h2>New tag type</h2>
+      <form className="card row" onSubmit={submit} aria-label="New tag type">
+        <Field label="Name" error={create.error} field="name">
+          <input name="name" required />
+        </Field>
+        <Field label="Description" error={create.error} field="description">
+          <input name="description" />
+        </Field>
+        <button className="primary" type="submit" disabled={create.isPending}>
+          Create tag type
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+    </div>
+  );
+}
+
+export function AdminContextFields() {
+  const fields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
+  const invalidate = [['context-fields'], ['events']];
+  const create = useAction((body: Schemas['createContextFieldSchema']) => ok(api.POST('/api/admin/context', { body })), invalidate);
+  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })), invalidate);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const legalValues = String(form.get('legalValues'))
+      .split(',')
+      .map((value) => value.trim())
+      .filter(Boolean)
+      .map((value) => ({ value }));
+    create.mutate(
+      { name: String(form.get('name')).trim(), description: String(form.get('description')), stickiness: form.get('stickiness') === 'on', legalValues },
+      { onSuccess: () => (event.target as HTMLFormElement).reset() },
+    );
+  };
+  return (
+    <div>
+      <h1>Context fields</h1>
+      <p className="muted">The fields of the context SDKs pass when they evaluate flags; constraints test them.</p>
+      <Loaded query={fields} what="context fields">
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Context fields">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">Legal values</th>
+                  <th scope="col">Stickiness</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((field) => (
+                  <tr key={field.name}>
+                    <td>{field.name}</td>
+                    <td>{field.description}</td>
+                    <td className="small">{field.legalValues.map((legal) => legal.value).join(', ')}</td>
+                    <td>{field.stickiness ? 'yes' : 'no'}</td>
+                    <td>
+                      <ConfirmButton question={`Delete the context field ${field.name}?`} onConfirm={() => remove.mutate(field.name)}>
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      <ErrorMessage error={remove.error} />
+      <h2>New context field</h2>
+      <form className="card stack" onSubmit={submit} aria-label="New context field">
+        <div className="grid2">
+          <Field label="Name" error={create.error} field="name">
+            <input name="name" required />
+          </Field>
+          <Field label="Description" error={create.error} field="description">
+            <input name="description" />
+          </Field>
+          <Field label="Legal values (comma-separated, optional)" error={create.error} field="legalValues">
+            <input name="legalValues" />
+          </Field>
+        </div>
+        <label className="check">
+          <input type="checkbox" name="stickiness" /> Can be used for stickiness
+        </label>
+        <ErrorMessage error={create.error} />
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Create context field
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+type Segment = Schemas['adminSegmentSchema'];
+
+function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => void }) {
+  const [constraints, setConstraints] = useState<Schemas['constraintSchema'][]>(segment?.constraints ?? []);
+  const invalidate = [['segments'], ['events']];
+  const save = useAction(
+    (body: Schemas['upsertSegmentSchema']) =>
+      ok(segment ? api.PUT('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } }, body }) : api.POST('/api/admin/segments', { body })),
+    invalidate,
+    onDone,
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    save.mutate({ name: String(form.get('name')).trim(), description: String(form.get('description')), constraints });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-label={segment ? `Edit segment ${segment.name}` : 'New segment'}>
+      <div className="grid2">
+        <Field label="Name" error={save.error} field="name">
+          <input name="name" defaultValue={segment?.name} required />
+        </Field>
+        <Field label="Description" error={save.error} field="description">
+          <input name="description" defaultValue={segment?.description ?? ''} />
+        </Field>
+      </div>
+      <h3>Constraints</h3>
+      <ConstraintsEditor constraints={constraints} onChange={setConstraints} />
+      <ErrorMessage error={save.error} />
+      <div className="row">
+        <button className="primary" type="submit" disabled={save.isPending}>
+          {segment ? 'Save segment' : 'Create segment'}
+        </button>
+        {segment && (
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+export function AdminSegments() {
+  const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
+  const [editing, setEditing] = useState<number | null>(null);
+  const [formKey, setFormKey] = useState(0);
+  const remove = useAction((id: number) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(id) } } })), [['segments'], ['events']]);
+  return (
+    <div>
+      <h1>Segments</h1>
+      <p className="muted">Named sets of constraints that strategies of any flag can reuse.</p>
+      <Loaded query={segments} what="segments">
+        {(data) => (
+          <div className="stack">
+            {data.segments.length === 0 && <p className="muted">No segments yet.</p>}
+            {data.segments.map((segment) =>
+              editing === segment.id ? (
+                <SegmentForm key={segment.id} segment={segment} onDone={() => setEditing(null)} />
+              ) : (
+                <div key={segment.id} className="card spread">
+                  <div>
+                    <strong>{segment.name}</strong>{' '}
+                    <span className="muted small">
+                      #{segment.id} · {formatDate(segment.createdAt)}
+                    </span>
+                    {segment.description && <div className="small">{segment.description}</div>}
+                    <div className="small muted">
+                      {segment.constraints.length === 0
+                        ? 'No constraints'
+                        : segment.constraints
+                            .map((constraint) => `${constraint.contextName} ${constraint.operator} ${(constraint.values ?? [constraint.value]).join(', ')}`)
+                            .join(' AND ')}
+                    </div>
+                  </div>
+                  <div className="row">
+                    <button type="button" onClick={() => setEditing(segment.id)}>
+                      Edit
+                    </button>
+                    <ConfirmButton question={`Delete the segment ${segment.name}?`} onConfirm={() => remove.mutate(segment.id)}>
+                      Delete
+                    </ConfirmButton>
+                  </div>
+                </div>
+              ),
+            )}
+          </div>
+        )}
+      </Loaded>
+      <ErrorMessage error={remove.error} />
+      <h2>New segment</h2>
+      <SegmentForm key={formKey} onDone={() => setFormKey(formKey + 1)} />
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent } from 'react';
+import { api, ok } from '../api/client';
+import { ConfirmButton, ErrorMessage, Field, Loaded, Switch, useAction } from '../components/ui';
+
+const TYPES = ['development', 'test', 'preproduction', 'production'] as const;
+
+export function AdminEnvironments() {
+  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const invalidate = [['environments'], ['events']];
+  const create = useAction(
+    (body: { name: string; type: (typeof TYPES)[number]; enabled: boolean }) => ok(api.POST('/api/admin/environments', { body })),
+    invalidate,
+  );
+  const toggle = useAction(
+    ({ name, enabled }: { name: string; enabled: boolean }) =>
+      ok(
+        enabled
+          ? api.POST('/api/admin/environments/{name}/on', { params: { path: { name } } })
+          : api.POST('/api/admin/environments/{name}/off', { params: { path: { name } } }),
+      ),
+    invalidate,
+  );
+  const update = useAction(
+    ({ name, type }: { name: string; type: (typeof TYPES)[number] }) =>
+      ok(api.PUT('/api/admin/environments/{name}', { params: { path: { name } }, body: { type } })),
+    invalidate,
+  );
+  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/environments/{name}', { params: { path: { name } } })), invalidate);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    create.mutate(
+      { name: String(form.get('name')).trim(), type: String(form.get('type')) as (typeof TYPES)[number], enabled: true },
+      { onSuccess: () => (event.target as HTMLFormElement).reset() },
+    );
+  };
+  return (
+    <div>
+      <h1>Environments</h1>
+      <Loaded query={environments} what="environments">
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Environments">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Enabled</th>
+                  <th scope="col">Projects</th>
+                  <th scope="col">API tokens</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.environments.map((environment) => (
+                  <tr key={environment.name}>
+                    <td>{environment.name}</td>
+                    <td>
+                      <select
+                        aria-label={`Type of ${environment.name}`}
+                        value={environment.type}
+                        onChange={(event) => update.mutate({ name: environment.name, type: event.target.value as (typeof TYPES)[number] })}
+                      >
+                        {TYPES.map((type) => (
+                          <option key={type}>{type}</option>
+                        ))}
+                      </select>
+                    </td>
+                    <td>
+                      <Switch
+                        checked={environment.enabled}
+                        label={`${environment.name} enabled`}
+                        onChange={(enabled) => toggle.mutate({ name: environment.name, enabled })}
+                      />
+                    </td>
+                    <td>{environment.projectCount}</td>
+                    <td>{environment.apiTokenCount}</td>
+                    <td>
+                      <ConfirmButton
+                        question={`Delete the environment ${environment.name}? Flags' settings there are deleted.`}
+                        onConfirm={() => remove.mutate(environment.name)}
+                      >
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      <ErrorMessage error={toggle.error ?? update.error ?? remove.error} />
+      <h2>New environment</h2>
+      <form className="card row" onSubmit={submit} aria-label="New environment">
+        <Field label="Name" error={create.error} field="name">
+          <input name="name" required />
+        </Field>
+        <Field label="Type" error={create.error} field="type">
+          <select name="type">
+            {TYPES.map((type) => (
+              <option key={type}>{type}</option>
+            ))}
+          </select>
+        </Field>
+        <button className="primary" type="submit" disabled={create.isPending}>
+          Create environment
+        </button>
+        <ErrorMessage error={create.error} />
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, ok } from '../api/client';
+import { ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+
+export function AdminProjects() {
+  const navigate = useNavigate();
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
+  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const create = useAction(
+    (body: { id: string; name: string; description: string; environments?: string[] }) => ok(api.POST('/api/admin/projects', { body })),
+    [['projects']],
+    (project) => navigate(`/projects/${encodeURIComponent(project.id)}`),
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const chosen = form.getAll('environments').map(String);
+    create.mutate({
+      id: String(form.get('id')).trim(),
+      name: String(form.get('name')).trim(),
+      description: String(form.get('description')),
+      ...(chosen.length ? { environments: chosen } : {}),
+    });
+  };
+  return (
+    <div>
+      <h1>Projects</h1>
+      <Loaded query={projects} what="projects">
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Projects">
+              <thead>
+                <tr>
+                  <th scope="col">Project</th>
+                  <th scope="col">Id</th>
+                  <th scope="col">Environments</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.projects.map((project) => (
+                  <tr key={project.id}>
+                    <td>
+                      <Link to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</Link>
+                      {project.description && <div className="muted small">{project.description}</div>}
+                    </td>
+                    <td>
+                      <code>{project.id}</code>
+                    </td>
+                    <td>{project.environments.join(', ')}</td>
+                    <td className="small">{formatDate(project.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      <h2>New project</h2>
+      <form className="card stack" onSubmit={submit} aria-label="New project">
+        <div className="grid2">
+          <Field label="Id" error={create.error} field="id" hint="Used in URLs and API tokens; it cannot change.">
+            <input name="id" required pattern="[A-Za-z0-9_.\-]+" />
+          </Field>
+          <Field label="Name" error={create.error} field="name">
+            <input name="name" required />
+          </Field>
+          <Field label="Description" error={create.error} field="description">
+            <input name="description" />
+          </Field>
+        </div>
+        <fieldset className="row">
+          <legend className="small">Environments (none ticked: every enabled one)</legend>
+          {(environments.data?.environments ?? []).map((environment) => (
+            <label key={environment.name} className="check">
+              <input type="checkbox" name="environments" value={environment.name} /> {environment.name}
+            </label>
+          ))}
+        </fieldset>
+        <ErrorMessage error={create.error} />
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Create project
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

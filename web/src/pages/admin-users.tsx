@@ -1,0 +1,147 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ok } from '../api/client';
+import { useMe } from '../components/layout';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+
+export function AdminUsers() {
+  const me = useMe().data;
+  const users = useQuery({ queryKey: ['users'], queryFn: () => ok(api.GET('/api/admin/user-admin')) });
+  const invalidate = [['users'], ['events']];
+  const [notice, setNotice] = useState<string | null>(null);
+  const create = useAction(
+    (body: { username: string; name: string; email?: string; rootRole: string; password: string }) => ok(api.POST('/api/admin/user-admin', { body })),
+    invalidate,
+    (user) => setNotice(`Created ${user.username ?? user.email}.`),
+  );
+  const update = useAction(
+    ({ id, rootRole }: { id: number; rootRole: string }) =>
+      ok(api.PUT('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } }, body: { rootRole } })),
+    invalidate,
+  );
+  const remove = useAction((id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } } })), invalidate);
+  const setPassword = useAction(
+    ({ id, password }: { id: number; password: string }) =>
+      ok(api.POST('/api/admin/user-admin/{id}/change-password', { params: { path: { id: String(id) } }, body: { password } })),
+    invalidate,
+    () => setNotice('Password set; the user’s sessions were ended.'),
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get('email')).trim();
+    create.mutate(
+      {
+        username: String(form.get('username')).trim(),
+        name: String(form.get('name')).trim(),
+        ...(email ? { email } : {}),
+        rootRole: String(form.get('rootRole')),
+        password: String(form.get('password')),
+      },
+      { onSuccess: () => (event.target as HTMLFormElement).reset() },
+    );
+  };
+  return (
+    <Loaded query={users} what="users">
+      {(data) => {
+        const roleName = (id: number) => data.rootRoles.find((role) => role.id === id)?.name ?? String(id);
+        return (
+          <div>
+            <h1>Users</h1>
+            {notice && <p className="success">{notice}</p>}
+            <div className="table-wrap">
+              <table aria-label="Users">
+                <thead>
+                  <tr>
+                    <th scope="col">User</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last seen</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.users.map((user) => (
+                    <tr key={user.id}>
+                      <td>
+                        <strong>{user.name ?? user.username}</strong>
+                        <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+                      </td>
+                      <td>
+                        <select
+                          aria-label={`Role of ${user.username ?? user.email}`}
+                          value={roleName(user.rootRole)}
+                          disabled={user.id === me?.user.id}
+                          onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+                        >
+                          {data.rootRoles.map((role) => (
+                            <option key={role.id} value={role.name}>
+                              {role.name}
+                            </option>
+                          ))}
+                        </select>
+                      </td>
+                      <td className="small">{formatDate(user.createdAt)}</td>
+                      <td className="small">{formatDate(user.seenAt)}</td>
+                      <td className="row">
+                        <button
+                          type="button"
+                          onClick={() => {
+                            const password = window.prompt(`New password for ${user.username ?? user.email}`);
+                            if (password) setPassword.mutate({ id: user.id, password });
+                          }}
+                        >
+                          Set password
+                        </button>
+                        {user.id !== me?.user.id && (
+                          <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
+                            Delete
+                          </ConfirmButton>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <ErrorMessage error={update.error ?? remove.error ?? setPassword.error} />
+            <h2>New user</h2>
+            <form className="card stack" onSubmit={submit} aria-label="New user">
+              <div className="grid2">
+                <Field label="Username" error={create.error} field="username">
+                  <input name="username" required autoComplete="off" />
+                </Field>
+                <Field label="Name" error={create.error} field="name">
+                  <input name="name" />
+                </Field>
+                <Field label="Email (optional)" error={create.error} field="email">
+                  <input name="email" type="email" />
+                </Field>
+                <Field label="Role" error={create.error} field="rootRole">
+                  <select name="rootRole" defaultValue="Editor">
+                    {data.rootRoles.map((role) => (
+                      <option key={role.id} value={role.name}>
+                        {role.name} — {role.description}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+                <Field label="Password" error={create.error} field="password" hint="10 to 128 characters with lower and upper case, a digit and a symbol.">
+                  <input name="password" type="password" autoComplete="new-password" required />
+                </Field>
+              </div>
+              <ErrorMessage error={create.error} />
+              <div>
+                <button className="primary" type="submit" disabled={create.isPending}>
+                  Create user
+                </button>
+              </div>
+            </form>
+          </div>
+        );
+      }}
+    </Loaded>
+  );
+}

@@ -1,0 +1,339 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, encodeName, ok } from '../api/client';
+import { ErrorMessage, formatDate, Loading, Pager, useAction } from '../components/ui';
+
+const IS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'];
+const INCLUDE = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'];
+
+/** The search's filters (spec 4.7), each kept in the URL as the API takes it: `OPERATOR:value[,value]`. */
+const FILTERS: Record<string, { label: string; operators: string[]; hint: string; date?: boolean }> = {
+  project: { label: 'Project', operators: IS, hint: 'project ids, comma-separated' },
+  type: { label: 'Type', operators: IS, hint: 'release, experiment, operational, kill-switch, permission' },
+  state: { label: 'State', operators: IS, hint: 'active, stale, potentially-stale' },
+  tag: { label: 'Tag', operators: INCLUDE, hint: 'type:value, comma-separated' },
+  segment: { label: 'Segment', operators: INCLUDE, hint: 'segment names, comma-separated' },
+  createdBy: { label: 'Created by', operators: IS, hint: 'user ids, comma-separated' },
+  createdAt: { label: 'Created', operators: ['IS_BEFORE', 'IS_ON_OR_AFTER'], hint: 'a date', date: true },
+  lifecycle: { label: 'Lifecycle', operators: IS, hint: 'initial, pre-live, live, completed, archived' },
+  favorite: { label: 'Favorite', operators: ['IS', 'IS_NOT'], hint: 'true or false' },
+};
+const PAGE_SIZE = 25;
+
+function splitFilter(value: string): [string, string] {
+  const colon = value.indexOf(':');
+  return colon < 0 ? ['', value] : [value.slice(0, colon), value.slice(colon + 1)];
+}
+
+function FilterChip({ name, value, onChange, onRemove }: { name: string; value: string; onChange: (value: string) => void; onRemove: () => void }) {
+  const filter = FILTERS[name]!;
+  const [operator, values] = splitFilter(value);
+  const [draft, setDraft] = useState(values);
+  const commit = (nextOperator: string, nextValues: string) => onChange(`${nextOperator}:${nextValues}`);
+  return (
+    <span className="chip" data-testid={`filter-${name}`}>
+      <strong>{filter.label}</strong>
+      <select aria-label={`${filter.label} operator`} value={operator} onChange={(event) => commit(event.target.value, draft)}>
+        {filter.operators.map((op) => (
+          <option key={op}>{op}</option>
+        ))}
+      </select>
+      <input
+        aria-label={`${filter.label} values`}
+        type={filter.date ? 'date' : 'text'}
+        placeholder={filter.hint}
+        value={draft}
+        size={Math.max(10, draft.length + 1)}
+        onChange={(event) => setDraft(event.target.value)}
+        onBlur={() => draft !== values && commit(operator, draft)}
+        onKeyDown={(event) => event.key === 'Enter' && commit(operator, draft)}
+      />
+      <button type="button" aria-label={`Remove the ${filter.label} filter`} onClick={onRemove}>
+        ×
+      </button>
+    </span>
+  );
+}
+
+function StatusChip({
+  value,
+  environments,
+  onChange,
+  onRemove,
+}: {
+  value: string;
+  environments: string[];
+  onChange: (value: string) => void;
+  onRemove: () => void;
+}) {
+  const [environment, status] = splitFilter(value);
+  return (
+    <span className="chip" data-testid="filter-status">
+      <strong>Environment</strong>
+      <select aria-label="Status environment" value={environment} onChange={(event) => onChange(`${event.target.value}:${status}`)}>
+        {environments.map((name) => (
+          <option key={name}>{name}</option>
+        ))}
+      </select>
+      <select aria-label="Status" value={status} onChange={(event) => onChange(`${environment}:${event.target.value}`)}>
+        <option>enabled</option>
+        <option>disabled</option>
+      </select>
+      <button type="button" aria-label="Remove the environment filter" onClick={onRemove}>
+        ×
+      </button>
+    </span>
+  );
+}
+
+export function Flags() {
+  const [search, setSearch] = useSearchParams();
+  const [text, setText] = useState(search.get('query') ?? '');
+  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const environmentNames = (environments.data?.environments ?? []).filter((environment) => environment.enabled).map((environment) => environment.name);
+
+  const parameters = Object.fromEntries([...search.entries()].filter(([key]) => key !== 'status'));
+  const statuses = search.getAll('status');
+  const offset = Number(search.get('offset') ?? 0);
+  const query = { ...parameters, ...(statuses.length ? { status: statuses } : {}), limit: String(PAGE_SIZE) };
+  const results = useQuery({
+    queryKey: ['feature-search', query],
+    queryFn: ({ signal }) => ok(api.GET('/api/admin/search/features', { params: { query }, signal })),
+    placeholderData: (previous) => previous,
+  });
+
+  /** Every change of the view goes through the URL and starts again at the first page. */
+  const update = (change: (next: URLSearchParams) => void, keepOffset = false) => {
+    const next = new URLSearchParams(search);
+    change(next);
+    if (!keepOffset) next.delete('offset');
+    setSearch(next);
+  };
+  const setParameter = (name: string, value: string | null) => update((next) => (value === null ? next.delete(name) : next.set(name, value)));
+  const sortBy = search.get('sortBy') ?? 'createdAt';
+  const sortOrder = search.get('sortOrder') ?? 'asc';
+  const sortHeader = (field: string, label: string) => (
+    <th scope="col" aria-sort={sortBy === field ? (sortOrder === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button
+        type="button"
+        className="sort"
+        onClick={() =>
+          update((next) => {
+            next.set('sortBy', field);
+            next.set('sortOrder', sortBy === field && sortOrder === 'asc' ? 'desc' : 'asc');
+          })
+        }
+      >
+        {label} {sortBy === field ? (sortOrder === 'asc' ? '▲' : '▼') : ''}
+      </button>
+    </th>
+  );
+  const favorite = useAction(
+    ({ project, name, on }: { project: string; name: string; on: boolean }) =>
+      ok(
+        on
+          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/favorites', { params: { path: { projectId: project, featureName: name } } })
+          : api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/favorites', { params: { path: { projectId: project, featureName: name } } }),
+      ),
+    [['feature-search']],
+  );
+  const unused = Object.keys(FILTERS).filter((name) => !search.has(name));
+
+  return (
+    <div>
+      <div className="spread">
+        <h1>Flags</h1>
+        <Link className="button primary" to="/admin/projects">
+          New flag in a project…
+        </Link>
+      </div>
+      <div className="card stack">
+        <form
+          className="row"
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setParameter('query', text.trim() || null);
+          }}
+        >
+          <label className="sr-only" htmlFor="flag-search">
+            Search flags
+          </label>
+          <input
+            id="flag-search"
+            type="search"
+            placeholder="Search by name, description or tag"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+            style={{ flex: 1 }}
+          />
+          <button type="submit">Search</button>
+        </form>
+        <div className="chips" aria-label="Filters">
+          {Object.keys(FILTERS)
+            .filter((name) => search.has(name))
+            .map((name) => (
+              <FilterChip
+                key={name}
+                name={name}
+                value={search.get(name)!}
+                onChange={(value) => setParameter(name, value)}
+                onRemove={() => setParameter(name, null)}
+              />
+            ))}
+          {statuses.map((value, index) => (
+            <StatusChip
+              key={index}
+              value={value}
+              environments={environmentNames}
+              onChange={(changed) =>
+                update((next) => {
+                  next.delete('status');
+                  statuses.forEach((entry, at) => next.append('status', at === index ? changed : entry));
+                })
+              }
+              onRemove={() =>
+                update((next) => {
+                  next.delete('status');
+                  statuses.forEach((entry, at) => at !== index && next.append('status', entry));
+                })
+              }
+            />
+          ))}
+          <select
+            aria-label="Add a filter"
+            value=""
+            onChange={(event) => {
+              const name = event.target.value;
+              if (name === 'status') update((next) => next.append('status', `${environmentNames[0] ?? 'production'}:enabled`));
+              else if (name) setParameter(name, `${FILTERS[name]!.operators[0]}:`);
+            }}
+          >
+            <option value="">+ Add filter</option>
+            {unused.map((name) => (
+              <option key={name} value={name}>
+                {FILTERS[name]!.label}
+              </option>
+            ))}
+            <option value="status">Environment status</option>
+          </select>
+          <label className="check small">
+            <input
+              type="checkbox"
+              checked={search.get('archived') === 'IS:true'}
+              onChange={(event) => setParameter('archived', event.target.checked ? 'IS:true' : null)}
+            />
+            Archived flags
+          </label>
+          <label className="check small">
+            <input
+              type="checkbox"
+              checked={search.get('favoritesFirst') === 'true'}
+              onChange={(event) => setParameter('favoritesFirst', event.target.checked ? 'true' : null)}
+            />
+            Favorites first
+          </label>
+          {[...search.keys()].some((key) => key !== 'offset') && (
+            <button
+              type="button"
+              className="link small"
+              onClick={() => {
+                setText('');
+                setSearch(new URLSearchParams());
+              }}
+            >
+              Clear all
+            </button>
+          )}
+        </div>
+      </div>
+      {results.error ? (
+        <ErrorMessage error={results.error} />
+      ) : !results.data ? (
+        <Loading what="flags" />
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table aria-label="Flags" aria-busy={results.isFetching}>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="sr-only">Favorite</span>
+                  </th>
+                  {sortHeader('name', 'Name')}
+                  {sortHeader('type', 'Type')}
+                  {sortHeader('project', 'Project')}
+                  {environmentNames.map((name) => (
+                    <th key={name} scope="col">
+                      {name}
+                    </th>
+                  ))}
+                  <th scope="col">Lifecycle</th>
+                  <th scope="col">Tags</th>
+                  {sortHeader('createdAt', 'Created')}
+                </tr>
+              </thead>
+              <tbody>
+                {results.data.features.map((flag) => (
+                  <tr key={flag.name} data-testid="flag-row">
+                    <td>
+                      <button
+                        type="button"
+                        className="link"
+                        aria-label={flag.favorite ? `Remove ${flag.name} from favorites` : `Add ${flag.name} to favorites`}
+                        aria-pressed={flag.favorite}
+                        onClick={() => favorite.mutate({ project: flag.project, name: flag.name, on: !flag.favorite })}
+                      >
+                        {flag.favorite ? '★' : '☆'}
+                      </button>
+                    </td>
+                    <td>
+                      <Link to={`/projects/${encodeName(flag.project)}/flags/${encodeName(flag.name)}`}>{flag.name}</Link>
+                      {flag.stale && <span className="badge stale"> stale</span>}
+                      {flag.archivedAt && <span className="badge"> archived</span>}
+                      {flag.description && <div className="muted small">{flag.description}</div>}
+                    </td>
+                    <td>{flag.type}</td>
+                    <td>
+                      <Link to={`/projects/${encodeName(flag.project)}`}>{flag.project}</Link>
+                    </td>
+                    {environmentNames.map((name) => {
+                      const environment = flag.environments.find((entry) => entry.name === name);
+                      return (
+                        <td key={name}>
+                          {environment ? (
+                            <span className={`badge ${environment.enabled ? 'on' : 'off'}`}>{environment.enabled ? 'on' : 'off'}</span>
+                          ) : (
+                            <span className="muted">—</span>
+                          )}
+                        </td>
+                      );
+                    })}
+                    <td>{flag.lifecycle?.stage ?? '—'}</td>
+                    <td>
+                      {flag.tags.map((tag) => (
+                        <span key={`${tag.type}:${tag.value}`} className="badge">
+                          {tag.type}:{tag.value}
+                        </span>
+                      ))}
+                    </td>
+                    <td className="small">{formatDate(flag.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {results.data.features.length === 0 && <p className="muted">No flag matches these filters.</p>}
+          <ErrorMessage error={favorite.error} />
+          <Pager
+            offset={offset}
+            limit={PAGE_SIZE}
+            total={results.data.total}
+            onChange={(next) => update((params) => params.set('offset', String(next)), true)}
+          />
+        </>
+      )}
+    </div>
+  );
+}

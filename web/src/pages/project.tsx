@@ -1,0 +1,265 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, ok } from '../api/client';
+import { ChangeRequestTable } from '../components/change-request-list';
+import { ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
+
+const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'];
+const PAGE_SIZE = 50;
+
+function NewFlagForm({ projectId }: { projectId: string }) {
+  const navigate = useNavigate();
+  const create = useAction(
+    (body: { name: string; type: 'release'; description: string }) =>
+      ok(api.POST('/api/admin/projects/{projectId}/features', { params: { path: { projectId } }, body })),
+    [['feature-search'], ['project-flags', projectId]],
+    (flag) => navigate(`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`),
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    create.mutate({ name: String(form.get('name')).trim(), type: String(form.get('type')) as 'release', description: String(form.get('description')) });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-label="New flag">
+      <h3 style={{ margin: 0 }}>New flag</h3>
+      <div className="grid2">
+        <Field label="Name" error={create.error} field="name">
+          <input name="name" required pattern="[A-Za-z0-9_.~\-]+" title="Letters, digits and _ . ~ -" />
+        </Field>
+        <Field label="Type" error={create.error} field="type">
+          <select name="type">
+            {['release', 'experiment', 'operational', 'kill-switch', 'permission'].map((type) => (
+              <option key={type}>{type}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Description" error={create.error} field="description">
+          <input name="description" />
+        </Field>
+      </div>
+      <ErrorMessage error={create.error} />
+      <div>
+        <button className="primary" type="submit" disabled={create.isPending}>
+          Create flag
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ChangeRequestSettings({ projectId }: { projectId: string }) {
+  const config = useQuery({
+    queryKey: ['cr-config', projectId],
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/config', { params: { path: { projectId } } })),
+  });
+  const update = useAction(
+    ({ environment, changeRequestsEnabled, requiredApprovals }: { environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }) =>
+      ok(
+        api.PUT('/api/admin/projects/{projectId}/environments/{environment}/change-requests/config', {
+          params: { path: { projectId, environment } },
+          body: { changeRequestsEnabled, requiredApprovals },
+        }),
+      ),
+    [['cr-config', projectId], ['events']],
+  );
+  return (
+    <Loaded query={config} what="change request settings">
+      {(entries) => (
+        <div className="card stack" aria-label="Change request settings">
+          <p className="muted small">In a protected environment, flag changes need a change request approved by someone other than its author.</p>
+          {entries.map((entry) => (
+            <div key={entry.environment} className="row" data-testid={`cr-config-${entry.environment}`}>
+              <label className="check" style={{ minWidth: '14rem' }}>
+                <input
+                  type="checkbox"
+                  checked={entry.changeRequestEnabled}
+                  onChange={(event) =>
+                    update.mutate({ environment: entry.environment, changeRequestsEnabled: event.target.checked, requiredApprovals: entry.requiredApprovals })
+                  }
+                />
+                Require change requests in <strong>{entry.environment}</strong>
+              </label>
+              <label className="small">
+                Approvals needed{' '}
+                <input
+                  type="number"
+                  min={1}
+                  max={10}
+                  defaultValue={entry.requiredApprovals}
+                  style={{ width: '4rem' }}
+                  onBlur={(event) =>
+                    Number(event.target.value) !== entry.requiredApprovals &&
+                    update.mutate({
+                      environment: entry.environment,
+                      changeRequestsEnabled: entry.changeRequestEnabled,
+                      requiredApprovals: Number(event.target.value),
+                    })
+                  }
+                />
+              </label>
+            </div>
+          ))}
+          <ErrorMessage error={update.error} />
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+function ProjectChangeRequests({ projectId }: { projectId: string }) {
+  const [state, setState] = useState('open');
+  const [offset, setOffset] = useState(0);
+  const list = useQuery({
+    queryKey: ['change-requests', projectId, offset],
+    queryFn: () =>
+      ok(
+        api.GET('/api/admin/projects/{projectId}/change-requests', {
+          params: { path: { projectId }, query: { offset: String(offset), limit: String(PAGE_SIZE) } },
+        }),
+      ),
+  });
+  const open = new Set(['Draft', 'In review', 'Approved', 'Scheduled']);
+  return (
+    <div className="stack">
+      <label className="small">
+        State{' '}
+        <select value={state} onChange={(event) => setState(event.target.value)}>
+          <option value="open">Open</option>
+          <option value="all">All</option>
+          {STATES.map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+      </label>
+      <Loaded query={list} what="change requests">
+        {(requests) => (
+          <>
+            <ChangeRequestTable
+              changeRequests={requests.filter((request) => state === 'all' || (state === 'open' ? open.has(request.state) : request.state === state))}
+              empty="No change requests in this state."
+            />
+            {(offset > 0 || requests.length === PAGE_SIZE) && (
+              <Pager
+                offset={offset}
+                limit={PAGE_SIZE}
+                total={requests.length === PAGE_SIZE ? offset + PAGE_SIZE + 1 : offset + requests.length}
+                onChange={setOffset}
+              />
+            )}
+          </>
+        )}
+      </Loaded>
+    </div>
+  );
+}
+
+function ProjectEnvironments({ projectId, environments }: { projectId: string; environments: string[] }) {
+  const all = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const invalidate = [['project', projectId], ['cr-config', projectId], ['events']];
+  const add = useAction(
+    (environment: string) => ok(api.POST('/api/admin/projects/{projectId}/environments', { params: { path: { projectId } }, body: { environment } })),
+    invalidate,
+  );
+  const remove = useAction(
+    (environment: string) => ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
+    invalidate,
+  );
+  const others = (all.data?.environments ?? []).map((environment) => environment.name).filter((name) => !environments.includes(name));
+  return (
+    <div className="card stack" aria-label="Project environments">
+      <div className="chips">
+        {environments.map((name) => (
+          <span key={name} className="chip">
+            {name}
+            <button
+              type="button"
+              aria-label={`Remove ${name} from the project`}
+              onClick={() => window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) && remove.mutate(name)}
+            >
+              ×
+            </button>
+          </span>
+        ))}
+      </div>
+      {others.length > 0 && (
+        <form
+          className="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            add.mutate(String(new FormData(event.currentTarget).get('environment')));
+          }}
+        >
+          <select name="environment" aria-label="Environment to add">
+            {others.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+          <button type="submit">Add environment</button>
+        </form>
+      )}
+      <ErrorMessage error={add.error ?? remove.error} />
+    </div>
+  );
+}
+
+export function ProjectPage() {
+  const { projectId = '' } = useParams();
+  const navigate = useNavigate();
+  const project = useQuery({
+    queryKey: ['project', projectId],
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
+  });
+  const flags = useQuery({
+    queryKey: ['feature-search', { project: projectId }],
+    queryFn: () =>
+      ok(api.GET('/api/admin/search/features', { params: { query: { project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' } } })),
+  });
+  const remove = useAction(
+    () => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
+    [['projects']],
+    () => navigate('/admin/projects'),
+  );
+  return (
+    <Loaded query={project} what="the project">
+      {(details) => (
+        <div>
+          <div className="spread">
+            <h1>
+              {details.name} <span className="muted small">({details.id})</span>
+            </h1>
+            <ConfirmButton question={`Delete the project ${details.id}? It must have no flags left.`} onConfirm={() => remove.mutate()}>
+              Delete project
+            </ConfirmButton>
+          </div>
+          {details.description && <p>{details.description}</p>}
+          <ErrorMessage error={remove.error} />
+          <h2>Flags</h2>
+          <Loaded query={flags} what="flags">
+            {(result) => (
+              <div className="card">
+                {result.features.length === 0 && <p className="muted">No flags yet.</p>}
+                <ul>
+                  {result.features.map((flag) => (
+                    <li key={flag.name}>
+                      <Link to={`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`}>{flag.name}</Link>{' '}
+                      <span className="muted small">{flag.type}</span>
+                    </li>
+                  ))}
+                </ul>
+                <Link to={`/flags?project=${encodeURIComponent(`IS:${projectId}`)}`}>All {result.total} flags of this project →</Link>
+              </div>
+            )}
+          </Loaded>
+          <NewFlagForm projectId={projectId} />
+          <h2>Environments</h2>
+          <ProjectEnvironments projectId={projectId} environments={details.environments} />
+          <h2>Change requests</h2>
+          <ChangeRequestSettings projectId={projectId} />
+          <ProjectChangeRequests projectId={projectId} />
+        </div>
+      )}
+    </Loaded>
+  );
+}

@@ -1,0 +1,57 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { api, ok } from '../api/client';
+import { ErrorMessage } from '../components/ui';
+
+export function SignIn() {
+  const [search] = useSearchParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await ok(api.POST('/auth/simple/login', { body: { username: String(form.get('username')), password: String(form.get('password')) } }));
+      queryClient.clear();
+      const next = search.get('next');
+      // Only a path of this app: `next` comes from the URL, which anyone can write.
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/flags', { replace: true });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="login">
+      <div className="card stack">
+        <h1>Sign in to Vexil</h1>
+        <form className="stack" onSubmit={submit}>
+          <label className="field">
+            Username or email
+            <input name="username" autoComplete="username" required autoFocus />
+          </label>
+          <label className="field">
+            Password
+            <input name="password" type="password" autoComplete="current-password" required />
+          </label>
+          <ErrorMessage error={error} />
+          <button className="primary" type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <p className="muted small">
+          First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in with it, then choose your
+          own password on your profile page. A lost password is reset with <code>npm run admin -- reset-password admin</code>.
+        </p>
+      </div>
+    </main>
+  );
+}
