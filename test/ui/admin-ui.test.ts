@@ -69,6 +69,24 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Flags');
   });
 
+  test('the first-start admin chooses their own password on the profile page', async () => {
+    await page.getByTestId('signed-in-as').click();
+    const form = page.getByRole('form', { name: 'Change your password' });
+    await form.getByLabel('Current password').fill(adminPassword);
+    await form.getByLabel('New password', { exact: true }).fill('weak');
+    await form.getByLabel('New password again').fill('weak');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    assert.match(await textOf(form.locator('.field-error')), /at least 10 characters/);
+
+    adminPassword = 'Admin-Chose-This-7';
+    await form.getByLabel('New password', { exact: true }).fill(adminPassword);
+    await form.getByLabel('New password again').fill(adminPassword);
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await shows(page, 'Your password was changed');
+    await signOut();
+    await signIn('admin', adminPassword);
+  });
+
   test('creates a project and a flag in it', async () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     const form = page.getByRole('form', { name: 'New project' });
@@ -216,6 +234,24 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.goto(flagUrl());
     await page.getByTestId('environment-production').getByRole('switch').waitFor();
     assert.equal(await page.getByTestId('environment-production').getByRole('switch').isChecked(), true);
+  });
+
+  test("an API token's secret is shown once, with a copy button, and never again", async () => {
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    const form = page.getByRole('form', { name: 'New token' });
+    await form.getByLabel('Name').fill('checkout-backend');
+    await form.getByLabel('Environment').selectOption('production');
+    await form.getByRole('checkbox', { name: 'Checkout' }).check();
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const secret = await textOf(page.getByTestId('secret'));
+    assert.match(secret, /^checkout:production\.[A-Za-z0-9_-]+$/);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    const row = page.getByRole('table', { name: 'API tokens' }).locator('tr', { hasText: 'checkout-backend' });
+    assert.deepEqual((await row.locator('td').allInnerTexts()).slice(0, 4), ['checkout-backend', 'client', 'checkout', 'production']);
+    await page.reload();
+    await row.waitFor();
+    assert.equal(await page.getByTestId('secret').count(), 0);
+    assert.ok(!(await page.content()).includes(secret));
   });
 
   test('a webhook to a failing receiver shows the failed delivery; once fixed, redelivery succeeds', async () => {

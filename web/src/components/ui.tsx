@@ -87,15 +87,17 @@ export function Loaded<T>({
   return <>{children(query.data as T)}</>;
 }
 
-export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
-  const last = Math.min(offset + limit, total);
+/** Page controls. Without a `total` (lists the API does not count), Next is offered while a page comes back full. */
+export function Pager({ offset, limit, total, shown, onChange }: { offset: number; limit: number; total?: number; shown?: number; onChange: (offset: number) => void }) {
+  const last = offset + Math.min(limit, total === undefined ? (shown ?? 0) : total - offset);
+  const more = total === undefined ? shown === limit : last < total;
   return (
     <nav className="pager" aria-label="Pages">
-      <span className="muted small">{total === 0 ? 'None' : `${offset + 1}–${last} of ${total}`}</span>
+      <span className="muted small">{last === offset ? 'None' : `${offset + 1}–${last}${total === undefined ? '' : ` of ${total}`}`}</span>
       <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
         Previous
       </button>
-      <button type="button" disabled={last >= total} onClick={() => onChange(offset + limit)}>
+      <button type="button" disabled={!more} onClick={() => onChange(offset + limit)}>
         Next
       </button>
     </nav>

@@ -262,7 +262,7 @@ function DeliveryLog({ addonId }: { addonId: string }) {
           <Pager
             offset={offset}
             limit={PAGE_SIZE}
-            total={data.integrationEvents.length === PAGE_SIZE ? offset + PAGE_SIZE + 1 : offset + data.integrationEvents.length}
+            shown={data.integrationEvents.length}
             onChange={setOffset}
           />
         </div>

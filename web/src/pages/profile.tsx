@@ -30,7 +30,7 @@ export function Profile() {
         <p className="muted small">Permissions: {me.permissions.map((entry) => entry.permission).join(', ')}</p>
       </div>
       <h2>Change your password</h2>
-      <form className="card stack" onSubmit={submit} style={{ maxWidth: '28rem' }}>
+      <form className="card stack" onSubmit={submit} style={{ maxWidth: '28rem' }} aria-label="Change your password">
         <Field label="Current password" error={change.error} field="oldPassword">
           <input name="oldPassword" type="password" autoComplete="current-password" required />
         </Field>

@@ -49,6 +49,37 @@ function NewFlagForm({ projectId }: { projectId: string }) {
   );
 }
 
+function ProjectSettings({ project }: { project: { id: string; name: string; description: string | null } }) {
+  const update = useAction(
+    (body: { name: string; description: string }) => ok(api.PUT('/api/admin/projects/{projectId}', { params: { path: { projectId: project.id } }, body })),
+    [['project', project.id], ['projects'], ['events']],
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    update.mutate({ name: String(form.get('name')).trim(), description: String(form.get('description')) });
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-label="Project settings">
+      <div className="grid2">
+        <Field label="Name" error={update.error} field="name">
+          <input name="name" defaultValue={project.name} required />
+        </Field>
+        <Field label="Description" error={update.error} field="description">
+          <input name="description" defaultValue={project.description ?? ''} />
+        </Field>
+      </div>
+      <ErrorMessage error={update.error} />
+      {update.isSuccess && <p className="success">Saved.</p>}
+      <div>
+        <button type="submit" disabled={update.isPending}>
+          Save project
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function ChangeRequestSettings({ projectId }: { projectId: string }) {
   const config = useQuery({
     queryKey: ['cr-config', projectId],
@@ -144,7 +175,7 @@ function ProjectChangeRequests({ projectId }: { projectId: string }) {
               <Pager
                 offset={offset}
                 limit={PAGE_SIZE}
-                total={requests.length === PAGE_SIZE ? offset + PAGE_SIZE + 1 : offset + requests.length}
+                shown={requests.length}
                 onChange={setOffset}
               />
             )}
@@ -253,6 +284,8 @@ export function ProjectPage() {
             )}
           </Loaded>
           <NewFlagForm projectId={projectId} />
+          <h2>Settings</h2>
+          <ProjectSettings project={details} />
           <h2>Environments</h2>
           <ProjectEnvironments projectId={projectId} environments={details.environments} />
           <h2>Change requests</h2>
