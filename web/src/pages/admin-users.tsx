@@ -85,21 +85,23 @@ export function AdminUsers() {
                       </td>
                       <td className="small">{formatDate(user.createdAt)}</td>
                       <td className="small">{formatDate(user.seenAt)}</td>
-                      <td className="row">
-                        <button
-                          type="button"
-                          onClick={() => {
-                            const password = window.prompt(`New password for ${user.username ?? user.email}`);
-                            if (password) setPassword.mutate({ id: user.id, password });
-                          }}
-                        >
-                          Set password
-                        </button>
-                        {user.id !== me?.user.id && (
-                          <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
-                            Delete
-                          </ConfirmButton>
-                        )}
+                      <td>
+                        <div className="row">
+                          <button
+                            type="button"
+                            onClick={() => {
+                              const password = window.prompt(`New password for ${user.username ?? user.email}`);
+                              if (password) setPassword.mutate({ id: user.id, password });
+                            }}
+                          >
+                            Set password
+                          </button>
+                          {user.id !== me?.user.id && (
+                            <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
+                              Delete
+                            </ConfirmButton>
+                          )}
+                        </div>
                       </td>
                     </tr>
                   ))}
@@ -123,7 +125,7 @@ export function AdminUsers() {
                   <select name="rootRole" defaultValue="Editor">
                     {data.rootRoles.map((role) => (
                       <option key={role.id} value={role.name}>
-                        {role.name} — {role.description}
+                        {role.name}
                       </option>
                     ))}
                   </select>

@@ -259,12 +259,7 @@ function DeliveryLog({ addonId }: { addonId: string }) {
               </details>
             ))}
           </div>
-          <Pager
-            offset={offset}
-            limit={PAGE_SIZE}
-            shown={data.integrationEvents.length}
-            onChange={setOffset}
-          />
+          <Pager offset={offset} limit={PAGE_SIZE} shown={data.integrationEvents.length} onChange={setOffset} />
         </div>
       )}
     </Loaded>

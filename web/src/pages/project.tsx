@@ -171,14 +171,7 @@ function ProjectChangeRequests({ projectId }: { projectId: string }) {
               changeRequests={requests.filter((request) => state === 'all' || (state === 'open' ? open.has(request.state) : request.state === state))}
               empty="No change requests in this state."
             />
-            {(offset > 0 || requests.length === PAGE_SIZE) && (
-              <Pager
-                offset={offset}
-                limit={PAGE_SIZE}
-                shown={requests.length}
-                onChange={setOffset}
-              />
-            )}
+            {(offset > 0 || requests.length === PAGE_SIZE) && <Pager offset={offset} limit={PAGE_SIZE} shown={requests.length} onChange={setOffset} />}
           </>
         )}
       </Loaded>
