@@ -4,11 +4,57 @@ import { api, ok, type Schemas } from '../api/client';
 import { ConstraintsEditor } from '../components/strategy-form';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
 
+function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
+  const [editing, setEditing] = useState(false);
+  const invalidate = [['tag-types'], ['events']];
+  const update = useAction(
+    (description: string) => ok(api.PUT('/api/admin/tag-types/{name}', { params: { path: { name: type.name } }, body: { description } })),
+    invalidate,
+    () => setEditing(false),
+  );
+  const remove = useAction(() => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name: type.name } } })), invalidate);
+  return (
+    <tr>
+      <td>{type.name}</td>
+      <td>
+        {editing ? (
+          <form
+            className="row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              update.mutate(String(new FormData(event.currentTarget).get('description')));
+            }}
+          >
+            <input name="description" aria-label={`Description of ${type.name}`} defaultValue={type.description ?? ''} />
+            <button type="submit" disabled={update.isPending}>
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          type.description
+        )}
+        <ErrorMessage error={update.error ?? remove.error} />
+      </td>
+      <td>
+        <div className="row">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+          <ConfirmButton question={`Delete the tag type ${type.name}?`} onConfirm={() => remove.mutate()}>
+            Delete
+          </ConfirmButton>
+        </div>
+      </td>
+    </tr>
+  );
+}
+
 export function AdminTagTypes() {
   const tagTypes = useQuery({ queryKey: ['tag-types'], queryFn: () => ok(api.GET('/api/admin/tag-types')) });
-  const invalidate = [['tag-types'], ['events']];
-  const create = useAction((body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })), invalidate);
-  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name } } })), invalidate);
+  const create = useAction((body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })), [['tag-types'], ['events']]);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -35,22 +81,13 @@ export function AdminTagTypes() {
               </thead>
               <tbody>
                 {data.tagTypes.map((type) => (
-                  <tr key={type.name}>
-                    <td>{type.name}</td>
-                    <td>{type.description}</td>
-                    <td>
-                      <ConfirmButton question={`Delete the tag type ${type.name}?`} onConfirm={() => remove.mutate(type.name)}>
-                        Delete
-                      </ConfirmButton>
-                    </td>
-                  </tr>
+                  <TagTypeRow key={type.name} type={type} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
       </Loaded>
-      <ErrorMessage error={remove.error} />
       <h2>New tag type</h2>
       <form className="card row" onSubmit={submit} aria-label="New tag type">
         <Field label="Name" error={create.error} field="name">
@@ -68,11 +105,24 @@ export function AdminTagTypes() {
   );
 }
 
-export function AdminContextFields() {
-  const fields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
+type ContextField = Schemas['contextFieldSchema'];
+
+/** Creates a context field, or edits one (its name stays: strategies refer to it). */
+function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () => void }) {
   const invalidate = [['context-fields'], ['events']];
-  const create = useAction((body: Schemas['createContextFieldSchema']) => ok(api.POST('/api/admin/context', { body })), invalidate);
-  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })), invalidate);
+  const save = useAction(
+    (body: Schemas['createContextFieldSchema']) =>
+      ok(
+        field
+          ? api.PUT('/api/admin/context/{name}', {
+              params: { path: { name: field.name } },
+              body: { description: body.description, legalValues: body.legalValues, stickiness: body.stickiness },
+            })
+          : api.POST('/api/admin/context', { body }),
+      ),
+    invalidate,
+    onDone,
+  );
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -81,11 +131,52 @@ export function AdminContextFields() {
       .map((value) => value.trim())
       .filter(Boolean)
       .map((value) => ({ value }));
-    create.mutate(
-      { name: String(form.get('name')).trim(), description: String(form.get('description')), stickiness: form.get('stickiness') === 'on', legalValues },
-      { onSuccess: () => (event.target as HTMLFormElement).reset() },
-    );
+    save.mutate({
+      name: field?.name ?? String(form.get('name')).trim(),
+      description: String(form.get('description')),
+      stickiness: form.get('stickiness') === 'on',
+      legalValues,
+    });
   };
+  return (
+    <form className="card stack" onSubmit={submit} aria-label={field ? `Edit context field ${field.name}` : 'New context field'}>
+      <div className="grid2">
+        {!field && (
+          <Field label="Name" error={save.error} field="name">
+            <input name="name" required />
+          </Field>
+        )}
+        <Field label="Description" error={save.error} field="description">
+          <input name="description" defaultValue={field?.description ?? ''} />
+        </Field>
+        <Field label="Legal values (comma-separated, optional)" error={save.error} field="legalValues">
+          <input name="legalValues" defaultValue={field?.legalValues.map((legal) => legal.value).join(', ') ?? ''} />
+        </Field>
+      </div>
+      <label className="check">
+        <input type="checkbox" name="stickiness" defaultChecked={field?.stickiness ?? false} /> Can be used for stickiness
+      </label>
+      <ErrorMessage error={save.error} />
+      <div className="row">
+        <button className="primary" type="submit" disabled={save.isPending}>
+          {field ? `Save ${field.name}` : 'Create context field'}
+        </button>
+        {field && (
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+export function AdminContextFields() {
+  const fields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
+  const [editing, setEditing] = useState<string | null>(null);
+  const [formKey, setFormKey] = useState(0);
+  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })), [['context-fields'], ['events']]);
+  const editedField = fields.data?.find((field) => field.name === editing);
   return (
     <div>
       <h1>Context fields</h1>
@@ -113,9 +204,14 @@ export function AdminContextFields() {
                     <td className="small">{field.legalValues.map((legal) => legal.value).join(', ')}</td>
                     <td>{field.stickiness ? 'yes' : 'no'}</td>
                     <td>
-                      <ConfirmButton question={`Delete the context field ${field.name}?`} onConfirm={() => remove.mutate(field.name)}>
-                        Delete
-                      </ConfirmButton>
+                      <div className="row">
+                        <button type="button" onClick={() => setEditing(field.name)}>
+                          Edit
+                        </button>
+                        <ConfirmButton question={`Delete the context field ${field.name}?`} onConfirm={() => remove.mutate(field.name)}>
+                          Delete
+                        </ConfirmButton>
+                      </div>
                     </td>
                   </tr>
                 ))}
@@ -125,29 +221,14 @@ export function AdminContextFields() {
         )}
       </Loaded>
       <ErrorMessage error={remove.error} />
+      {editedField && (
+        <>
+          <h2>Edit {editedField.name}</h2>
+          <ContextFieldForm key={editedField.name} field={editedField} onDone={() => setEditing(null)} />
+        </>
+      )}
       <h2>New context field</h2>
-      <form className="card stack" onSubmit={submit} aria-label="New context field">
-        <div className="grid2">
-          <Field label="Name" error={create.error} field="name">
-            <input name="name" required />
-          </Field>
-          <Field label="Description" error={create.error} field="description">
-            <input name="description" />
-          </Field>
-          <Field label="Legal values (comma-separated, optional)" error={create.error} field="legalValues">
-            <input name="legalValues" />
-          </Field>
-        </div>
-        <label className="check">
-          <input type="checkbox" name="stickiness" /> Can be used for stickiness
-        </label>
-        <ErrorMessage error={create.error} />
-        <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
-            Create context field
-          </button>
-        </div>
-      </form>
+      <ContextFieldForm key={formKey} onDone={() => setFormKey(formKey + 1)} />
     </div>
   );
 }

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { buildWebUi, launchBrowser, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
+import { STRONG_PASSWORD } from '../helpers/test-app.js';
+
+// The admin pages in a real browser: each creates, edits and deletes what it manages, shows what the server
+// keeps, and shows the API's refusal next to its cause.
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let dataDir: string;
+const TOKEN = '*:*.admin-pages-test-token-0123456789';
+
+async function api(method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { authorization: TOKEN, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+const cells = (row: ReturnType<Page['locator']>) => row.locator('td').allInnerTexts().then((texts) => texts.map((text) => text.trim()));
+
+describe('the admin pages in a browser', { timeout: 180_000 }, () => {
+  before(async () => {
+    buildWebUi();
+    dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-admin-'));
+    server = await startServer({ DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: TOKEN });
+    assert.equal((await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status, 201);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${server.baseUrl}/login`);
+    await page.getByLabel('Username or email').fill('ops');
+    await page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/flags/);
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (server) await stopServer(server);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('segments: created with a constraint, edited, and the name clash is refused on the form', async () => {
+    await page.goto(`${server.baseUrl}/admin/segments`);
+    const form = page.getByRole('form', { name: 'New segment' });
+    await form.getByLabel('Name').fill('beta-testers');
+    await form.getByRole('button', { name: 'Add constraint' }).click();
+    await form.getByLabel('Context field', { exact: true }).selectOption('userId');
+    await form.getByLabel('Values (comma-separated)').fill('alice, bob');
+    await form.getByRole('button', { name: 'Create segment' }).click();
+    await shows(page, 'userId IN alice, bob');
+
+    await form.getByLabel('Name').fill('beta-testers');
+    await form.getByRole('button', { name: 'Create segment' }).click();
+    assert.match(await textOf(form.getByRole('alert')), /beta-testers/);
+
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit segment beta-testers' });
+    await edit.getByLabel('Description').fill('Our beta programme');
+    await edit.getByLabel('Operator', { exact: true }).selectOption('NOT_IN');
+    await edit.getByRole('button', { name: 'Save segment' }).click();
+    await shows(page, 'userId NOT_IN alice, bob');
+    const stored = (await (await api('GET', '/api/admin/segments')).json()) as { segments: Array<{ name: string; description: string; constraints: unknown[] }> };
+    assert.deepEqual(
+      stored.segments.map(({ name, description, constraints }) => ({ name, description, constraints })),
+      [{ name: 'beta-testers', description: 'Our beta programme', constraints: [{ contextName: 'userId', operator: 'NOT_IN', values: ['alice', 'bob'], caseInsensitive: false, inverted: false }] }],
+    );
+  });
+
+  test('context fields: created with legal values, edited, deleted', async () => {
+    await page.goto(`${server.baseUrl}/admin/context-fields`);
+    const form = page.getByRole('form', { name: 'New context field' });
+    await form.getByLabel('Name').fill('region');
+    await form.getByLabel('Legal values (comma-separated, optional)').fill('eu, us');
+    await form.getByRole('button', { name: 'Create context field' }).click();
+    const row = page.getByRole('table', { name: 'Context fields' }).locator('tr', { has: page.getByRole('cell', { name: 'region', exact: true }) });
+    await waitForTexts(row.locator('td'), (texts) => texts[2] === 'eu, us');
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit context field region' });
+    await edit.getByLabel('Description').fill('Where the user is');
+    await edit.getByLabel('Legal values (comma-separated, optional)').fill('eu, us, apac');
+    await edit.getByRole('button', { name: 'Save region' }).click();
+    await waitForTexts(row.locator('td'), (texts) => texts[2] === 'eu, us, apac');
+    assert.deepEqual((await cells(row)).slice(0, 4), ['region', 'Where the user is', 'eu, us, apac', 'no']);
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await api('GET', '/api/admin/context/region')).status, 404);
+  });
+
+  test('tag types: created, described, deleted', async () => {
+    await page.goto(`${server.baseUrl}/admin/tag-types`);
+    const form = page.getByRole('form', { name: 'New tag type' });
+    await form.getByLabel('Name').fill('team');
+    await form.getByRole('button', { name: 'Create tag type' }).click();
+    const row = page.getByRole('table', { name: 'Tag types' }).locator('tr', { has: page.getByRole('cell', { name: 'team', exact: true }) });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await row.getByLabel('Description of team').fill('Who owns the flag');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await waitForTexts(row.locator('td'), (texts) => texts[1] === 'Who owns the flag');
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await api('GET', '/api/admin/tag-types/team')).status, 404);
+  });
+
+  test('environments: created, typed, switched off; users: created and given a role', async () => {
+    await page.goto(`${server.baseUrl}/admin/environments`);
+    const form = page.getByRole('form', { name: 'New environment' });
+    await form.getByLabel('Name').fill('staging');
+    await form.getByLabel('Type').selectOption('test');
+    await form.getByRole('button', { name: 'Create environment' }).click();
+    const row = page.getByRole('table', { name: 'Environments' }).locator('tr', { has: page.getByRole('cell', { name: 'staging', exact: true }) });
+    await row.waitFor();
+    await row.getByLabel('Type of staging').selectOption('preproduction');
+    await row.getByRole('switch').click();
+    await waitForTexts(row.locator('.switch span'), (texts) => texts[0] === 'Off');
+    const staging = (await (await api('GET', '/api/admin/environments/staging')).json()) as { type: string; enabled: boolean };
+    assert.deepEqual({ type: staging.type, enabled: staging.enabled }, { type: 'preproduction', enabled: false });
+
+    await page.goto(`${server.baseUrl}/admin/users`);
+    const userForm = page.getByRole('form', { name: 'New user' });
+    await userForm.getByLabel('Username').fill('viewer-vic');
+    await userForm.getByLabel('Role').selectOption('Viewer');
+    await userForm.getByLabel('Password').fill('short');
+    await userForm.getByRole('button', { name: 'Create user' }).click();
+    assert.match(await textOf(userForm.locator('.field-error')), /at least 10 characters/);
+    await userForm.getByLabel('Password').fill(STRONG_PASSWORD);
+    await userForm.getByRole('button', { name: 'Create user' }).click();
+    await shows(page, 'Created viewer-vic.');
+    const userRow = page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'viewer-vic' });
+    assert.equal(await userRow.getByLabel('Role of viewer-vic').inputValue(), 'Viewer');
+    await userRow.getByLabel('Role of viewer-vic').selectOption('Editor');
+    // Stored by the server (role 2 is Editor), and still shown after a reload.
+    await waitUntil(async () => {
+      const users = (await (await api('GET', '/api/admin/user-admin')).json()) as { users: Array<{ username: string; rootRole: number }> };
+      return users.users.find((user) => user.username === 'viewer-vic')?.rootRole === 2;
+    });
+    await page.reload();
+    assert.equal(await page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
+  });
+
+  test('an unknown page of the app says so, inside the app', async () => {
+    await page.goto(`${server.baseUrl}/no/such/page`);
+    assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Page not found');
+  });
+});
