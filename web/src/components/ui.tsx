@@ -64,6 +64,26 @@ export function Field({
   );
 }
 
+/** A table of rows with one header per column; an empty column name is the row's actions (named for screen readers). */
+export function Table({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column, index) => (
+              <th key={index} scope="col">
+                {column || <span className="sr-only">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p className="muted" role="status">
@@ -88,7 +108,19 @@ export function Loaded<T>({
 }
 
 /** Page controls. Without a `total` (lists the API does not count), Next is offered while a page comes back full. */
-export function Pager({ offset, limit, total, shown, onChange }: { offset: number; limit: number; total?: number; shown?: number; onChange: (offset: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  shown,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  total?: number;
+  shown?: number;
+  onChange: (offset: number) => void;
+}) {
   const last = offset + Math.min(limit, total === undefined ? (shown ?? 0) : total - offset);
   const more = total === undefined ? shown === limit : last < total;
   return (

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ok, type Schemas } from '../api/client';
 import { ConstraintsEditor } from '../components/strategy-form';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
   const [editing, setEditing] = useState(false);
@@ -68,24 +68,11 @@ export function AdminTagTypes() {
       <h1>Tag types</h1>
       <Loaded query={tagTypes} what="tag types">
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Tag types">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.tagTypes.map((type) => (
-                  <TagTypeRow key={type.name} type={type} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Tag types" columns={['Name', 'Description', '']}>
+            {data.tagTypes.map((type) => (
+              <TagTypeRow key={type.name} type={type} />
+            ))}
+          </Table>
         )}
       </Loaded>
       <h2>New tag type</h2>
@@ -183,41 +170,26 @@ export function AdminContextFields() {
       <p className="muted">The fields of the context SDKs pass when they evaluate flags; constraints test them.</p>
       <Loaded query={fields} what="context fields">
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Context fields">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Legal values</th>
-                  <th scope="col">Stickiness</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((field) => (
-                  <tr key={field.name}>
-                    <td>{field.name}</td>
-                    <td>{field.description}</td>
-                    <td className="small">{field.legalValues.map((legal) => legal.value).join(', ')}</td>
-                    <td>{field.stickiness ? 'yes' : 'no'}</td>
-                    <td>
-                      <div className="row">
-                        <button type="button" onClick={() => setEditing(field.name)}>
-                          Edit
-                        </button>
-                        <ConfirmButton question={`Delete the context field ${field.name}?`} onConfirm={() => remove.mutate(field.name)}>
-                          Delete
-                        </ConfirmButton>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Context fields" columns={['Name', 'Description', 'Legal values', 'Stickiness', '']}>
+            {data.map((field) => (
+              <tr key={field.name}>
+                <td>{field.name}</td>
+                <td>{field.description}</td>
+                <td className="small">{field.legalValues.map((legal) => legal.value).join(', ')}</td>
+                <td>{field.stickiness ? 'yes' : 'no'}</td>
+                <td>
+                  <div className="row">
+                    <button type="button" onClick={() => setEditing(field.name)}>
+                      Edit
+                    </button>
+                    <ConfirmButton question={`Delete the context field ${field.name}?`} onConfirm={() => remove.mutate(field.name)}>
+                      Delete
+                    </ConfirmButton>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <ErrorMessage error={remove.error} />

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Switch, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, Loaded, Switch, Table, useAction } from '../components/ui';
 
 const TYPES = ['development', 'test', 'preproduction', 'production'] as const;
 
@@ -40,57 +40,41 @@ export function AdminEnvironments() {
       <h1>Environments</h1>
       <Loaded query={environments} what="environments">
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Environments">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Enabled</th>
-                  <th scope="col">Projects</th>
-                  <th scope="col">API tokens</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.environments.map((environment) => (
-                  <tr key={environment.name}>
-                    <td>{environment.name}</td>
-                    <td>
-                      <select
-                        aria-label={`Type of ${environment.name}`}
-                        value={environment.type}
-                        onChange={(event) => update.mutate({ name: environment.name, type: event.target.value as (typeof TYPES)[number] })}
-                      >
-                        {TYPES.map((type) => (
-                          <option key={type}>{type}</option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>
-                      <Switch
-                        checked={environment.enabled}
-                        label={`${environment.name} enabled`}
-                        onChange={(enabled) => toggle.mutate({ name: environment.name, enabled })}
-                      />
-                    </td>
-                    <td>{environment.projectCount}</td>
-                    <td>{environment.apiTokenCount}</td>
-                    <td>
-                      <ConfirmButton
-                        question={`Delete the environment ${environment.name}? Flags' settings there are deleted.`}
-                        onConfirm={() => remove.mutate(environment.name)}
-                      >
-                        Delete
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Environments" columns={['Name', 'Type', 'Enabled', 'Projects', 'API tokens', '']}>
+            {data.environments.map((environment) => (
+              <tr key={environment.name}>
+                <td>{environment.name}</td>
+                <td>
+                  <select
+                    aria-label={`Type of ${environment.name}`}
+                    value={environment.type}
+                    onChange={(event) => update.mutate({ name: environment.name, type: event.target.value as (typeof TYPES)[number] })}
+                  >
+                    {TYPES.map((type) => (
+                      <option key={type}>{type}</option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  <Switch
+                    checked={environment.enabled}
+                    label={`${environment.name} enabled`}
+                    onChange={(enabled) => toggle.mutate({ name: environment.name, enabled })}
+                  />
+                </td>
+                <td>{environment.projectCount}</td>
+                <td>{environment.apiTokenCount}</td>
+                <td>
+                  <ConfirmButton
+                    question={`Delete the environment ${environment.name}? Flags' settings there are deleted.`}
+                    onConfirm={() => remove.mutate(environment.name)}
+                  >
+                    Delete
+                  </ConfirmButton>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <ErrorMessage error={toggle.error ?? update.error ?? remove.error} />

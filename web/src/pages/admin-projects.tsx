@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, ok } from '../api/client';
-import { ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+import { ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 export function AdminProjects() {
   const navigate = useNavigate();
@@ -29,33 +29,21 @@ export function AdminProjects() {
       <h1>Projects</h1>
       <Loaded query={projects} what="projects">
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Projects">
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Id</th>
-                  <th scope="col">Environments</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.projects.map((project) => (
-                  <tr key={project.id}>
-                    <td>
-                      <Link to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</Link>
-                      {project.description && <div className="muted small">{project.description}</div>}
-                    </td>
-                    <td>
-                      <code>{project.id}</code>
-                    </td>
-                    <td>{project.environments.join(', ')}</td>
-                    <td className="small">{formatDate(project.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Projects" columns={['Project', 'Id', 'Environments', 'Created']}>
+            {data.projects.map((project) => (
+              <tr key={project.id}>
+                <td>
+                  <Link to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</Link>
+                  {project.description && <div className="muted small">{project.description}</div>}
+                </td>
+                <td>
+                  <code>{project.id}</code>
+                </td>
+                <td>{project.environments.join(', ')}</td>
+                <td className="small">{formatDate(project.createdAt)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <h2>New project</h2>

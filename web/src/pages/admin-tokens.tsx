@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction } from '../components/ui';
 
 export function AdminTokens() {
   const tokens = useQuery({ queryKey: ['api-tokens'], queryFn: () => ok(api.GET('/api/admin/api-tokens')) });
@@ -38,45 +38,27 @@ export function AdminTokens() {
       {created && <OneTimeSecret label="The new token" secret={created} />}
       <Loaded query={tokens} what="tokens">
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="API tokens">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Projects</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last seen</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.tokens.map((token) => (
-                  <tr key={token.id}>
-                    <td>{token.tokenName}</td>
-                    <td>{token.type}</td>
-                    <td>{token.projects.join(', ')}</td>
-                    <td>{token.environment}</td>
-                    <td className="small">{formatDate(token.createdAt)}</td>
-                    <td className="small">{formatDate(token.seenAt)}</td>
-                    <td className="small">{formatDate(token.expiresAt)}</td>
-                    <td>
-                      <ConfirmButton
-                        question={`Delete the token ${token.tokenName}? Whatever uses it stops working.`}
-                        onConfirm={() => remove.mutate(String(token.id))}
-                      >
-                        Delete
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="API tokens" columns={['Name', 'Type', 'Projects', 'Environment', 'Created', 'Last seen', 'Expires', '']}>
+            {data.tokens.map((token) => (
+              <tr key={token.id}>
+                <td>{token.tokenName}</td>
+                <td>{token.type}</td>
+                <td>{token.projects.join(', ')}</td>
+                <td>{token.environment}</td>
+                <td className="small">{formatDate(token.createdAt)}</td>
+                <td className="small">{formatDate(token.seenAt)}</td>
+                <td className="small">{formatDate(token.expiresAt)}</td>
+                <td>
+                  <ConfirmButton
+                    question={`Delete the token ${token.tokenName}? Whatever uses it stops working.`}
+                    onConfirm={() => remove.mutate(String(token.id))}
+                  >
+                    Delete
+                  </ConfirmButton>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <ErrorMessage error={remove.error} />

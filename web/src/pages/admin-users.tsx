@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ok } from '../api/client';
 import { useMe } from '../components/layout';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 export function AdminUsers() {
   const me = useMe().data;
@@ -49,65 +49,50 @@ export function AdminUsers() {
           <div>
             <h1>Users</h1>
             {notice && <p className="success">{notice}</p>}
-            <div className="table-wrap">
-              <table aria-label="Users">
-                <thead>
-                  <tr>
-                    <th scope="col">User</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last seen</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.users.map((user) => (
-                    <tr key={user.id}>
-                      <td>
-                        <strong>{user.name ?? user.username}</strong>
-                        <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-                      </td>
-                      <td>
-                        <select
-                          aria-label={`Role of ${user.username ?? user.email}`}
-                          value={roleName(user.rootRole)}
-                          disabled={user.id === me?.user.id}
-                          onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
-                        >
-                          {data.rootRoles.map((role) => (
-                            <option key={role.id} value={role.name}>
-                              {role.name}
-                            </option>
-                          ))}
-                        </select>
-                      </td>
-                      <td className="small">{formatDate(user.createdAt)}</td>
-                      <td className="small">{formatDate(user.seenAt)}</td>
-                      <td>
-                        <div className="row">
-                          <button
-                            type="button"
-                            onClick={() => {
-                              const password = window.prompt(`New password for ${user.username ?? user.email}`);
-                              if (password) setPassword.mutate({ id: user.id, password });
-                            }}
-                          >
-                            Set password
-                          </button>
-                          {user.id !== me?.user.id && (
-                            <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
-                              Delete
-                            </ConfirmButton>
-                          )}
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table label="Users" columns={['User', 'Role', 'Created', 'Last seen', '']}>
+              {data.users.map((user) => (
+                <tr key={user.id}>
+                  <td>
+                    <strong>{user.name ?? user.username}</strong>
+                    <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+                  </td>
+                  <td>
+                    <select
+                      aria-label={`Role of ${user.username ?? user.email}`}
+                      value={roleName(user.rootRole)}
+                      disabled={user.id === me?.user.id}
+                      onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+                    >
+                      {data.rootRoles.map((role) => (
+                        <option key={role.id} value={role.name}>
+                          {role.name}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td className="small">{formatDate(user.createdAt)}</td>
+                  <td className="small">{formatDate(user.seenAt)}</td>
+                  <td>
+                    <div className="row">
+                      <button
+                        type="button"
+                        onClick={() => {
+                          const password = window.prompt(`New password for ${user.username ?? user.email}`);
+                          if (password) setPassword.mutate({ id: user.id, password });
+                        }}
+                      >
+                        Set password
+                      </button>
+                      {user.id !== me?.user.id && (
+                        <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
+                          Delete
+                        </ConfirmButton>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </Table>
             <ErrorMessage error={update.error ?? remove.error ?? setPassword.error} />
             <h2>New user</h2>
             <form className="card stack" onSubmit={submit} aria-label="New user">

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok, type Schemas } from '../api/client';
 import { SideBySideDiff } from '../components/diff';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, Table, useAction } from '../components/ui';
 
 type Provider = Schemas['addonTypeSchema'];
 type Addon = Schemas['addonSchema'];
@@ -137,34 +137,21 @@ export function Integrations() {
             {data.addons.length === 0 ? (
               <p className="muted">No integrations yet.</p>
             ) : (
-              <div className="table-wrap">
-                <table aria-label="Integrations">
-                  <thead>
-                    <tr>
-                      <th scope="col">Integration</th>
-                      <th scope="col">Provider</th>
-                      <th scope="col">State</th>
-                      <th scope="col">Events</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.addons.map((addon) => (
-                      <tr key={addon.id}>
-                        <td>
-                          <Link to={`/integrations/${addon.id}`}>{addon.description || `${addon.provider} #${addon.id}`}</Link>
-                        </td>
-                        <td>{data.providers.find((entry) => entry.name === addon.provider)?.displayName ?? addon.provider}</td>
-                        <td>
-                          <span className={`badge ${addon.enabled ? 'on' : 'off'}`}>{addon.enabled ? 'enabled' : 'disabled'}</span>
-                        </td>
-                        <td className="small">{addon.events.length === 0 ? 'all' : addon.events.join(', ')}</td>
-                        <td className="small">{formatDate(addon.createdAt)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table label="Integrations" columns={['Integration', 'Provider', 'State', 'Events', 'Created']}>
+                {data.addons.map((addon) => (
+                  <tr key={addon.id}>
+                    <td>
+                      <Link to={`/integrations/${addon.id}`}>{addon.description || `${addon.provider} #${addon.id}`}</Link>
+                    </td>
+                    <td>{data.providers.find((entry) => entry.name === addon.provider)?.displayName ?? addon.provider}</td>
+                    <td>
+                      <span className={`badge ${addon.enabled ? 'on' : 'off'}`}>{addon.enabled ? 'enabled' : 'disabled'}</span>
+                    </td>
+                    <td className="small">{addon.events.length === 0 ? 'all' : addon.events.join(', ')}</td>
+                    <td className="small">{formatDate(addon.createdAt)}</td>
+                  </tr>
+                ))}
+              </Table>
             )}
             <h2>New integration</h2>
             {created?.signingSecret && (
