@@ -2,9 +2,10 @@
 // named (`node scripts/build.mjs web`); none means both. With --if-stale (what `npm start` runs) a target is
 // built only when one of its inputs changed since its last build, so a restart costs no compilation.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -17,8 +18,26 @@ const TARGETS = {
   web: {
     inputs: ['web', 'package-lock.json'],
     command: [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', join(root, 'web')],
+    after: () => precompress(join(root, 'dist/web')),
   },
 };
+
+/**
+ * Writes .br and .gz beside each text file of the UI, once at build time, so the server sends them to browsers
+ * that accept them (about a quarter of the size) without compressing on every request.
+ */
+function precompress(directory) {
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) precompress(path);
+    else if (['.js', '.css', '.html', '.svg'].includes(extname(entry.name))) {
+      const content = readFileSync(path);
+      if (content.length < 1024) continue;
+      writeFileSync(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+      writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
+    }
+  }
+}
 
 function newestChange(path) {
   const stats = statSync(path);
@@ -49,6 +68,7 @@ for (const name of named.length ? named : Object.keys(TARGETS)) {
   const started = new Date();
   const result = spawnSync(process.execPath, target.command, { stdio: 'inherit', cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  target.after?.();
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(stamp, `${started.toISOString()}\n`);
   utimesSync(stamp, started, started);

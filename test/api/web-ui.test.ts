@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { apiTypes, API_TYPES_FILE } from '../../scripts/api-types.js';
 import { expectError, expectStatus } from '../helpers/fixtures.js';
@@ -17,6 +18,7 @@ before(async () => {
   await mkdir(join(webUiDir, 'assets'));
   await writeFile(join(webUiDir, 'index.html'), INDEX);
   await writeFile(join(webUiDir, 'assets', 'index-abc123.js'), 'console.log("app")');
+  await writeFile(join(webUiDir, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log("app")'));
   await writeFile(join(webUiDir, 'favicon.svg'), '<svg/>');
   ctx = await startTestApp({ webUiDir });
 });
@@ -46,6 +48,12 @@ describe('the web UI is served beside the API', () => {
     assert.equal(asset.body, 'console.log("app")');
     assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
     expectError(await asBrowser('/assets/index-missing.js'), 404, 'NotFoundError');
+
+    // The build's brotli copy goes to browsers that take it.
+    const compressed = await ctx.as().inject({ method: 'GET', url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expectStatus(compressed, 200);
+    assert.equal(compressed.headers['content-encoding'], 'br');
+    assert.equal(brotliDecompressSync(compressed.rawPayload).toString(), 'console.log("app")');
     expectStatus(await ctx.as().get('/favicon.svg'), 200);
   });
 

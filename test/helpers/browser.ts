@@ -21,6 +21,14 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Collects the page's uncaught script errors and console errors other than failed requests (CSP refusals among them). */
+export function watchForProblems(page: Page, problems: string[]): void {
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+  });
+}
+
 /** Waits until the locator's first match shows, then returns its text. */
 export async function textOf(locator: Locator, timeout = 15_000): Promise<string> {
   await locator.first().waitFor({ state: 'visible', timeout });

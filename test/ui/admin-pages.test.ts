@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
 import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
 
@@ -13,6 +13,8 @@ import { STRONG_PASSWORD } from '../helpers/test-app.js';
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
+/** Script errors and refused content (CSP) the pages caused; failed API answers are the tests' own doing. */
+const pageProblems: string[] = [];
 let dataDir: string;
 const TOKEN = '*:*.admin-pages-test-token-0123456789';
 
@@ -34,6 +36,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.equal((await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status, 201);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    watchForProblems(page, pageProblems);
     page.on('dialog', (dialog) => void dialog.accept());
     await page.goto(`${server.baseUrl}/login`);
     await page.getByLabel('Username or email').fill('ops');
@@ -151,5 +154,9 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   test('an unknown page of the app says so, inside the app', async () => {
     await page.goto(`${server.baseUrl}/no/such/page`);
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Page not found');
+  });
+
+  test('no page threw a script error or had content refused by its security policy', () => {
+    assert.deepEqual(pageProblems, []);
   });
 });

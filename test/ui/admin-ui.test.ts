@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
@@ -14,6 +14,8 @@ import { STRONG_PASSWORD } from '../helpers/test-app.js';
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
+/** Script errors and refused content (CSP) the pages caused; failed API answers are the tests' own doing. */
+const pageProblems: string[] = [];
 let receiver: HttpReceiver;
 let dataDir: string;
 let adminPassword: string;
@@ -47,7 +49,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     adminPassword = /with the password (\S+)/.exec(server.output())![1]!;
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (error) => process.stderr.write(`page error: ${error.message}\n`));
+    watchForProblems(page, pageProblems);
     page.on('dialog', (dialog) => void dialog.accept());
   });
 
@@ -287,5 +289,9 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     const states = await waitForTexts(deliveries.locator('summary .badge'), (texts) => texts.includes('success'), 20_000);
     assert.deepEqual(states.slice(0, 2), ['success', 'failed']);
     assert.equal(JSON.parse(receiver.requests[1]!.body).type, 'feature-stale-on');
+  });
+
+  test('no page threw a script error or had content refused by its security policy', () => {
+    assert.deepEqual(pageProblems, []);
   });
 });

@@ -34,6 +34,8 @@ export async function registerWebUi(app: FastifyInstance, dir: string = WEB_UI_D
     root: dir,
     wildcard: false,
     index: false,
+    // The build writes .br and .gz beside each asset (scripts/build.mjs).
+    preCompressed: true,
     schemaHide: true,
     setHeaders: (reply, path) => {
       const hashed = path.startsWith(join(dir, 'assets'));

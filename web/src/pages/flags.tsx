@@ -26,7 +26,28 @@ function splitFilter(value: string): [string, string] {
   return colon < 0 ? ['', value] : [value.slice(0, colon), value.slice(colon + 1)];
 }
 
-function FilterChip({ name, value, onChange, onRemove }: { name: string; value: string; onChange: (value: string) => void; onRemove: () => void }) {
+type Suggestion = { value: string; label?: string };
+
+/** What each filter's value can be, offered as the user types: projects, tags, segments, creators… */
+function useSuggestions(): Record<string, Suggestion[]> {
+  const fixed = (values: string[]) => values.map((value) => ({ value }));
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
+  const tags = useQuery({ queryKey: ['tags'], queryFn: () => ok(api.GET('/api/admin/tags')) });
+  const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
+  const creators = useQuery({ queryKey: ['event-creators'], queryFn: () => ok(api.GET('/api/admin/event-creators')) });
+  return {
+    project: (projects.data?.projects ?? []).map((project) => ({ value: project.id, label: project.name })),
+    type: fixed(['release', 'experiment', 'operational', 'kill-switch', 'permission']),
+    state: fixed(['active', 'stale', 'potentially-stale']),
+    tag: (tags.data?.tags ?? []).map((tag) => ({ value: `${tag.type}:${tag.value}` })),
+    segment: (segments.data?.segments ?? []).map((segment) => ({ value: segment.name })),
+    createdBy: (creators.data ?? []).map((creator) => ({ value: String(creator.id), label: creator.name })),
+    lifecycle: fixed(['initial', 'pre-live', 'live', 'completed', 'archived']),
+    favorite: fixed(['true', 'false']),
+  };
+}
+
+function FilterChip({ name, value, suggestions, onChange, onRemove }: { name: string; value: string; suggestions: Suggestion[]; onChange: (value: string) => void; onRemove: () => void }) {
   const filter = FILTERS[name]!;
   const [operator, values] = splitFilter(value);
   const [draft, setDraft] = useState(values);
@@ -42,6 +63,7 @@ function FilterChip({ name, value, onChange, onRemove }: { name: string; value: 
       <input
         aria-label={`${filter.label} values`}
         type={filter.date ? 'date' : 'text'}
+        list={filter.date ? undefined : `suggestions-${name}`}
         placeholder={filter.hint}
         value={draft}
         size={Math.max(10, draft.length + 1)}
@@ -49,6 +71,11 @@ function FilterChip({ name, value, onChange, onRemove }: { name: string; value: 
         onBlur={() => draft !== values && commit(operator, draft)}
         onKeyDown={(event) => event.key === 'Enter' && commit(operator, draft)}
       />
+      <datalist id={`suggestions-${name}`}>
+        {suggestions.map((suggestion) => (
+          <option key={suggestion.value} value={suggestion.value} label={suggestion.label} />
+        ))}
+      </datalist>
       <button type="button" aria-label={`Remove the ${filter.label} filter`} onClick={onRemove}>
         ×
       </button>
@@ -90,6 +117,7 @@ function StatusChip({
 export function Flags() {
   const [search, setSearch] = useSearchParams();
   const [text, setText] = useState(search.get('query') ?? '');
+  const suggestions = useSuggestions();
   const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
   const environmentNames = (environments.data?.environments ?? []).filter((environment) => environment.enabled).map((environment) => environment.name);
 
@@ -177,6 +205,7 @@ export function Flags() {
               <FilterChip
                 key={name}
                 name={name}
+                suggestions={suggestions[name] ?? []}
                 value={search.get(name)!}
                 onChange={(value) => setParameter(name, value)}
                 onRemove={() => setParameter(name, null)}
