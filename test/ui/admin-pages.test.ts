@@ -151,6 +151,27 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.equal(await page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
   });
 
+  test('a Viewer is told their access is read-only, and cannot switch flags', async () => {
+    assert.equal((await api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status, 201);
+    assert.equal((await api('POST', '/api/admin/projects/default/features', { name: 'watched-flag' })).status, 201);
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const viewer = await context.newPage();
+    watchForProblems(viewer, pageProblems);
+    await viewer.goto(`${server.baseUrl}/login`);
+    await viewer.getByLabel('Username or email').fill('watcher');
+    await viewer.getByLabel('Password').fill(STRONG_PASSWORD);
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await viewer.waitForURL(/\/flags/);
+    assert.match(await textOf(viewer.getByRole('note')), /read-only access/);
+    await viewer.goto(`${server.baseUrl}/projects/default/flags/watched-flag`);
+    assert.equal(await viewer.getByTestId('environment-development').getByRole('switch').isDisabled(), true);
+    // The same page for an Admin: no notice, the switch works.
+    await page.goto(`${server.baseUrl}/projects/default/flags/watched-flag`);
+    assert.equal(await page.getByTestId('environment-development').getByRole('switch').isDisabled(), false);
+    assert.equal(await page.getByRole('note').count(), 0);
+    await context.close();
+  });
+
   test('an unknown page of the app says so, inside the app', async () => {
     await page.goto(`${server.baseUrl}/no/such/page`);
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Page not found');

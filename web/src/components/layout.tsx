@@ -11,6 +11,7 @@ export function useMe() {
   return useQuery({ ...meQuery, staleTime: 60_000 });
 }
 
+/** Whether the signed-in user's role has the permission (Admins have all), to offer only what will be accepted. */
 export function useCan(permission: string): boolean {
   const me = useMe().data;
   if (!me) return false;
@@ -58,6 +59,7 @@ function ThemeSwitch() {
 
 export function Layout() {
   const me = useMe();
+  const canChangeFlags = useCan('UPDATE_FEATURE');
   const signOut = async () => {
     await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
     window.location.assign('/login');
@@ -91,7 +93,14 @@ export function Layout() {
           </button>
         </div>
       </nav>
-      <main>{me.isPending ? <Loading what="your account" /> : me.error ? <ErrorMessage error={me.error} /> : <Outlet />}</main>
+      <main>
+        {me.data && !canChangeFlags && (
+          <p className="notice" role="note">
+            You have read-only access: you can look at everything, and an Admin can give you a role that changes things.
+          </p>
+        )}
+        {me.isPending ? <Loading what="your account" /> : me.error ? <ErrorMessage error={me.error} /> : <Outlet />}
+      </main>
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok, type Schemas } from '../api/client';
 import { FlagHistory } from '../components/flag-history';
+import { useCan } from '../components/layout';
 import { StrategyForm, type StrategyDraft } from '../components/strategy-form';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Switch, useAction } from '../components/ui';
 import { VariantsEditor, type VariantDraft } from '../components/variants-editor';
@@ -73,6 +74,7 @@ function EnvironmentCard({
   segmentNames: Map<number, string>;
 }) {
   const change = useFlagChange(context);
+  const canSwitch = useCan('UPDATE_FEATURE_ENVIRONMENT');
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [showVariants, setShowVariants] = useState(false);
   const path = { projectId: context.projectId, featureName: context.flagName, environment: environment.name };
@@ -129,7 +131,7 @@ function EnvironmentCard({
         <Switch
           checked={environment.enabled}
           label={`${feature.name} in ${environment.name}`}
-          disabled={change.isPending}
+          disabled={change.isPending || !canSwitch}
           onChange={(enabled) =>
             change.mutate({
               environment: environment.name,
