@@ -66,6 +66,9 @@ export function Layout() {
   };
   return (
     <div className="shell">
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
       <nav className="sidebar" aria-label="Main">
         <NavLink to="/flags" className="brand">
           <img src="/favicon.svg" alt="" /> Vexil
@@ -93,7 +96,7 @@ export function Layout() {
           </button>
         </div>
       </nav>
-      <main>
+      <main id="content" tabIndex={-1}>
         {me.data && !canChangeFlags && (
           <p className="notice" role="note">
             You have read-only access: you can look at everything, and an Admin can give you a role that changes things.
