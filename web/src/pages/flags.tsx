@@ -121,7 +121,8 @@ export function Flags() {
   const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
   const environmentNames = (environments.data?.environments ?? []).filter((environment) => environment.enabled).map((environment) => environment.name);
 
-  const parameters = Object.fromEntries([...search.entries()].filter(([key]) => key !== 'status'));
+  // A chip just added has an operator and no value yet: it filters nothing until the value is typed.
+  const parameters = Object.fromEntries([...search.entries()].filter(([key, value]) => key !== 'status' && !(key in FILTERS && splitFilter(value)[1] === '')));
   const statuses = search.getAll('status');
   const offset = Number(search.get('offset') ?? 0);
   const query = { ...parameters, ...(statuses.length ? { status: statuses } : {}), limit: String(PAGE_SIZE) };
