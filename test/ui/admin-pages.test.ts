@@ -172,6 +172,49 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await context.close();
   });
 
+  test('an Editor changing a segment used in a protected environment proposes it in a change request', async () => {
+    const created = async (response: Promise<Response>) => {
+      const answer = await response;
+      assert.ok(answer.ok, `${answer.status} ${await answer.clone().text()}`);
+      return (await answer.json().catch(() => ({}))) as { id: number };
+    };
+    await created(api('POST', '/api/admin/projects', { id: 'shop', name: 'Shop', environments: ['development', 'production'] }));
+    await created(api('POST', '/api/admin/projects/shop/features', { name: 'shop-flag' }));
+    const vip = await created(api('POST', '/api/admin/segments', { name: 'vip', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }));
+    await created(api('POST', '/api/admin/projects/shop/features/shop-flag/environments/production/strategies', { name: 'default', segments: [vip.id] }));
+    assert.equal((await api('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })).status, 204);
+    await created(api('POST', '/api/admin/user-admin', { username: 'eddie', rootRole: 'Editor', password: STRONG_PASSWORD }));
+
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const editor = await context.newPage();
+    watchForProblems(editor, pageProblems);
+    editor.on('dialog', (dialog) => void dialog.accept());
+    await editor.goto(`${server.baseUrl}/login`);
+    await editor.getByLabel('Username or email').fill('eddie');
+    await editor.getByLabel('Password').fill(STRONG_PASSWORD);
+    await editor.getByRole('button', { name: 'Sign in' }).click();
+    await editor.waitForURL(/\/flags/);
+    await editor.goto(`${server.baseUrl}/admin/segments`);
+    await editor.locator('.card', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
+    const form = editor.getByRole('form', { name: 'Edit segment vip' });
+    await form.getByLabel('Values (comma-separated)').fill('ann, ben');
+    await form.getByRole('button', { name: 'Save segment' }).click();
+    assert.match(await textOf(form.getByRole('alert')), /used by strategies in environments with change requests/);
+
+    await form.getByRole('button', { name: 'Propose in a change request for production of shop' }).click();
+    await form.getByRole('status').getByRole('link').click();
+    await editor.waitForURL(/\/projects\/shop\/change-requests\/\d+$/);
+    const change = editor.getByRole('region', { name: 'Changes to segment vip' });
+    assert.match(await textOf(change.getByRole('heading')), /Segment vip: updateSegment/);
+    const added = change.locator('tr', { hasText: 'constraints[0].values[1]' });
+    await added.waitFor();
+    assert.deepEqual(await added.locator('td').allInnerTexts(), ['constraints[0].values[1]', '', '"ben"']);
+    // Not changed yet.
+    const stored = (await (await api('GET', `/api/admin/segments/${vip.id}`)).json()) as { constraints: Array<{ values: string[] }> };
+    assert.deepEqual(stored.constraints[0]!.values, ['ann']);
+    await context.close();
+  });
+
   test('an unknown page of the app says so, inside the app', async () => {
     await page.goto(`${server.baseUrl}/no/such/page`);
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Page not found');

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ok, type Schemas } from '../api/client';
+import { Link } from 'react-router';
+import { api, ApiError, ok, type Schemas } from '../api/client';
 import { ConstraintsEditor } from '../components/strategy-form';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
@@ -207,8 +208,15 @@ export function AdminContextFields() {
 
 type Segment = Schemas['adminSegmentSchema'];
 
+/** The protected environments a refused segment change named (`"production" of project "checkout"`). */
+function protectedEnvironmentsIn(error: unknown): Array<{ project: string; environment: string }> {
+  if (!(error instanceof ApiError) || error.status !== 403) return [];
+  return [...error.message.matchAll(/"([^"]+)" of project "([^"]+)"/g)].map((match) => ({ environment: match[1]!, project: match[2]! }));
+}
+
 function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => void }) {
   const [constraints, setConstraints] = useState<Schemas['constraintSchema'][]>(segment?.constraints ?? []);
+  const [proposed, setProposed] = useState<{ project: string; id: number } | null>(null);
   const invalidate = [['segments'], ['events']];
   const save = useAction(
     (body: Schemas['upsertSegmentSchema']) =>
@@ -216,11 +224,28 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
     invalidate,
     onDone,
   );
+  // A segment used in an environment that requires change requests changes through one (spec 4.5).
+  const propose = useAction(
+    ({ project, environment, body }: { project: string; environment: string; body: Schemas['upsertSegmentSchema'] }) =>
+      ok(
+        api.POST('/api/admin/projects/{projectId}/environments/{environment}/change-requests', {
+          params: { path: { projectId: project, environment } },
+          body: { action: 'updateSegment', payload: { id: segment!.id, ...body } },
+        }),
+      ).then((changeRequest) => ({ project, id: (changeRequest as { id: number }).id })),
+    [['pending'], ['events']],
+    setProposed,
+  );
+  const [draft, setDraft] = useState<Schemas['upsertSegmentSchema'] | null>(null);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    save.mutate({ name: String(form.get('name')).trim(), description: String(form.get('description')), constraints });
+    const body = { name: String(form.get('name')).trim(), description: String(form.get('description')), constraints };
+    setDraft(body);
+    setProposed(null);
+    save.mutate(body);
   };
+  const protectedIn = segment ? protectedEnvironmentsIn(save.error) : [];
   return (
     <form className="card stack" onSubmit={submit} aria-label={segment ? `Edit segment ${segment.name}` : 'New segment'}>
       <div className="grid2">
@@ -234,6 +259,27 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
       <h3>Constraints</h3>
       <ConstraintsEditor constraints={constraints} onChange={setConstraints} />
       <ErrorMessage error={save.error} />
+      {protectedIn.length > 0 && draft && !proposed && (
+        <div className="row">
+          {protectedIn.map(({ project, environment }) => (
+            <button
+              key={`${project}/${environment}`}
+              type="button"
+              onClick={() => propose.mutate({ project, environment, body: draft })}
+              disabled={propose.isPending}
+            >
+              Propose in a change request for {environment} of {project}
+            </button>
+          ))}
+        </div>
+      )}
+      <ErrorMessage error={propose.error} />
+      {proposed && (
+        <p className="notice" role="status">
+          Added to change request <Link to={`/projects/${encodeURIComponent(proposed.project)}/change-requests/${proposed.id}`}>#{proposed.id}</Link>. Send it
+          to review there.
+        </p>
+      )}
       <div className="row">
         <button className="primary" type="submit" disabled={save.isPending}>
           {segment ? 'Save segment' : 'Create segment'}

@@ -93,6 +93,30 @@ function FeatureChanges({
   );
 }
 
+/** A segment change, shown against the segment as it is now (nothing for a deletion's "after"). */
+function SegmentChange({ change }: { change: Schemas['changeRequestSegmentChangeSchema'] }) {
+  const payload = (change.payload ?? {}) as { id?: number };
+  const segmentId = String(payload.id ?? '');
+  const current = useQuery({
+    queryKey: ['segment', segmentId],
+    queryFn: () => ok(api.GET('/api/admin/segments/{id}', { params: { path: { id: segmentId } } })),
+    enabled: segmentId !== '',
+  });
+  const now = current.data ? { name: current.data.name, description: current.data.description, constraints: current.data.constraints } : null;
+  // The payload carries the segment's id beside its new fields; the id is not a change.
+  const proposed =
+    change.action === 'deleteSegment' ? null : Object.fromEntries(Object.entries(change.payload as object).filter(([key]) => key !== 'id'));
+  return (
+    <section className="card stack" aria-label={`Changes to segment ${change.name}`}>
+      <h3 style={{ margin: 0 }}>
+        Segment {change.name}: {change.action}
+      </h3>
+      {change.conflict && <p className="error box">Conflict: {change.conflict}</p>}
+      <SideBySideDiff before={now} after={proposed} beforeLabel="Now" afterLabel="Proposed" />
+    </section>
+  );
+}
+
 export function ChangeRequestPage() {
   const { projectId = '', id = '' } = useParams();
   const me = useMe().data;
@@ -177,13 +201,7 @@ export function ChangeRequestPage() {
               />
             ))}
             {changeRequest.segments.map((segment) => (
-              <section key={segment.id} className="card stack">
-                <h3 style={{ margin: 0 }}>
-                  Segment {segment.name}: {segment.action}
-                </h3>
-                {segment.conflict && <p className="error box">Conflict: {segment.conflict}</p>}
-                <SideBySideDiff before={null} after={segment.payload} beforeLabel="Now" afterLabel="Proposed" />
-              </section>
+              <SegmentChange key={segment.id} change={segment} />
             ))}
             <ErrorMessage error={removeChange.error} />
             <h2>Review</h2>
@@ -201,7 +219,7 @@ export function ChangeRequestPage() {
                 ))}
               </div>
               <div className="row">
-                {state === 'Draft' && (
+                {state === 'Draft' && mine && (
                   <button className="primary" type="button" onClick={() => setState.mutate({ state: 'In review' })}>
                     Send to review
                   </button>
