@@ -290,7 +290,8 @@ export interface ChangeRequestSettingsTable {
   required_approvals: number;
 }
 
-export type ChangeRequestState = 'Draft' | 'In review' | 'Approved' | 'Scheduled' | 'Applied' | 'Cancelled' | 'Rejected';
+export const CHANGE_REQUEST_STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
+export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
 
 export interface ChangeRequestsTable {
   id: Generated<number>;

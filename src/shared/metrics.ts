@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DatabaseHandle } from '../db/database.js';
+import { CHANGE_REQUEST_STATES } from '../db/schema.js';
 
 /** Connections of a PostgreSQL pool: its limit, those open, those idle, and callers waiting for one. */
 export interface PoolUse {
@@ -88,8 +89,9 @@ export class Metrics {
       ['integration', 'provider'],
       (read) => read.backlog.map((row) => [{ integration: row.integration, provider: row.provider }, row.oldestSeconds]),
     );
+    // Every state has a series, 0 included, so a query over a state works before its first change request.
     this.databaseGauge('vexil_db_change_requests', 'Change requests by state (database-wide)', ['state'], (read) =>
-      read.changeRequests.map((row) => [{ state: row.state }, row.count]),
+      CHANGE_REQUEST_STATES.map((state) => [{ state }, read.changeRequests.find((row) => row.state === state)?.count ?? 0]),
     );
     const { poolUse } = sources;
     if (poolUse) {

@@ -89,6 +89,7 @@ describe('GET /internal-backstage/prometheus', () => {
       [`vexil_integration_delivery_lag_seconds_count{${integration}}`, 2],
       [`vexil_db_integration_backlog{${integration}}`, 2],
       ['vexil_db_change_requests{state="Draft"}', 1],
+      ['vexil_db_change_requests{state="Applied"}', 0],
       ['vexil_db_events{type="feature-created"}', 3],
     ];
     assert.deepEqual(

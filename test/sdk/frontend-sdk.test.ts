@@ -91,7 +91,11 @@ describe('unleash-proxy-client against /api/frontend', () => {
         storageProvider: new InMemoryStorageProvider(),
       });
       try {
-        const ready = new Promise((resolve) => client.once(EVENTS.READY, resolve));
+        // An answer the SDK rejects (a 500, say) fails the test instead of leaving it waiting for READY forever.
+        const ready = new Promise((resolve, reject) => {
+          client.once(EVENTS.READY, resolve);
+          client.once(EVENTS.ERROR, (error: unknown) => reject(new Error(`the SDK reported an error: ${JSON.stringify(error)}`)));
+        });
         await client.start();
         await ready;
         assert.equal(client.isEnabled(name('users')), false);
