@@ -140,7 +140,13 @@ async function main(): Promise<void> {
     await shoot('/projects/checkout', 'project');
     await shoot('/change-requests', 'change-requests');
     await shoot('/integrations', 'integrations');
-    await shoot('/admin/users', 'users');
+    await shoot('/admin/users', 'users', async (users) => {
+      await users.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'sam' }).getByRole('button', { name: 'Set password' }).click();
+      const form = users.getByRole('form', { name: 'Password of sam' });
+      await form.getByLabel('New password for sam').fill('password123');
+      await form.getByRole('button', { name: 'Set password' }).click();
+      await form.locator('.field-error').waitFor();
+    });
     await shoot('/admin/segments', 'segments');
     await shoot('/admin/environments', 'environments');
     await shoot('/admin/context-fields', 'context-fields');

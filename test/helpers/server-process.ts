@@ -50,8 +50,8 @@ export function startServer(env: Record<string, string>, onOutput?: (output: str
       output += chunk.toString();
       onOutput?.(output);
       const listening = output.match(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
-      // The first-start password is printed right after listening; wait for it when it comes.
-      if (listening && (!/created the first admin user/.test(output) || /shown only this once/.test(output))) {
+      // What the server prints after listening (the first-start password) may come later: see waitForOutput.
+      if (listening) {
         resolve({ process: child, baseUrl: listening[1]!, output: () => output, exited });
       }
     };
@@ -59,6 +59,17 @@ export function startServer(env: Record<string, string>, onOutput?: (output: str
     child.stderr!.on('data', onData);
     exited.then((code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
+}
+
+/** Waits until the server has written something matching the pattern (e.g. the first-start password) and returns the match. */
+export async function waitForOutput(server: RunningServer, pattern: RegExp, timeout = 10_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const match = server.output().match(pattern);
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`the server never wrote ${pattern}: ${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 export async function stopServer(server: RunningServer): Promise<number | null> {

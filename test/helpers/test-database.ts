@@ -71,3 +71,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 export const usingPostgres = () => Boolean(process.env.TEST_DATABASE_URL);
+
+/**
+ * The database of a Vexil a test starts as a process: the embedded one under its DATA_DIR (no variables), or,
+ * when TEST_DATABASE_URL is set, a new PostgreSQL database given to it as DATABASE_URL.
+ */
+export async function createServerDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (!usingPostgres()) return { env: {}, drop: async () => {} };
+  const database = await createTestDatabase();
+  if (database.config.kind !== 'postgres') throw new Error('TEST_DATABASE_URL is set, so the test database is on PostgreSQL');
+  return { env: { DATABASE_URL: database.config.url }, drop: database.drop };
+}

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
-import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
+import { logIn, startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
+import { createServerDatabase } from '../helpers/test-database.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
 
 // The admin pages in a real browser: each creates, edits and deletes what it manages, shows what the server
@@ -16,6 +17,7 @@ let page: Page;
 /** Script errors and refused content (CSP) the pages caused; failed API answers are the tests' own doing. */
 const pageProblems: string[] = [];
 let dataDir: string;
+let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined;
 const TOKEN = '*:*.admin-pages-test-token-0123456789';
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {
@@ -32,7 +34,8 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   before(async () => {
     buildWebUi();
     dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-admin-'));
-    server = await startServer({ DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: TOKEN });
+    database = await createServerDatabase();
+    server = await startServer({ DATA_DIR: dataDir, ...database.env, INIT_ADMIN_API_TOKENS: TOKEN });
     assert.equal((await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status, 201);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -48,6 +51,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   after(async () => {
     await browser?.close();
     if (server) await stopServer(server);
+    await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -149,6 +153,21 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     });
     await page.reload();
     assert.equal(await page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
+
+    // An admin sets the user's password in a form under their row; a weak one is refused next to the field.
+    await page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'viewer-vic' }).getByRole('button', { name: 'Set password' }).click();
+    const passwordForm = page.getByRole('form', { name: 'Password of viewer-vic' });
+    await passwordForm.getByLabel('New password for viewer-vic').fill('weakpassword');
+    await passwordForm.getByRole('button', { name: 'Set password' }).click();
+    assert.match(await textOf(passwordForm.locator('.field-error')), /upper case|uppercase|digit|symbol/i);
+    assert.equal(await logIn(server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 200);
+    const newPassword = `${STRONG_PASSWORD}-reset`;
+    await passwordForm.getByLabel('New password for viewer-vic').fill(newPassword);
+    await passwordForm.getByRole('button', { name: 'Set password' }).click();
+    await shows(page, 'Password set; the user’s sessions were ended.');
+    await passwordForm.waitFor({ state: 'detached' });
+    assert.equal(await logIn(server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 401);
+    assert.equal(await logIn(server.baseUrl, 'viewer-vic', newPassword), 200);
   });
 
   test('a Viewer is told their access is read-only, and cannot switch flags', async () => {

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
+import { startServer, stopServer, waitForOutput, type RunningServer } from '../helpers/server-process.js';
+import { createServerDatabase } from '../helpers/test-database.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
 
 // One story through the admin UI in a real browser against a real server, each step building on the last, as a
@@ -18,6 +19,7 @@ let page: Page;
 const pageProblems: string[] = [];
 let receiver: HttpReceiver;
 let dataDir: string;
+let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined;
 let adminPassword: string;
 let changeRequestUrl: string;
 
@@ -45,8 +47,9 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     buildWebUi();
     dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-'));
     receiver = await startHttpReceiver();
-    server = await startServer({ DATA_DIR: dataDir, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_MAX_ATTEMPTS: '1' });
-    adminPassword = /with the password (\S+)/.exec(server.output())![1]!;
+    database = await createServerDatabase();
+    server = await startServer({ DATA_DIR: dataDir, ...database.env, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_MAX_ATTEMPTS: '1' });
+    adminPassword = (await waitForOutput(server, /with the password (\S+)/))[1]!;
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     watchForProblems(page, pageProblems);
@@ -57,6 +60,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await browser?.close();
     if (server) await stopServer(server);
     await receiver?.close();
+    await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
 

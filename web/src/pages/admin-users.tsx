@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { Fragment, useState, type FormEvent } from 'react';
+import { api, ApiError, ok } from '../api/client';
 import { useMe } from '../components/layout';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
@@ -20,12 +20,21 @@ export function AdminUsers() {
     invalidate,
   );
   const remove = useAction((id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } } })), invalidate);
+  /** The user whose password is being set, in a form under their row. */
+  const [passwordFor, setPasswordFor] = useState<number | null>(null);
   const setPassword = useAction(
     ({ id, password }: { id: number; password: string }) =>
       ok(api.POST('/api/admin/user-admin/{id}/change-password', { params: { path: { id: String(id) } }, body: { password } })),
     invalidate,
-    () => setNotice('Password set; the user’s sessions were ended.'),
+    () => {
+      setPasswordFor(null);
+      setNotice('Password set; the user’s sessions were ended.');
+    },
   );
+  const submitPassword = (id: number) => (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setPassword.mutate({ id, password: String(new FormData(event.currentTarget).get('password')) });
+  };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -51,49 +60,70 @@ export function AdminUsers() {
             {notice && <p className="success">{notice}</p>}
             <Table label="Users" columns={['User', 'Role', 'Created', 'Last seen', '']}>
               {data.users.map((user) => (
-                <tr key={user.id}>
-                  <td>
-                    <strong>{user.name ?? user.username}</strong>
-                    <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-                  </td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${user.username ?? user.email}`}
-                      value={roleName(user.rootRole)}
-                      disabled={user.id === me?.user.id}
-                      onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
-                    >
-                      {data.rootRoles.map((role) => (
-                        <option key={role.id} value={role.name}>
-                          {role.name}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td className="small">{formatDate(user.createdAt)}</td>
-                  <td className="small">{formatDate(user.seenAt)}</td>
-                  <td>
-                    <div className="row">
-                      <button
-                        type="button"
-                        onClick={() => {
-                          const password = window.prompt(`New password for ${user.username ?? user.email}`);
-                          if (password) setPassword.mutate({ id: user.id, password });
-                        }}
+                <Fragment key={user.id}>
+                  <tr>
+                    <td>
+                      <strong>{user.name ?? user.username}</strong>
+                      <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+                    </td>
+                    <td>
+                      <select
+                        aria-label={`Role of ${user.username ?? user.email}`}
+                        value={roleName(user.rootRole)}
+                        disabled={user.id === me?.user.id}
+                        onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
                       >
-                        Set password
-                      </button>
-                      {user.id !== me?.user.id && (
-                        <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
-                          Delete
-                        </ConfirmButton>
-                      )}
-                    </div>
-                  </td>
-                </tr>
+                        {data.rootRoles.map((role) => (
+                          <option key={role.id} value={role.name}>
+                            {role.name}
+                          </option>
+                        ))}
+                      </select>
+                    </td>
+                    <td className="small">{formatDate(user.createdAt)}</td>
+                    <td className="small">{formatDate(user.seenAt)}</td>
+                    <td>
+                      <div className="row">
+                        <button
+                          type="button"
+                          aria-expanded={passwordFor === user.id}
+                          onClick={() => {
+                            setPassword.reset();
+                            setPasswordFor(passwordFor === user.id ? null : user.id);
+                          }}
+                        >
+                          Set password
+                        </button>
+                        {user.id !== me?.user.id && (
+                          <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
+                            Delete
+                          </ConfirmButton>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                  {passwordFor === user.id && (
+                    <tr>
+                      <td colSpan={5}>
+                        <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${user.username ?? user.email}`}>
+                          <Field label={`New password for ${user.username ?? user.email}`} error={setPassword.error} field="password">
+                            <input name="password" type="password" autoComplete="new-password" required autoFocus />
+                          </Field>
+                          <button className="primary" type="submit" disabled={setPassword.isPending}>
+                            Set password
+                          </button>
+                          <button type="button" onClick={() => setPasswordFor(null)}>
+                            Cancel
+                          </button>
+                        </form>
+                        {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
               ))}
             </Table>
-            <ErrorMessage error={update.error ?? remove.error ?? setPassword.error} />
+            <ErrorMessage error={update.error ?? remove.error} />
             <h2>New user</h2>
             <form className="card stack" onSubmit={submit} aria-label="New user">
               <div className="grid2">
