@@ -77,7 +77,7 @@ export function AdminTagTypes() {
         )}
       </Loaded>
       <h2>New tag type</h2>
-      <form className="card row" onSubmit={submit} aria-label="New tag type">
+      <form className="card row fields" onSubmit={submit} aria-label="New tag type">
         <Field label="Name" error={create.error} field="name">
           <input name="name" required />
         </Field>

@@ -79,7 +79,7 @@ export function AdminEnvironments() {
       </Loaded>
       <ErrorMessage error={toggle.error ?? update.error ?? remove.error} />
       <h2>New environment</h2>
-      <form className="card row" onSubmit={submit} aria-label="New environment">
+      <form className="card row fields" onSubmit={submit} aria-label="New environment">
         <Field label="Name" error={create.error} field="name">
           <input name="name" required />
         </Field>
