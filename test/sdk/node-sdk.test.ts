@@ -130,6 +130,10 @@ before(async () => {
 
 after(async () => {
   for (const sdk of sdks) sdk.destroy();
+  // destroy() does not cancel a poll already under way, and once destroyed the SDK has no error listener: a poll
+  // that starts its connection after the server closed would throw as an unhandled rejection. Closing after a
+  // pause longer than a request to this local server takes lets such a poll finish against a live server.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   await ctx.close();
 });
 
