@@ -2,7 +2,7 @@
 // named (`node scripts/build.mjs web`); none means both. With --if-stale (what `npm start` runs) a target is
 // built only when one of its inputs changed since its last build, so a restart costs no compilation.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -53,6 +53,52 @@ function builtAt(stamp) {
   }
 }
 
+/**
+ * Holds dist/.build-lock-<target> while building it: test processes running side by side each ask for a fresh
+ * UI, and two Vite builds into one directory delete each other's files. A waiting build checks staleness again
+ * once it holds the lock, so it finds the other's result and skips. A lock whose process is gone is taken over.
+ */
+function withBuildLock(name, build) {
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  const lock = join(root, 'dist', `.build-lock-${name}`);
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (isAbandoned(lock)) rmSync(lock, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return build();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** A lock whose process is gone, or one left empty (its process died between creating and writing it). */
+function isAbandoned(lock) {
+  let content, modified;
+  try {
+    content = readFileSync(lock, 'utf8');
+    modified = statSync(lock).mtimeMs;
+  } catch {
+    return false; // released meanwhile: the next attempt takes it
+  }
+  const pid = Number(content);
+  if (!pid) return Date.now() - modified > 5_000;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return error.code !== 'EPERM';
+  }
+}
+
 const ifStale = process.argv.includes('--if-stale');
 const named = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 for (const name of named.length ? named : Object.keys(TARGETS)) {
@@ -63,13 +109,18 @@ for (const name of named.length ? named : Object.keys(TARGETS)) {
   }
   // Outside dist/web, which Vite empties on each build.
   const stamp = join(root, 'dist', `.build-stamp-${name}`);
-  if (ifStale && Math.max(...target.inputs.map((input) => newestChange(join(root, input)))) < builtAt(stamp)) continue;
-  // A source saved while the build runs is newer than the stamp, so the next start builds again.
-  const started = new Date();
-  const result = spawnSync(process.execPath, target.command, { stdio: 'inherit', cwd: root });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-  target.after?.();
-  mkdirSync(join(root, 'dist'), { recursive: true });
-  writeFileSync(stamp, `${started.toISOString()}\n`);
-  utimesSync(stamp, started, started);
+  const isFresh = () => ifStale && Math.max(...target.inputs.map((input) => newestChange(join(root, input)))) < builtAt(stamp);
+  if (isFresh()) continue;
+  const status = withBuildLock(name, () => {
+    if (isFresh()) return 0;
+    // A source saved while the build runs is newer than the stamp, so the next start builds again.
+    const started = new Date();
+    const result = spawnSync(process.execPath, target.command, { stdio: 'inherit', cwd: root });
+    if (result.status !== 0) return result.status ?? 1;
+    target.after?.();
+    writeFileSync(stamp, `${started.toISOString()}\n`);
+    utimesSync(stamp, started, started);
+    return 0;
+  });
+  if (status !== 0) process.exit(status);
 }
