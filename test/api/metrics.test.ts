@@ -4,7 +4,8 @@ import { runDeliveryPass } from '../../src/integrations/delivery-worker.js';
 import { createProtectedProject, createTeam, propose } from '../helpers/change-requests.js';
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`); `.ci/run` installs it when it is missing. */
@@ -54,9 +55,7 @@ export async function waitForTexts(locator: Locator, predicate: (texts: string[]
 
 /** Waits until the condition holds, e.g. a control the page updates once the server answered. */
 export async function waitUntil(condition: () => Promise<boolean>, timeout = 15_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('the page never reached the expected state');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(condition, timeout).catch(() => {
+    throw new Error('the page never reached the expected state');
+  });
 }

@@ -29,13 +29,3 @@ export async function createFlag(
   if (options.variants) expectStatus(await ctx.admin.put(`${flagUrl}/environments/${environment}/variants`, options.variants), 200);
   if (options.enabled !== false) expectStatus(await ctx.admin.post(`${flagUrl}/environments/${environment}/on`), 200);
 }
-
-/** Polls `check` until it holds or `timeoutMs` passes; returns how long it took. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - started;
-}

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 
 /** Vexil as separate processes, run from the sources as `npm start` and `npm run admin` run the build. */
 export const MAIN = join(import.meta.dirname, '../../src/main.ts');
@@ -63,13 +64,10 @@ export function startServer(env: Record<string, string>, onOutput?: (output: str
 
 /** Waits until the server has written something matching the pattern (e.g. the first-start password) and returns the match. */
 export async function waitForOutput(server: RunningServer, pattern: RegExp, timeout = 10_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const match = server.output().match(pattern);
-    if (match) return match;
-    if (Date.now() > deadline) throw new Error(`the server never wrote ${pattern}: ${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(() => pattern.test(server.output()), timeout).catch(() => {
+    throw new Error(`the server never wrote ${pattern}: ${server.output()}`);
+  });
+  return server.output().match(pattern)!;
 }
 
 export async function stopServer(server: RunningServer): Promise<number | null> {

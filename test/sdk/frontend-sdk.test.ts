@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { EVENTS, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { createFlag, createSdkToken, eventually } from '../helpers/sdk-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
