@@ -59,69 +59,72 @@ export function AdminUsers() {
             <h1>Users</h1>
             {notice && <p className="success">{notice}</p>}
             <Table label="Users" columns={['User', 'Role', 'Created', 'Last seen', '']}>
-              {data.users.map((user) => (
-                <Fragment key={user.id}>
-                  <tr>
-                    <td>
-                      <strong>{user.name ?? user.username}</strong>
-                      <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-                    </td>
-                    <td>
-                      <select
-                        aria-label={`Role of ${user.username ?? user.email}`}
-                        value={roleName(user.rootRole)}
-                        disabled={user.id === me?.user.id}
-                        onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
-                      >
-                        {data.rootRoles.map((role) => (
-                          <option key={role.id} value={role.name}>
-                            {role.name}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td className="small">{formatDate(user.createdAt)}</td>
-                    <td className="small">{formatDate(user.seenAt)}</td>
-                    <td>
-                      <div className="row">
-                        <button
-                          type="button"
-                          aria-expanded={passwordFor === user.id}
-                          onClick={() => {
-                            setPassword.reset();
-                            setPasswordFor(passwordFor === user.id ? null : user.id);
-                          }}
-                        >
-                          Set password
-                        </button>
-                        {user.id !== me?.user.id && (
-                          <ConfirmButton question={`Delete the user ${user.username ?? user.email}?`} onConfirm={() => remove.mutate(user.id)}>
-                            Delete
-                          </ConfirmButton>
-                        )}
-                      </div>
-                    </td>
-                  </tr>
-                  {passwordFor === user.id && (
-                    <tr>
-                      <td colSpan={5}>
-                        <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${user.username ?? user.email}`}>
-                          <Field label={`New password for ${user.username ?? user.email}`} error={setPassword.error} field="password">
-                            <input name="password" type="password" autoComplete="new-password" required autoFocus />
-                          </Field>
-                          <button className="primary" type="submit" disabled={setPassword.isPending}>
-                            Set password
-                          </button>
-                          <button type="button" onClick={() => setPasswordFor(null)}>
-                            Cancel
-                          </button>
-                        </form>
-                        {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
-              ))}
+              {data.users.map((user) => {
+                const login = user.username ?? user.email;
+                return (
+                    <Fragment key={user.id}>
+                      <tr>
+                        <td>
+                          <strong>{user.name ?? user.username}</strong>
+                          <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+                        </td>
+                        <td>
+                          <select
+                            aria-label={`Role of ${login}`}
+                            value={roleName(user.rootRole)}
+                            disabled={user.id === me?.user.id}
+                            onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+                          >
+                            {data.rootRoles.map((role) => (
+                              <option key={role.id} value={role.name}>
+                                {role.name}
+                              </option>
+                            ))}
+                          </select>
+                        </td>
+                        <td className="small">{formatDate(user.createdAt)}</td>
+                        <td className="small">{formatDate(user.seenAt)}</td>
+                        <td>
+                          <div className="row">
+                            <button
+                              type="button"
+                              aria-expanded={passwordFor === user.id}
+                              onClick={() => {
+                                setPassword.reset();
+                                setPasswordFor(passwordFor === user.id ? null : user.id);
+                              }}
+                            >
+                              Set password
+                            </button>
+                            {user.id !== me?.user.id && (
+                              <ConfirmButton question={`Delete the user ${login}?`} onConfirm={() => remove.mutate(user.id)}>
+                                Delete
+                              </ConfirmButton>
+                            )}
+                          </div>
+                        </td>
+                      </tr>
+                      {passwordFor === user.id && (
+                        <tr>
+                          <td colSpan={5}>
+                            <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${login}`}>
+                              <Field label={`New password for ${login}`} error={setPassword.error} field="password">
+                                <input name="password" type="password" autoComplete="new-password" required autoFocus />
+                              </Field>
+                              <button className="primary" type="submit" disabled={setPassword.isPending}>
+                                Set password
+                              </button>
+                              <button type="button" onClick={() => setPasswordFor(null)}>
+                                Cancel
+                              </button>
+                            </form>
+                            {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                );
+              })}
             </Table>
             <ErrorMessage error={update.error ?? remove.error} />
             <h2>New user</h2>
