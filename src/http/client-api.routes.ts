@@ -179,10 +179,13 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
       });
       writeEvent(response, 'unleash-connected', hydration.revision, hydration.events);
       let sentRevision = hydration.revision;
-      const unsubscribe = store.subscribe((environment, events, configuration) => {
+      const unsubscribe = store.subscribe((environment, change, configuration) => {
         if (environment !== scope.environment || configuration.revision <= sentRevision) return;
+        const events = store.scopedChange(scope, change, configuration);
+        // A change outside the scope is not announced at all: even its revision would say that something moved.
+        if (events.length === 0) return;
         sentRevision = configuration.revision;
-        writeEvent(response, 'unleash-updated', configuration.revision, store.scoped(scope, events, configuration));
+        writeEvent(response, 'unleash-updated', configuration.revision, events);
       });
       const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
       streams.add(response);

@@ -42,18 +42,37 @@ export function matchesEtag(answer: ScopedFeatures, ifNoneMatch: string | undefi
   return ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
 }
 
-/** The changes between two revisions of an environment, as SDKs apply them. */
-interface HistoryEntry {
+/** A flag as it stood at one revision, with the tags the `tag` filter reads. */
+interface FlagState {
+  feature: ClientFeature;
+  tags: Set<string> | undefined;
+}
+
+/**
+ * One flag that changed between two revisions, before and after (absent when it did not exist there). Kept
+ * whole, not as an SDK event, so each scope can tell a flag that left it (a removal it must hear of) from one it
+ * never saw (nothing at all).
+ */
+interface FlagChange {
+  name: string;
+  before?: FlagState;
+  after?: FlagState;
+}
+
+/** The changes between two revisions of an environment. */
+export interface ConfigurationChange {
   from: number;
   to: number;
-  events: DeltaEvent[];
+  flags: FlagChange[];
+  /** Segments whose definition changed or that no strategy of the environment uses any more. */
+  segments: number[];
 }
 
 interface EnvironmentEntry {
   configuration: EnvironmentConfiguration;
   stale: boolean;
   reloading?: Promise<EnvironmentConfiguration>;
-  history: HistoryEntry[];
+  history: ConfigurationChange[];
   answers: Map<string, ScopedFeatures>;
 }
 
@@ -77,32 +96,73 @@ function segmentsUsedBy(features: ClientFeature[], segments: Map<number, ClientS
   return [...ids].sort((a, b) => a - b).flatMap((id) => segments.get(id) ?? []);
 }
 
-/** What changed from one configuration to the next, as delta events stamped with the new revision. */
-function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration): DeltaEvent[] {
-  const eventId = after.revision;
-  const events: DeltaEvent[] = [];
+function segmentIdsOf(feature: ClientFeature): number[] {
+  return feature.strategies.flatMap((strategy) => strategy.segments ?? []);
+}
+
+/** What changed from one configuration to the next. */
+function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration): ConfigurationChange {
+  const flags: FlagChange[] = [];
   const previous = new Map(before.features.map((feature) => [feature.name, feature]));
   const current = new Set<string>();
   for (const feature of after.features) {
     current.add(feature.name);
     const old = previous.get(feature.name);
-    const tagsChanged = JSON.stringify([...(before.tags.get(feature.name) ?? [])]) !== JSON.stringify([...(after.tags.get(feature.name) ?? [])]);
-    if (!old || tagsChanged || JSON.stringify(old) !== JSON.stringify(feature)) events.push({ type: 'feature-updated', eventId, feature });
+    const oldTags = before.tags.get(feature.name);
+    const newTags = after.tags.get(feature.name);
+    const tagsChanged = JSON.stringify([...(oldTags ?? [])]) !== JSON.stringify([...(newTags ?? [])]);
+    if (!old || tagsChanged || JSON.stringify(old) !== JSON.stringify(feature)) {
+      flags.push({ name: feature.name, ...(old ? { before: { feature: old, tags: oldTags } } : {}), after: { feature, tags: newTags } });
+    }
   }
   for (const feature of before.features) {
-    if (!current.has(feature.name)) events.push({ type: 'feature-removed', eventId, featureName: feature.name, project: feature.project });
+    if (!current.has(feature.name)) flags.push({ name: feature.name, before: { feature, tags: before.tags.get(feature.name) } });
   }
-  for (const segment of after.segments.values()) {
-    const old = before.segments.get(segment.id);
-    if (!old || JSON.stringify(old) !== JSON.stringify(segment)) events.push({ type: 'segment-updated', eventId, segment });
+  const segments: number[] = [];
+  for (const [id, segment] of after.segments) {
+    const old = before.segments.get(id);
+    if (!old || JSON.stringify(old) !== JSON.stringify(segment)) segments.push(id);
   }
-  for (const id of before.segments.keys()) {
-    if (!after.segments.has(id)) events.push({ type: 'segment-removed', eventId, segmentId: id });
+  for (const id of before.segments.keys()) if (!after.segments.has(id)) segments.push(id);
+  return { from: before.revision, to: after.revision, flags, segments };
+}
+
+/**
+ * The delta events a scope needs for a run of changes, given what it sees at their end: a flag in the scope
+ * is sent whole, one that left it is removed, one it never saw is not mentioned; a segment is sent when one
+ * of the scope's flags uses it and it changed or a sent flag names it, and removed when the scope's flags no
+ * longer use it.
+ */
+function scopedEvents(scope: ClientScope, changes: ConfigurationChange[], current: ScopedFeatures): DeltaEvent[] {
+  const events: DeltaEvent[] = [];
+  const usedBefore = new Set<number>();
+  const named = new Set<number>();
+  for (const change of changes) {
+    for (const segment of change.segments) named.add(segment);
+    for (const { name, before, after } of change.flags) {
+      const wasVisible = before !== undefined && inScope(scope, before.feature, before.tags);
+      if (after && inScope(scope, after.feature, after.tags)) {
+        events.push({ type: 'feature-updated', eventId: change.to, feature: after.feature });
+        for (const id of segmentIdsOf(after.feature)) named.add(id);
+      } else if (wasVisible) {
+        events.push({ type: 'feature-removed', eventId: change.to, featureName: name, project: before.feature.project });
+      }
+      if (wasVisible) for (const id of segmentIdsOf(before.feature)) usedBefore.add(id);
+    }
+  }
+  const used = new Map(current.segments.map((segment) => [segment.id, segment]));
+  for (const id of [...named].sort((a, b) => a - b)) {
+    const segment = used.get(id);
+    if (segment) events.push({ type: 'segment-updated', eventId: current.revision, segment });
+  }
+  for (const id of [...usedBefore].sort((a, b) => a - b)) {
+    if (!used.has(id)) events.push({ type: 'segment-removed', eventId: current.revision, segmentId: id });
   }
   return events;
 }
 
-export type ChangeListener = (environment: string, events: DeltaEvent[], configuration: EnvironmentConfiguration) => void;
+/** Told of each rebuild of an environment that changed something, with the configuration it produced. */
+export type ChangeListener = (environment: string, change: ConfigurationChange, configuration: EnvironmentConfiguration) => void;
 
 /**
  * What SDKs read, held in memory per environment and rebuilt only when something changed: every commit that
@@ -132,7 +192,7 @@ export class ClientFeatureStore {
     this.changeHooks.add(hook);
   }
 
-  /** Streaming: called with the delta events of each rebuild of an environment. Returns the unsubscribe function. */
+  /** Streaming: called with the changes of each rebuild of an environment. Returns the unsubscribe function. */
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -175,20 +235,26 @@ export class ClientFeatureStore {
     }
     entry.reloading = undefined;
     if (configuration.revision === entry.configuration.revision) return entry.configuration;
-    const events = diff(entry.configuration, configuration);
-    entry.history.push({ from: entry.configuration.revision, to: configuration.revision, events });
+    const change = diff(entry.configuration, configuration);
+    entry.history.push(change);
     if (entry.history.length > HISTORY_LENGTH) entry.history.splice(0, entry.history.length - HISTORY_LENGTH);
     entry.configuration = configuration;
     entry.answers.clear();
     // A change that arrived while this load ran has marked the entry stale again; load once more for it.
     if (entry.stale && this.listeners.size > 0) this.configuration(environment).catch(() => undefined);
-    if (events.length > 0) for (const listener of this.listeners) listener(environment, events, configuration);
+    if (change.flags.length > 0 || change.segments.length > 0) {
+      for (const listener of this.listeners) listener(environment, change, configuration);
+    }
     return configuration;
   }
 
   /** The flags and segments a scope sees, with the ETag and the serialised `/api/client/features` body. */
   async features(scope: ClientScope): Promise<ScopedFeatures> {
-    const configuration = await this.configuration(scope.environment);
+    return this.answer(scope, await this.configuration(scope.environment));
+  }
+
+  /** What a scope sees of one configuration: cached while that configuration is the environment's current one. */
+  private answer(scope: ClientScope, configuration: EnvironmentConfiguration): ScopedFeatures {
     const entry = this.environments.get(scope.environment)!;
     const key = scopeKey(scope);
     const cached = entry.answers.get(key);
@@ -205,10 +271,9 @@ export class ClientFeatureStore {
     const body = JSON.stringify({ version: 2, features, segments, query, meta: { revisionId: configuration.revision, etag: null, queryHash: null } });
     const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
     const answer: ScopedFeatures = { revision: configuration.revision, etag: `"${hash}:${configuration.revision}"`, body, features, segments };
-    entry.answers.set(key, answer);
+    if (configuration === entry.configuration) entry.answers.set(key, answer);
     return answer;
   }
-
 
   /**
    * The delta events a scope needs to go from `since` to now: none when it is current, the changes in between
@@ -216,24 +281,19 @@ export class ClientFeatureStore {
    */
   async delta(scope: ClientScope, since: number | undefined): Promise<{ revision: number; events: DeltaEvent[] }> {
     const answer = await this.features(scope);
-    const configuration = await this.configuration(scope.environment);
     const hydration = (): DeltaEvent[] => [
       { type: 'hydration', eventId: answer.revision, features: answer.features, segments: answer.segments },
     ];
     if (since === undefined || since > answer.revision) return { revision: answer.revision, events: hydration() };
     if (since === answer.revision) return { revision: answer.revision, events: [] };
-    const history = this.environments.get(scope.environment)!.history;
+    const history = this.environments.get(scope.environment)!.history.filter((change) => change.to <= answer.revision);
     if (history.length === 0 || since < history[0]!.from) return { revision: answer.revision, events: hydration() };
-    const events = history.filter((entry) => entry.to > since).flatMap((entry) => entry.events);
-    return { revision: answer.revision, events: this.scoped(scope, events, configuration) };
+    const changes = history.filter((change) => change.to > since);
+    return { revision: answer.revision, events: scopedEvents(scope, changes, answer) };
   }
 
-  /** Delta events as a scope sees them: a flag that left the scope is removed, one outside it never shown. */
-  scoped(scope: ClientScope, events: DeltaEvent[], configuration: EnvironmentConfiguration): DeltaEvent[] {
-    return events.map((event) => {
-      if (event.type !== 'feature-updated') return event;
-      if (inScope(scope, event.feature, configuration.tags.get(event.feature.name))) return event;
-      return { type: 'feature-removed', eventId: event.eventId, featureName: event.feature.name, project: event.feature.project };
-    });
+  /** One rebuild's changes as a scope sees them (streaming): nothing when none of them is the scope's business. */
+  scopedChange(scope: ClientScope, change: ConfigurationChange, configuration: EnvironmentConfiguration): DeltaEvent[] {
+    return scopedEvents(scope, [change], this.answer(scope, configuration));
   }
 }

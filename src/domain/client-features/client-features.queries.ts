@@ -49,7 +49,9 @@ export interface EnvironmentConfiguration {
 /**
  * Loads one environment's whole client configuration in a fixed number of queries, inside one repeatable-read
  * transaction on PostgreSQL so the revision and the rows are one consistent snapshot. Archived flags and
- * disabled strategies are left out; flags of projects without the environment are not part of it.
+ * disabled strategies are left out. A flag whose project does not have the environment is served disabled,
+ * with no strategies or variants, as Unleash serves it: an SDK then answers `false`, not the application's
+ * fallback value.
  */
 export async function loadEnvironmentConfiguration(db: Db, environment: string): Promise<EnvironmentConfiguration> {
   return db
@@ -63,19 +65,23 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .executeTakeFirstOrThrow();
       const features = await tx
         .selectFrom('features as f')
-        .innerJoin('project_environments as pe', (join) =>
+        .leftJoin('project_environments as pe', (join) =>
           join.onRef('pe.project_id', '=', 'f.project').on('pe.environment_name', '=', environment),
         )
         .leftJoin('feature_environments as fe', (join) =>
           join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment', '=', environment),
         )
         .select(['f.name', 'f.type', 'f.description', 'f.project', 'f.stale', 'f.impression_data', 'fe.enabled', 'fe.variants'])
+        .select(sql<boolean>`pe.project_id IS NOT NULL`.as('has_environment'))
         .where('f.archived_at', 'is', null)
         .orderBy('f.name')
         .execute();
       const strategies = await tx
         .selectFrom('feature_strategies as fs')
         .innerJoin('features as f', 'f.name', 'fs.feature_name')
+        .innerJoin('project_environments as pe', (join) =>
+          join.onRef('pe.project_id', '=', 'f.project').on('pe.environment_name', '=', environment),
+        )
         .select(['fs.id', 'fs.feature_name', 'fs.strategy_name', 'fs.title', 'fs.sort_order', 'fs.parameters', 'fs.constraints', 'fs.variants'])
         .select(sql<number[] | null>`(SELECT array_agg(fss.segment_id ORDER BY fss.segment_id) FROM feature_strategy_segments fss WHERE fss.strategy_id = fs.id)`.as('segment_ids'))
         .where('fs.environment', '=', environment)
@@ -141,11 +147,11 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
             type: row.type,
             description: row.description,
             project: row.project,
-            enabled: row.enabled ?? false,
+            enabled: row.has_environment && (row.enabled ?? false),
             stale: row.stale,
             impressionData: row.impression_data,
             strategies: strategiesByFeature.get(row.name) ?? [],
-            variants: ((row.variants ?? []) as Variant[]),
+            variants: row.has_environment ? ((row.variants ?? []) as Variant[]) : [],
           };
           const parents = dependenciesByChild.get(row.name);
           if (parents) feature.dependencies = parents;
