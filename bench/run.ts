@@ -418,7 +418,7 @@ async function main(): Promise<void> {
     const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
     // On PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one.
     const reader = values['database-url'] ? await startServer(env) : server;
-    let latency;
+    let latency: Awaited<ReturnType<typeof changeToSdkLatency>>;
     try {
       latency = await changeToSdkLatency(server, reader, values['hot-project'], 20, 50);
     } finally {

@@ -8,12 +8,13 @@ import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { migrateToLatest } from './db/migrate.js';
 import { waitForDatabase } from './db/wait-for-database.js';
 import { bootstrap } from './domain/bootstrap.js';
-import { ChangeRequestScheduler } from './domain/change-requests/change-request-scheduler.js';
+import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/plugins/logging.js';
-import { startDeliveryWorker } from './integrations/delivery-worker.js';
-import { startIntegrationEventRetention } from './integrations/integration-event-retention.js';
+import { startDeliveryWorker } from './workers/delivery-worker.js';
+import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
+import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { Metrics } from './shared/metrics.js';
 
 function readConfig(): Config {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);
   const migratedAt = sinceProcessStart();
-  const metrics = new Metrics(database);
+  const metrics = new Metrics(metricsSourcesOf(database));
   const deps = { db: database.db, clock: systemClock, config, listen: database.listen, metrics };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const bootstrappedAt = sinceProcessStart();

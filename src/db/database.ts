@@ -1,13 +1,16 @@
 import { setImmediate } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
 import type { PoolUse } from '../shared/metrics.js';
 
+/** Any handle on the database: the root one or a transaction. Reads take it. */
 export type Db = Kysely<Database>;
+/** A transaction: what row locks need (on the root handle a lock would end with its own statement). */
+export type Tx = Transaction<Database>;
 
 /** Stops listening. */
 export type Unlisten = () => Promise<void>;

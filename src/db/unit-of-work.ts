@@ -1,8 +1,12 @@
-import type { Transaction } from 'kysely';
-import type { Actor } from '../domain/access/actor.js';
 import type { Clock } from '../shared/clock.js';
-import type { Db } from './database.js';
-import type { Database } from './schema.js';
+import type { Db, Tx } from './database.js';
+import type { RootRoleName } from './schema.js';
+
+/** Who performs a unit of work: the identity its events are recorded under and permissions are checked against. */
+export type Actor =
+  | { kind: 'user'; userId: number; username: string; rootRole: RootRoleName }
+  | { kind: 'admin-token'; tokenId: number; tokenName: string }
+  | { kind: 'system' };
 
 /**
  * One transaction, the actor performing it and one instant: everything a command needs to change state and
@@ -10,7 +14,7 @@ import type { Database } from './schema.js';
  * handle would wait for the transaction's connection forever, on PostgreSQL it would escape the transaction.
  */
 export interface UnitOfWork {
-  readonly tx: Transaction<Database>;
+  readonly tx: Tx;
   readonly actor: Actor;
   readonly now: Date;
   /**

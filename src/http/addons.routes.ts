@@ -12,7 +12,7 @@ import {
 } from '../domain/addons/addons.commands.js';
 import { getAddonWithDeliveries, listAddons } from '../domain/addons/addons.queries.js';
 import { listIntegrationEvents } from '../domain/addons/integration-events.queries.js';
-import { ADDON_PROVIDERS } from '../integrations/providers/index.js';
+import { ADDON_PROVIDERS } from '../domain/addons/providers/index.js';
 import {
   AddonCreatedSchema,
   AddonCreateUpdateSchema,

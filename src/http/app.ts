@@ -17,6 +17,7 @@ import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
+import { metricsSourcesOf } from '../domain/metrics/database-figures.js';
 import { Metrics } from '../shared/metrics.js';
 import { VERSION } from '../shared/version.js';
 
@@ -47,7 +48,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerJsonBodyParser(app);
-  const metrics = deps.metrics ?? new Metrics({ db: deps.db });
+  const metrics = deps.metrics ?? new Metrics(metricsSourcesOf(deps));
   registerRequestLog(app);
   registerRequestMetrics(app, metrics);
 

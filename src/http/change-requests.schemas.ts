@@ -51,6 +51,7 @@ export const ChangeRequestOneOrManyCreateSchema = Type.Unsafe<ChangeInput | Chan
   $id: 'changeRequestOneOrManyCreateSchema',
   description: 'One change (changeRequestCreateSchema) or an array of 1 to 100 of them',
   if: { type: 'array' },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a promise.
   then: Type.Array(Type.Ref(ChangeRequestCreateSchema), { minItems: 1, maxItems: 100 }),
   else: Type.Ref(ChangeRequestCreateSchema),
 });

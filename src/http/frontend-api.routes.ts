@@ -3,31 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateAll, type EvaluationContext } from '../domain/evaluation/evaluate.js';
 import { BadDataError } from '../shared/errors.js';
-import { ClientMetricsSchema, recordMetricsReport } from './client-metrics.routes.js';
-import { ClientRegistrationSchema } from './client-api.routes.js';
 import type { RouteModule } from './deps.js';
-import { FrontendApiFeaturesSchema } from './sdk.schemas.js';
+import { ClientMetricsSchema, ClientRegistrationSchema, FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
+import { recordMetricsReport } from './sdk-reports.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['Frontend API'];
-
-const ContextValue = Type.String({ maxLength: 1000 });
-/** The context of Unleash's SDKs: well-known fields and free `properties` (the frontend API and the playground). */
-export const FrontendContextSchema = Type.Object(
-  {
-    appName: Type.Optional(ContextValue),
-    environment: Type.Optional(ContextValue),
-    userId: Type.Optional(ContextValue),
-    sessionId: Type.Optional(ContextValue),
-    remoteAddress: Type.Optional(ContextValue),
-    currentTime: Type.Optional(Type.String({ format: 'date-time' })),
-    properties: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), ContextValue, { maxProperties: 100 })),
-  },
-  { additionalProperties: ContextValue, maxProperties: 120 },
-);
-
-export const FrontendApiBodySchema = Type.Object({ context: Type.Optional(FrontendContextSchema) }, { $id: 'frontendApiRequestSchema' });
-export const frontendApiSchemas = [FrontendApiBodySchema];
 
 /** Query parameters (GET) in the SDK's spelling: `userId=…&properties[plan]=pro`. */
 function contextFromQuery(query: Record<string, unknown>): Record<string, unknown> {

@@ -3,22 +3,8 @@ import type { Context } from 'unleash-client/lib/context.js';
 import { playground } from '../domain/evaluation/playground.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
-import { PlaygroundResponseSchema } from './sdk.schemas.js';
-import { FrontendContextSchema } from './frontend-api.routes.js';
+import { PlaygroundRequestSchema, PlaygroundResponseSchema } from './sdk.schemas.js';
 import { can } from './plugins/access.js';
-
-export const PlaygroundRequestSchema = Type.Object(
-  {
-    environment: Type.String({ minLength: 1, maxLength: 100 }),
-    projects: Type.Optional(
-      Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })]),
-    ),
-    context: FrontendContextSchema,
-  },
-  { $id: 'playgroundRequestSchema', additionalProperties: false },
-);
-
-export const playgroundSchemas = [PlaygroundRequestSchema];
 
 export const playgroundRoutes: RouteModule = async (app, { deps }) => {
   app.post(

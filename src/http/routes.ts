@@ -7,10 +7,10 @@ import { apiTokenSchemas } from './api-tokens.schemas.js';
 import { authRoutes } from './auth.routes.js';
 import { changeRequestRoutes } from './change-requests.routes.js';
 import { changeRequestSchemas } from './change-requests.schemas.js';
-import { clientApiRoutes, clientApiSchemas } from './client-api.routes.js';
-import { clientMetricsRoutes, clientMetricsSchemas } from './client-metrics.routes.js';
-import { frontendApiRoutes, frontendApiSchemas } from './frontend-api.routes.js';
-import { playgroundRoutes, playgroundSchemas } from './playground.routes.js';
+import { clientApiRoutes } from './client-api.routes.js';
+import { clientMetricsRoutes } from './client-metrics.routes.js';
+import { frontendApiRoutes } from './frontend-api.routes.js';
+import { playgroundRoutes } from './playground.routes.js';
 import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
 import { contextFieldSchemas } from './context-fields.schemas.js';
@@ -23,7 +23,8 @@ import { featureDependencyRoutes } from './feature-dependencies.routes.js';
 import { dependencySchemas } from './feature-dependencies.schemas.js';
 import { featureLifecycleRoutes } from './feature-lifecycle.routes.js';
 import { lifecycleSchemas } from './feature-lifecycle.schemas.js';
-import { featureSearchRoutes, featureSearchSchemas } from './feature-search.routes.js';
+import { featureSearchRoutes } from './feature-search.routes.js';
+import { featureSearchSchemas } from './feature-search.schemas.js';
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
 import { healthRoutes } from './health.routes.js';
@@ -38,7 +39,8 @@ import { strategyDefinitionRoutes } from './strategy-definitions.routes.js';
 import { strategyDefinitionSchemas } from './strategy-definitions.schemas.js';
 import { tagRoutes } from './tags.routes.js';
 import { tagSchemas } from './tags.schemas.js';
-import { uiConfigRoutes, uiConfigSchemas } from './ui-config.routes.js';
+import { uiConfigRoutes } from './ui-config.routes.js';
+import { uiConfigSchemas } from './ui-config.schemas.js';
 import { userRoutes } from './users.routes.js';
 import { userSchemas } from './users.schemas.js';
 
@@ -89,10 +91,6 @@ export const sharedSchemas: TSchema[] = [
   ...featureSearchSchemas,
   ...changeRequestSchemas,
   ...addonSchemas,
-  ...clientMetricsSchemas,
-  ...clientApiSchemas,
-  ...frontendApiSchemas,
-  ...playgroundSchemas,
   ...uiConfigSchemas,
   ...sdkSchemas,
 ];

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from './common.schemas.js';
+import { DateTime, Nullable } from './common.schemas.js';
 import { ConstraintSchema, StrategyVariantSchema, VariantSchema } from './features.schemas.js';
 
 /**
@@ -175,7 +175,113 @@ export const ApplicationSchema = Type.Object(
   { $id: 'applicationSchema' },
 );
 
+/** What SDKs send. */
+
+/** The query filters server-side SDKs send; `project` and `tag` may repeat. */
+export const ClientFeaturesQuerySchema = Type.Object({
+  project: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
+  namePrefix: Type.Optional(Type.String({ maxLength: 100 })),
+  tag: Type.Optional(Type.Array(Type.String({ pattern: '^[^:]+:.+$', maxLength: 200 }), { maxItems: 100 })),
+  inlineSegmentConstraints: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+});
+
+/**
+ * SDKs send more than Vexil reads (platform names, versions, yggdrasil versions), so unknown properties are
+ * accepted and ignored here, unlike on the admin API: rejecting them would break every Unleash SDK.
+ */
+export const ClientRegistrationSchema = Type.Object(
+  {
+    appName: Type.String({ minLength: 1, maxLength: 255 }),
+    instanceId: Type.Optional(Type.String({ maxLength: 255 })),
+    sdkVersion: Type.Optional(Type.String({ maxLength: 255 })),
+    environment: Type.Optional(Type.String({ maxLength: 100 })),
+    strategies: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
+    started: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })])),
+    interval: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+  },
+  { $id: 'clientApplicationSchema' },
+);
+
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+
+/**
+ * SDKs send more than Vexil reads (platform, versions, connection ids), so unknown properties are accepted
+ * and ignored here, unlike on the admin API: rejecting them would break every Unleash SDK.
+ */
+export const ClientMetricsSchema = Type.Object(
+  {
+    appName: Type.String({ minLength: 1, maxLength: 255 }),
+    instanceId: Type.Optional(Type.String({ maxLength: 255 })),
+    environment: Type.Optional(Type.String()),
+    bucket: Type.Object({
+      start: DateTime,
+      stop: DateTime,
+      toggles: Type.Record(
+        Type.String({ minLength: 1, maxLength: 100 }),
+        Type.Object({ yes: Count, no: Count, variants: Type.Optional(Type.Record(Type.String(), Count)) }),
+        { maxProperties: 10_000 },
+      ),
+    }),
+  },
+  { $id: 'clientMetricsSchema' },
+);
+
+/** What Unleash Edge forwards: registrations and per-flag counts of many SDKs at once. */
+export const BulkMetricsSchema = Type.Object(
+  {
+    applications: Type.Optional(Type.Array(Type.Ref(ClientRegistrationSchema), { maxItems: 1000 })),
+    metrics: Type.Array(
+      Type.Object({
+        featureName: Type.String({ minLength: 1, maxLength: 100 }),
+        appName: Type.String({ minLength: 1, maxLength: 255 }),
+        environment: Type.String({ minLength: 1, maxLength: 100 }),
+        timestamp: DateTime,
+        yes: Count,
+        no: Count,
+        variants: Type.Optional(Type.Record(Type.String(), Count)),
+      }),
+      { maxItems: 10_000 },
+    ),
+  },
+  { $id: 'bulkMetricsSchema' },
+);
+
+
+const ContextValue = Type.String({ maxLength: 1000 });
+/** The context of Unleash's SDKs: well-known fields and free `properties` (the frontend API and the playground). */
+export const FrontendContextSchema = Type.Object(
+  {
+    appName: Type.Optional(ContextValue),
+    environment: Type.Optional(ContextValue),
+    userId: Type.Optional(ContextValue),
+    sessionId: Type.Optional(ContextValue),
+    remoteAddress: Type.Optional(ContextValue),
+    currentTime: Type.Optional(Type.String({ format: 'date-time' })),
+    properties: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), ContextValue, { maxProperties: 100 })),
+  },
+  { additionalProperties: ContextValue, maxProperties: 120 },
+);
+
+export const FrontendApiBodySchema = Type.Object({ context: Type.Optional(FrontendContextSchema) }, { $id: 'frontendApiRequestSchema' });
+
+export const PlaygroundRequestSchema = Type.Object(
+  {
+    environment: Type.String({ minLength: 1, maxLength: 100 }),
+    projects: Type.Optional(
+      Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })]),
+    ),
+    context: FrontendContextSchema,
+  },
+  { $id: 'playgroundRequestSchema', additionalProperties: false },
+);
+
+
 export const sdkSchemas = [
+  ClientRegistrationSchema,
+  ClientMetricsSchema,
+  BulkMetricsSchema,
+  FrontendApiBodySchema,
+  PlaygroundRequestSchema,
   ClientSegmentSchema,
   ClientFeatureSchema,
   ClientFeaturesSchema,

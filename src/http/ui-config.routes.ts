@@ -1,29 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
-import { StrictObject } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
+import { SetCorsSchema, UiConfigSchema } from './ui-config.schemas.js';
 import { VERSION } from '../shared/version.js';
 
 const tags = ['Admin UI'];
-
-export const UiConfigSchema = Type.Object(
-  {
-    name: Type.String(),
-    version: Type.String(),
-    baseUriPath: Type.String(),
-    frontendApiOrigins: Type.Array(Type.String()),
-  },
-  { $id: 'uiConfigSchema' },
-);
-
-export const SetCorsSchema = StrictObject(
-  { frontendApiOrigins: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 }) },
-  { $id: 'setCorsSchema' },
-);
-
-export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema];
 
 /** What the admin UI needs to know about the instance, and the frontend API's allowed origins (Unleash's paths). */
 export const uiConfigRoutes: RouteModule = async (app, { deps }) => {

@@ -1,7 +1,4 @@
-import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DatabaseHandle } from '../db/database.js';
-import { CHANGE_REQUEST_STATES } from '../db/schema.js';
 
 /** Connections of a PostgreSQL pool: its limit, those open, those idle, and callers waiting for one. */
 export interface PoolUse {
@@ -11,17 +8,22 @@ export interface PoolUse {
   waiting: number;
 }
 
-/** Where database figures come from: the database handle (its pool use on PostgreSQL only, as the embedded engine has one in-process connection). */
-export type MetricsSources = Pick<DatabaseHandle, 'db' | 'poolUse'>;
+/** The database-wide figures of a scrape (domain/metrics/database-figures.ts reads them). */
+export interface DatabaseFigures {
+  eventsByType: Array<{ type: string; count: number }>;
+  backlog: Array<{ integration: string; provider: string; pending: number; oldestSeconds: number }>;
+  /** Every state, 0 included, so a query over a state works before its first change request. */
+  changeRequests: Array<{ state: string; count: number }>;
+}
+
+/** Where the database gauges read from; pool use on PostgreSQL only, as the embedded engine has one in-process connection. */
+export interface MetricsSources {
+  readDatabaseFigures(): Promise<DatabaseFigures>;
+  poolUse?(): PoolUse;
+}
 
 /** Database-wide figures are read at most this often, however often the endpoint is scraped. */
 const DATABASE_READ_INTERVAL_MS = 5_000;
-
-interface DatabaseFigures {
-  eventsByType: Array<{ type: string; count: number }>;
-  backlog: Array<{ integration: string; provider: string; pending: number; oldestSeconds: number }>;
-  changeRequests: Array<{ state: string; count: number }>;
-}
 
 /**
  * The Prometheus metrics of one Vexil process (`GET /internal-backstage/prometheus`). Counters and histograms
@@ -89,9 +91,8 @@ export class Metrics {
       ['integration', 'provider'],
       (read) => read.backlog.map((row) => [{ integration: row.integration, provider: row.provider }, row.oldestSeconds]),
     );
-    // Every state has a series, 0 included, so a query over a state works before its first change request.
     this.databaseGauge('vexil_db_change_requests', 'Change requests by state (database-wide)', ['state'], (read) =>
-      CHANGE_REQUEST_STATES.map((state) => [{ state }, read.changeRequests.find((row) => row.state === state)?.count ?? 0]),
+      read.changeRequests.map((row) => [{ state: row.state }, row.count]),
     );
     const { poolUse } = sources;
     if (poolUse) {
@@ -144,35 +145,10 @@ export class Metrics {
     const now = Date.now();
     if (!this.figures || now - this.figuresReadAt >= DATABASE_READ_INTERVAL_MS) {
       this.figuresReadAt = now;
-      this.figures = this.readDatabaseFigures();
+      this.figures = this.sources.readDatabaseFigures();
       // A failed read is not kept: the next scrape tries again.
       this.figures.catch(() => (this.figuresReadAt = 0));
     }
     return this.figures;
-  }
-
-  private async readDatabaseFigures(): Promise<DatabaseFigures> {
-    const { db } = this.sources;
-    // event_counts holds exact per-type totals (a few rows per type), so this never counts the log itself.
-    const [events, backlog, changeRequests] = await Promise.all([
-      sql<{ scope: string; count: number }>`
-        SELECT scope, sum(count)::int8 AS count FROM event_counts WHERE scope LIKE 'type:%' GROUP BY scope`.execute(db),
-      sql<{ integration: number; provider: string; pending: number; oldest_seconds: number }>`
-        SELECT a.id AS integration, a.provider, count(d.id)::int8 AS pending,
-               coalesce(extract(epoch FROM now() - min(d.created_at)), 0)::float8 AS oldest_seconds
-        FROM addons a LEFT JOIN addon_deliveries d ON d.addon_id = a.id
-        GROUP BY a.id, a.provider`.execute(db),
-      sql<{ state: string; count: number }>`SELECT state, count(*)::int8 AS count FROM change_requests GROUP BY state`.execute(db),
-    ]);
-    return {
-      eventsByType: events.rows.map((row) => ({ type: row.scope.slice('type:'.length), count: Number(row.count) })),
-      backlog: backlog.rows.map((row) => ({
-        integration: String(row.integration),
-        provider: row.provider,
-        pending: Number(row.pending),
-        oldestSeconds: Math.max(0, Number(row.oldest_seconds)),
-      })),
-      changeRequests: changeRequests.rows.map((row) => ({ state: row.state, count: Number(row.count) })),
-    };
   }
 }

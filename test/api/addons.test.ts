@@ -6,7 +6,6 @@ import {
   expectError,
   expectStatus,
   lastEventId,
-  uniqueName,
 } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';

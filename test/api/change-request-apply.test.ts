@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openDatabase } from '../../src/db/database.js';
-import { ChangeRequestScheduler } from '../../src/domain/change-requests/change-request-scheduler.js';
+import { ChangeRequestScheduler } from '../../src/workers/change-request-scheduler.js';
 import {
   addStrategyDirectly,
   approvedChangeRequest,

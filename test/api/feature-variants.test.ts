@@ -6,7 +6,6 @@ import {
   expectError,
   expectStatus,
   lastEventId,
-  uniqueName,
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';

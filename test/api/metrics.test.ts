@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runDeliveryPass } from '../../src/integrations/delivery-worker.js';
+import { runDeliveryPass } from '../../src/workers/delivery-worker.js';
 import { createProtectedProject, createTeam, propose } from '../helpers/change-requests.js';
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';

@@ -6,7 +6,6 @@ import {
   expectError,
   expectStatus,
   lastEventId,
-  uniqueName,
   type StoredEvent,
 } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -647,7 +646,7 @@ describe('constraints', () => {
     assert.deepEqual(added.constraints, expected);
     assert.deepEqual(await listStrategies(project, flag), [added]);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual((events[0]?.data as Strategy).constraints, expected);
+    assert.deepEqual((events[0]!.data as Strategy).constraints, expected);
   });
 
   async function rejectsConstraint(constraint: Record<string, unknown>, path: string) {

@@ -33,6 +33,7 @@ export function watchForProblems(page: Page, problems: string[]): void {
 /** Waits until the locator's first match shows, then returns its text. */
 export async function textOf(locator: Locator, timeout = 15_000): Promise<string> {
   await locator.first().waitFor({ state: 'visible', timeout });
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the text as shown (CSS applied), which is what the tests assert.
   return (await locator.first().innerText()).trim();
 }
 

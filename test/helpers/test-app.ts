@@ -6,6 +6,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap } from '../../src/domain/bootstrap.js';
 import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { metricsSourcesOf } from '../../src/domain/metrics/database-figures.js';
 import { Metrics } from '../../src/shared/metrics.js';
 import { createTestDatabase } from './test-database.js';
 
@@ -83,7 +84,7 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const metrics = new Metrics(handle);
+  const metrics = new Metrics(metricsSourcesOf(handle));
   const deps = { db: handle.db, clock, config, listen: handle.listen, metrics };
   await bootstrap(deps, config.initAdminApiTokens);
   const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });

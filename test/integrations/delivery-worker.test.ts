@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import { startDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../../src/integrations/delivery-worker.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { buildApp } from '../../src/http/app.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { expectStatus, uniqueName } from '../helpers/fixtures.js';

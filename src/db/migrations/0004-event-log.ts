@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { EVENT_COUNT_BACKFILL } from '../../domain/events/event-counts.js';
 
 /**
  * What keeps the event log fast as it grows to millions of rows:
@@ -29,7 +28,13 @@ const statements = [
     count bigint NOT NULL,
     CONSTRAINT event_counts_pkey PRIMARY KEY (scope, shard)
   )`,
-  ...EVENT_COUNT_BACKFILL,
+  // The counters of the events already there (frozen copy of the backfill as it stood when this was written).
+  `INSERT INTO event_counts (scope, shard, count) SELECT '*', 0, count(*) FROM events`,
+  `INSERT INTO event_counts (scope, shard, count) SELECT 'type:' || type, 0, count(*) FROM events GROUP BY type`,
+  `INSERT INTO event_counts (scope, shard, count)
+    SELECT 'project:' || project, 0, count(*) FROM events WHERE project IS NOT NULL GROUP BY project`,
+  `INSERT INTO event_counts (scope, shard, count)
+    SELECT 'user:' || created_by_user_id, 0, count(*) FROM events WHERE created_by_user_id IS NOT NULL GROUP BY created_by_user_id`,
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,10 +1,5 @@
 import type { RootRoleName } from '../../db/schema.js';
-
-/** Who performs a request: the identity events are recorded under and permissions are checked against. */
-export type Actor =
-  | { kind: 'user'; userId: number; username: string; rootRole: RootRoleName }
-  | { kind: 'admin-token'; tokenId: number; tokenName: string }
-  | { kind: 'system' };
+import type { Actor } from '../../db/unit-of-work.js';
 
 // The ids Unleash gives its built-in identities, so events and creator filters read the same as there.
 export const ADMIN_TOKEN_USER_ID = -42;

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { ApiTokenType } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 
 /** A client or frontend token: one environment, and the projects it may see (`*` for all). */
 export interface SdkToken {

@@ -1,6 +1,7 @@
 import type { RootRoleName } from '../../db/schema.js';
 import { PermissionError } from '../../shared/errors.js';
-import { actorRootRole, type Actor } from './actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import { actorRootRole } from './actor.js';
 
 /**
  * Permissions a route can require. Names follow Unleash's so a PermissionError reads the same there and here.

@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AddonsTable, Database } from '../../db/schema.js';
-import { findProvider } from '../../integrations/providers/index.js';
+import { sql, type Selectable } from 'kysely';
+import type { AddonsTable, } from '../../db/schema.js';
+import { findProvider } from './providers/index.js';
 import { NotFoundError } from '../../shared/errors.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 /** What a sensitive parameter reads back as; sent back unchanged on update, it keeps the stored value. */
 export const MASKED_VALUE = '*****';
@@ -66,13 +66,13 @@ export function toAddonView(row: Selectable<AddonsTable>): AddonView {
   };
 }
 
-export async function listAddons(db: Tx): Promise<AddonView[]> {
+export async function listAddons(db: Db): Promise<AddonView[]> {
   const rows = await db.selectFrom('addons').selectAll().orderBy('id').execute();
   return rows.map(toAddonView);
 }
 
 /** The stored configuration `id`, secrets included, locked for the caller's transaction when asked. */
-export async function findAddonRow(db: Tx, id: number, lock = false): Promise<Selectable<AddonsTable>> {
+export async function findAddonRow(db: Db, id: number, lock = false): Promise<Selectable<AddonsTable>> {
   let query = db.selectFrom('addons').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -86,7 +86,7 @@ function lastAttemptAt(id: number, state: 'success' | 'successWithErrors' | 'fai
     WHERE integration_id = ${id} AND state = ${state} ORDER BY id DESC LIMIT 1)`;
 }
 
-export async function getAddonWithDeliveries(db: Tx, id: number): Promise<AddonWithDeliveries> {
+export async function getAddonWithDeliveries(db: Db, id: number): Promise<AddonWithDeliveries> {
   const row = await findAddonRow(db, id);
   const summary = await db
     .selectNoFrom([

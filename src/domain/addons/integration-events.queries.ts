@@ -1,11 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database, IntegrationEventState } from '../../db/schema.js';
+import { sql, } from 'kysely';
+import type { IntegrationEventState } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { toEventView, type EventView } from '../events/event-queries.js';
 import { parseWholeNumber } from '../search/filters.js';
 import { findAddonRow } from './addons.queries.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 /** An integration event (spec 2.3): one delivery attempt. `id` is a digit string since it is a bigint. */
 export interface IntegrationEventView {
@@ -18,7 +18,7 @@ export interface IntegrationEventView {
   details: Record<string, unknown>;
 }
 
-function selectIntegrationEvents(db: Tx) {
+function selectIntegrationEvents(db: Db) {
   return db
     .selectFrom('integration_events as ie')
     .innerJoin('events as e', 'e.id', 'ie.event_id')
@@ -50,7 +50,7 @@ function toIntegrationEventView(row: IntegrationEventRow): IntegrationEventView 
 
 /** A configuration's integration events, newest first (spec 4.1); an unknown configuration is a 404. */
 export async function listIntegrationEvents(
-  db: Tx,
+  db: Db,
   addonId: number,
   paging: { limit?: string; offset?: string },
 ): Promise<IntegrationEventView[]> {
@@ -67,7 +67,7 @@ export async function listIntegrationEvents(
 }
 
 /** One integration event of a configuration; 404 when the configuration does not have it. */
-export async function findIntegrationEvent(db: Tx, addonId: number, integrationEventId: string): Promise<IntegrationEventView> {
+export async function findIntegrationEvent(db: Db, addonId: number, integrationEventId: string): Promise<IntegrationEventView> {
   const row = await selectIntegrationEvents(db)
     .where('ie.integration_id', '=', addonId)
     .where('ie.id', '=', sql<number>`${integrationEventId}::int8`)

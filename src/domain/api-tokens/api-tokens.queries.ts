@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ApiTokensTable, Database } from '../../db/schema.js';
+import type { ApiTokensTable, } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
 import { iso } from '../users/user-view.js';
 
@@ -34,7 +34,7 @@ export function toApiTokenView(row: Selectable<ApiTokensTable>, projects: string
   };
 }
 
-async function projectsByToken(db: Kysely<Database>, tokenIds: number[]): Promise<Map<number, string[]>> {
+async function projectsByToken(db: Db, tokenIds: number[]): Promise<Map<number, string[]>> {
   const byToken = new Map<number, string[]>();
   if (tokenIds.length === 0) return byToken;
   const rows = await db.selectFrom('api_token_projects').selectAll().where('token_id', 'in', tokenIds).execute();
@@ -49,7 +49,7 @@ export async function listApiTokens(db: Db): Promise<ApiTokenView[]> {
 }
 
 /** Finds a token by its full secret or its id, locking the row for the caller's transaction. */
-export async function findApiTokenForUpdate(tx: Kysely<Database>, reference: string): Promise<ApiTokenView | undefined> {
+export async function findApiTokenForUpdate(tx: Db, reference: string): Promise<ApiTokenView | undefined> {
   const query = tx.selectFrom('api_tokens').selectAll().forUpdate();
   const row = await (/^[0-9]{1,9}$/.test(reference)
     ? query.where('id', '=', Number(reference))

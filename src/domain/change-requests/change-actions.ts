@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import type { Permission } from '../access/permissions.js';
@@ -23,6 +22,7 @@ import {
 import { distributeWeights } from '../features/variants.js';
 import { deleteSegment, updateSegment, type UpsertSegmentInput } from '../segments/segments.commands.js';
 import { findSegment } from '../segments/segments.queries.js';
+import type { Db } from '../../db/database.js';
 
 /** The actions of Unleash Enterprise's change requests; each stands for one direct route and its command. */
 export const FEATURE_ACTIONS = [
@@ -113,9 +113,8 @@ export function changeKey(change: ChangeInput): string | null {
   }
 }
 
-type Tx = Kysely<Database>;
 
-async function assertSegmentsExist(tx: Tx, ids: number[] | undefined, path: string): Promise<void> {
+async function assertSegmentsExist(tx: Db, ids: number[] | undefined, path: string): Promise<void> {
   if (!ids || ids.length === 0) return;
   const rows = await tx.selectFrom('segments').select('id').where('id', 'in', ids).execute();
   const known = new Set(rows.map((row) => row.id));
@@ -136,7 +135,7 @@ function assertSegmentInScope(segmentProject: string | null, scope: ChangeReques
   }
 }
 
-async function prepareDependency(tx: Tx, scope: ChangeRequestScope, child: string, input: DependencyInput, path: string): Promise<void> {
+async function prepareDependency(tx: Db, scope: ChangeRequestScope, child: string, input: DependencyInput, path: string): Promise<void> {
   const onParent = (message: string) => [{ path: `${path}/payload/feature`, message }];
   if (input.feature === child) {
     throw new BadDataError('A flag cannot depend on itself', onParent(`feature must name another flag (got "${child}")`));
@@ -164,7 +163,7 @@ async function prepareDependency(tx: Tx, scope: ChangeRequestScope, child: strin
  * invalid strategy, constraints or variants: 400, at `path`) and returns the state it is made against: what
  * conflict detection later compares with the live state.
  */
-export async function prepareChange(tx: Tx, scope: ChangeRequestScope, change: ChangeInput, path: string): Promise<unknown> {
+export async function prepareChange(tx: Db, scope: ChangeRequestScope, change: ChangeInput, path: string): Promise<unknown> {
   if (!isFeatureChange(change)) {
     const segment = await findSegment(tx, change.payload.id);
     assertSegmentInScope(segment.project, scope, `Segment "${segment.name}"`, `${path}/payload/id`);

@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Dependency } from '../features/dependencies.queries.js';
 import { DEFAULT_STRATEGY } from '../features/feature-environments.commands.js';
 import { loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
 import { normalizeStrategy } from '../features/strategies.commands.js';
 import { toSegmentView, type SegmentView } from '../segments/segments.queries.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
+import type { Db } from '../../db/database.js';
 
 /** A change as stored, with the state it was made against. */
 export interface StoredChange {
@@ -32,7 +31,7 @@ export interface LiveState {
 const pair = (a: string, b: string) => `${a}\u0000${b}`;
 
 export async function loadLiveState(
-  tx: Kysely<Database>,
+  tx: Db,
   requests: Array<{ scope: ChangeRequestScope; changes: StoredChange[] }>,
 ): Promise<LiveState> {
   const changes = requests.flatMap((request) => request.changes.map((stored) => stored.change));

@@ -1,7 +1,7 @@
 import type { ChangeRequestState } from '../../db/schema.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { ConflictError, PermissionError } from '../../shared/errors.js';
-import { actorIdentity, actorRootRole, type Actor } from '../access/actor.js';
+import { actorIdentity, actorRootRole } from '../access/actor.js';
 import type { EventType } from '../events/event-types.js';
 import { recordEvent } from '../events/record-event.js';
 import { loadFeatureTags } from '../features/feature-views.js';

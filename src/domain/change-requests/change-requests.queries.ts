@@ -1,13 +1,13 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable, Database } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable, } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
-import type { Actor } from '../access/actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { iso } from '../users/user-view.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import { changeConflict, defaultChangeFor, flagConflict, loadLiveState, type LiveState, type StoredChange } from './change-conflicts.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
 
 /** The states in which a change request still takes changes and decisions; the others are final. */
@@ -90,7 +90,7 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
  * Full views of the given change requests in a fixed number of queries whatever their count. Conflicts and
  * default changes are worked out for open requests only: a final request's changes were applied or dropped.
  */
-export async function loadChangeRequestViews(db: Tx, rows: ChangeRequestRow[]): Promise<ChangeRequestView[]> {
+export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): Promise<ChangeRequestView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const [changeRows, reviews, comments, settings] = await Promise.all([
@@ -221,14 +221,14 @@ function groupConflict(live: LiveState, scope: ChangeRequestScope, flag: string,
   return `${conflicting} change${conflicting === 1 ? '' : 's'} to flag "${flag}" conflict${conflicting === 1 ? 's' : ''} with its current state`;
 }
 
-async function imageUrls(db: Tx, ids: number[]): Promise<Map<number, string | null>> {
+async function imageUrls(db: Db, ids: number[]): Promise<Map<number, string | null>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.selectFrom('users').select(['id', 'image_url']).where('id', 'in', unique).execute();
   return new Map(rows.map((row) => [row.id, row.image_url]));
 }
 
-export async function findChangeRequest(db: Tx, project: string, id: number, lock = false): Promise<ChangeRequestRow> {
+export async function findChangeRequest(db: Db, project: string, id: number, lock = false): Promise<ChangeRequestRow> {
   let query = db.selectFrom('change_requests').selectAll().where('id', '=', id).where('project', '=', project);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -236,18 +236,18 @@ export async function findChangeRequest(db: Tx, project: string, id: number, loc
   return row;
 }
 
-async function assertProjectExists(db: Tx, project: string): Promise<void> {
+async function assertProjectExists(db: Db, project: string): Promise<void> {
   const row = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find project "${project}"`);
 }
 
-export async function getChangeRequest(db: Tx, project: string, id: number): Promise<ChangeRequestView> {
+export async function getChangeRequest(db: Db, project: string, id: number): Promise<ChangeRequestView> {
   const [view] = await loadChangeRequestViews(db, [await findChangeRequest(db, project, id)]);
   return view!;
 }
 
 /** The caller's own open change requests in the project (spec 4.6), newest first. */
-export async function listPendingChangeRequests(db: Tx, project: string, actor: Actor): Promise<ChangeRequestView[]> {
+export async function listPendingChangeRequests(db: Db, project: string, actor: Actor): Promise<ChangeRequestView[]> {
   await assertProjectExists(db, project);
   const rows = await db
     .selectFrom('change_requests')
@@ -261,7 +261,7 @@ export async function listPendingChangeRequests(db: Tx, project: string, actor: 
 }
 
 /** Everyone's open change requests in the project that change the flag, newest first. */
-export async function listPendingChangeRequestsForFeature(db: Tx, project: string, featureName: string): Promise<ChangeRequestView[]> {
+export async function listPendingChangeRequestsForFeature(db: Db, project: string, featureName: string): Promise<ChangeRequestView[]> {
   await assertProjectExists(db, project);
   const rows = await db
     .selectFrom('change_requests as cr')
@@ -282,7 +282,7 @@ export async function listPendingChangeRequestsForFeature(db: Tx, project: strin
 }
 
 /** All change requests of the project, newest first, a page at a time. */
-export async function listChangeRequests(db: Tx, project: string, page: { limit: number; offset: number }): Promise<ChangeRequestView[]> {
+export async function listChangeRequests(db: Db, project: string, page: { limit: number; offset: number }): Promise<ChangeRequestView[]> {
   await assertProjectExists(db, project);
   const rows = await db
     .selectFrom('change_requests')
@@ -296,7 +296,7 @@ export async function listChangeRequests(db: Tx, project: string, page: { limit:
 }
 
 /** Ids of the open change requests changing each flag, by flag and environment, for feature search. */
-export async function openChangeRequestIds(db: Tx, featureNames: string[]): Promise<Map<string, number[]>> {
+export async function openChangeRequestIds(db: Db, featureNames: string[]): Promise<Map<string, number[]>> {
   if (featureNames.length === 0) return new Map();
   const rows = await db
     .selectFrom('change_request_changes as c')
@@ -324,7 +324,7 @@ export interface ChangeRequestEnvironmentConfig {
 }
 
 /** Every environment of the project, in display order, with its change request configuration. */
-export async function getChangeRequestConfig(db: Tx, project: string): Promise<ChangeRequestEnvironmentConfig[]> {
+export async function getChangeRequestConfig(db: Db, project: string): Promise<ChangeRequestEnvironmentConfig[]> {
   await assertProjectExists(db, project);
   const rows = await db
     .selectFrom('project_environments as pe')

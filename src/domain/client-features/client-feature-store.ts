@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseHandle, Db, Unlisten } from '../../db/database.js';
+import { CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
 import {
   loadEnvironmentConfiguration,
   type ClientFeature,
   type ClientSegment,
   type EnvironmentConfiguration,
 } from './client-features.queries.js';
-
-/** The channel every committed change notifies (record-event.ts), on every instance sharing the database. */
-export const CONFIGURATION_CHANNEL = 'vexil_configuration';
 
 export type DeltaEvent =
   | { type: 'hydration'; eventId: number; features: ClientFeature[]; segments: ClientSegment[] }
@@ -39,7 +37,7 @@ export interface ScopedFeatures {
 
 /** Whether an `If-None-Match` header names the answer's ETag: then no body is needed. */
 export function matchesEtag(answer: ScopedFeatures, ifNoneMatch: string | undefined): boolean {
-  return ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
+  return (ifNoneMatch?.split(',') ?? []).some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
 }
 
 /** A flag as it stood at one revision, with the tags the `tag` filter reads. */

@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ContextFieldsTable, Database } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { ContextFieldsTable, } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { FlagUsage } from '../flag-usage.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 export interface LegalValue {
   value: string;
@@ -31,13 +31,13 @@ export function toContextFieldView(row: Selectable<ContextFieldsTable>): Context
   };
 }
 
-export async function listContextFields(db: Tx): Promise<ContextFieldView[]> {
+export async function listContextFields(db: Db): Promise<ContextFieldView[]> {
   const rows = await db.selectFrom('context_fields').selectAll().orderBy('sort_order').orderBy('name').execute();
   return rows.map(toContextFieldView);
 }
 
 /** The context field `name`, locked for the caller's transaction when asked. */
-export async function findContextField(db: Tx, name: string, lock = false): Promise<ContextFieldView> {
+export async function findContextField(db: Db, name: string, lock = false): Promise<ContextFieldView> {
   let query = db.selectFrom('context_fields').selectAll().where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -46,7 +46,7 @@ export async function findContextField(db: Tx, name: string, lock = false): Prom
 }
 
 /** A 409 when the name is taken: what Unleash's create form checks before creating. */
-export async function assertContextFieldNameFree(db: Tx, name: string): Promise<void> {
+export async function assertContextFieldNameFree(db: Db, name: string): Promise<void> {
   const row = await db.selectFrom('context_fields').select('name').where('name', '=', name).executeTakeFirst();
   if (row) throw new NameExistsError(`A context field named "${name}" already exists`);
 }
@@ -64,7 +64,7 @@ export interface ContextFieldStrategyView {
   strategyName: string;
 }
 
-async function strategiesConstrainingOn(db: Tx, name: string) {
+async function strategiesConstrainingOn(db: Db, name: string) {
   return db
     .selectFrom('feature_strategies as fs')
     .innerJoin('features as f', 'f.name', 'fs.feature_name')
@@ -81,7 +81,7 @@ async function strategiesConstrainingOn(db: Tx, name: string) {
  * Strategies constraining on `name`, archived flags' included. Like Unleash, a name that is not a defined field
  * lists its strategies too (SDKs evaluate any context property), so this is never a 404.
  */
-export async function listContextFieldStrategies(db: Tx, name: string): Promise<ContextFieldStrategyView[]> {
+export async function listContextFieldStrategies(db: Db, name: string): Promise<ContextFieldStrategyView[]> {
   const rows = await strategiesConstrainingOn(db, name);
   return rows.map((row) => ({
     id: row.id,
@@ -93,7 +93,7 @@ export async function listContextFieldStrategies(db: Tx, name: string): Promise<
 }
 
 /** Strategies (archived flags' included) and segments whose constraints use the field. */
-export async function contextFieldUsage(db: Tx, name: string): Promise<{ strategies: FlagUsage[]; segments: string[] }> {
+export async function contextFieldUsage(db: Db, name: string): Promise<{ strategies: FlagUsage[]; segments: string[] }> {
   const [strategies, segments] = await Promise.all([
     strategiesConstrainingOn(db, name),
     db.selectFrom('segments').select('name').where(constrainsOn('constraints', name)).orderBy('name').execute(),

@@ -1,7 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Database, EnvironmentsTable } from '../../db/schema.js';
+import type { EnvironmentsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
@@ -32,7 +32,7 @@ function toEnvironmentView(row: EnvironmentRow): EnvironmentView {
   };
 }
 
-function selectEnvironments(db: Kysely<Database>) {
+function selectEnvironments(db: Db) {
   return db
     .selectFrom('environments as e')
     .selectAll('e')
@@ -56,7 +56,7 @@ export async function listEnvironments(db: Db): Promise<EnvironmentView[]> {
   return rows.map(toEnvironmentView);
 }
 
-async function findEnvironment(db: Kysely<Database>, name: string): Promise<EnvironmentView> {
+async function findEnvironment(db: Db, name: string): Promise<EnvironmentView> {
   const row = await selectEnvironments(db).where('e.name', '=', name).executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find environment "${name}"`);
   return toEnvironmentView(row);

@@ -21,7 +21,7 @@ export function scopesOf(event: CountedEvent): string[] {
   return scopes;
 }
 
-/** Recomputes every counter from the log: for the migration that creates them and after bulk loads. */
+/** Recomputes every counter from the log, after bulk loads (the benchmark's seed, tests that write events directly). */
 export const EVENT_COUNT_BACKFILL = [
   `DELETE FROM event_counts`,
   `INSERT INTO event_counts (scope, shard, count) SELECT '${ALL_EVENTS_SCOPE}', 0, count(*) FROM events`,

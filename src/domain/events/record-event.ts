@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
+import { CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { enqueueIntegrationDeliveries } from '../../integrations/delivery-outbox.js';
-import { CONFIGURATION_CHANNEL } from '../client-features/client-feature-store.js';
+import { enqueueIntegrationDeliveries } from '../addons/delivery-outbox.js';
 import { actorIdentity } from '../access/actor.js';
 import { scopesOf, type CountedEvent } from './event-counts.js';
 import { isEventType, type EventType } from './event-types.js';

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { findFeature } from './feature-lookup.js';
 
-type Tx = Kysely<Database>;
+import { findFeature } from './feature-lookup.js';
+import type { Db } from '../../db/database.js';
+
 
 /** A child's dependency on a parent flag, as Unleash shows it (`dependentFeatureSchema`). */
 export interface Dependency {
@@ -12,7 +11,7 @@ export interface Dependency {
 }
 
 /** The flags `child` depends on, by parent name. */
-export async function parentsOf(tx: Tx, child: string): Promise<Dependency[]> {
+export async function parentsOf(tx: Db, child: string): Promise<Dependency[]> {
   const rows = await tx
     .selectFrom('feature_dependencies')
     .select(['parent', 'enabled', 'variants'])
@@ -23,7 +22,7 @@ export async function parentsOf(tx: Tx, child: string): Promise<Dependency[]> {
 }
 
 /** The names of the flags that depend on `parent`. */
-export async function childrenOf(tx: Tx, parent: string): Promise<string[]> {
+export async function childrenOf(tx: Db, parent: string): Promise<string[]> {
   const rows = await tx
     .selectFrom('feature_dependencies')
     .select('child')
@@ -37,7 +36,7 @@ export async function childrenOf(tx: Tx, parent: string): Promise<string[]> {
  * Flags `child` could depend on, by name: active flags of its project that are not children themselves. A flag
  * that others depend on cannot become a child, so it has none (Unleash lists options it would then refuse).
  */
-export async function listPossibleParents(db: Tx, project: string, child: string): Promise<string[]> {
+export async function listPossibleParents(db: Db, project: string, child: string): Promise<string[]> {
   await findFeature(db, project, child);
   if ((await childrenOf(db, child)).length > 0) return [];
   const rows = await db
@@ -55,7 +54,7 @@ export async function listPossibleParents(db: Tx, project: string, child: string
 }
 
 /** Variant names a child may require of `parent`: those of its strategies and of its environments, sorted. */
-export async function listParentVariants(db: Tx, project: string, parent: string): Promise<string[]> {
+export async function listParentVariants(db: Db, project: string, parent: string): Promise<string[]> {
   await findFeature(db, project, parent);
   const [strategies, environments] = await Promise.all([
     db.selectFrom('feature_strategies').select('variants').where('feature_name', '=', parent).execute(),

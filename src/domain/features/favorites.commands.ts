@@ -1,6 +1,5 @@
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { PermissionError } from '../../shared/errors.js';
-import type { Actor } from '../access/actor.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';
 

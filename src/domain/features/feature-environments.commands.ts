@@ -2,14 +2,13 @@ import type { Operation } from 'fast-json-patch';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.commands.js';
 import { enterLifecycleStage } from './lifecycle.js';
 import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { addStrategy, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
 import { distributeWeights } from './variants.js';
+import type { Db } from '../../db/database.js';
 
 async function currentState(uow: UnitOfWork, target: StrategyTarget) {
   return uow.tx
@@ -64,7 +63,7 @@ export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: Stra
   });
 }
 
-export async function getEnvironmentVariants(db: Kysely<Database>, target: StrategyTarget): Promise<Variant[]> {
+export async function getEnvironmentVariants(db: Db, target: StrategyTarget): Promise<Variant[]> {
   await findFeature(db, target.project, target.featureName);
   await assertProjectEnvironment(db, target.project, target.environment);
   const state = await db

@@ -1,16 +1,15 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import type { FeatureRow } from './feature-views.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 /**
  * The flag `name` of `project`, locked for the caller's transaction when asked. A flag that exists in another
  * project is not found here: paths name both, as in Unleash.
  */
 export async function findFeature(
-  tx: Tx,
+  tx: Db,
   project: string,
   name: string,
   options: { lock?: boolean; archived?: boolean } = {},
@@ -26,7 +25,7 @@ export async function findFeature(
 }
 
 /** The environment must exist and be enabled in the flag's project. */
-export async function assertProjectEnvironment(tx: Tx, project: string, environment: string): Promise<string> {
+export async function assertProjectEnvironment(tx: Db, project: string, environment: string): Promise<string> {
   const row = await tx
     .selectFrom('environments as e')
     .leftJoin('project_environments as pe', (join) =>

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+
 import { ADMIN_TOKEN_USER_ID, SYSTEM_USER_ID } from '../access/actor.js';
 import type { EventTag } from '../events/record-event.js';
 import { iso } from '../users/user-view.js';
+import type { Db } from '../../db/database.js';
 
 /** Shapes of spec 2.5 (Unleash's featureSchema, featureEnvironmentSchema, featureStrategySchema). */
 export const CONSTRAINT_OPERATORS = [
@@ -115,7 +115,6 @@ export interface FeatureView extends FeatureMetadata {
 /** Ordering of lifecycle stages, so the current stage is the latest one entered. */
 export const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
-type Tx = Kysely<Database>;
 
 export interface FeatureRow {
   name: string;
@@ -155,7 +154,7 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
-export async function loadStrategies(tx: Tx, featureNames: string[], strategyId?: string): Promise<Array<StrategyView & { environment: string }>> {
+export async function loadStrategies(tx: Db, featureNames: string[], strategyId?: string): Promise<Array<StrategyView & { environment: string }>> {
   if (featureNames.length === 0) return [];
   let query = tx
     .selectFrom('feature_strategies')
@@ -191,7 +190,7 @@ export async function loadStrategies(tx: Tx, featureNames: string[], strategyId?
   }));
 }
 
-export async function loadFeatureTags(tx: Tx, featureNames: string[]): Promise<Map<string, EventTag[]>> {
+export async function loadFeatureTags(tx: Db, featureNames: string[]): Promise<Map<string, EventTag[]>> {
   if (featureNames.length === 0) return new Map();
   const rows = await tx
     .selectFrom('feature_tags')
@@ -215,7 +214,7 @@ function creatorOf(row: FeatureRow, userNames: Map<number, { name: string; image
  * Full views of the given flags in a fixed number of queries whatever their count: rows, environments of
  * their projects, per-environment state, strategies, tags, dependencies, lifecycle and the caller's favorites.
  */
-export async function loadFeatureViews(tx: Tx, rows: FeatureRow[], viewerUserId: number | null): Promise<FeatureView[]> {
+export async function loadFeatureViews(tx: Db, rows: FeatureRow[], viewerUserId: number | null): Promise<FeatureView[]> {
   if (rows.length === 0) return [];
   const names = rows.map((row) => row.name);
   const projects = [...new Set(rows.map((row) => row.project))];

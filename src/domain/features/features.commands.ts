@@ -232,7 +232,7 @@ export async function reviveFeatures(uow: UnitOfWork, project: string, names: st
 /** Deletes an archived flag for good; a live flag must be archived first. */
 export async function deleteArchivedFeature(uow: UnitOfWork, name: string): Promise<void> {
   const row = await uow.tx.selectFrom('features').selectAll().where('name', '=', name).forUpdate().executeTakeFirst();
-  if (!row || !row.archived_at) throw new NotFoundError(`Could not find archived flag "${name}"`);
+  if (!row?.archived_at) throw new NotFoundError(`Could not find archived flag "${name}"`);
   await recordFeatureEvent(uow, { type: 'feature-deleted', featureName: name, project: row.project, preData: toFeatureMetadata(row) });
   await uow.tx.deleteFrom('features').where('name', '=', name).execute();
 }

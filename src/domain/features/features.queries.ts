@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { NotFoundError } from '../../shared/errors.js';
-import type { Actor } from '../access/actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 import { loadFeatureViews, type FeatureView } from './feature-views.js';
 
 const viewerOf = (actor: Actor) => (actor.kind === 'user' ? actor.userId : null);

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+
 import { findFeature } from './feature-lookup.js';
 import { LIFECYCLE_STAGES } from './feature-views.js';
 import type { LifecycleStage } from './lifecycle.js';
+import type { Db } from '../../db/database.js';
 
 /** One stage a flag has reached, as Unleash's `featureLifecycleSchema` lists it; `status` only where set. */
 export interface LifecycleStageView {
@@ -12,7 +12,7 @@ export interface LifecycleStageView {
 }
 
 /** The stages the flag has reached, in stage order, so the last one is its current stage. */
-export async function getFeatureLifecycle(db: Kysely<Database>, project: string, name: string): Promise<LifecycleStageView[]> {
+export async function getFeatureLifecycle(db: Db, project: string, name: string): Promise<LifecycleStageView[]> {
   await findFeature(db, project, name);
   const rows = await db
     .selectFrom('feature_lifecycles')

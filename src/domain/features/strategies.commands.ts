@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { sql, } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
 import { guardDirectChange } from '../change-requests/change-request-guard.js';
@@ -10,6 +9,7 @@ import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
 import { loadStrategies, type Constraint, type StrategyVariant, type StrategyView } from './feature-views.js';
 import { distributeWeights } from './variants.js';
 import { strategyDefinitionFor, type StrategyDefinitionView, type StrategyParameter } from '../strategies/strategy-definitions.js';
+import type { Db } from '../../db/database.js';
 
 export interface StrategyInput {
   name: string;
@@ -118,7 +118,7 @@ export function normalizeStrategy(
  * definition it already had is allowed; a new use of one is not.
  */
 export async function resolveStrategy(
-  db: Kysely<Database>,
+  db: Db,
   input: StrategyInput,
   featureName: string,
   path = '/body',
@@ -137,7 +137,7 @@ async function setStrategySegments(uow: UnitOfWork, strategyId: string, segments
     .execute();
 }
 
-export async function getStrategy(db: Kysely<Database>, target: StrategyTarget, id: string): Promise<StrategyView> {
+export async function getStrategy(db: Db, target: StrategyTarget, id: string): Promise<StrategyView> {
   const [strategy] = await loadStrategies(db, [target.featureName], id);
   if (!strategy || strategy.environment !== target.environment) {
     throw new NotFoundError(`Could not find strategy "${id}" of flag "${target.featureName}" in environment "${target.environment}"`);

@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PersonalAccessTokensTable } from '../../db/schema.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
-import type { Actor } from '../access/actor.js';
 import { PAT_PREFIX } from '../access/authenticate.js';
 import { recordEvent } from '../events/record-event.js';
 import { iso } from '../users/user-view.js';

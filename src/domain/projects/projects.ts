@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Database, ProjectsTable } from '../../db/schema.js';
+import type { ProjectsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
@@ -36,7 +36,7 @@ function toProjectView(row: Selectable<ProjectsTable>, environments: string[]): 
 }
 
 /** Environment names per project, in the environments' display order. */
-async function environmentsByProject(db: Kysely<Database>, projectIds?: string[]): Promise<Map<string, string[]>> {
+async function environmentsByProject(db: Db, projectIds?: string[]): Promise<Map<string, string[]>> {
   let query = db
     .selectFrom('project_environments as pe')
     .innerJoin('environments as e', 'e.name', 'pe.environment_name')
@@ -57,7 +57,7 @@ export async function listProjects(db: Db): Promise<ProjectView[]> {
   return rows.map((row) => toProjectView(row, environments.get(row.id) ?? []));
 }
 
-async function findProject(db: Kysely<Database>, id: string, lock = false): Promise<ProjectView> {
+async function findProject(db: Db, id: string, lock = false): Promise<ProjectView> {
   let query = db.selectFrom('projects').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { BadDataError } from '../../shared/errors.js';
-import type { Actor } from '../access/actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 import { openChangeRequestIds } from '../change-requests/change-requests.queries.js';
 import { loadFeatureViews, type FeatureView } from '../features/feature-views.js';
 import { archivedFilter, FILTERS, statusFilter, type FeatureQuery, type SearchContext } from './feature-search.filters.js';

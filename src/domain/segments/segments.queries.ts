@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, SegmentsTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { SegmentsTable } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { Constraint } from '../features/feature-views.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 /** A segment as Unleash's `segmentSchema` shows it, and as its events carry it. */
 export interface SegmentView {
@@ -43,7 +43,7 @@ export function toSegmentView(row: Selectable<SegmentsTable>): SegmentView {
   };
 }
 
-function selectAdminSegments(db: Tx) {
+function selectAdminSegments(db: Db) {
   return db
     .selectFrom('segments as s')
     .selectAll('s')
@@ -72,19 +72,19 @@ function toAdminSegmentView(row: AdminSegmentRow): AdminSegmentView {
   return { ...toSegmentView(segment), usedInFeatures: used_in_features, usedInProjects: used_in_projects };
 }
 
-export async function listSegments(db: Tx): Promise<AdminSegmentView[]> {
+export async function listSegments(db: Db): Promise<AdminSegmentView[]> {
   const rows = await selectAdminSegments(db).orderBy('s.name').execute();
   return rows.map(toAdminSegmentView);
 }
 
-export async function getSegment(db: Tx, id: number): Promise<AdminSegmentView> {
+export async function getSegment(db: Db, id: number): Promise<AdminSegmentView> {
   const row = await selectAdminSegments(db).where('s.id', '=', id).executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find segment ${id}`);
   return toAdminSegmentView(row);
 }
 
 /** The segment `id`, locked for the caller's transaction when asked. */
-export async function findSegment(db: Tx, id: number, lock = false): Promise<SegmentView> {
+export async function findSegment(db: Db, id: number, lock = false): Promise<SegmentView> {
   let query = db.selectFrom('segments').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -93,13 +93,13 @@ export async function findSegment(db: Tx, id: number, lock = false): Promise<Seg
 }
 
 /** A 409 when the name is taken: what Unleash's create form checks before creating. */
-export async function assertSegmentNameFree(db: Tx, name: string): Promise<void> {
+export async function assertSegmentNameFree(db: Db, name: string): Promise<void> {
   const row = await db.selectFrom('segments').select('id').where('name', '=', name).executeTakeFirst();
   if (row) throw new NameExistsError(`A segment named "${name}" already exists`);
 }
 
 /** Strategies using the segment, archived flags' included, by flag and environment. */
-export async function strategiesUsingSegment(db: Tx, id: number): Promise<Array<SegmentStrategyView & { archived: boolean }>> {
+export async function strategiesUsingSegment(db: Db, id: number): Promise<Array<SegmentStrategyView & { archived: boolean }>> {
   const rows = await db
     .selectFrom('feature_strategy_segments as fss')
     .innerJoin('feature_strategies as fs', 'fs.id', 'fss.strategy_id')
@@ -121,7 +121,7 @@ export async function strategiesUsingSegment(db: Tx, id: number): Promise<Array<
   }));
 }
 
-export async function listSegmentStrategies(db: Tx, id: number): Promise<SegmentStrategyView[]> {
+export async function listSegmentStrategies(db: Db, id: number): Promise<SegmentStrategyView[]> {
   await findSegment(db, id);
   return (await strategiesUsingSegment(db, id)).map(({ archived: _archived, ...strategy }) => strategy);
 }

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
+
 import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
 import { parseOrigin } from '../../shared/origin.js';
@@ -10,7 +9,7 @@ import { recordEvent } from '../events/record-event.js';
 const FRONTEND_SETTINGS = 'frontendSettings';
 
 /** The origins the setting holds; `['*']` allows every origin. */
-export async function readFrontendApiOrigins(db: Kysely<Database>): Promise<string[] | undefined> {
+export async function readFrontendApiOrigins(db: Db): Promise<string[] | undefined> {
   const row = await db.selectFrom('settings').select('content').where('name', '=', FRONTEND_SETTINGS).executeTakeFirst();
   return (row?.content as { frontendApiOrigins?: string[] } | undefined)?.frontendApiOrigins;
 }

@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, StrategyDefinitionsTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { StrategyDefinitionsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage } from '../flag-usage.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 export const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -47,18 +47,18 @@ function toView(row: Selectable<StrategyDefinitionsTable>): StrategyDefinitionVi
   };
 }
 
-export async function listStrategyDefinitions(db: Tx): Promise<StrategyDefinitionView[]> {
+export async function listStrategyDefinitions(db: Db): Promise<StrategyDefinitionView[]> {
   const rows = await db.selectFrom('strategy_definitions').selectAll().orderBy('sort_order').orderBy('name').execute();
   return rows.map(toView);
 }
 
-function definitionRow(db: Tx, name: string, lock = false) {
+function definitionRow(db: Db, name: string, lock = false) {
   let query = db.selectFrom('strategy_definitions').selectAll().where('name', '=', name);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
-export async function findStrategyDefinition(db: Tx, name: string, lock = false): Promise<StrategyDefinitionView> {
+export async function findStrategyDefinition(db: Db, name: string, lock = false): Promise<StrategyDefinitionView> {
   const row = await definitionRow(db, name, lock);
   if (!row) throw new NotFoundError(`Could not find strategy "${name}"`);
   return toView(row);
@@ -69,7 +69,7 @@ export async function findStrategyDefinition(db: Tx, name: string, lock = false)
  * deprecated definition; a strategy that already uses one keeps working and can still be edited.
  */
 export async function strategyDefinitionFor(
-  db: Tx,
+  db: Db,
   name: string,
   path: string,
   options: { allowDeprecated: boolean },

@@ -1,10 +1,10 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, TagTypesTable } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { TagTypesTable } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { EventTag } from '../events/record-event.js';
 import { loadFeatureTags } from '../features/feature-views.js';
+import type { Db } from '../../db/database.js';
 
-type Tx = Kysely<Database>;
 
 /** A tag type as Unleash's `tagTypeSchema` shows it. */
 export interface TagTypeView {
@@ -17,13 +17,13 @@ export function toTagTypeView(row: Pick<Selectable<TagTypesTable>, 'name' | 'des
   return { name: row.name, description: row.description, icon: row.icon };
 }
 
-export async function listTagTypes(db: Tx): Promise<TagTypeView[]> {
+export async function listTagTypes(db: Db): Promise<TagTypeView[]> {
   const rows = await db.selectFrom('tag_types').select(['name', 'description', 'icon']).orderBy('name').execute();
   return rows.map(toTagTypeView);
 }
 
 /** The tag type `name`, locked for the caller's transaction when asked. */
-export async function findTagType(db: Tx, name: string, lock = false): Promise<TagTypeView> {
+export async function findTagType(db: Db, name: string, lock = false): Promise<TagTypeView> {
   let query = db.selectFrom('tag_types').select(['name', 'description', 'icon']).where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -32,13 +32,13 @@ export async function findTagType(db: Tx, name: string, lock = false): Promise<T
 }
 
 /** A 409 when the name is taken: what Unleash's create form checks before creating. */
-export async function assertTagTypeNameFree(db: Tx, name: string): Promise<void> {
+export async function assertTagTypeNameFree(db: Db, name: string): Promise<void> {
   const row = await db.selectFrom('tag_types').select('name').where('name', '=', name).executeTakeFirst();
   if (row) throw new NameExistsError(`A tag type named "${name}" already exists`);
 }
 
 /** Throws one 404 naming every type of `types` that does not exist. */
-export async function assertTagTypesExist(db: Tx, types: string[]): Promise<void> {
+export async function assertTagTypesExist(db: Db, types: string[]): Promise<void> {
   const wanted = [...new Set(types)];
   if (wanted.length === 0) return;
   const rows = await db.selectFrom('tag_types').select('name').where('name', 'in', wanted).execute();
@@ -53,7 +53,7 @@ export async function assertTagTypesExist(db: Tx, types: string[]): Promise<void
  * The flag `name` in whichever project it is: tag paths name the flag only, as in Unleash. Archived flags keep
  * their tags and may be tagged, as in Unleash, so they are found too.
  */
-export async function findFlagByName(db: Tx, name: string, lock = false): Promise<{ name: string; project: string }> {
+export async function findFlagByName(db: Db, name: string, lock = false): Promise<{ name: string; project: string }> {
   let query = db.selectFrom('features').select(['name', 'project']).where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -61,7 +61,7 @@ export async function findFlagByName(db: Tx, name: string, lock = false): Promis
   return row;
 }
 
-export async function listFeatureTags(db: Tx, featureName: string): Promise<EventTag[]> {
+export async function listFeatureTags(db: Db, featureName: string): Promise<EventTag[]> {
   await findFlagByName(db, featureName);
   return (await loadFeatureTags(db, [featureName])).get(featureName) ?? [];
 }
@@ -70,7 +70,7 @@ export async function listFeatureTags(db: Tx, featureName: string): Promise<Even
  * The distinct tags flags carry (archived flags included), optionally of one type. An unknown type is a 404
  * rather than an empty list, so a misspelt type is not mistaken for an unused one.
  */
-export async function listTags(db: Tx, type?: string): Promise<EventTag[]> {
+export async function listTags(db: Db, type?: string): Promise<EventTag[]> {
   if (type !== undefined) await findTagType(db, type);
   let query = db
     .selectFrom('feature_tags')
@@ -83,7 +83,7 @@ export async function listTags(db: Tx, type?: string): Promise<EventTag[]> {
   return rows.map((row) => ({ type: row.tag_type, value: row.tag_value }));
 }
 
-export async function getTag(db: Tx, type: string, rawValue: string): Promise<EventTag> {
+export async function getTag(db: Db, type: string, rawValue: string): Promise<EventTag> {
   await findTagType(db, type);
   // Stored values are trimmed, so the value in the path is too.
   const value = rawValue.trim();

@@ -24,7 +24,7 @@ export async function logIn(
     .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', login), eb(eb.fn('lower', ['email']), '=', login)]))
     .executeTakeFirst();
   const valid = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash));
-  if (!row || !row.password_hash || !valid) {
+  if (!row?.password_hash || !valid) {
     if (row) {
       await deps.db
         .updateTable('users')

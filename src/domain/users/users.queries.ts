@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { NotFoundError } from '../../shared/errors.js';
-import type { Actor } from '../access/actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 import { adminTokenUserView, toUserView, type UserView } from './user-view.js';
 
 export async function listUsers(db: Db): Promise<UserView[]> {

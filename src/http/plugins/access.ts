@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { Actor } from '../../domain/access/actor.js';
+import type { Actor } from '../../db/unit-of-work.js';
 import { authenticateSession, authenticateToken, type Credential, type SdkToken } from '../../domain/access/authenticate.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { assertActorMay, type Permission } from '../../domain/access/permissions.js';
@@ -133,7 +133,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
 
   scope.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
-    if (!access || access.kind !== 'permission') return;
+    if (access?.kind !== 'permission') return;
     assertActorMay(actorOf(request), access.permission);
   });
 }

@@ -173,7 +173,7 @@ export function ConfirmButton({
 export function Switch({ checked, label, onChange, disabled }: { checked: boolean; label: string; onChange: (checked: boolean) => void; disabled?: boolean }) {
   return (
     <label className="switch">
-      <input type="checkbox" role="switch" checked={checked} aria-label={label} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <input type="checkbox" role="switch" checked={checked} aria-checked={checked} aria-label={label} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
       <span>{checked ? 'On' : 'Off'}</span>
     </label>
   );

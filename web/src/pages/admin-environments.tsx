@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { api, ok } from '../api/client';
 import { ConfirmButton, ErrorMessage, Field, Loaded, Switch, Table, useAction } from '../components/ui';
 

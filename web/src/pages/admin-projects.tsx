@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, ok } from '../api/client';
 import { ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';

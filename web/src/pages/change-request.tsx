@@ -205,7 +205,7 @@ export function ChangeRequestPage() {
             ))}
             <ErrorMessage error={removeChange.error} />
             <h2>Review</h2>
-            <div className="card stack" aria-label="Review">
+            <section className="card stack" aria-label="Review">
               <div className="small">
                 {changeRequest.approvals.map((approval) => (
                   <div key={`a${approval.createdBy.id}`}>
@@ -279,9 +279,9 @@ export function ChangeRequestPage() {
                 </div>
               )}
               <ErrorMessage error={setState.error} />
-            </div>
+            </section>
             <h2>Comments</h2>
-            <div className="card stack" aria-label="Comments">
+            <section className="card stack" aria-label="Comments">
               {changeRequest.comments.length === 0 && <p className="muted small">No comments.</p>}
               {changeRequest.comments.map((entry) => (
                 <div key={entry.id} data-testid="comment">
@@ -304,7 +304,7 @@ export function ChangeRequestPage() {
                   </button>
                 </div>
               </form>
-            </div>
+            </section>
           </div>
         );
       }}

@@ -178,6 +178,7 @@ export function Flags() {
         </Link>
       </div>
       <div className="card stack">
+        {/* biome-ignore lint/a11y/useSemanticElements: a form with the search role; the <search> element is too new for every browser we serve */}
         <form
           className="row"
           role="search"
@@ -199,7 +200,7 @@ export function Flags() {
           />
           <button type="submit">Search</button>
         </form>
-        <div className="chips" aria-label="Filters">
+        <section className="chips" aria-label="Filters">
           {Object.keys(FILTERS)
             .filter((name) => search.has(name))
             .map((name) => (
@@ -220,13 +221,13 @@ export function Flags() {
               onChange={(changed) =>
                 update((next) => {
                   next.delete('status');
-                  statuses.forEach((entry, at) => next.append('status', at === index ? changed : entry));
+                  for (const [at, entry] of statuses.entries()) next.append('status', at === index ? changed : entry);
                 })
               }
               onRemove={() =>
                 update((next) => {
                   next.delete('status');
-                  statuses.forEach((entry, at) => at !== index && next.append('status', entry));
+                  for (const [at, entry] of statuses.entries()) if (at !== index) next.append('status', entry);
                 })
               }
             />
@@ -276,7 +277,7 @@ export function Flags() {
               Clear all
             </button>
           )}
-        </div>
+        </section>
       </div>
       {results.error ? (
         <ErrorMessage error={results.error} />

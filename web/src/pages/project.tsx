@@ -98,7 +98,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
   return (
     <Loaded query={config} what="change request settings">
       {(entries) => (
-        <div className="card stack" aria-label="Change request settings">
+        <section className="card stack" aria-label="Change request settings">
           <p className="muted small">In a protected environment, flag changes need a change request approved by someone other than its author.</p>
           {entries.map((entry) => (
             <div key={entry.environment} className="row" data-testid={`cr-config-${entry.environment}`}>
@@ -133,7 +133,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
             </div>
           ))}
           <ErrorMessage error={update.error} />
-        </div>
+        </section>
       )}
     </Loaded>
   );
@@ -192,7 +192,7 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
   );
   const others = (all.data?.environments ?? []).map((environment) => environment.name).filter((name) => !environments.includes(name));
   return (
-    <div className="card stack" aria-label="Project environments">
+    <section className="card stack" aria-label="Project environments">
       <div className="chips">
         {environments.map((name) => (
           <span key={name} className="chip">
@@ -224,7 +224,7 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
         </form>
       )}
       <ErrorMessage error={add.error ?? remove.error} />
-    </div>
+    </section>
   );
 }
 

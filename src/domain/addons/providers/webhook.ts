@@ -1,5 +1,5 @@
-import { EVENT_TYPES } from '../../domain/events/event-types.js';
-import type { ErrorDetail } from '../../shared/errors.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
+import type { ErrorDetail } from '../../../shared/errors.js';
 import { renderBodyTemplate, templateProblem } from './body-template.js';
 import { CUSTOM_HEADERS_PARAMETER, parameter, parseCustomHeaders, type AddonProvider } from './provider.js';
 

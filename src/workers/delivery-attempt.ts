@@ -4,9 +4,9 @@ import type { AddonsTable, EventsTable, IntegrationEventState } from '../db/sche
 import { toEventView } from '../domain/events/event-queries.js';
 import type { Clock } from '../shared/clock.js';
 import type { OutboundHttp, SendOutcome } from './outbound-http.js';
-import { findProvider } from './providers/index.js';
-import type { PreparedDelivery } from './providers/provider.js';
-import { signingSecretsInUse, standardWebhookHeaders } from './webhook-signature.js';
+import { findProvider } from '../domain/addons/providers/index.js';
+import type { PreparedDelivery } from '../domain/addons/providers/provider.js';
+import { signingSecretsInUse, standardWebhookHeaders } from '../domain/addons/webhook-signature.js';
 
 /** One delivery as a worker claimed it. */
 export interface ClaimedDelivery {

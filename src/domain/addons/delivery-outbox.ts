@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { UnitOfWork } from '../db/unit-of-work.js';
+import { DELIVERY_CHANNEL } from '../../db/notification-channels.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 
 /**
  * The transactional outbox of integrations: the deliveries an event owes are rows written in the transaction
  * that writes the event, so they commit or roll back with it; none can be lost or made for an event that did
  * not happen. A NOTIFY in the same transaction wakes the workers of every instance when it commits.
  */
-export const DELIVERY_CHANNEL = 'vexil_integration_deliveries';
 
 interface PendingEvents {
   eventIds: number[];

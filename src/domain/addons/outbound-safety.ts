@@ -98,7 +98,10 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  */
 export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   const host = bareHost(hostname);
-  if (isLocalhostName(host)) return callback(new BlockedAddressError(hostname, '127.0.0.1', 'loopback'), '');
+  if (isLocalhostName(host)) {
+    callback(new BlockedAddressError(hostname, '127.0.0.1', 'loopback'), '');
+    return;
+  }
   resolveAll(host).then(
     (addresses) => {
       for (const { address } of addresses) {

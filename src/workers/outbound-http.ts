@@ -1,6 +1,6 @@
 import type { Agent, request as undiciRequest } from 'undici';
 import type { IntegrationsConfig } from '../config.js';
-import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from './outbound-safety.js';
+import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from '../domain/addons/outbound-safety.js';
 
 /**
  * The one way integrations reach the outside world. undici (the HTTP client inside Node's fetch) is used

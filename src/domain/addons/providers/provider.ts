@@ -1,5 +1,5 @@
-import type { EventView } from '../../domain/events/event-queries.js';
-import type { ErrorDetail } from '../../shared/errors.js';
+import type { EventView } from '../../events/event-queries.js';
+import type { ErrorDetail } from '../../../shared/errors.js';
 
 /** One parameter of a provider, as Unleash's `addonParameterSchema` describes it to forms and clients. */
 export interface AddonParameterDefinition {

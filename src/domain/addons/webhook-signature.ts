@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { AddonsTable } from '../db/schema.js';
+import type { AddonsTable } from '../../db/schema.js';
 
 /**
  * Standard Webhooks (standardwebhooks.com) signatures: `webhook-id`, `webhook-timestamp` (Unix seconds) and

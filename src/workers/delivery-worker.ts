@@ -7,7 +7,7 @@ import type { AddonsTable, EventsTable, IntegrationEventState } from '../db/sche
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
 import { attemptDelivery, type AttemptResult, type ClaimedDelivery } from './delivery-attempt.js';
-import { DELIVERY_CHANNEL } from './delivery-outbox.js';
+import { DELIVERY_CHANNEL } from '../db/notification-channels.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
 
 /**

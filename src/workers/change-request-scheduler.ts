@@ -1,10 +1,10 @@
-import type { Db } from '../../db/database.js';
-import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
-import type { Clock } from '../../shared/clock.js';
-import { ApiError } from '../../shared/errors.js';
-import { SYSTEM_ACTOR } from '../access/actor.js';
-import { applyChangeRequest } from './change-request-apply.js';
-import { recordChangeRequestEvent } from './change-request-rules.js';
+import type { Db } from '../db/database.js';
+import { inUnitOfWork, type UnitOfWork } from '../db/unit-of-work.js';
+import type { Clock } from '../shared/clock.js';
+import { ApiError } from '../shared/errors.js';
+import { SYSTEM_ACTOR } from '../domain/access/actor.js';
+import { applyChangeRequest } from '../domain/change-requests/change-request-apply.js';
+import { recordChangeRequestEvent } from '../domain/change-requests/change-request-rules.js';
 
 /** Where the scheduler reports what it could not do; pino's logger fits. */
 export interface SchedulerLog {

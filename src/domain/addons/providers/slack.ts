@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../domain/events/event-types.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
 import { CUSTOM_HEADERS_PARAMETER, flagLink, parameter, parseCustomHeaders, plainSummary, type AddonProvider } from './provider.js';
 
 export const SLACK_TAG_TYPE = 'slack';

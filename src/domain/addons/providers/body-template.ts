@@ -1,5 +1,5 @@
 import Mustache from 'mustache';
-import type { EventView } from '../../domain/events/event-queries.js';
+import type { EventView } from '../../events/event-queries.js';
 
 /**
  * Body templates are Mustache, as in Unleash, so existing templates work unchanged (`{{event.type}}`,
@@ -21,8 +21,8 @@ function textEscape(value: unknown): string {
 }
 
 export function renderBodyTemplate(template: string, event: EventView, contentType: string): string {
-  const escape = isJsonContentType(contentType) ? jsonEscape : textEscape;
-  return Mustache.render(template, { event }, undefined, { escape });
+  const escapeValue = isJsonContentType(contentType) ? jsonEscape : textEscape;
+  return Mustache.render(template, { event }, undefined, { escape: escapeValue });
 }
 
 /** Why a template cannot be rendered (e.g. an unclosed section), or undefined when it can. */

@@ -1,0 +1,68 @@
+/**
+ * The floors of src/ (docs/ARCHITECTURE.md): main and cli → http, workers → domain → db → config → shared.
+ * An import runs down a floor or stays on its own, never up and never in a circle; a route file never imports
+ * another route file. The web UI reaches the API through its query module only. `npm test` runs this check.
+ */
+const floor = (name, path, mayImport) => ({
+  name: `${name}-imports-down`,
+  comment: `${name} may import only ${mayImport.join(', ')}`,
+  severity: 'error',
+  from: { path },
+  to: { path: '^src/', pathNot: [path, ...mayImport.map((other) => FLOORS[other])] },
+});
+
+const FLOORS = {
+  shared: '^src/shared/',
+  config: '^src/config\\.ts$',
+  db: '^src/db/',
+  domain: '^src/domain/',
+  workers: '^src/workers/',
+  http: '^src/http/',
+};
+
+module.exports = {
+  forbidden: [
+    floor('shared', FLOORS.shared, []),
+    floor('config', FLOORS.config, ['shared']),
+    floor('db', FLOORS.db, ['config', 'shared']),
+    floor('domain', FLOORS.domain, ['db', 'config', 'shared']),
+    floor('workers', FLOORS.workers, ['domain', 'db', 'config', 'shared']),
+    floor('http', FLOORS.http, ['domain', 'db', 'config', 'shared']),
+    {
+      name: 'no-circular',
+      comment: 'Imports never form a circle.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'route-files-stand-alone',
+      comment: 'A route file imports schemas and the domain, never another route file.',
+      severity: 'error',
+      from: { path: '^src/http/[^/]+\\.routes\\.ts$' },
+      to: { path: '^src/http/[^/]+\\.routes\\.ts$' },
+    },
+    {
+      name: 'migrations-are-frozen',
+      comment: 'A migration runs as it was written: it imports no live code of the project.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'ui-calls-the-api-through-queries',
+      comment: "Pages and components reach the API through web/src/api/queries.ts, never the client directly.",
+      severity: 'error',
+      from: { path: '^web/src/(pages|components)/' },
+      to: { path: '^web/src/api/client\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/|^dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

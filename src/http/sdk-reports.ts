@@ -1,0 +1,52 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SdkToken } from '../domain/access/authenticate.js';
+import type { ClientRegistration } from '../domain/client-features/client-registration.js';
+import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { BadDataError } from '../shared/errors.js';
+import type { RouteDeps } from './deps.js';
+import { sdkTokenOf } from './plugins/access.js';
+import type { ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
+
+/** What SDKs report (registrations, metrics) as the domain takes it, for the client and frontend APIs alike. */
+
+type Registration = Static<typeof ClientRegistrationSchema>;
+
+/** A client token reports for its own environment only (`default` is what SDKs send when not told). */
+export function assertTokenEnvironment(token: SdkToken, environment: string | undefined, path: string): void {
+  if (environment === undefined || environment === 'default' || environment === token.environment) return;
+  throw new BadDataError(`This token is for the environment "${token.environment}"`, [
+    { path, message: `must be the token's environment "${token.environment}" (got ${JSON.stringify(environment)})` },
+  ]);
+}
+
+export function registrationOf(body: Registration, token: SdkToken, clientIp: string): ClientRegistration {
+  return {
+    appName: body.appName,
+    instanceId: body.instanceId ?? 'default',
+    environment: token.environment,
+    ...(body.sdkVersion ? { sdkVersion: body.sdkVersion } : {}),
+    strategies: body.strategies ?? [],
+    ...(body.started !== undefined ? { started: new Date(body.started) } : {}),
+    ...(body.interval !== undefined ? { intervalMs: body.interval } : {}),
+    clientIp,
+  };
+}
+
+/**
+ * The handler of one SDK's metrics report, for server-side (client token) and frontend (frontend token) SDKs
+ * alike: the token's environment and projects decide where the counts go.
+ */
+export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock'>) {
+  return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
+    const { bucket } = request.body;
+    if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
+      throw new BadDataError('The metrics bucket ends before it starts', [
+        { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
+      ]);
+    }
+    await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
+    return reply.status(202).send();
+  };
+}
+
