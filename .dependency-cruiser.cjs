@@ -51,7 +51,7 @@ module.exports = {
     },
     {
       name: 'ui-calls-the-api-through-queries',
-      comment: "Pages and components reach the API through web/src/api/queries.ts, never the client directly.",
+      comment: 'Pages and components reach the API through web/src/api/queries.ts, never the client directly.',
       severity: 'error',
       from: { path: '^web/src/(pages|components)/' },
       to: { path: '^web/src/api/client\\.ts$' },

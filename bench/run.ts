@@ -102,7 +102,12 @@ async function sdkCases(baseUrl: string): Promise<Case[]> {
   const label = `${body.features.length} flags`;
   return [
     // 304 first: the 200 case leaves the load generator itself busy with megabytes of bodies for a while.
-    { name: `client features (${label}), 304`, path: '/api/client/features', headers: { authorization: secret, 'if-none-match': etag }, connections: 64 },
+    {
+      name: `client features (${label}), 304`,
+      path: '/api/client/features',
+      headers: { authorization: secret, 'if-none-match': etag },
+      connections: 64,
+    },
     { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
   ];
 }
@@ -128,7 +133,10 @@ async function cases(baseUrl: string): Promise<Case[]> {
     { name: 'feature search: tag', path: '/api/admin/search/features?tag=INCLUDE:team:payments' },
     { name: 'feature search: status', path: '/api/admin/search/features?status=production:enabled' },
     { name: 'feature search: sortBy=name', path: '/api/admin/search/features?sortBy=name' },
-    { name: 'feature search: sortBy=environment:production', path: '/api/admin/search/features?sortBy=environment:production&sortOrder=desc' },
+    {
+      name: 'feature search: sortBy=environment:production',
+      path: '/api/admin/search/features?sortBy=environment:production&sortOrder=desc',
+    },
     { name: 'feature search: deep page', path: `/api/admin/search/features?offset=${Math.max(0, total - 50)}` },
   ];
 }
@@ -180,7 +188,10 @@ async function streamWithMemory(server: Server, path: string) {
   const before = await rssKiB(pid);
   let peak = before;
   const sampler = setInterval(() => {
-    rssKiB(pid).then((rss) => (peak = Math.max(peak, rss)), () => {});
+    rssKiB(pid).then(
+      (rss) => (peak = Math.max(peak, rss)),
+      () => {},
+    );
   }, 10);
   const started = performance.now();
   const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: TOKEN } });
@@ -210,7 +221,10 @@ async function profileStartup(env: Record<string, string>): Promise<StartupProfi
   const server = await startServer({ ...env, LOG_LEVEL: 'info' }, { captureOutput: true });
   try {
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const line = server.output().split('\n').find((entry) => entry.includes('"Vexil started"'));
+    const line = server
+      .output()
+      .split('\n')
+      .find((entry) => entry.includes('"Vexil started"'));
     if (!line) throw new Error(`no "Vexil started" line in: ${server.output()}`);
     const { startupMs, phases } = JSON.parse(line) as { startupMs: number; phases: Record<string, number> };
     const metrics = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
@@ -319,12 +333,18 @@ async function changeToSdkLatency(writer: Server, reader: Server, project: strin
   };
   const token = (
     (await (
-      await call('POST', '/api/admin/api-tokens', { tokenName: `bench-stream-${Date.now()}`, type: 'client', environment: 'production', projects: ['*'] })
+      await call('POST', '/api/admin/api-tokens', {
+        tokenName: `bench-stream-${Date.now()}`,
+        type: 'client',
+        environment: 'production',
+        projects: ['*'],
+      })
     ).json()) as { secret: string }
   ).secret;
   const flag = `latency-${Date.now()}`;
   await call('POST', `/api/admin/projects/${project}/features`, { name: flag });
-  const toggle = (on: boolean) => call('POST', `/api/admin/projects/${project}/features/${flag}/environments/production/${on ? 'on' : 'off'}`);
+  const toggle = (on: boolean) =>
+    call('POST', `/api/admin/projects/${project}/features/${flag}/environments/production/${on ? 'on' : 'off'}`);
   const sdks = Array.from(
     { length: sdkCount },
     (_, i) =>
@@ -429,8 +449,14 @@ async function main(): Promise<void> {
     const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
     const scraped = scrape
       .split('\n')
-      .filter((line) => /^(vexil_|process_resident_memory_bytes|nodejs_eventloop_lag_p99_seconds|http_request_duration_seconds_count\{method="GET",route="\/api\/client\/features")/.test(line));
-    const phases = Object.entries(startup.phases).map(([phase, took]) => `${phase} ${took} ms`).join(', ');
+      .filter((line) =>
+        /^(vexil_|process_resident_memory_bytes|nodejs_eventloop_lag_p99_seconds|http_request_duration_seconds_count\{method="GET",route="\/api\/client\/features")/.test(
+          line,
+        ),
+      );
+    const phases = Object.entries(startup.phases)
+      .map(([phase, took]) => `${phase} ${took} ms`)
+      .join(', ');
     const exportLine = (format: string, result: Awaited<ReturnType<typeof streamWithMemory>>) =>
       `Export of all ${totalEvents.toLocaleString('en')} events as ${format}: ${(result.bytes / 1024 / 1024).toFixed(0)} MiB in ${(result.totalMs / 1000).toFixed(1)} s, first byte after ${ms(result.firstByteMs)}, server RSS ${result.beforeMiB.toFixed(0)} MiB before, ${result.peakMiB.toFixed(0)} MiB at peak (+${(result.peakMiB - result.beforeMiB).toFixed(0)} MiB)`;
     process.stdout.write(

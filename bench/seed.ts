@@ -20,17 +20,56 @@ const EVENT_BATCH = 100_000;
 const USERS = 25;
 const SEGMENTS = 40;
 const WORDS = [
-  'checkout', 'payments', 'search', 'onboarding', 'billing', 'rollout', 'dashboard', 'profile', 'cart', 'pricing',
-  'recommendations', 'notifications', 'mobile', 'web', 'api', 'beta', 'experiment', 'legacy', 'redesign', 'export',
-  'import', 'reports', 'analytics', 'sso', 'invoices', 'shipping', 'inventory', 'coupons', 'wishlist', 'reviews',
+  'checkout',
+  'payments',
+  'search',
+  'onboarding',
+  'billing',
+  'rollout',
+  'dashboard',
+  'profile',
+  'cart',
+  'pricing',
+  'recommendations',
+  'notifications',
+  'mobile',
+  'web',
+  'api',
+  'beta',
+  'experiment',
+  'legacy',
+  'redesign',
+  'export',
+  'import',
+  'reports',
+  'analytics',
+  'sso',
+  'invoices',
+  'shipping',
+  'inventory',
+  'coupons',
+  'wishlist',
+  'reviews',
 ];
 const TEAMS = ['payments', 'growth', 'platform', 'mobile', 'search', 'checkout', 'identity', 'data', 'infra', 'support'];
 /** Event types in the mix a busy installation records, the common ones repeated. */
 const EVENT_MIX = [
-  'feature-strategy-update', 'feature-strategy-update', 'feature-strategy-update', 'feature-environment-enabled',
-  'feature-environment-disabled', 'feature-metadata-updated', 'feature-strategy-add', 'feature-created',
-  'feature-tagged', 'feature-environment-variants-updated', 'feature-stale-on', 'feature-archived',
-  'segment-updated', 'feature-strategy-remove', 'feature-environment-enabled', 'feature-strategy-update',
+  'feature-strategy-update',
+  'feature-strategy-update',
+  'feature-strategy-update',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-metadata-updated',
+  'feature-strategy-add',
+  'feature-created',
+  'feature-tagged',
+  'feature-environment-variants-updated',
+  'feature-stale-on',
+  'feature-archived',
+  'segment-updated',
+  'feature-strategy-remove',
+  'feature-environment-enabled',
+  'feature-strategy-update',
 ];
 
 const sqlArray = (values: string[]) => sql.raw(`ARRAY[${values.map((v) => `'${v}'`).join(',')}]`);
@@ -52,13 +91,17 @@ async function seedCatalog(db: Db, flags: number, projects: number): Promise<voi
     FROM generate_series(0, ${projects - 1}) p`.execute(db);
   await sql`
     INSERT INTO project_environments (project_id, environment_name)
-    SELECT 'bench-' || p, e FROM generate_series(0, ${projects - 1}) p, unnest(ARRAY['development', 'staging', 'production']) e`.execute(db);
+    SELECT 'bench-' || p, e FROM generate_series(0, ${projects - 1}) p, unnest(ARRAY['development', 'staging', 'production']) e`.execute(
+    db,
+  );
   await sql`
     INSERT INTO users (username, email, name, root_role, created_at)
     SELECT 'bench-user-' || u, 'bench-user-' || u || '@example.com', 'Bench User ' || u,
       CASE WHEN u % 5 = 0 THEN 'Admin' ELSE 'Editor' END, now() - interval '400 days'
     FROM generate_series(1, ${USERS}) u`.execute(db);
-  await sql`INSERT INTO tag_types (name, description) VALUES ('team', 'Owning team'), ('area', 'Product area') ON CONFLICT DO NOTHING`.execute(db);
+  await sql`INSERT INTO tag_types (name, description) VALUES ('team', 'Owning team'), ('area', 'Product area') ON CONFLICT DO NOTHING`.execute(
+    db,
+  );
   await sql`
     INSERT INTO segments (name, description, constraints, created_at, created_by)
     SELECT 'segment-' || s, 'Seeded segment ' || s,

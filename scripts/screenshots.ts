@@ -15,7 +15,15 @@ const PASSWORD = 'Screenshots-4-Docs!';
 
 async function startVexil(dataDir: string): Promise<{ baseUrl: string; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: TOKEN, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_MAX_ATTEMPTS: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      INIT_ADMIN_API_TOKENS: TOKEN,
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      INTEGRATIONS_MAX_ATTEMPTS: '1',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -47,8 +55,16 @@ async function main(): Promise<void> {
     return response.status === 204 || response.headers.get('content-length') === '0' ? undefined : response.json().catch(() => undefined);
   };
   try {
-    for (const [username, rootRole] of [['maria', 'Admin'], ['sam', 'Editor']]) {
-      await call('POST', '/api/admin/user-admin', { username, name: username === 'maria' ? 'Maria Jones' : 'Sam Lee', rootRole, password: PASSWORD });
+    for (const [username, rootRole] of [
+      ['maria', 'Admin'],
+      ['sam', 'Editor'],
+    ]) {
+      await call('POST', '/api/admin/user-admin', {
+        username,
+        name: username === 'maria' ? 'Maria Jones' : 'Sam Lee',
+        rootRole,
+        password: PASSWORD,
+      });
     }
     await call('POST', '/api/admin/addons', {
       provider: 'webhook',
@@ -58,7 +74,11 @@ async function main(): Promise<void> {
       events: [],
     });
     await call('POST', '/api/admin/tag-types', { name: 'team', description: 'The team that owns the flag' });
-    await call('POST', '/api/admin/segments', { name: 'beta-testers', description: 'Users in the beta programme', constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }] });
+    await call('POST', '/api/admin/segments', {
+      name: 'beta-testers',
+      description: 'Users in the beta programme',
+      constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }],
+    });
     await call('POST', '/api/admin/projects', { id: 'checkout', name: 'Checkout', description: 'Cart, payment and order confirmation' });
     await call('POST', '/api/admin/projects', { id: 'search', name: 'Search' });
     const flags: Array<[string, string, string, string]> = [
@@ -73,7 +93,8 @@ async function main(): Promise<void> {
       await call('POST', `/api/admin/projects/${project}/features`, { name, type, description });
       await call('POST', `/api/admin/features/${name}/tags`, { type: 'team', value: project === 'checkout' ? 'payments' : 'discovery' });
     }
-    const strategies = (project: string, flag: string, environment: string) => `/api/admin/projects/${project}/features/${flag}/environments/${environment}/strategies`;
+    const strategies = (project: string, flag: string, environment: string) =>
+      `/api/admin/projects/${project}/features/${flag}/environments/${environment}/strategies`;
     await call('POST', strategies('checkout', 'one-page-checkout', 'development'), { name: 'default' });
     await call('POST', strategies('checkout', 'one-page-checkout', 'production'), {
       name: 'flexibleRollout',
@@ -85,33 +106,67 @@ async function main(): Promise<void> {
       { name: 'compact', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'compact' } },
       { name: 'spacious', weight: 500, weightType: 'variable', stickiness: 'default' },
     ]);
-    for (const [project, flag, environment] of [['checkout', 'one-page-checkout', 'development'], ['checkout', 'one-page-checkout', 'production'], ['checkout', 'apple-pay', 'development'], ['search', 'search-autocomplete', 'production']] as const) {
+    for (const [project, flag, environment] of [
+      ['checkout', 'one-page-checkout', 'development'],
+      ['checkout', 'one-page-checkout', 'production'],
+      ['checkout', 'apple-pay', 'development'],
+      ['search', 'search-autocomplete', 'production'],
+    ] as const) {
       await call('POST', `/api/admin/projects/${project}/features/${flag}/environments/${environment}/on`);
     }
     receiverUp = true;
-    await call('PUT', '/api/admin/projects/checkout/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 });
+    await call('PUT', '/api/admin/projects/checkout/environments/production/change-requests/config', {
+      changeRequestsEnabled: true,
+      requiredApprovals: 1,
+    });
 
     // Sam proposes a change in protected production through the UI's own API calls, as a session.
-    const login = await fetch(`${vexil.baseUrl}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'sam', password: PASSWORD }) });
+    const login = await fetch(`${vexil.baseUrl}/auth/simple/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'sam', password: PASSWORD }),
+    });
     const samCookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const asSam = (method: string, path: string, body?: unknown) =>
-      fetch(`${vexil.baseUrl}${path}`, { method, headers: { cookie: samCookie, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => {
+      fetch(`${vexil.baseUrl}${path}`, {
+        method,
+        headers: { cookie: samCookie, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (response) => {
         if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
         return JSON.parse((await response.text()) || '{}') as { id: number };
       });
-    const changeRequest = await asSam('POST', '/api/admin/projects/checkout/environments/production/change-requests', { feature: 'apple-pay', action: 'updateEnabled', payload: { enabled: true } });
+    const changeRequest = await asSam('POST', '/api/admin/projects/checkout/environments/production/change-requests', {
+      feature: 'apple-pay',
+      action: 'updateEnabled',
+      payload: { enabled: true },
+    });
     await asSam('POST', '/api/admin/projects/checkout/environments/production/change-requests', {
       feature: 'apple-pay',
       action: 'addStrategy',
-      payload: { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: 'apple-pay' }, constraints: [{ contextName: 'userId', operator: 'STR_ENDS_WITH', values: ['@example.com'] }] },
+      payload: {
+        name: 'flexibleRollout',
+        parameters: { rollout: '10', stickiness: 'default', groupId: 'apple-pay' },
+        constraints: [{ contextName: 'userId', operator: 'STR_ENDS_WITH', values: ['@example.com'] }],
+      },
     });
-    await asSam('PUT', `/api/admin/projects/checkout/change-requests/${changeRequest.id}/title`, { title: 'Launch Apple Pay to 10% of staff' });
+    await asSam('PUT', `/api/admin/projects/checkout/change-requests/${changeRequest.id}/title`, {
+      title: 'Launch Apple Pay to 10% of staff',
+    });
     await asSam('PUT', `/api/admin/projects/checkout/change-requests/${changeRequest.id}/state`, { state: 'In review' });
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
     await page.goto(`${vexil.baseUrl}/login`);
@@ -129,19 +184,33 @@ async function main(): Promise<void> {
     };
     await shoot('/flags?project=IS:checkout,search&sortBy=name', 'flags');
     await shoot('/projects/checkout/flags/one-page-checkout', 'flag');
-    await shoot('/events', 'event-log', async (events) => {
-      await events.getByTestId('event').filter({ hasText: 'Strategy added' }).first().locator('summary').click();
-    }, false);
+    await shoot(
+      '/events',
+      'event-log',
+      async (events) => {
+        await events.getByTestId('event').filter({ hasText: 'Strategy added' }).first().locator('summary').click();
+      },
+      false,
+    );
     await shoot(`/projects/checkout/change-requests/${changeRequest.id}`, 'change-request');
-    await shoot('/integrations/1', 'integration', async (integration) => {
-      await integration.getByTestId('delivery').first().waitFor();
-    }, false);
+    await shoot(
+      '/integrations/1',
+      'integration',
+      async (integration) => {
+        await integration.getByTestId('delivery').first().waitFor();
+      },
+      false,
+    );
     await shoot('/admin/tokens', 'api-tokens');
     await shoot('/projects/checkout', 'project');
     await shoot('/change-requests', 'change-requests');
     await shoot('/integrations', 'integrations');
     await shoot('/admin/users', 'users', async (users) => {
-      await users.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'sam' }).getByRole('button', { name: 'Set password' }).click();
+      await users
+        .getByRole('table', { name: 'Users' })
+        .locator('tr', { hasText: 'sam' })
+        .getByRole('button', { name: 'Set password' })
+        .click();
       const form = users.getByRole('form', { name: 'Password of sam' });
       await form.getByLabel('New password for sam').fill('password123');
       await form.getByRole('button', { name: 'Set password' }).click();

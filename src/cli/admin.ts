@@ -33,7 +33,9 @@ async function resetPassword(login: string): Promise<string> {
     const user = await database.db
       .selectFrom('users')
       .select(['id', 'username'])
-      .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', login.toLowerCase()), eb(eb.fn('lower', ['email']), '=', login.toLowerCase())]))
+      .where((eb) =>
+        eb.or([eb(eb.fn('lower', ['username']), '=', login.toLowerCase()), eb(eb.fn('lower', ['email']), '=', login.toLowerCase())]),
+      )
       .executeTakeFirst();
     if (!user) throw new CommandError(`No user has the username or email "${login}"`);
     const password = generatedPassword();
@@ -52,7 +54,9 @@ async function run(args: string[]): Promise<number> {
     process.stdout.write(await resetPassword(rest[0]!.trim()));
     return 0;
   }
-  process.stderr.write(`${command === undefined || command === 'help' || command === '--help' ? '' : `Unknown command or arguments: ${args.join(' ')}\n\n`}${USAGE}\n`);
+  process.stderr.write(
+    `${command === undefined || command === 'help' || command === '--help' ? '' : `Unknown command or arguments: ${args.join(' ')}\n\n`}${USAGE}\n`,
+  );
   return command === 'help' || command === '--help' ? 0 : 2;
 }
 
@@ -61,7 +65,9 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     // Expected failures are one line; anything else is a bug and keeps its stack.
     const expected = error instanceof CommandError || error instanceof ConfigError || error instanceof DataDirInUseError;
-    process.stderr.write(`vexil admin: ${expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `vexil admin: ${expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -216,5 +216,7 @@ export async function openDatabase(
   config: DatabaseConfig,
   onConnectionError: ConnectionErrorHandler = reportConnectionError,
 ): Promise<DatabaseHandle> {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, onConnectionError) : openPglite(config.dataDir, config.initialContents);
+  return config.kind === 'postgres'
+    ? openPostgres(config.url, config.poolSize, onConnectionError)
+    : openPglite(config.dataDir, config.initialContents);
 }

@@ -84,8 +84,7 @@ const foreignKeyViolations: Record<string, { missing: (value: string) => ApiErro
   },
   api_tokens_environment_fkey: {
     missing: (environment) => new NotFoundError(`Could not find environment "${environment}"`),
-    inUse: (environment) =>
-      new ConflictError(`Environment "${environment}" is still used by API tokens; delete those tokens first`),
+    inUse: (environment) => new ConflictError(`Environment "${environment}" is still used by API tokens; delete those tokens first`),
   },
 };
 
@@ -100,7 +99,9 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
     return new BadDataError('The request contains characters that cannot be stored, such as the NUL character');
   }
   if (error.code === QUERY_CANCELED) {
-    return new ServiceUnavailableError('The request took too long and was stopped; narrow it down (fewer filters, a shorter period) and try again');
+    return new ServiceUnavailableError(
+      'The request took too long and was stopped; narrow it down (fewer filters, a shorter period) and try again',
+    );
   }
   if (!error.constraint) return undefined;
   const value = keyValue(error.detail);

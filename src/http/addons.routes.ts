@@ -41,14 +41,10 @@ async function checkAddonInput(deps: AppDeps, input: AddonInput): Promise<void> 
 // Paths, fields and status codes are Unleash's. Reading configurations is open to every role, as in Unleash
 // (secrets are masked); changing them is Admin-only; integration events and redelivery are Admin-only.
 export const addonRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    ADDONS,
-    { schema: { tags, response: { 200: Type.Ref(AddonsSchema) } }, config: { access: can('READ') } },
-    async () => ({
-      addons: await listAddons(deps.db),
-      providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),
-    }),
-  );
+  app.get(ADDONS, { schema: { tags, response: { 200: Type.Ref(AddonsSchema) } }, config: { access: can('READ') } }, async () => ({
+    addons: await listAddons(deps.db),
+    providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),
+  }));
 
   app.post(
     ADDONS,

@@ -43,7 +43,9 @@ const addonFields = {
   environments: Type.Array(Type.String(), { description: 'Environments whose events are delivered; empty or * delivers all' }),
   createdAt: Nullable(DateTime),
   updatedAt: Type.Optional(DateTime),
-  signingSecretCreatedAt: Type.Optional(Type.String({ format: 'date-time', description: 'Vexil: when the Standard Webhooks signing secret in use was made' })),
+  signingSecretCreatedAt: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Vexil: when the Standard Webhooks signing secret in use was made' }),
+  ),
 };
 
 export const AddonSchema = Type.Object(addonFields, { $id: 'addonSchema' });
@@ -61,7 +63,10 @@ export const AddonSigningSecretSchema = Type.Object(
   {
     signingSecret: SigningSecret,
     signingSecretCreatedAt: DateTime,
-    previousSecretValidUntil: Type.String({ format: 'date-time', description: 'Until then deliveries also carry a signature made with the replaced secret' }),
+    previousSecretValidUntil: Type.String({
+      format: 'date-time',
+      description: 'Until then deliveries also carry a signature made with the replaced secret',
+    }),
   },
   { $id: 'addonSigningSecretSchema' },
 );
@@ -94,7 +99,10 @@ export const AddonCreateUpdateSchema = StrictObject(
       maxProperties: 50,
       errorMessage: 'parameters must be an object of string values, as the provider defines them',
     }),
-    events: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Event types to deliver; empty delivers all' }),
+    events: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      maxItems: 1000,
+      description: 'Event types to deliver; empty delivers all',
+    }),
     projects: Type.Optional(FilterList('Projects whose events are delivered; empty or * delivers all')),
     environments: Type.Optional(FilterList('Environments whose events are delivered; empty or * delivers all')),
   },
@@ -109,7 +117,10 @@ export const IntegrationEventSchema = Type.Object(
     state: StringEnum(['success', 'failed', 'successWithErrors'] as const, 'state is success, failed or successWithErrors'),
     stateDetails: Type.String(),
     event: Type.Ref(EventSchema),
-    details: Type.Object({}, { additionalProperties: true, description: 'What was sent: url, contentType, body; and deliveryId, attempt, statusCode' }),
+    details: Type.Object(
+      {},
+      { additionalProperties: true, description: 'What was sent: url, contentType, body; and deliveryId, attempt, statusCode' },
+    ),
   },
   { $id: 'integrationEventSchema' },
 );

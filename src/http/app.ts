@@ -69,7 +69,15 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
           callback(null, {
             origin: allowed.includes('*') ? '*' : allowed,
             methods: ['GET', 'POST'],
-            allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk', 'x-unleash-sdk'],
+            allowedHeaders: [
+              'Authorization',
+              'Content-Type',
+              'If-None-Match',
+              'unleash-appname',
+              'unleash-connection-id',
+              'unleash-sdk',
+              'x-unleash-sdk',
+            ],
             exposedHeaders: ['ETag'],
             maxAge: 86_400,
           }),

@@ -79,9 +79,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
       const body = request.body;
       const changes = Array.isArray(body) ? body : [body];
       const pathOf = (index: number) => (Array.isArray(body) ? `/body/${index}` : '/body');
-      const id = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        addChanges(uow, { project: projectId, environment }, changes, pathOf),
-      );
+      const id = await inUnitOfWork(deps, actorOf(request), (uow) => addChanges(uow, { project: projectId, environment }, changes, pathOf));
       return getChangeRequest(deps.db, projectId, id);
     },
   );

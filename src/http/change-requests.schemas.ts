@@ -40,7 +40,11 @@ export const ChangeRequestCreateSchema = Type.Unsafe<ChangeInput>({
     featureChange('patchVariant', StrictObject({ variants: Type.Ref(VariantsSchema) })),
     featureChange('archiveFeature', StrictObject({}), false),
     featureChange('addDependency', Type.Ref(CreateDependentFeatureSchema)),
-    featureChange('deleteDependency', StrictObject({ feature: UrlFriendlyName }, { description: 'The parent; all parents when left out' }), false),
+    featureChange(
+      'deleteDependency',
+      StrictObject({ feature: UrlFriendlyName }, { description: 'The parent; all parents when left out' }),
+      false,
+    ),
     segmentChange('updateSegment', StrictObject({ ...UpsertSegmentFields, id: SegmentId })),
     segmentChange('deleteSegment', StrictObject({ id: SegmentId })),
   ],
@@ -71,7 +75,14 @@ export const ChangeRequestUpdateTitleSchema = StrictObject(
 );
 
 export const ChangeRequestAddCommentSchema = StrictObject(
-  { text: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', errorMessage: 'A comment is 1 to 1000 characters, not only spaces' }) },
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      pattern: '\\S',
+      errorMessage: 'A comment is 1 to 1000 characters, not only spaces',
+    }),
+  },
   { $id: 'changeRequestAddCommentSchema' },
 );
 

@@ -1,4 +1,4 @@
-import { Type, } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { registerClient } from '../domain/client-features/client-registration.js';
@@ -33,7 +33,10 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
         });
       }
       // One bucket per application and hour, as single SDKs send them.
-      const buckets = new Map<string, { appName: string; start: string; stop: string; toggles: Record<string, { yes: number; no: number }> }>();
+      const buckets = new Map<
+        string,
+        { appName: string; start: string; stop: string; toggles: Record<string, { yes: number; no: number }> }
+      >();
       for (const metric of metrics) {
         const at = new Date(metric.timestamp).toISOString();
         const key = `${metric.appName}\u0000${at.slice(0, 13)}`;

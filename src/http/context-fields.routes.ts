@@ -1,10 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
-import {
-  createContextField,
-  deleteContextField,
-  updateContextField,
-} from '../domain/context-fields/context-fields.commands.js';
+import { createContextField, deleteContextField, updateContextField } from '../domain/context-fields/context-fields.commands.js';
 import {
   assertContextFieldNameFree,
   findContextField,
@@ -28,10 +24,8 @@ const ContextFieldParams = Type.Object({ name: UrlFriendlyName });
 const CONTEXT = '/api/admin/context';
 
 export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    CONTEXT,
-    { schema: { tags, response: { 200: Type.Ref(ContextFieldsSchema) } }, config: { access: can('READ') } },
-    async () => listContextFields(deps.db),
+  app.get(CONTEXT, { schema: { tags, response: { 200: Type.Ref(ContextFieldsSchema) } }, config: { access: can('READ') } }, async () =>
+    listContextFields(deps.db),
   );
 
   app.post(
@@ -85,8 +79,7 @@ export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
       },
       config: { access: can('UPDATE_CONTEXT_FIELD') },
     },
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => updateContextField(uow, request.params.name, request.body)),
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateContextField(uow, request.params.name, request.body)),
   );
 
   app.delete(

@@ -31,19 +31,13 @@ const updatableFields = {
   sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
 };
 
-export const CreateContextFieldSchema = StrictObject(
-  { name: UrlFriendlyName, ...updatableFields },
-  { $id: 'createContextFieldSchema' },
-);
+export const CreateContextFieldSchema = StrictObject({ name: UrlFriendlyName, ...updatableFields }, { $id: 'createContextFieldSchema' });
 
 export const UpdateContextFieldSchema = StrictObject(updatableFields, { $id: 'updateContextFieldSchema' });
 
 export const ContextFieldNameSchema = StrictObject({ name: UrlFriendlyName }, { $id: 'contextFieldNameSchema' });
 
-export const ContextFieldStrategiesSchema = Type.Object(
-  { strategies: Type.Array(StrategyUsage) },
-  { $id: 'contextFieldStrategiesSchema' },
-);
+export const ContextFieldStrategiesSchema = Type.Object({ strategies: Type.Array(StrategyUsage) }, { $id: 'contextFieldStrategiesSchema' });
 
 export const contextFieldSchemas = [
   LegalValueSchema,

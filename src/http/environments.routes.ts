@@ -11,12 +11,7 @@ import {
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
-import {
-  CreateEnvironmentSchema,
-  EnvironmentSchema,
-  EnvironmentsSchema,
-  UpdateEnvironmentSchema,
-} from './projects.schemas.js';
+import { CreateEnvironmentSchema, EnvironmentSchema, EnvironmentsSchema, UpdateEnvironmentSchema } from './projects.schemas.js';
 
 const tags = ['Environments'];
 const EnvironmentParams = Type.Object({ name: UrlFriendlyName });
@@ -60,11 +55,13 @@ export const environmentRoutes: RouteModule = async (app, { deps }) => {
       },
       config: { access: can('UPDATE_ENVIRONMENT') },
     },
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => updateEnvironment(uow, request.params.name, request.body)),
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateEnvironment(uow, request.params.name, request.body)),
   );
 
-  for (const [action, enabled] of [['on', true], ['off', false]] as const) {
+  for (const [action, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
     app.post(
       `/api/admin/environments/:name/${action}`,
       { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_ENVIRONMENT') } },

@@ -65,7 +65,22 @@ async function* ndjsonLines(batches: AsyncIterable<ExportedEventRow[]>): AsyncGe
   }
 }
 
-const CSV_COLUMNS = ['id', 'createdAt', 'type', 'createdBy', 'createdByUserId', 'project', 'environment', 'featureName', 'changeRequestId', 'label', 'summary', 'tags', 'preData', 'data'] as const;
+const CSV_COLUMNS = [
+  'id',
+  'createdAt',
+  'type',
+  'createdBy',
+  'createdByUserId',
+  'project',
+  'environment',
+  'featureName',
+  'changeRequestId',
+  'label',
+  'summary',
+  'tags',
+  'preData',
+  'data',
+] as const;
 
 /** One row per event; objects as JSON text. Cells that a spreadsheet would run as a formula are escaped. */
 async function* csvLines(batches: AsyncIterable<ExportedEventRow[]>): AsyncGenerator<string> {

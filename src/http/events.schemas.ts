@@ -78,9 +78,7 @@ export const EventExportQuerySchema = Type.Object(
 
 export const DeprecatedSearchEventsSchema = StrictObject(
   {
-    type: Type.Optional(
-      Type.String({ description: `One of the event types: ${SPEC_EVENT_TYPES.slice(0, 3).join(', ')}, …` }),
-    ),
+    type: Type.Optional(Type.String({ description: `One of the event types: ${SPEC_EVENT_TYPES.slice(0, 3).join(', ')}, …` })),
     project: Type.Optional(Type.String()),
     feature: Type.Optional(Type.String()),
     query: Type.Optional(Type.String({ maxLength: 10_000 })),

@@ -15,41 +15,25 @@ const FEATURE_FAVORITES = '/api/admin/projects/:projectId/features/:featureName/
 
 /** The calling user's favorites; anyone who can read may keep them. */
 export const favoriteRoutes: RouteModule = async (app, { deps }) => {
-  app.post(
-    FEATURE_FAVORITES,
-    { schema: { tags, params: FeatureParams }, config: { access: can('READ') } },
-    async (request, reply) => {
-      const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => favoriteFeature(uow, projectId, featureName));
-      return reply.status(200).send();
-    },
-  );
+  app.post(FEATURE_FAVORITES, { schema: { tags, params: FeatureParams }, config: { access: can('READ') } }, async (request, reply) => {
+    const { projectId, featureName } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => favoriteFeature(uow, projectId, featureName));
+    return reply.status(200).send();
+  });
 
-  app.delete(
-    FEATURE_FAVORITES,
-    { schema: { tags, params: FeatureParams }, config: { access: can('READ') } },
-    async (request, reply) => {
-      const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteFeature(uow, projectId, featureName));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(FEATURE_FAVORITES, { schema: { tags, params: FeatureParams }, config: { access: can('READ') } }, async (request, reply) => {
+    const { projectId, featureName } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteFeature(uow, projectId, featureName));
+    return reply.status(200).send();
+  });
 
-  app.post(
-    PROJECT_FAVORITES,
-    { schema: { tags, params: ProjectParams }, config: { access: can('READ') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => favoriteProject(uow, request.params.projectId));
-      return reply.status(200).send();
-    },
-  );
+  app.post(PROJECT_FAVORITES, { schema: { tags, params: ProjectParams }, config: { access: can('READ') } }, async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => favoriteProject(uow, request.params.projectId));
+    return reply.status(200).send();
+  });
 
-  app.delete(
-    PROJECT_FAVORITES,
-    { schema: { tags, params: ProjectParams }, config: { access: can('READ') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteProject(uow, request.params.projectId));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(PROJECT_FAVORITES, { schema: { tags, params: ProjectParams }, config: { access: can('READ') } }, async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteProject(uow, request.params.projectId));
+    return reply.status(200).send();
+  });
 };

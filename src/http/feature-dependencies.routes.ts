@@ -4,11 +4,7 @@ import { addDependency, removeAllDependencies, removeDependency } from '../domai
 import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import {
-  CreateDependentFeatureSchema,
-  ParentFeatureOptionsSchema,
-  ParentVariantOptionsSchema,
-} from './feature-dependencies.schemas.js';
+import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';
 import { actorOf, can } from './plugins/access.js';
 
 const tags = ['Dependencies'];

@@ -56,7 +56,10 @@ export const SearchFeaturesQuerySchema = Type.Object({
   tag: Parameter('INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL:<type>:<value>[,...]'),
   segment: Parameter('INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL:<segment name>[,...]'),
   status: Type.Optional(
-    Type.Array(Type.String(), { maxItems: 100, description: 'Repeatable (at most 100 times) <environment>:enabled|disabled; entries are OR-ed' }),
+    Type.Array(Type.String(), {
+      maxItems: 100,
+      description: 'Repeatable (at most 100 times) <environment>:enabled|disabled; entries are OR-ed',
+    }),
   ),
   createdAt: Parameter('IS_BEFORE or IS_ON_OR_AFTER:yyyy-MM-dd'),
   lifecycle: Parameter('IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:initial|pre-live|live|completed|archived'),

@@ -105,15 +105,11 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(
-    FEATURE,
-    { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE') } },
-    async (request, reply) => {
-      const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
-      return reply.status(202).send();
-    },
-  );
+  app.delete(FEATURE, { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE') } }, async (request, reply) => {
+    const { projectId, featureName } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
+    return reply.status(202).send();
+  });
 
   app.get(
     '/api/admin/archive/features/:projectId',
@@ -166,14 +162,15 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, params: FeatureParams, body: Type.Ref(ChangeProjectSchema) }, config: { access: can('UPDATE_FEATURE') } },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        changeFeatureProject(uow, projectId, featureName, request.body.newProjectId),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => changeFeatureProject(uow, projectId, featureName, request.body.newProjectId));
       return reply.status(200).send();
     },
   );
 
-  for (const [action, enabled] of [['on', true], ['off', false]] as const) {
+  for (const [action, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
     app.post(
       `${FEATURE}/environments/:environment/${action}`,
       { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_FEATURE_ENVIRONMENT') } },

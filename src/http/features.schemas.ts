@@ -52,9 +52,7 @@ export const VariantSchema = StrictObject(
     weightType: Type.Optional(WeightType),
     stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     payload: Type.Optional(Payload),
-    overrides: Type.Optional(
-      Type.Array(StrictObject({ contextName: Type.String({ minLength: 1 }), values: Type.Array(Type.String()) })),
-    ),
+    overrides: Type.Optional(Type.Array(StrictObject({ contextName: Type.String({ minLength: 1 }), values: Type.Array(Type.String()) }))),
   },
   { $id: 'variantSchema' },
 );
@@ -143,13 +141,9 @@ export const FeatureSchema = Type.Object(
     favorite: Type.Boolean(),
     environments: Type.Array(Type.Ref(FeatureEnvironmentSchema)),
     tags: Type.Array(Type.Ref(TagSchema)),
-    dependencies: Type.Array(
-      Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Array(Type.String()) }),
-    ),
+    dependencies: Type.Array(Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Array(Type.String()) })),
     children: Type.Array(Type.String()),
-    lifecycle: Nullable(
-      Type.Object({ stage: Type.String(), status: Nullable(Type.String()), enteredStageAt: DateTime }),
-    ),
+    lifecycle: Nullable(Type.Object({ stage: Type.String(), status: Nullable(Type.String()), enteredStageAt: DateTime })),
     createdBy: Type.Object({ id: Type.Integer(), name: Type.String(), imageUrl: Type.String() }),
   },
   { $id: 'featureSchema' },

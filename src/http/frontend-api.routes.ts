@@ -16,7 +16,9 @@ function contextFromQuery(query: Record<string, unknown>): Record<string, unknow
   const properties: Record<string, string> = {};
   for (const [key, value] of Object.entries(query)) {
     if (typeof value !== 'string') {
-      throw new BadDataError(`The context field "${key}" is given more than once`, [{ path: `/query/${key}`, message: 'give each context field once' }]);
+      throw new BadDataError(`The context field "${key}" is given more than once`, [
+        { path: `/query/${key}`, message: 'give each context field once' },
+      ]);
     }
     const property = /^properties\[(.+)\]$/.exec(key);
     if (property) properties[property[1]!] = value;
@@ -34,7 +36,10 @@ const MAX_QUERY_FIELDS = 120;
  */
 const FrontendQuerySchema = Type.Object(
   Object.fromEntries(
-    ['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'].map((field) => [field, Type.Optional(Type.Unknown())]),
+    ['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime'].map((field) => [
+      field,
+      Type.Optional(Type.Unknown()),
+    ]),
   ),
   { additionalProperties: true, maxProperties: MAX_QUERY_FIELDS },
 );
@@ -55,7 +60,9 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
       ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
     };
     // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others.
-    const toggles = (await evaluateAll(answer.features, configuration.features, configuration.segments, context)).filter((toggle) => toggle.enabled);
+    const toggles = (await evaluateAll(answer.features, configuration.features, configuration.segments, context)).filter(
+      (toggle) => toggle.enabled,
+    );
     return { toggles };
   };
 
@@ -72,7 +79,9 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
     async (request) => {
       const context = contextFromQuery(request.query as Record<string, unknown>);
       if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
-        throw new BadDataError('currentTime must be a date-time', [{ path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` }]);
+        throw new BadDataError('currentTime must be a date-time', [
+          { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
+        ]);
       }
       return evaluate(request, context);
     },

@@ -9,11 +9,9 @@ const HealthSchema = Type.Object({ health: Type.Literal('GOOD') });
 export const healthRoutes: RouteModule = async (app, { deps }) => {
   // Liveness: the process serves requests. It never waits for the database, so a busy database (or the embedded
   // engine's one connection serving exports) cannot make an orchestrator restart a healthy server.
-  app.get(
-    '/health',
-    { schema: { tags: ['Operational'], response: { 200: HealthSchema } }, config: { access: PUBLIC } },
-    async () => ({ health: 'GOOD' as const }),
-  );
+  app.get('/health', { schema: { tags: ['Operational'], response: { 200: HealthSchema } }, config: { access: PUBLIC } }, async () => ({
+    health: 'GOOD' as const,
+  }));
 
   // Readiness: the database answers, so requests can be served; 503 otherwise.
   app.get(

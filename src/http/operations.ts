@@ -155,13 +155,16 @@ export const OPERATIONS: Record<string, Operation> = {
   ),
   [`POST ${PROJECT}/environments/:environment/change-requests`]: op('createChangeRequest', 'Propose changes to a protected environment'),
   [`GET ${PROJECT}/change-requests/pending`]: op('getPendingChangeRequests', 'List your open change requests in a project'),
-  [`GET ${PROJECT}/change-requests/pending/:featureName`]: op('getPendingChangeRequestsForFeature', 'List open change requests that touch a flag'),
+  [`GET ${PROJECT}/change-requests/pending/:featureName`]: op(
+    'getPendingChangeRequestsForFeature',
+    'List open change requests that touch a flag',
+  ),
   [`GET ${PROJECT}/change-requests`]: op('getChangeRequests', "List a project's change requests"),
   [`GET ${CHANGE_REQUEST}`]: op('getChangeRequest', 'Get a change request with its changes, reviews and conflicts'),
   [`DELETE ${CHANGE_REQUEST}`]: op('deleteChangeRequest', 'Delete a draft change request', 200),
   [`PUT ${CHANGE_REQUEST}/changes/:changeId`]: op('updateChange', 'Edit one change of a change request'),
   [`DELETE ${CHANGE_REQUEST}/changes/:changeId`]: op('deleteChange', 'Discard one change of a change request', 200),
-  [`PUT ${CHANGE_REQUEST}/title`]: op('updateChangeRequestTitle', "Rename a change request", 204),
+  [`PUT ${CHANGE_REQUEST}/title`]: op('updateChangeRequestTitle', 'Rename a change request', 204),
   [`POST ${CHANGE_REQUEST}/comments`]: op('addChangeRequestComment', 'Comment on a change request', 200),
   [`PUT ${CHANGE_REQUEST}/state`]: op('updateChangeRequestState', 'Send to review, approve, reject, apply, schedule or cancel'),
 
@@ -170,7 +173,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/addons/:id': op('getAddon', 'Get an integration (secrets masked)'),
   'PUT /api/admin/addons/:id': op('updateAddon', 'Update an integration'),
   'DELETE /api/admin/addons/:id': op('deleteAddon', 'Delete an integration', 200),
-  'POST /api/admin/addons/:id/signing-secret': op('rotateAddonSigningSecret', 'Replace the webhook signing secret (the new one is shown once)'),
+  'POST /api/admin/addons/:id/signing-secret': op(
+    'rotateAddonSigningSecret',
+    'Replace the webhook signing secret (the new one is shown once)',
+  ),
   'GET /api/admin/addons/:id/events': op('getIntegrationEvents', "List an integration's delivery attempts"),
   'POST /api/admin/addons/:id/events/:integrationEventId/redeliver': op('redeliverIntegrationEvent', 'Send a delivery again'),
 

@@ -13,13 +13,7 @@ import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
-import {
-  CreateProjectSchema,
-  ProjectEnvironmentSchema,
-  ProjectSchema,
-  ProjectsSchema,
-  UpdateProjectSchema,
-} from './projects.schemas.js';
+import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
 
 const tags = ['Projects'];
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
@@ -102,9 +96,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('UPDATE_PROJECT') },
     },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        addProjectEnvironment(uow, request.params.projectId, request.body.environment),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
     },
   );

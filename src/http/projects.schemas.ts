@@ -50,10 +50,7 @@ export const UpdateProjectSchema = StrictObject(
   { $id: 'updateProjectSchema' },
 );
 
-export const ProjectEnvironmentSchema = StrictObject(
-  { environment: UrlFriendlyName },
-  { $id: 'projectEnvironmentSchema' },
-);
+export const ProjectEnvironmentSchema = StrictObject({ environment: UrlFriendlyName }, { $id: 'projectEnvironmentSchema' });
 
 export const EnvironmentSchema = Type.Object(
   {

@@ -49,4 +49,3 @@ export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock'>) {
     return reply.status(202).send();
   };
 }
-

@@ -55,7 +55,9 @@ export const ClientFeaturesDeltaSchema = Type.Object(
   {
     events: Type.Array(
       Type.Object({
-        type: Type.Union(['hydration', 'feature-updated', 'feature-removed', 'segment-updated', 'segment-removed'].map((type) => Type.Literal(type))),
+        type: Type.Union(
+          ['hydration', 'feature-updated', 'feature-removed', 'segment-updated', 'segment-removed'].map((type) => Type.Literal(type)),
+        ),
         eventId: Type.Integer(),
         features: Type.Optional(Type.Array(Type.Ref(ClientFeatureSchema))),
         segments: Type.Optional(Type.Array(Type.Ref(ClientSegmentSchema))),
@@ -127,7 +129,12 @@ export const PlaygroundResponseSchema = Type.Object(
               }),
               constraints: Type.Array(EvaluatedConstraint),
               segments: Type.Array(
-                Type.Object({ id: Type.Integer(), name: Type.String(), result: Type.Boolean(), constraints: Type.Array(EvaluatedConstraint) }),
+                Type.Object({
+                  id: Type.Integer(),
+                  name: Type.String(),
+                  result: Type.Boolean(),
+                  constraints: Type.Array(EvaluatedConstraint),
+                }),
               ),
             }),
           ),
@@ -246,7 +253,6 @@ export const BulkMetricsSchema = Type.Object(
   { $id: 'bulkMetricsSchema' },
 );
 
-
 const ContextValue = Type.String({ maxLength: 1000 });
 /** The context of Unleash's SDKs: well-known fields and free `properties` (the frontend API and the playground). */
 export const FrontendContextSchema = Type.Object(
@@ -267,14 +273,11 @@ export const FrontendApiBodySchema = Type.Object({ context: Type.Optional(Fronte
 export const PlaygroundRequestSchema = Type.Object(
   {
     environment: Type.String({ minLength: 1, maxLength: 100 }),
-    projects: Type.Optional(
-      Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })]),
-    ),
+    projects: Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })])),
     context: FrontendContextSchema,
   },
   { $id: 'playgroundRequestSchema', additionalProperties: false },
 );
-
 
 export const sdkSchemas = [
   ClientRegistrationSchema,

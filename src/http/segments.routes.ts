@@ -1,12 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { createSegment, deleteSegment, updateSegment } from '../domain/segments/segments.commands.js';
-import {
-  assertSegmentNameFree,
-  getSegment,
-  listSegments,
-  listSegmentStrategies,
-} from '../domain/segments/segments.queries.js';
+import { assertSegmentNameFree, getSegment, listSegments, listSegmentStrategies } from '../domain/segments/segments.queries.js';
 import { NumericId } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
@@ -26,11 +21,9 @@ const SEGMENTS = '/api/admin/segments';
 // Status codes are Unleash's (204 for update and delete): clients generated from its OpenAPI document expect them.
 
 export const segmentRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    SEGMENTS,
-    { schema: { tags, response: { 200: Type.Ref(SegmentsSchema) } }, config: { access: can('READ') } },
-    async () => ({ segments: await listSegments(deps.db) }),
-  );
+  app.get(SEGMENTS, { schema: { tags, response: { 200: Type.Ref(SegmentsSchema) } }, config: { access: can('READ') } }, async () => ({
+    segments: await listSegments(deps.db),
+  }));
 
   app.post(
     SEGMENTS,

@@ -30,10 +30,7 @@ export const AdminSegmentSchema = Type.Object(
   { $id: 'adminSegmentSchema' },
 );
 
-export const SegmentsSchema = Type.Object(
-  { segments: Type.Array(Type.Ref(AdminSegmentSchema)) },
-  { $id: 'segmentsSchema' },
-);
+export const SegmentsSchema = Type.Object({ segments: Type.Array(Type.Ref(AdminSegmentSchema)) }, { $id: 'segmentsSchema' });
 
 /** The fields of a segment's create and update bodies, shared with change requests' segment payloads. */
 export const UpsertSegmentFields = {
@@ -54,18 +51,8 @@ export const StrategyUsage = Type.Object({
   strategyName: Type.String(),
 });
 
-export const SegmentStrategiesSchema = Type.Object(
-  { strategies: Type.Array(StrategyUsage) },
-  { $id: 'segmentStrategiesSchema' },
-);
+export const SegmentStrategiesSchema = Type.Object({ strategies: Type.Array(StrategyUsage) }, { $id: 'segmentStrategiesSchema' });
 
 export const NameSchema = StrictObject({ name: SegmentName }, { $id: 'nameSchema' });
 
-export const segmentSchemas = [
-  SegmentSchema,
-  AdminSegmentSchema,
-  SegmentsSchema,
-  UpsertSegmentSchema,
-  SegmentStrategiesSchema,
-  NameSchema,
-];
+export const segmentSchemas = [SegmentSchema, AdminSegmentSchema, SegmentsSchema, UpsertSegmentSchema, SegmentStrategiesSchema, NameSchema];

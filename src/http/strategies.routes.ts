@@ -80,8 +80,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
       },
       config: { access: can('CREATE_FEATURE_STRATEGY') },
     },
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
   );
 
   app.post(
@@ -91,9 +90,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('UPDATE_FEATURE_STRATEGY') },
     },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        setStrategySortOrder(uow, targetOf(request.params), request.body),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => setStrategySortOrder(uow, targetOf(request.params), request.body));
       return reply.status(200).send();
     },
   );
@@ -121,9 +118,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { id: _id, featureName: _featureName, ...input } = request.body;
-      return inUnitOfWork(deps, actorOf(request), (uow) =>
-        updateStrategy(uow, targetOf(request.params), request.params.strategyId, input),
-      );
+      return inUnitOfWork(deps, actorOf(request), (uow) => updateStrategy(uow, targetOf(request.params), request.params.strategyId, input));
     },
   );
 
@@ -149,9 +144,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/:strategyId`,
     { schema: { tags, params: StrategyParams }, config: { access: can('DELETE_FEATURE_STRATEGY') } },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        deleteStrategy(uow, targetOf(request.params), request.params.strategyId),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategy(uow, targetOf(request.params), request.params.strategyId));
       return reply.status(200).send();
     },
   );

@@ -12,12 +12,7 @@ import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
-import {
-  CreateStrategySchema,
-  StrategiesSchema,
-  StrategyDefinitionSchema,
-  UpdateStrategySchema,
-} from './strategy-definitions.schemas.js';
+import { CreateStrategySchema, StrategiesSchema, StrategyDefinitionSchema, UpdateStrategySchema } from './strategy-definitions.schemas.js';
 
 const tags = ['Strategies'];
 const StrategyNameParams = Type.Object({ name: UrlFriendlyName });
@@ -25,11 +20,10 @@ const STRATEGIES = '/api/admin/strategies';
 
 /** Strategy definitions: the built-in strategies and custom ones for SDKs' own strategy implementations. */
 export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    STRATEGIES,
-    { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } },
-    async () => ({ version: 1 as const, strategies: await listStrategyDefinitions(deps.db) }),
-  );
+  app.get(STRATEGIES, { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } }, async () => ({
+    version: 1 as const,
+    strategies: await listStrategyDefinitions(deps.db),
+  }));
 
   app.get(
     `${STRATEGIES}/:name`,
@@ -88,7 +82,10 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  for (const [action, deprecated] of [['deprecate', true], ['reactivate', false]] as const) {
+  for (const [action, deprecated] of [
+    ['deprecate', true],
+    ['reactivate', false],
+  ] as const) {
     app.post(
       `${STRATEGIES}/:name/${action}`,
       { schema: { tags, params: StrategyNameParams }, config: { access: can('UPDATE_STRATEGY') } },

@@ -37,9 +37,12 @@ const ParameterInput = StrictObject({
     pattern: '\\S',
     errorMessage: 'A parameter name is 1 to 100 characters, not only spaces',
   }),
-  type: Type.Union(PARAMETER_TYPES.map((type) => Type.Literal(type)), {
-    errorMessage: `type must be one of ${PARAMETER_TYPES.join(', ')}`,
-  }),
+  type: Type.Union(
+    PARAMETER_TYPES.map((type) => Type.Literal(type)),
+    {
+      errorMessage: `type must be one of ${PARAMETER_TYPES.join(', ')}`,
+    },
+  ),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
   required: Type.Optional(Type.Boolean()),
 });

@@ -2,14 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/tags/feature-tags.commands.js';
 import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.commands.js';
-import {
-  assertTagTypeNameFree,
-  findTagType,
-  getTag,
-  listFeatureTags,
-  listTags,
-  listTagTypes,
-} from '../domain/tags/tags.queries.js';
+import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
@@ -41,11 +34,10 @@ const FEATURE_TAGS = '/api/admin/features/:featureName/tags';
 export const tagRoutes: RouteModule = async (app, { deps }) => {
   const tags = ['Tags'];
 
-  app.get(
-    TAG_TYPES,
-    { schema: { tags, response: { 200: Type.Ref(TagTypesSchema) } }, config: { access: can('READ') } },
-    async () => ({ version: 1 as const, tagTypes: await listTagTypes(deps.db) }),
-  );
+  app.get(TAG_TYPES, { schema: { tags, response: { 200: Type.Ref(TagTypesSchema) } }, config: { access: can('READ') } }, async () => ({
+    version: 1 as const,
+    tagTypes: await listTagTypes(deps.db),
+  }));
 
   app.post(
     TAG_TYPES,
@@ -87,8 +79,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
       schema: { tags, params: TagTypeParams, body: Type.Ref(UpdateTagTypeSchema), response: { 200: Type.Ref(TagTypeSchema) } },
       config: { access: can('UPDATE_TAG_TYPE') },
     },
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => updateTagType(uow, request.params.name, request.body)),
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTagType(uow, request.params.name, request.body)),
   );
 
   app.delete(
@@ -100,11 +91,10 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get(
-    '/api/admin/tags',
-    { schema: { tags, response: { 200: Type.Ref(TagsSchema) } }, config: { access: can('READ') } },
-    async () => ({ version: 1 as const, tags: await listTags(deps.db) }),
-  );
+  app.get('/api/admin/tags', { schema: { tags, response: { 200: Type.Ref(TagsSchema) } }, config: { access: can('READ') } }, async () => ({
+    version: 1 as const,
+    tags: await listTags(deps.db),
+  }));
 
   app.get(
     '/api/admin/tags/:type',
@@ -160,9 +150,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('UPDATE_FEATURE') },
     },
     async (request) => {
-      const current = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        updateFeatureTags(uow, request.params.featureName, request.body),
-      );
+      const current = await inUnitOfWork(deps, actorOf(request), (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
       return { version: 1 as const, tags: current };
     },
   );

@@ -40,15 +40,9 @@ export const ValidateTagTypeSchema = Type.Object(
   { $id: 'validateTagTypeSchema' },
 );
 
-export const TagsSchema = Type.Object(
-  { version: Type.Literal(1), tags: Type.Array(Type.Ref(TagSchema)) },
-  { $id: 'tagsSchema' },
-);
+export const TagsSchema = Type.Object({ version: Type.Literal(1), tags: Type.Array(Type.Ref(TagSchema)) }, { $id: 'tagsSchema' });
 
-export const TagWithVersionSchema = Type.Object(
-  { version: Type.Literal(1), tag: Type.Ref(TagSchema) },
-  { $id: 'tagWithVersionSchema' },
-);
+export const TagWithVersionSchema = Type.Object({ version: Type.Literal(1), tag: Type.Ref(TagSchema) }, { $id: 'tagWithVersionSchema' });
 
 export const UpdateTagsSchema = StrictObject(
   {

@@ -26,9 +26,7 @@ export const uiConfigRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, body: Type.Ref(SetCorsSchema) }, config: { access: can('ADMIN') } },
     async (request, reply) => {
       const current = await deps.frontendApiOrigins.allowed();
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        setFrontendApiOrigins(uow, request.body.frontendApiOrigins, current),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => setFrontendApiOrigins(uow, request.body.frontendApiOrigins, current));
       deps.frontendApiOrigins.invalidate();
       return reply.status(204).send();
     },

@@ -65,9 +65,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
       const { password, rootRole, sendEmail: _sendEmail, ...fields } = request.body;
       const role = resolveRootRole(rootRole, '/body/rootRole');
       const passwordHash = password === undefined ? undefined : await hashNewPassword(password, '/body/password');
-      const user = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        createUser(uow, { ...fields, rootRole: role, passwordHash }),
-      );
+      const user = await inUnitOfWork(deps, actorOf(request), (uow) => createUser(uow, { ...fields, rootRole: role, passwordHash }));
       return reply.status(201).send({ ...user, emailSent: false });
     },
   );
@@ -87,9 +85,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     async (request) => {
       const { rootRole, ...fields } = request.body;
       const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
-      return inUnitOfWork(deps, actorOf(request), (uow) =>
-        updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }),
-      );
+      return inUnitOfWork(deps, actorOf(request), (uow) => updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }));
     },
   );
 
@@ -107,9 +103,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, params: UserIdParams, body: Type.Ref(PasswordSchema) }, config: { access: can('ADMIN') } },
     async (request, reply) => {
       const passwordHash = await hashNewPassword(request.body.password, '/body/password');
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        changeUserPassword(uow, Number(request.params.id), passwordHash),
-      );
+      await inUnitOfWork(deps, actorOf(request), (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
       return reply.status(200).send();
     },
   );

@@ -52,10 +52,9 @@ export const CreateUserSchema = StrictObject(
   { $id: 'createUserSchema' },
 );
 
-export const CreateUserResponseSchema = Type.Composite(
-  [UserSchema, Type.Object({ emailSent: Type.Boolean() })],
-  { $id: 'createUserResponseSchema' },
-);
+export const CreateUserResponseSchema = Type.Composite([UserSchema, Type.Object({ emailSent: Type.Boolean() })], {
+  $id: 'createUserResponseSchema',
+});
 
 export const UpdateUserSchema = StrictObject(
   { name: Type.Optional(PersonName), email: Type.Optional(Email), rootRole: Type.Optional(RootRole) },

@@ -77,7 +77,10 @@ export class ChangeRequestScheduler {
         if (await this.apply(id)) pass.applied.push(id);
       } catch (error) {
         if (!(error instanceof ApiError)) {
-          this.log.error({ err: error, changeRequestId: id }, 'Applying a scheduled change request failed unexpectedly; retrying on the next pass');
+          this.log.error(
+            { err: error, changeRequestId: id },
+            'Applying a scheduled change request failed unexpectedly; retrying on the next pass',
+          );
           continue;
         }
         if (await this.recordFailure(id, error.message)) pass.failed.push(id);

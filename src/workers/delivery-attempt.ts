@@ -143,7 +143,11 @@ export async function attemptDelivery(
 
   if (outcomes.every(isDelivered)) {
     if (prepared.problems.length === 0) return { state: 'success', stateDetails: `Delivered: ${what} (${attemptText})`, details };
-    return { state: 'successWithErrors', stateDetails: `Delivered: ${what} (${attemptText}), but ${prepared.problems.join('; ')}`, details };
+    return {
+      state: 'successWithErrors',
+      stateDetails: `Delivered: ${what} (${attemptText}), but ${prepared.problems.join('; ')}`,
+      details,
+    };
   }
   const problems = prepared.problems.length === 0 ? '' : `; also ${prepared.problems.join('; ')}`;
   if (outcomes.some((outcome) => outcome.kind === 'blocked')) {

@@ -92,8 +92,16 @@ class DeliveryRunner {
   private async loadWork(claimed: ClaimedDelivery[]) {
     if (claimed.length === 0) return [];
     const [addons, events] = await Promise.all([
-      this.deps.db.selectFrom('addons').selectAll().where('id', 'in', [...new Set(claimed.map((d) => d.addon_id))]).execute(),
-      this.deps.db.selectFrom('events').selectAll().where('id', 'in', [...new Set(claimed.map((d) => d.event_id))]).execute(),
+      this.deps.db
+        .selectFrom('addons')
+        .selectAll()
+        .where('id', 'in', [...new Set(claimed.map((d) => d.addon_id))])
+        .execute(),
+      this.deps.db
+        .selectFrom('events')
+        .selectAll()
+        .where('id', 'in', [...new Set(claimed.map((d) => d.event_id))])
+        .execute(),
     ]);
     const addonById = new Map(addons.map((addon) => [addon.id, addon]));
     const eventById = new Map(events.map((event) => [event.id, event]));
@@ -111,8 +119,15 @@ class DeliveryRunner {
     eventRow: Selectable<EventsTable>,
   ): Promise<IntegrationEventState> {
     const attempt = await attemptDelivery({ http: this.http, clock: this.deps.clock, config: this.deps.config }, delivery, addon, eventRow);
-    const logged = { addonId: addon.id, provider: addon.provider, deliveryId: delivery.delivery_id, eventId: eventRow.id, state: attempt.state };
-    if (attempt.state === 'failed') this.deps.log.warn({ ...logged, stateDetails: attempt.stateDetails }, 'Integration delivery attempt failed');
+    const logged = {
+      addonId: addon.id,
+      provider: addon.provider,
+      deliveryId: delivery.delivery_id,
+      eventId: eventRow.id,
+      state: attempt.state,
+    };
+    if (attempt.state === 'failed')
+      this.deps.log.warn({ ...logged, stateDetails: attempt.stateDetails }, 'Integration delivery attempt failed');
     else this.deps.log.debug(logged, 'Integration delivery attempt succeeded');
     const labels = { integration: String(addon.id), provider: addon.provider };
     const outcome = attempt.state !== 'failed' ? attempt.state : attempt.retryAt ? 'retrying' : 'failed';
@@ -152,11 +167,7 @@ class DeliveryRunner {
           .where('lease_token', '=', delivery.lease_token)
           .execute();
       } else {
-        await tx
-          .deleteFrom('addon_deliveries')
-          .where('id', '=', delivery.id)
-          .where('lease_token', '=', delivery.lease_token)
-          .execute();
+        await tx.deleteFrom('addon_deliveries').where('id', '=', delivery.id).where('lease_token', '=', delivery.lease_token).execute();
       }
     });
   }

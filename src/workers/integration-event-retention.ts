@@ -24,9 +24,7 @@ export async function pruneIntegrationEvents(deps: RetentionDeps): Promise<numbe
   for (;;) {
     const result = await deps.db
       .deleteFrom('integration_events')
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('integration_events').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH),
-      )
+      .where('id', 'in', (eb) => eb.selectFrom('integration_events').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH))
       .executeTakeFirst();
     const count = Number(result.numDeletedRows);
     deleted += count;
@@ -35,16 +33,17 @@ export async function pruneIntegrationEvents(deps: RetentionDeps): Promise<numbe
 }
 
 /** Prunes at start and every hour until stopped. */
-export function startIntegrationEventRetention(
-  deps: RetentionDeps & { log: Pick<FastifyBaseLogger, 'info' | 'error'> },
-): { stop(): Promise<void> } {
+export function startIntegrationEventRetention(deps: RetentionDeps & { log: Pick<FastifyBaseLogger, 'info' | 'error'> }): {
+  stop(): Promise<void>;
+} {
   let running: Promise<void> | undefined;
   const prune = () => {
     if (running) return;
     running = pruneIntegrationEvents(deps)
       .then(
         (deleted) => {
-          if (deleted > 0) deps.log.info({ deleted, retentionDays: deps.config.integrations.retentionDays }, 'Pruned old integration events');
+          if (deleted > 0)
+            deps.log.info({ deleted, retentionDays: deps.config.integrations.retentionDays }, 'Pruned old integration events');
         },
         (error: unknown) => deps.log.error({ err: error }, 'Could not prune old integration events; retrying in an hour'),
       )

@@ -30,7 +30,11 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current !== undefined && current !== null && chain.length < 10; current = (current as { cause?: unknown }).cause) {
+  for (
+    let current = error;
+    current !== undefined && current !== null && chain.length < 10;
+    current = (current as { cause?: unknown }).cause
+  ) {
     chain.push(current);
   }
   return chain;
@@ -38,7 +42,9 @@ function causes(error: unknown): unknown[] {
 
 /** A short description of a network failure: its code and message, never the URL (it may carry a secret). */
 function describeFailure(error: unknown): string {
-  const deepest = causes(error).filter((cause): cause is Error & { code?: string } => cause instanceof Error).at(-1);
+  const deepest = causes(error)
+    .filter((cause): cause is Error & { code?: string } => cause instanceof Error)
+    .at(-1);
   if (!deepest) return String(error).slice(0, 200);
   const text = deepest.code && !deepest.message.includes(deepest.code) ? `${deepest.code}: ${deepest.message}` : deepest.message;
   return text.slice(0, 200);

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
@@ -60,15 +54,22 @@ async function storedParameters(id: number): Promise<Record<string, string>> {
   return row.parameters;
 }
 
-
 describe('integration configurations', () => {
   test('GET /addons lists the providers with their parameter definitions', async () => {
     const response = await ctx.admin.get(ADDONS);
     expectStatus(response, 200);
     const { providers } = response.json() as {
-      providers: Array<{ name: string; parameters: Array<{ name: string; required: boolean; sensitive: boolean; type: string }>; events: string[]; tagTypes: Array<{ name: string }> }>;
+      providers: Array<{
+        name: string;
+        parameters: Array<{ name: string; required: boolean; sensitive: boolean; type: string }>;
+        events: string[];
+        tagTypes: Array<{ name: string }>;
+      }>;
     };
-    assert.deepEqual(providers.map((provider) => provider.name), ['webhook', 'slack', 'teams', 'datadog']);
+    assert.deepEqual(
+      providers.map((provider) => provider.name),
+      ['webhook', 'slack', 'teams', 'datadog'],
+    );
     const webhook = providers.find((provider) => provider.name === 'webhook')!;
     assert.deepEqual(
       webhook.parameters.map(({ name, required, sensitive, type }) => ({ name, required, sensitive, type })),
@@ -81,9 +82,15 @@ describe('integration configurations', () => {
       ],
     );
     assert.ok(webhook.events.includes('feature-environment-enabled'));
-    assert.deepEqual(providers.find((provider) => provider.name === 'slack')!.tagTypes.map((t) => t.name), ['slack']);
     assert.deepEqual(
-      providers.find((provider) => provider.name === 'datadog')!.parameters.filter((p) => p.required).map((p) => p.name),
+      providers.find((provider) => provider.name === 'slack')!.tagTypes.map((t) => t.name),
+      ['slack'],
+    );
+    assert.deepEqual(
+      providers
+        .find((provider) => provider.name === 'datadog')!
+        .parameters.filter((p) => p.required)
+        .map((p) => p.name),
       ['apiKey'],
     );
   });
@@ -114,12 +121,18 @@ describe('integration configurations', () => {
     assert.deepEqual(await storedParameters(created.id), { url: HOOK_URL, authorization: SECRET, contentType: 'application/json' });
 
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((event) => [event.type, event.createdBy]), [['addon-config-created', 'admin-token']]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdBy]),
+      [['addon-config-created', 'admin-token']],
+    );
     assert.deepEqual(events[0]!.data, created);
     assert.ok(!JSON.stringify(events).includes('s3cr3t') && !JSON.stringify(events).includes('secret-path-token'));
 
     const listed = (await ctx.admin.get(ADDONS)).json() as { addons: Addon[] };
-    assert.deepEqual(listed.addons.find((addon) => addon.id === created.id), created);
+    assert.deepEqual(
+      listed.addons.find((addon) => addon.id === created.id),
+      created,
+    );
     const one = await ctx.admin.get(`${ADDONS}/${created.id}`);
     expectStatus(one, 200);
     assert.deepEqual(one.json(), { ...created, deliveries: { pending: 0, lastSuccessAt: null, lastFailureAt: null } });
@@ -144,7 +157,10 @@ describe('integration configurations', () => {
     assert.equal((rotated.json() as Addon).parameters.authorization, '*****');
 
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((event) => event.type), ['addon-config-updated', 'addon-config-updated']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['addon-config-updated', 'addon-config-updated'],
+    );
     assert.deepEqual((events[0]!.preData as Addon).enabled, true);
     assert.deepEqual((events[0]!.data as Addon).enabled, false);
     // A change of a secret alone is recorded too, told apart by updatedAt.
@@ -169,7 +185,10 @@ describe('integration configurations', () => {
     const response = await ctx.admin.delete(`${ADDONS}/${created.id}`);
     expectStatus(response, 200);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((event) => [event.type, event.data]), [['addon-config-deleted', null]]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.data]),
+      [['addon-config-deleted', null]],
+    );
     assert.deepEqual(events[0]!.preData, created);
     expectError(await ctx.admin.get(`${ADDONS}/${created.id}`), 404, 'NotFoundError');
     expectError(await ctx.admin.delete(`${ADDONS}/${created.id}`), 404, 'NotFoundError');
@@ -188,7 +207,10 @@ describe('integration configurations', () => {
     const tagType = await ctx.admin.get('/api/admin/tag-types/slack');
     expectStatus(tagType, 200);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((event) => event.type), ['addon-config-created', 'tag-type-created', 'addon-config-created']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['addon-config-created', 'tag-type-created', 'addon-config-created'],
+    );
     assert.equal((events[0]!.data as Addon).parameters.url, '*****');
   });
 
@@ -231,31 +253,63 @@ describe('integration configurations: bad input', () => {
 
   test('an invalid URL', async () => {
     await expectBadData(webhookBody({ parameters: { url: 'not a url' } }), '/body/parameters/url', /absolute http or https URL/);
-    await expectBadData(webhookBody({ parameters: { url: 'ftp://example.com/x' } }), '/body/parameters/url', /http or https URL \(got a ftp: URL\)/);
-    await expectBadData(webhookBody({ parameters: { url: 'https://user:pw@example.com/' } }), '/body/parameters/url', /may not carry credentials/);
+    await expectBadData(
+      webhookBody({ parameters: { url: 'ftp://example.com/x' } }),
+      '/body/parameters/url',
+      /http or https URL \(got a ftp: URL\)/,
+    );
+    await expectBadData(
+      webhookBody({ parameters: { url: 'https://user:pw@example.com/' } }),
+      '/body/parameters/url',
+      /may not carry credentials/,
+    );
   });
 
   test('an unknown event type in events', () =>
-    expectBadData(webhookBody({ events: ['feature-created', 'feature-exploded'] }), '/body/events/1', /Unknown event type "feature-exploded"/));
+    expectBadData(
+      webhookBody({ events: ['feature-created', 'feature-exploded'] }),
+      '/body/events/1',
+      /Unknown event type "feature-exploded"/,
+    ));
 
   test('a parameter the provider does not take, and unknown body properties', async () => {
-    await expectBadData(webhookBody({ parameters: { url: HOOK_URL, channel: 'x' } }), '/body/parameters/channel', /not a parameter of webhook/);
+    await expectBadData(
+      webhookBody({ parameters: { url: HOOK_URL, channel: 'x' } }),
+      '/body/parameters/channel',
+      /not a parameter of webhook/,
+    );
     await expectBadData({ ...webhookBody(), color: 'red' }, '/body/color', /not an allowed property/);
     await expectBadData(webhookBody({ parameters: { url: HOOK_URL, contentType: 5 } }), '/body/parameters/contentType', /string/);
   });
 
   test('a body template that is not valid Mustache, and a content type that is not a media type', async () => {
-    await expectBadData(webhookBody({ parameters: { url: HOOK_URL, bodyTemplate: '{{#event}} unclosed' } }), '/body/parameters/bodyTemplate', /not a valid Mustache template/);
-    await expectBadData(webhookBody({ parameters: { url: HOOK_URL, contentType: 'json please' } }), '/body/parameters/contentType', /media type/);
+    await expectBadData(
+      webhookBody({ parameters: { url: HOOK_URL, bodyTemplate: '{{#event}} unclosed' } }),
+      '/body/parameters/bodyTemplate',
+      /not a valid Mustache template/,
+    );
+    await expectBadData(
+      webhookBody({ parameters: { url: HOOK_URL, contentType: 'json please' } }),
+      '/body/parameters/contentType',
+      /media type/,
+    );
   });
 
   test('unknown projects and environments in the filters', async () => {
     await expectBadData(webhookBody({ projects: ['no-such-project'] }), '/body/projects/0', /Unknown project "no-such-project"/);
-    await expectBadData(webhookBody({ environments: ['production', 'staging-x'] }), '/body/environments/1', /Unknown environment "staging-x"/);
+    await expectBadData(
+      webhookBody({ environments: ['production', 'staging-x'] }),
+      '/body/environments/1',
+      /Unknown environment "staging-x"/,
+    );
   });
 
   test('the mask for a secret that was never stored', () =>
-    expectBadData(webhookBody({ parameters: { url: HOOK_URL, authorization: '*****' } }), '/body/parameters/authorization', /no stored value to keep/));
+    expectBadData(
+      webhookBody({ parameters: { url: HOOK_URL, authorization: '*****' } }),
+      '/body/parameters/authorization',
+      /no stored value to keep/,
+    ));
 
   test('a mask kept across a change of provider is refused, the stored configuration unchanged', async () => {
     const created = await createAddon();

@@ -65,7 +65,6 @@ async function listTokens(): Promise<ApiToken[]> {
   return body.tokens;
 }
 
-
 async function deleteToken(reference: string | number) {
   return ctx.admin.delete(`${TOKENS}/${encodeURIComponent(String(reference))}`);
 }
@@ -77,12 +76,7 @@ async function assertNothingStored(tokensBefore: ApiToken[], eventsBefore: numbe
 }
 
 /** Posts a bad body and checks the error, its detail paths and that nothing was stored. */
-async function expectRefused(
-  body: unknown,
-  status: number,
-  name: string,
-  paths: string[] = [],
-): Promise<ReturnType<typeof expectError>> {
+async function expectRefused(body: unknown, status: number, name: string, paths: string[] = []): Promise<ReturnType<typeof expectError>> {
   const tokensBefore = await listTokens();
   const eventsBefore = await lastEventId(ctx);
   const response = await ctx.admin.post(TOKENS, body);
@@ -187,9 +181,15 @@ describe('POST /api/admin/api-tokens creates tokens', () => {
     // Its secret, with `[]` in it, also deletes it through the path.
     const beforeDelete = await lastEventId(ctx);
     expectStatus(await deleteToken(token.secret), 200);
-    assert.equal((await listTokens()).find((t) => t.id === token.id), undefined);
+    assert.equal(
+      (await listTokens()).find((t) => t.id === token.id),
+      undefined,
+    );
     const deleted = await eventsSince(ctx, beforeDelete);
-    assert.deepEqual(deleted.map((e) => [e.type, e.project, e.environment]), [['api-token-deleted', null, 'development']]);
+    assert.deepEqual(
+      deleted.map((e) => [e.type, e.project, e.environment]),
+      [['api-token-deleted', null, 'development']],
+    );
     assert.deepEqual((deleted[0]!.preData as ApiToken).projects, [first, second]);
   });
 
@@ -260,7 +260,10 @@ describe('GET /api/admin/api-tokens lists tokens without secrets', () => {
     assert.ok(!response.body.includes('"secret"'));
     // Listed in id order: the three new ones appear in creation order.
     const ids = tokens.map((t) => t.id).filter((id) => created.some((token) => token.id === id));
-    assert.deepEqual(ids, created.map((token) => token.id));
+    assert.deepEqual(
+      ids,
+      created.map((token) => token.id),
+    );
   });
 
   test('the api_tokens table does not hold the clear secret', async () => {
@@ -325,8 +328,15 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
     const response = await deleteToken(token.secret);
     expectStatus(response, 200);
     const remaining = await listTokens();
-    assert.equal(remaining.find((t) => t.id === token.id), undefined, 'the token must be gone');
-    assert.ok(remaining.some((t) => t.id === admin.id), 'other tokens stay');
+    assert.equal(
+      remaining.find((t) => t.id === token.id),
+      undefined,
+      'the token must be gone',
+    );
+    assert.ok(
+      remaining.some((t) => t.id === admin.id),
+      'other tokens stay',
+    );
 
     const events = await eventsSince(ctx, before);
     assert.equal(events.length, 1);
@@ -344,7 +354,10 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
     const beforeAdmin = await lastEventId(ctx);
     expectStatus(await deleteToken(admin.secret), 200);
     const adminEvents = await eventsSince(ctx, beforeAdmin);
-    assert.deepEqual(adminEvents.map((e) => e.type), ['api-token-deleted']);
+    assert.deepEqual(
+      adminEvents.map((e) => e.type),
+      ['api-token-deleted'],
+    );
     assert.ok(!JSON.stringify(adminEvents).includes(randomPart(admin.secret)));
     expectError(await ctx.as(admin.secret).get('/api/admin/projects'), 401, 'UnauthorizedError');
     expectError(await ctx.as(token.secret).get('/api/admin/projects'), 401, 'UnauthorizedError');
@@ -358,7 +371,10 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
 
     const before = await lastEventId(ctx);
     expectStatus(await deleteToken(token.id), 200);
-    assert.equal((await listTokens()).find((t) => t.id === token.id), undefined);
+    assert.equal(
+      (await listTokens()).find((t) => t.id === token.id),
+      undefined,
+    );
     const events = await eventsSince(ctx, before);
     assert.equal(events.length, 1);
     assert.equal(events[0]!.type, 'api-token-deleted');
@@ -394,10 +410,11 @@ describe('bad input is a 4xx and stores nothing', () => {
   });
 
   test("unknown type 'superuser'", async () => {
-    const error = await expectRefused({ tokenName: uniqueName('super'), type: 'superuser' }, 400, 'BadDataError', [
-      '/body/type',
-    ]);
-    assert.ok(error.details.some((d) => d.message.includes('superuser')), 'the details say what was sent');
+    const error = await expectRefused({ tokenName: uniqueName('super'), type: 'superuser' }, 400, 'BadDataError', ['/body/type']);
+    assert.ok(
+      error.details.some((d) => d.message.includes('superuser')),
+      'the details say what was sent',
+    );
   });
 
   test('missing tokenName and username', async () => {
@@ -418,14 +435,20 @@ describe('bad input is a 4xx and stores nothing', () => {
       400,
       'BadDataError',
     );
-    assert.deepEqual(error.details.map((detail) => detail.path), ['/body/environment']);
+    assert.deepEqual(
+      error.details.map((detail) => detail.path),
+      ['/body/environment'],
+    );
     assert.match(error.details[0]!.message, /got "development"/);
   });
 
   test("an admin token with project 'p'", async () => {
     const project = await createProject(ctx, { prefix: 'p' });
     const error = await expectRefused({ tokenName: uniqueName('admin-project'), type: 'admin', project }, 400, 'BadDataError');
-    assert.deepEqual(error.details.map((detail) => detail.path), ['/body/projects']);
+    assert.deepEqual(
+      error.details.map((detail) => detail.path),
+      ['/body/projects'],
+    );
     assert.match(error.details[0]!.message, new RegExp(`got \\["${project}"\\]`));
   });
 
@@ -437,11 +460,7 @@ describe('bad input is a 4xx and stores nothing', () => {
 
   test('an unknown environment is a 404 NotFoundError', async () => {
     const environment = uniqueName('no-env');
-    const error = await expectRefused(
-      { tokenName: uniqueName('unknown-env'), type: 'client', environment },
-      404,
-      'NotFoundError',
-    );
+    const error = await expectRefused({ tokenName: uniqueName('unknown-env'), type: 'client', environment }, 404, 'NotFoundError');
     assert.ok(error.message.includes(environment), 'the message names the environment');
   });
 
@@ -503,13 +522,14 @@ describe('bad input is a 4xx and stores nothing', () => {
     const error = await expectRefused({ tokenName: uniqueName('tomorrow'), type: 'admin', expiresAt: 'tomorrow' }, 400, 'BadDataError', [
       '/body/expiresAt',
     ]);
-    assert.ok(error.details.some((d) => d.message.includes('tomorrow')), 'the details say what was sent');
+    assert.ok(
+      error.details.some((d) => d.message.includes('tomorrow')),
+      'the details say what was sent',
+    );
   });
 
   test('an unknown body property', async () => {
-    await expectRefused({ tokenName: uniqueName('extra'), type: 'admin', superpowers: true }, 400, 'BadDataError', [
-      '/body/superpowers',
-    ]);
+    await expectRefused({ tokenName: uniqueName('extra'), type: 'admin', superpowers: true }, 400, 'BadDataError', ['/body/superpowers']);
   });
 
   test('a malformed JSON body', async () => {
@@ -555,10 +575,13 @@ describe('tokens keep projects and environments they use from being deleted', ()
     expectStatus(await ctx.admin.delete(`/api/admin/projects/${project}`), 200);
     expectError(await ctx.admin.get(`/api/admin/projects/${project}`), 404, 'NotFoundError');
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((e) => [e.type, e.project]), [
-      ['api-token-deleted', project],
-      ['project-deleted', project],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.project]),
+      [
+        ['api-token-deleted', project],
+        ['project-deleted', project],
+      ],
+    );
   });
 
   test('a project that is one of several of a token cannot be deleted either', async () => {
@@ -592,10 +615,13 @@ describe('tokens keep projects and environments they use from being deleted', ()
     expectStatus(await ctx.admin.delete(`/api/admin/environments/${environment}`), 200);
     expectError(await ctx.admin.get(`/api/admin/environments/${environment}`), 404, 'NotFoundError');
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((e) => [e.type, e.environment]), [
-      ['api-token-deleted', environment],
-      ['environment-deleted', environment],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.environment]),
+      [
+        ['api-token-deleted', environment],
+        ['environment-deleted', environment],
+      ],
+    );
   });
 });
 
@@ -612,11 +638,7 @@ describe('only admins manage API tokens', () => {
       assert.deepEqual(list.permissions, ['READ_API_TOKEN']);
       assert.ok(!JSON.stringify(list).includes(randomPart(victim.secret)));
 
-      const create = expectError(
-        await client.post(TOKENS, { tokenName: uniqueName(`by-${role}`), type: 'admin' }),
-        403,
-        'PermissionError',
-      );
+      const create = expectError(await client.post(TOKENS, { tokenName: uniqueName(`by-${role}`), type: 'admin' }), 403, 'PermissionError');
       assert.deepEqual(create.permissions, ['CREATE_API_TOKEN']);
 
       const remove = expectError(await client.delete(`${TOKENS}/${victim.id}`), 403, 'PermissionError');

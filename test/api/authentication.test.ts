@@ -8,14 +8,7 @@ import { bootstrap } from '../../src/domain/bootstrap.js';
 import { buildApp } from '../../src/http/app.js';
 import { redactUrl } from '../../src/http/plugins/logging.js';
 import { systemClock } from '../../src/shared/clock.js';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -104,7 +97,10 @@ describe('order of checks: authentication, then validation, then permission', ()
     const viewer = await createUserSession(ctx, 'Viewer');
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.withCookie(viewer.cookie).post(PROJECTS, { id: uniqueName('v') }), 400, 'BadDataError');
-    assert.ok(error.details.some((detail) => detail.path === '/body/name'), JSON.stringify(error.details));
+    assert.ok(
+      error.details.some((detail) => detail.path === '/body/name'),
+      JSON.stringify(error.details),
+    );
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
@@ -256,7 +252,11 @@ describe('start-up bootstrap on a fresh database', () => {
     assert.deepEqual(second, { adminTokensCreated: 0 });
     assert.equal(second.initialAdmin, undefined);
     assert.deepEqual(await eventsOf(db, afterFirst), []);
-    const usersAgain = await app.inject({ method: 'GET', url: '/api/admin/user-admin', headers: { cookie: `vexil-session=${cookie.value}` } });
+    const usersAgain = await app.inject({
+      method: 'GET',
+      url: '/api/admin/user-admin',
+      headers: { cookie: `vexil-session=${cookie.value}` },
+    });
     assert.equal((usersAgain.json() as { users: unknown[] }).users.length, 1);
   });
 
@@ -289,14 +289,20 @@ describe('start-up bootstrap on a fresh database', () => {
     const app = await appFor(entry);
     const projects = await app.inject({ method: 'GET', url: PROJECTS, headers: { authorization: secret } });
     expectStatus(projects, 200);
-    assert.deepEqual((projects.json() as { projects: Array<{ id: string }> }).projects.map((p) => p.id), ['default']);
+    assert.deepEqual(
+      (projects.json() as { projects: Array<{ id: string }> }).projects.map((p) => p.id),
+      ['default'],
+    );
     const users = await app.inject({ method: 'GET', url: '/api/admin/user-admin', headers: { authorization: secret } });
     expectStatus(users, 200);
     assert.deepEqual((users.json() as { users: unknown[] }).users, [], 'no admin user is created when tokens are configured');
     const tokens = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: { authorization: secret } });
     expectStatus(tokens, 200);
     const listed = (tokens.json() as { tokens: Array<{ tokenName: string; type: string }> }).tokens;
-    assert.deepEqual(listed.map((t) => [t.tokenName, t.type]), [['admin', 'admin']]);
+    assert.deepEqual(
+      listed.map((t) => [t.tokenName, t.type]),
+      [['admin', 'admin']],
+    );
     assert.ok(!tokens.body.includes('some-secret'));
   });
 });

@@ -38,13 +38,18 @@ async function assertRestored(server: RunningServer): Promise<void> {
   assert.equal(flag.status, 200);
   assert.deepEqual(
     flag.json.environments.map((environment: { name: string; enabled: boolean }) => [environment.name, environment.enabled]),
-    [['development', true], ['production', false]],
+    [
+      ['development', true],
+      ['production', false],
+    ],
   );
   const events = await api(server, 'GET', '/api/admin/search/events?project=IS:backed-up');
-  assert.deepEqual(
-    events.json.events.map((event: { type: string }) => event.type).reverse(),
-    ['project-created', 'feature-created', 'feature-strategy-add', 'feature-environment-enabled'],
-  );
+  assert.deepEqual(events.json.events.map((event: { type: string }) => event.type).reverse(), [
+    'project-created',
+    'feature-created',
+    'feature-strategy-add',
+    'feature-environment-enabled',
+  ]);
 }
 
 describe('backup and restore', () => {
@@ -71,7 +76,9 @@ describe('backup and restore', () => {
     }
   });
 
-  test('PostgreSQL: pg_dump of a running installation, pg_restore into an empty database', { skip: !usingPostgres() || !hasPgTools }, async () => {
+  test('PostgreSQL: pg_dump of a running installation, pg_restore into an empty database', {
+    skip: !usingPostgres() || !hasPgTools,
+  }, async () => {
     const source = await createTestDatabase();
     const target = await createTestDatabase();
     const workDir = await mkdtemp(join(tmpdir(), 'vexil-pgdump-'));

@@ -121,7 +121,13 @@ describe('applying runs the direct routes’ commands', () => {
     );
     assert.deepEqual(
       directEvents.map((e) => e.type),
-      ['feature-strategy-update', 'feature-strategy-add', 'feature-environment-variants-updated', 'feature-dependency-added', 'feature-environment-enabled'],
+      [
+        'feature-strategy-update',
+        'feature-strategy-add',
+        'feature-environment-variants-updated',
+        'feature-dependency-added',
+        'feature-environment-enabled',
+      ],
     );
     assert.deepEqual(
       normalized(await flagView(r.project, r.flag), namesOf(reviewed)),
@@ -163,7 +169,10 @@ describe('applying runs the direct routes’ commands', () => {
     await moveTo(team.reviewer.client, reviewed.project, request.id, { state: 'Applied' });
     const appliedEvents = (await eventsSince(ctx, applyStart)).slice(0, -1);
     const names = (side: { project: string; flags: string[] }) => ({ [side.project]: '<project>', [side.flags[0]!]: '<flag>' });
-    assert.deepEqual(appliedEvents.map((e) => e.type), ['feature-strategy-add', 'feature-environment-enabled']);
+    assert.deepEqual(
+      appliedEvents.map((e) => e.type),
+      ['feature-strategy-add', 'feature-environment-enabled'],
+    );
     assert.deepEqual(normalized(eventShapes(appliedEvents), names(reviewed)), normalized(eventShapes(directEvents), names(direct)));
   });
 
@@ -179,7 +188,10 @@ describe('applying runs the direct routes’ commands', () => {
     ]);
     const before = await lastEventId(ctx);
     const error = expectError(await setState(team.reviewer.client, project, request.id, { state: 'Applied' }), 409, 'ConflictError');
-    assert.match(error.message, new RegExp(`change ${request.features[0]!.changes[0]!.id} \\(archiveFeature on flag "${parent}"\\) failed: .*depend`));
+    assert.match(
+      error.message,
+      new RegExp(`change ${request.features[0]!.changes[0]!.id} \\(archiveFeature on flag "${parent}"\\) failed: .*depend`),
+    );
     assert.deepEqual(await eventsSince(ctx, before), []);
     const view = await flagView(project, parent);
     assert.equal(view.archived, false);
@@ -222,21 +234,34 @@ describe('conflicts', () => {
   test('a strategy edited since the change was made: the change and its flag say so, and applying is a 409', async () => {
     const { project, flag, strategyId } = await startingPoint();
     await enableChangeRequests(ctx, project);
-    const change = { action: 'updateStrategy', feature: flag, payload: { id: strategyId, name: 'flexibleRollout', parameters: { rollout: '50' } } };
+    const change = {
+      action: 'updateStrategy',
+      feature: flag,
+      payload: { id: strategyId, name: 'flexibleRollout', parameters: { rollout: '50' } },
+    };
     const request = await approvedChangeRequest(team, project, change);
     assert.equal(request.features[0]!.conflict, undefined);
 
     // An Admin changes the strategy directly, around the request.
-    expectStatus(await ctx.admin.put(`${strategiesPath(project, flag)}/${strategyId}`, { name: 'flexibleRollout', parameters: { rollout: '20' } }), 200);
+    expectStatus(
+      await ctx.admin.put(`${strategiesPath(project, flag)}/${strategyId}`, { name: 'flexibleRollout', parameters: { rollout: '20' } }),
+      200,
+    );
     const conflicted = await getChangeRequest(ctx.admin, project, request.id);
     const [group] = conflicted.features;
-    assert.equal(group!.changes[0]!.conflict, `Strategy "flexibleRollout" (${strategyId}) has been changed since this change was made; edit this change to build on its current configuration`);
+    assert.equal(
+      group!.changes[0]!.conflict,
+      `Strategy "flexibleRollout" (${strategyId}) has been changed since this change was made; edit this change to build on its current configuration`,
+    );
     assert.equal(group!.conflict, `1 change to flag "${flag}" conflicts with its current state`);
 
     const before = await lastEventId(ctx);
     const error = expectError(await setState(team.reviewer.client, project, request.id, { state: 'Applied' }), 409, 'ConflictError');
     assert.match(error.message, /conflicts with the current state \(1 change\)/);
-    assert.deepEqual(error.details.map((d) => d.message), [`Change ${group!.changes[0]!.id} (updateStrategy on flag "${flag}"): ${group!.changes[0]!.conflict}`]);
+    assert.deepEqual(
+      error.details.map((d) => d.message),
+      [`Change ${group!.changes[0]!.id} (updateStrategy on flag "${flag}"): ${group!.changes[0]!.conflict}`],
+    );
     assert.deepEqual(await eventsSince(ctx, before), []);
 
     // Editing the change makes it against the current state; after a new review it applies.
@@ -268,18 +293,27 @@ describe('conflicts', () => {
     expectStatus(await ctx.admin.delete(`${strategiesPath(project, flag)}/${strategyId}`), 200);
     expectStatus(await ctx.admin.put(`${featurePath(project, flag)}/environments/production/variants`, [{ name: 'z', weight: 1000 }]), 200);
     expectStatus(await ctx.admin.delete(featurePath(project, archivedFlag)), 202);
-    expectStatus(await ctx.admin.put(`/api/admin/segments/${segmentId}`, { name: `${project}-seg`, description: 'edited', constraints: [] }), 204);
+    expectStatus(
+      await ctx.admin.put(`/api/admin/segments/${segmentId}`, { name: `${project}-seg`, description: 'edited', constraints: [] }),
+      204,
+    );
 
     const conflicted = await getChangeRequest(ctx.admin, project, request.id);
     const byName = Object.fromEntries(conflicted.features.map((f) => [f.name, f]));
-    assert.deepEqual(byName[flag]!.changes.map((c) => c.conflict), [
-      `Strategy "flexibleRollout" (${strategyId}) has been deleted since this change was made`,
-      `The variants of flag "${flag}" in "production" have changed since this change was made`,
-    ]);
+    assert.deepEqual(
+      byName[flag]!.changes.map((c) => c.conflict),
+      [
+        `Strategy "flexibleRollout" (${strategyId}) has been deleted since this change was made`,
+        `The variants of flag "${flag}" in "production" have changed since this change was made`,
+      ],
+    );
     assert.equal(byName[flag]!.conflict, `2 changes to flag "${flag}" conflict with its current state`);
     assert.equal(byName[archivedFlag]!.conflict, `Flag "${archivedFlag}" has been archived since this change was made`);
     assert.equal(byName[archivedFlag]!.changes[0]!.conflict, byName[archivedFlag]!.conflict);
-    assert.equal(conflicted.segments[0]!.conflict, `Segment "${project}-seg" has been changed since this change was made; edit this change to build on its current content`);
+    assert.equal(
+      conflicted.segments[0]!.conflict,
+      `Segment "${project}-seg" has been changed since this change was made; edit this change to build on its current content`,
+    );
   });
 });
 
@@ -291,7 +325,10 @@ async function createFlag(project: string): Promise<string> {
 
 function scheduler(): { scheduler: ChangeRequestScheduler; errors: string[] } {
   const errors: string[] = [];
-  return { scheduler: new ChangeRequestScheduler({ db: ctx.db, clock: ctx.clock }, { error: (_details, message) => errors.push(message) }), errors };
+  return {
+    scheduler: new ChangeRequestScheduler({ db: ctx.db, clock: ctx.clock }, { error: (_details, message) => errors.push(message) }),
+    errors,
+  };
 }
 
 const inAnHour = () => new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
@@ -348,7 +385,10 @@ describe('scheduling', () => {
     assert.equal(failed.schedule!.status, 'failed');
     assert.match(failed.schedule!.failureReason!, /conflicts with the current state/);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((e) => e.type), ['change-request-scheduled-application-failure']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['change-request-scheduled-application-failure'],
+    );
     assert.equal((events[0]!.data as { reason: string }).reason, failed.schedule!.failureReason);
 
     // It can be rescheduled, or cancelled.
@@ -363,11 +403,23 @@ describe('scheduling', () => {
     const request = await approvedChangeRequest(team, project, { action: 'updateEnabled', feature: flags[0]!, payload: { enabled: true } });
     const past = new Date(ctx.clock.now().getTime() - 60_000).toISOString();
     const before = await lastEventId(ctx);
-    const error = expectError(await setState(team.reviewer.client, project, request.id, { state: 'Scheduled', scheduledAt: past }), 400, 'BadDataError');
+    const error = expectError(
+      await setState(team.reviewer.client, project, request.id, { state: 'Scheduled', scheduledAt: past }),
+      400,
+      'BadDataError',
+    );
     assert.equal(error.details[0]!.path, '/body/scheduledAt');
     expectError(await setState(team.reviewer.client, project, request.id, { state: 'Scheduled' }), 400, 'BadDataError');
-    expectError(await setState(team.reviewer.client, project, request.id, { state: 'Scheduled', scheduledAt: 'tomorrow' }), 400, 'BadDataError');
-    const viewer = expectError(await setState(team.viewer.client, project, request.id, { state: 'Scheduled', scheduledAt: inAnHour() }), 403, 'PermissionError');
+    expectError(
+      await setState(team.reviewer.client, project, request.id, { state: 'Scheduled', scheduledAt: 'tomorrow' }),
+      400,
+      'BadDataError',
+    );
+    const viewer = expectError(
+      await setState(team.viewer.client, project, request.id, { state: 'Scheduled', scheduledAt: inAnHour() }),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(viewer.permissions, ['APPLY_CHANGE_REQUEST']);
     assert.deepEqual(await eventsSince(ctx, before), []);
 
@@ -379,7 +431,9 @@ describe('scheduling', () => {
     assert.deepEqual(edited.approvals, []);
   });
 
-  test('with two instances on one PostgreSQL, every due request is applied exactly once', { skip: !usingPostgres() && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite has one connection, so it cannot show two instances competing' }, async () => {
+  test('with two instances on one PostgreSQL, every due request is applied exactly once', {
+    skip: !usingPostgres() && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite has one connection, so it cannot show two instances competing',
+  }, async () => {
     const { project, flags } = await createProject(ctx, 6);
     await enableChangeRequests(ctx, project);
     const ids: number[] = [];
@@ -402,7 +456,10 @@ describe('scheduling', () => {
       const two = new ChangeRequestScheduler({ db: second.db, clock: ctx.clock }, log);
       const [a, b] = await Promise.all([one.runOnce(), two.runOnce()]);
       assert.deepEqual(errors, []);
-      assert.deepEqual([...a.applied, ...b.applied].sort((x, y) => x - y), [...ids].sort((x, y) => x - y));
+      assert.deepEqual(
+        [...a.applied, ...b.applied].sort((x, y) => x - y),
+        [...ids].sort((x, y) => x - y),
+      );
       assert.deepEqual([...a.failed, ...b.failed], []);
     } finally {
       await second.close();

@@ -60,7 +60,10 @@ function directChanges(
     ['reorder strategies', (c) => c.post(`${strategies}/set-sort-order`, [{ id: strategyId, sortOrder: 5 }])],
     ['delete a strategy', (c) => c.delete(`${strategies}/${strategyId}`)],
     ['set variants', (c) => c.put(`${flag}/environments/${environment}/variants`, [{ name: 'v', weight: 1000 }])],
-    ['patch variants', (c) => c.patch(`${flag}/environments/${environment}/variants`, [{ op: 'add', path: '/0', value: { name: 'w', weight: 1000 } }])],
+    [
+      'patch variants',
+      (c) => c.patch(`${flag}/environments/${environment}/variants`, [{ op: 'add', path: '/0', value: { name: 'w', weight: 1000 } }]),
+    ],
   ];
 }
 
@@ -72,7 +75,10 @@ function flagWideChanges(s: Setting): Array<[string, (client: Client) => Promise
     ['add a dependency', (c) => c.post(`${flag}/dependencies`, { feature: s.parent, enabled: false })],
     ['remove a dependency', (c) => c.delete(`${flag}/dependencies/${s.parent}`)],
     ['remove all dependencies', (c) => c.delete(`${flag}/dependencies`)],
-    ['update a segment in use', (c) => c.put(`/api/admin/segments/${s.segmentId}`, { name: `${s.project}-seg`, description: 'edited', constraints: [] })],
+    [
+      'update a segment in use',
+      (c) => c.put(`/api/admin/segments/${s.segmentId}`, { name: `${s.project}-seg`, description: 'edited', constraints: [] }),
+    ],
   ];
 }
 
@@ -89,7 +95,11 @@ describe('while change requests are enabled for an environment', () => {
     }
     const stateAfter = await ctx.admin.get(featurePath(setting.project, setting.flag));
     assert.deepEqual(stateAfter.json(), stateBefore.json());
-    const error = expectError(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 403, 'PermissionError');
+    const error = expectError(
+      await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`),
+      403,
+      'PermissionError',
+    );
     assert.equal(
       error.message,
       `Change requests are enabled for environment "production" of project "${setting.project}": propose this change in a change request, or ask an Admin to bypass them`,
@@ -110,7 +120,14 @@ describe('while change requests are enabled for an environment', () => {
     expectStatus(await team.admin.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 200);
     const events = await eventsSince(ctx, before);
     assert.deepEqual(
-      events.map((e) => ({ type: e.type, by: e.createdBy, project: e.project, environment: e.environment, featureName: e.featureName, data: e.data })),
+      events.map((e) => ({
+        type: e.type,
+        by: e.createdBy,
+        project: e.project,
+        environment: e.environment,
+        featureName: e.featureName,
+        data: e.data,
+      })),
       [
         {
           type: 'review-bypassed',
@@ -131,15 +148,30 @@ describe('while change requests are enabled for an environment', () => {
       ],
     );
     const listed = await ctx.admin.get(`/api/admin/events/${setting.flag}`);
-    const bypass = (listed.json() as { events: Array<{ type: string; label: string; summary: string }> }).events.find((e) => e.type === 'review-bypassed')!;
+    const bypass = (listed.json() as { events: Array<{ type: string; label: string; summary: string }> }).events.find(
+      (e) => e.type === 'review-bypassed',
+    )!;
     assert.equal(bypass.label, 'Change request bypassed');
     assert.match(bypass.summary, /directly, bypassing its change requests/);
 
     // An admin token is an Admin too; a segment change records which protected environments it reaches.
     const segmentStart = await lastEventId(ctx);
-    expectStatus(await ctx.admin.put(`/api/admin/segments/${setting.segmentId}`, { name: `${setting.project}-seg`, description: 'by admin', constraints: [] }), 204);
+    expectStatus(
+      await ctx.admin.put(`/api/admin/segments/${setting.segmentId}`, {
+        name: `${setting.project}-seg`,
+        description: 'by admin',
+        constraints: [],
+      }),
+      204,
+    );
     const segmentEvents = await eventsSince(ctx, segmentStart);
-    assert.deepEqual(segmentEvents.map((e) => [e.type, e.createdBy]), [['review-bypassed', 'admin-token'], ['segment-updated', 'admin-token']]);
+    assert.deepEqual(
+      segmentEvents.map((e) => [e.type, e.createdBy]),
+      [
+        ['review-bypassed', 'admin-token'],
+        ['segment-updated', 'admin-token'],
+      ],
+    );
     assert.deepEqual(segmentEvents[0]!.data, {
       segmentId: setting.segmentId,
       protectedEnvironments: [{ project: setting.project, environment: 'production' }],
@@ -153,7 +185,8 @@ describe('while change requests are enabled for an environment', () => {
       expectStatus(response, 201);
       return (response.json() as { id: number }).id;
     };
-    const update = (id: number, name: string) => team.author.client.put(`/api/admin/segments/${id}`, { name, description: 'ok', constraints: [] });
+    const update = (id: number, name: string) =>
+      team.author.client.put(`/api/admin/segments/${id}`, { name, description: 'ok', constraints: [] });
 
     const developmentOnly = await createSegment(`${setting.project}-dev`);
     await addStrategyDirectly(ctx.admin, setting.project, setting.flag, { name: 'default', segments: [developmentOnly] }, 'development');
@@ -169,9 +202,15 @@ describe('while change requests are enabled for an environment', () => {
 
   test('turning change requests off lets direct changes through again', async () => {
     const setting = await protectedSetting();
-    expectError(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 403, 'PermissionError');
+    expectError(
+      await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`),
+      403,
+      'PermissionError',
+    );
     expectStatus(
-      await ctx.admin.put(`${projectPath(setting.project)}/environments/production/change-requests/config`, { changeRequestsEnabled: false }),
+      await ctx.admin.put(`${projectPath(setting.project)}/environments/production/change-requests/config`, {
+        changeRequestsEnabled: false,
+      }),
       204,
     );
     expectStatus(await team.author.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 200);

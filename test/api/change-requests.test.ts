@@ -70,7 +70,14 @@ describe('configuration per project environment', () => {
     ]);
     const events = await eventsSince(ctx, before);
     assert.deepEqual(
-      events.map((e) => ({ type: e.type, project: e.project, environment: e.environment, data: e.data, preData: e.preData, by: e.createdBy })),
+      events.map((e) => ({
+        type: e.type,
+        project: e.project,
+        environment: e.environment,
+        data: e.data,
+        preData: e.preData,
+        by: e.createdBy,
+      })),
       [
         {
           type: 'change-request-configuration-updated',
@@ -88,7 +95,10 @@ describe('configuration per project environment', () => {
     const again = { changeRequestsEnabled: true, requiredApprovals: 2 };
     expectStatus(await ctx.admin.put(`${projectPath(project)}/environments/production/change-requests/config`, again), 204);
     assert.deepEqual(await eventsSince(ctx, unchanged), []);
-    expectStatus(await ctx.admin.put(`${projectPath(project)}/environments/production/change-requests/config`, { changeRequestsEnabled: false }), 204);
+    expectStatus(
+      await ctx.admin.put(`${projectPath(project)}/environments/production/change-requests/config`, { changeRequestsEnabled: false }),
+      204,
+    );
     assert.equal((await ctx.admin.get(configPath)).json<Array<{ requiredApprovals: number }>>()[1]!.requiredApprovals, 2);
   });
 
@@ -96,15 +106,31 @@ describe('configuration per project environment', () => {
     const { project } = await createProject(ctx);
     const path = `${projectPath(project)}/environments/production/change-requests/config`;
     for (const requiredApprovals of [0, 11, 1.5]) {
-      const error = await expectRefusedWithoutChange(() => ctx.admin.put(path, { changeRequestsEnabled: true, requiredApprovals }), 400, 'BadDataError');
+      const error = await expectRefusedWithoutChange(
+        () => ctx.admin.put(path, { changeRequestsEnabled: true, requiredApprovals }),
+        400,
+        'BadDataError',
+      );
       assert.equal(error.details[0]!.path, '/body/requiredApprovals');
     }
-    const unknown = await expectRefusedWithoutChange(() => ctx.admin.put(path, { changeRequestsEnabled: true, approvers: 2 }), 400, 'BadDataError');
+    const unknown = await expectRefusedWithoutChange(
+      () => ctx.admin.put(path, { changeRequestsEnabled: true, approvers: 2 }),
+      400,
+      'BadDataError',
+    );
     assert.equal(unknown.details[0]!.path, '/body/approvers');
-    const denied = await expectRefusedWithoutChange(() => team.viewer.client.put(path, { changeRequestsEnabled: true }), 403, 'PermissionError');
+    const denied = await expectRefusedWithoutChange(
+      () => team.viewer.client.put(path, { changeRequestsEnabled: true }),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(denied.permissions, ['UPDATE_CHANGE_REQUEST_CONFIG']);
     // An Editor cannot switch review off either: four-eyes must not depend on one Editor.
-    const editorDenied = await expectRefusedWithoutChange(() => team.reviewer.client.put(path, { changeRequestsEnabled: false }), 403, 'PermissionError');
+    const editorDenied = await expectRefusedWithoutChange(
+      () => team.reviewer.client.put(path, { changeRequestsEnabled: false }),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(editorDenied.permissions, ['UPDATE_CHANGE_REQUEST_CONFIG']);
     expectStatus(await ctx.admin.post('/api/admin/environments', { name: uniqueName('staging'), type: 'test' }), 201);
     await expectRefusedWithoutChange(
@@ -143,7 +169,13 @@ describe('proposing changes', () => {
     assert.deepEqual(
       events.map((e) => ({ type: e.type, project: e.project, environment: e.environment, featureName: e.featureName, data: e.data })),
       [
-        { type: 'change-request-created', project, environment: 'production', featureName: null, data: { changeRequestId: draft.id, state: 'Draft' } },
+        {
+          type: 'change-request-created',
+          project,
+          environment: 'production',
+          featureName: null,
+          data: { changeRequestId: draft.id, state: 'Draft' },
+        },
         {
           type: 'change-added',
           project,
@@ -203,12 +235,21 @@ describe('proposing changes', () => {
     assert.deepEqual(await pending(team.viewer), []);
 
     const forFlag = await ctx.admin.get(`${projectPath(project)}/change-requests/pending/${flag}`);
-    assert.deepEqual((forFlag.json() as ChangeRequest[]).map((cr) => cr.id), [theirs.id, mine.id]);
+    assert.deepEqual(
+      (forFlag.json() as ChangeRequest[]).map((cr) => cr.id),
+      [theirs.id, mine.id],
+    );
 
     const all = await team.viewer.client.get(`${projectPath(project)}/change-requests`);
-    assert.deepEqual((all.json() as ChangeRequest[]).map((cr) => cr.id), [theirs.id, mine.id]);
+    assert.deepEqual(
+      (all.json() as ChangeRequest[]).map((cr) => cr.id),
+      [theirs.id, mine.id],
+    );
     const page = await team.viewer.client.get(`${projectPath(project)}/change-requests?limit=1&offset=1`);
-    assert.deepEqual((page.json() as ChangeRequest[]).map((cr) => cr.id), [mine.id]);
+    assert.deepEqual(
+      (page.json() as ChangeRequest[]).map((cr) => cr.id),
+      [mine.id],
+    );
     expectError(await ctx.admin.get(`${projectPath(project)}/change-requests?limit=0`), 400, 'BadDataError');
     expectError(await ctx.admin.get(`${projectPath(project)}/change-requests?offset=x`), 400, 'BadDataError');
 
@@ -228,7 +269,9 @@ describe('proposing changes', () => {
     expectStatus(response, 200);
     const ids = (name: string) =>
       Object.fromEntries(
-        (response.json() as { features: Array<{ name: string; environments: Array<{ name: string; changeRequestIds: number[] }> }> }).features
+        (
+          response.json() as { features: Array<{ name: string; environments: Array<{ name: string; changeRequestIds: number[] }> }> }
+        ).features
           .find((f) => f.name === name)!
           .environments.map((env) => [env.name, env.changeRequestIds]),
       );
@@ -237,8 +280,8 @@ describe('proposing changes', () => {
 
     await moveTo(team.author.client, project, first.id, { state: 'Cancelled' });
     const after = await team.viewer.client.get(`/api/admin/search/features?project=IS:${project}&query=${touched}`);
-    const environments = (after.json() as { features: Array<{ environments: Array<{ name: string; changeRequestIds: number[] }> }> }).features[0]!
-      .environments;
+    const environments = (after.json() as { features: Array<{ environments: Array<{ name: string; changeRequestIds: number[] }> }> })
+      .features[0]!.environments;
     assert.deepEqual(environments.find((env) => env.name === 'production')!.changeRequestIds, [second.id]);
   });
 
@@ -288,7 +331,10 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
       400,
       'BadDataError',
     );
-    assert.deepEqual(inList.details.map((d) => d.path), ['/body/1']);
+    assert.deepEqual(
+      inList.details.map((d) => d.path),
+      ['/body/1'],
+    );
   });
 
   test('a payload its direct route would refuse, named by its path', async () => {
@@ -298,12 +344,25 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
       [{ ...rollout(flag, '150') }, '/body/payload/parameters/rollout'],
       [{ action: 'addStrategy', feature: flag, payload: { name: 'nope' } }, '/body/payload/name'],
       [
-        { action: 'addStrategy', feature: flag, payload: { name: 'default', constraints: [{ contextName: 'n', operator: 'NUM_GT', value: 'ten' }] } },
+        {
+          action: 'addStrategy',
+          feature: flag,
+          payload: { name: 'default', constraints: [{ contextName: 'n', operator: 'NUM_GT', value: 'ten' }] },
+        },
         '/body/payload/constraints/0/value',
       ],
       [{ action: 'patchVariant', feature: flag, payload: { variants: [{ name: 'a', weight: 2000 }] } }, '/body/payload/variants/0/weight'],
       [
-        { action: 'patchVariant', feature: flag, payload: { variants: [{ name: 'a', weight: 600, weightType: 'fix' }, { name: 'a', weight: 1 }] } },
+        {
+          action: 'patchVariant',
+          feature: flag,
+          payload: {
+            variants: [
+              { name: 'a', weight: 600, weightType: 'fix' },
+              { name: 'a', weight: 1 },
+            ],
+          },
+        },
         '/body/payload/variants/1/name',
       ],
       [{ action: 'deleteStrategy', feature: flag, payload: { id: 'not-a-uuid' } }, '/body/payload/id'],
@@ -314,14 +373,20 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
     ];
     for (const [body, path] of cases) {
       const error = await expectRefusedWithoutChange(() => team.author.client.post(proposePath(project), body), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `${JSON.stringify(body)}: expected ${path} in ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `${JSON.stringify(body)}: expected ${path} in ${JSON.stringify(error.details)}`,
+      );
     }
     const second = await expectRefusedWithoutChange(
       () => team.author.client.post(proposePath(project), [enable(flag), rollout(flag, '101')]),
       400,
       'BadDataError',
     );
-    assert.deepEqual(second.details.map((d) => d.path), ['/body/1/payload/parameters/rollout']);
+    assert.deepEqual(
+      second.details.map((d) => d.path),
+      ['/body/1/payload/parameters/rollout'],
+    );
   });
 
   test('an unknown flag, strategy or segment is a 404', async () => {
@@ -337,7 +402,12 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
       'NotFoundError',
     );
     await expectRefusedWithoutChange(
-      () => team.author.client.post(proposePath(project), { action: 'addStrategy', feature: flag, payload: { name: 'default', segments: [999_999] } }),
+      () =>
+        team.author.client.post(proposePath(project), {
+          action: 'addStrategy',
+          feature: flag,
+          payload: { name: 'default', segments: [999_999] },
+        }),
       404,
       'NotFoundError',
     );
@@ -359,14 +429,22 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
   });
 
   test('a Viewer cannot propose changes', async () => {
-    const error = await expectRefusedWithoutChange(() => team.viewer.client.post(proposePath(project), enable(flag)), 403, 'PermissionError');
+    const error = await expectRefusedWithoutChange(
+      () => team.viewer.client.post(proposePath(project), enable(flag)),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(error.permissions, ['UPDATE_FEATURE']);
   });
 
   test('a comment over 1,000 characters, or an empty one', async () => {
     const { id } = (await team.author.client.get(`${projectPath(project)}/change-requests/pending`)).json<ChangeRequest[]>()[0]!;
     const comments = `${changeRequestPath(project, id)}/comments`;
-    const long = await expectRefusedWithoutChange(() => team.reviewer.client.post(comments, { text: 'x'.repeat(1001) }), 400, 'BadDataError');
+    const long = await expectRefusedWithoutChange(
+      () => team.reviewer.client.post(comments, { text: 'x'.repeat(1001) }),
+      400,
+      'BadDataError',
+    );
     assert.equal(long.details[0]!.path, '/body/text');
     await expectRefusedWithoutChange(() => team.reviewer.client.post(comments, { text: '   ' }), 400, 'BadDataError');
     const onState = await expectRefusedWithoutChange(
@@ -387,8 +465,15 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
       assert.match(error.message, /Applied, which is final/);
     }
     const draft = await propose(team.author.client, own, enable(flags[0]!, false));
-    const error = await expectRefusedWithoutChange(() => setState(team.reviewer.client, own, draft.id, { state: 'Approved' }), 409, 'ConflictError');
-    assert.equal(error.message, `Change request ${draft.id} is Draft and cannot move to Approved; from Draft it can move to In review, Cancelled, Rejected`);
+    const error = await expectRefusedWithoutChange(
+      () => setState(team.reviewer.client, own, draft.id, { state: 'Approved' }),
+      409,
+      'ConflictError',
+    );
+    assert.equal(
+      error.message,
+      `Change request ${draft.id} is Draft and cannot move to Approved; from Draft it can move to In review, Cancelled, Rejected`,
+    );
     await expectRefusedWithoutChange(() => setState(team.author.client, own, draft.id, { state: 'Draft' }), 409, 'ConflictError');
     await expectRefusedWithoutChange(() => setState(team.author.client, own, draft.id, { state: 'Done' }), 400, 'BadDataError');
     await expectRefusedWithoutChange(
@@ -404,20 +489,39 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
     const draft = await propose(team.author.client, own, enable(flags[0]!));
     await moveTo(team.author.client, own, draft.id, { state: 'In review' });
 
-    const self = await expectRefusedWithoutChange(() => setState(team.author.client, own, draft.id, { state: 'Approved' }), 403, 'PermissionError');
+    const self = await expectRefusedWithoutChange(
+      () => setState(team.author.client, own, draft.id, { state: 'Approved' }),
+      403,
+      'PermissionError',
+    );
     assert.match(self.message, /cannot approve your own change request/);
-    const viewer = await expectRefusedWithoutChange(() => setState(team.viewer.client, own, draft.id, { state: 'Approved' }), 403, 'PermissionError');
+    const viewer = await expectRefusedWithoutChange(
+      () => setState(team.viewer.client, own, draft.id, { state: 'Approved' }),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(viewer.permissions, ['APPROVE_CHANGE_REQUEST']);
     await expectRefusedWithoutChange(() => setState(team.viewer.client, own, draft.id, { state: 'Rejected' }), 403, 'PermissionError');
-    const apply = await expectRefusedWithoutChange(() => setState(team.viewer.client, own, draft.id, { state: 'Applied' }), 403, 'PermissionError');
+    const apply = await expectRefusedWithoutChange(
+      () => setState(team.viewer.client, own, draft.id, { state: 'Applied' }),
+      403,
+      'PermissionError',
+    );
     assert.deepEqual(apply.permissions, ['APPLY_CHANGE_REQUEST']);
 
     await moveTo(team.reviewer.client, own, draft.id, { state: 'Approved' });
-    const twice = await expectRefusedWithoutChange(() => setState(team.reviewer.client, own, draft.id, { state: 'Approved' }), 409, 'ConflictError');
+    const twice = await expectRefusedWithoutChange(
+      () => setState(team.reviewer.client, own, draft.id, { state: 'Approved' }),
+      409,
+      'ConflictError',
+    );
     assert.match(twice.message, /already approved/);
     const current = await getChangeRequest(ctx.admin, own, draft.id);
     assert.equal(current.state, 'In review');
-    assert.deepEqual(current.approvals.map((a) => a.createdBy.username), [team.reviewer.username]);
+    assert.deepEqual(
+      current.approvals.map((a) => a.createdBy.username),
+      [team.reviewer.username],
+    );
   });
 
   test('changes of someone else’s request, and discarding a request under review', async () => {
@@ -427,11 +531,23 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
     const change = `${changeRequestPath(own, draft.id)}/changes/${changeId}`;
     await expectRefusedWithoutChange(() => team.reviewer.client.put(change, enable(flags[0]!, false)), 403, 'PermissionError');
     await expectRefusedWithoutChange(() => team.reviewer.client.delete(change), 403, 'PermissionError');
-    await expectRefusedWithoutChange(() => team.reviewer.client.put(`${changeRequestPath(own, draft.id)}/title`, { title: 'Mine now' }), 403, 'PermissionError');
+    await expectRefusedWithoutChange(
+      () => team.reviewer.client.put(`${changeRequestPath(own, draft.id)}/title`, { title: 'Mine now' }),
+      403,
+      'PermissionError',
+    );
     await expectRefusedWithoutChange(() => setState(team.reviewer.client, own, draft.id, { state: 'In review' }), 403, 'PermissionError');
     await expectRefusedWithoutChange(() => setState(team.reviewer.client, own, draft.id, { state: 'Cancelled' }), 403, 'PermissionError');
-    await expectRefusedWithoutChange(() => team.author.client.put(change, { ...enable(flags[0]!), action: 'archiveFeature', payload: {} }), 400, 'BadDataError');
-    await expectRefusedWithoutChange(() => team.author.client.put(`${changeRequestPath(own, draft.id)}/changes/999999`, enable(flags[0]!)), 404, 'NotFoundError');
+    await expectRefusedWithoutChange(
+      () => team.author.client.put(change, { ...enable(flags[0]!), action: 'archiveFeature', payload: {} }),
+      400,
+      'BadDataError',
+    );
+    await expectRefusedWithoutChange(
+      () => team.author.client.put(`${changeRequestPath(own, draft.id)}/changes/999999`, enable(flags[0]!)),
+      404,
+      'NotFoundError',
+    );
 
     await moveTo(team.author.client, own, draft.id, { state: 'In review' });
     const error = await expectRefusedWithoutChange(() => team.author.client.delete(changeRequestPath(own, draft.id)), 409, 'ConflictError');
@@ -462,11 +578,25 @@ describe('every transition', () => {
     const steps: Array<[State, typeof team.author, object]> = {
       Draft: [],
       'In review': [['In review', team.author, {}]],
-      Approved: [['In review', team.author, {}], ['Approved', team.reviewer, {}]],
-      Scheduled: [['In review', team.author, {}], ['Approved', team.reviewer, {}], ['Scheduled', team.reviewer, { scheduledAt: inAnHour() }]],
-      Applied: [['In review', team.author, {}], ['Approved', team.reviewer, {}], ['Applied', team.reviewer, {}]],
+      Approved: [
+        ['In review', team.author, {}],
+        ['Approved', team.reviewer, {}],
+      ],
+      Scheduled: [
+        ['In review', team.author, {}],
+        ['Approved', team.reviewer, {}],
+        ['Scheduled', team.reviewer, { scheduledAt: inAnHour() }],
+      ],
+      Applied: [
+        ['In review', team.author, {}],
+        ['Approved', team.reviewer, {}],
+        ['Applied', team.reviewer, {}],
+      ],
       Cancelled: [['Cancelled', team.author, {}]],
-      Rejected: [['In review', team.author, {}], ['Rejected', team.reviewer, {}]],
+      Rejected: [
+        ['In review', team.author, {}],
+        ['Rejected', team.reviewer, {}],
+      ],
     }[state] as Array<[State, typeof team.author, object]>;
     for (const [to, who, extra] of steps) await moveTo(who.client, project, id, { state: to, ...extra });
     return { project, id };
@@ -488,7 +618,11 @@ describe('every transition', () => {
         const { project, id } = await requestIn(from);
         const before = await lastEventId(ctx);
         if (!ALLOWED[from].includes(to) || to === 'Draft') {
-          const error = expectError(await setState(team.admin.client, project, id, { state: to, ...(to === 'Scheduled' ? { scheduledAt: inAnHour() } : {}) }), 409, 'ConflictError');
+          const error = expectError(
+            await setState(team.admin.client, project, id, { state: to, ...(to === 'Scheduled' ? { scheduledAt: inAnHour() } : {}) }),
+            409,
+            'ConflictError',
+          );
           assert.match(error.message, new RegExp(`is ${from}`), `${from} → ${to}`);
           assert.deepEqual(await eventsSince(ctx, before), [], `${from} → ${to} records nothing`);
           assert.equal((await getChangeRequest(ctx.admin, project, id)).state, from);
@@ -518,7 +652,10 @@ describe('the lifecycle, walked by several users', () => {
     assert.equal(oneApproval.state, 'In review', 'one of two approvals is not enough');
     const approved = await moveTo(team.secondReviewer.client, project, draft.id, { state: 'Approved' });
     assert.equal(approved.state, 'Approved');
-    assert.deepEqual(approved.approvals.map((a) => a.createdBy.username), [team.reviewer.username, team.secondReviewer.username]);
+    assert.deepEqual(
+      approved.approvals.map((a) => a.createdBy.username),
+      [team.reviewer.username, team.secondReviewer.username],
+    );
 
     // Any edit of an approved request withdraws its approvals and returns it to review.
     const edited = await propose(team.author.client, project, rollout(other, '30'));
@@ -533,9 +670,10 @@ describe('the lifecycle, walked by several users', () => {
     assert.equal(applied.state, 'Applied');
     assert.deepEqual(applied.appliedBy, { id: team.secondReviewer.id, username: team.secondReviewer.username, imageUrl: null });
     assert.equal(typeof applied.appliedAt, 'string');
-    assert.deepEqual(applied.comments.map((c) => ({ text: c.text, by: c.createdBy.username })), [
-      { text: 'Shipping it', by: team.secondReviewer.username },
-    ]);
+    assert.deepEqual(
+      applied.comments.map((c) => ({ text: c.text, by: c.createdBy.username })),
+      [{ text: 'Shipping it', by: team.secondReviewer.username }],
+    );
 
     const events = await eventsSince(ctx, start);
     const lifecycle = events.filter((e) => e.type.startsWith('change'));
@@ -583,8 +721,14 @@ describe('the lifecycle, walked by several users', () => {
     const before = await lastEventId(ctx);
     const result = await moveTo(team.reviewer.client, project, rejected.id, { state: 'Rejected', comment: 'Not during the sale' });
     assert.equal(result.state, 'Rejected');
-    assert.deepEqual(result.rejections.map((r) => r.createdBy.username), [team.reviewer.username]);
-    assert.deepEqual(result.comments.map((c) => c.text), ['Not during the sale']);
+    assert.deepEqual(
+      result.rejections.map((r) => r.createdBy.username),
+      [team.reviewer.username],
+    );
+    assert.deepEqual(
+      result.comments.map((c) => c.text),
+      ['Not during the sale'],
+    );
     const [event] = await eventsSince(ctx, before);
     assert.deepEqual(event!.data, { changeRequestId: rejected.id, state: 'Rejected', comment: 'Not during the sale' });
 
@@ -608,7 +752,10 @@ describe('the lifecycle, walked by several users', () => {
     const before = await lastEventId(ctx);
     expectStatus(await team.author.client.delete(`${changeRequestPath(project, draft.id)}/changes/${enableChange!.id}`), 200);
     const afterDiscard = await getChangeRequest(ctx.admin, project, draft.id);
-    assert.deepEqual(afterDiscard.features.map((f) => f.name), [other]);
+    assert.deepEqual(
+      afterDiscard.features.map((f) => f.name),
+      [other],
+    );
     const [discarded] = await eventsSince(ctx, before);
     assert.equal(discarded!.type, 'change-discarded');
     assert.equal(discarded!.featureName, flag);
@@ -618,24 +765,31 @@ describe('the lifecycle, walked by several users', () => {
     expectStatus(await team.viewer.client.post(`${changeRequestPath(project, draft.id)}/comments`, { text: 'Looks good to me' }), 200);
     const titled = await getChangeRequest(team.viewer.client, project, draft.id);
     assert.equal(titled.title, 'Checkout, gently');
-    assert.deepEqual(titled.comments.map((c) => ({ text: c.text, by: c.createdBy.username })), [
-      { text: 'Looks good to me', by: team.viewer.username },
-    ]);
+    assert.deepEqual(
+      titled.comments.map((c) => ({ text: c.text, by: c.createdBy.username })),
+      [{ text: 'Looks good to me', by: team.viewer.username }],
+    );
 
     const discardStart = await lastEventId(ctx);
     expectStatus(await team.author.client.delete(changeRequestPath(project, draft.id)), 200);
     expectError(await ctx.admin.get(changeRequestPath(project, draft.id)), 404, 'NotFoundError');
     const [gone] = await eventsSince(ctx, discardStart);
-    assert.deepEqual({ type: gone!.type, data: gone!.data }, {
-      type: 'change-request-discarded',
-      data: { changeRequestId: draft.id, state: 'Draft', changes: 1 },
-    });
+    assert.deepEqual(
+      { type: gone!.type, data: gone!.data },
+      {
+        type: 'change-request-discarded',
+        data: { changeRequestId: draft.id, state: 'Draft', changes: 1 },
+      },
+    );
   });
 
   test('an empty request cannot go to review; a request of another project is not found', async () => {
     const { project, flags } = await createProtectedProject(ctx);
     const draft = await propose(team.author.client, project, enable(flags[0]!));
-    expectStatus(await team.author.client.delete(`${changeRequestPath(project, draft.id)}/changes/${draft.features[0]!.changes[0]!.id}`), 200);
+    expectStatus(
+      await team.author.client.delete(`${changeRequestPath(project, draft.id)}/changes/${draft.features[0]!.changes[0]!.id}`),
+      200,
+    );
     const empty = expectError(await setState(team.author.client, project, draft.id, { state: 'In review' }), 409, 'ConflictError');
     assert.match(empty.message, /no changes/);
     const { project: elsewhere } = await createProject(ctx);

@@ -34,8 +34,6 @@ let development: string;
 let production: string;
 let frontend: string;
 
-
-
 async function createToken(type: 'client' | 'frontend', environment: string, projects: string[]): Promise<{ id: number; secret: string }> {
   const created = await ctx.admin.post('/api/admin/api-tokens', { tokenName: uniqueName('sdk'), type, environment, projects });
   expectStatus(created, 201);
@@ -62,7 +60,10 @@ async function search(query: string): Promise<SearchResult> {
 
 async function findFlag(inProject: string, name: string): Promise<SearchFeature> {
   const result = await search(`project=IS:${inProject}&query=${name}`);
-  assert.deepEqual(result.features.map((f) => f.name), [name]);
+  assert.deepEqual(
+    result.features.map((f) => f.name),
+    [name],
+  );
   return result.features[0]!;
 }
 
@@ -178,7 +179,9 @@ describe('reports show in the feature search', () => {
     await report(token, { [flag('elm')]: { yes: 1, no: 0 } }, at(-10));
 
     const order = async (sortOrder: string) =>
-      (await search(`project=IS:${sortProject}&sortBy=lastSeenAt&sortOrder=${sortOrder}`)).features.map((f) => f.name.slice(0, -suffix.length - 1));
+      (await search(`project=IS:${sortProject}&sortBy=lastSeenAt&sortOrder=${sortOrder}`)).features.map((f) =>
+        f.name.slice(0, -suffix.length - 1),
+      );
     assert.deepEqual(await order('asc'), ['cedar', 'amber', 'elm', 'birch', 'dahlia']);
     assert.deepEqual(await order('desc'), ['elm', 'amber', 'cedar', 'birch', 'dahlia']);
 
@@ -192,11 +195,15 @@ describe('what a report may contain', () => {
   test("unknown flag names and flags outside the token's projects are ignored", async () => {
     const inside = await createFlag(ctx, project);
     const foreign = await createFlag(ctx, outside);
-    await report(development, {
-      [inside]: { yes: 1, no: 1 },
-      [foreign]: { yes: 5, no: 5 },
-      [uniqueName('never-created')]: { yes: 2, no: 2 },
-    }, at(-4));
+    await report(
+      development,
+      {
+        [inside]: { yes: 1, no: 1 },
+        [foreign]: { yes: 5, no: 5 },
+        [uniqueName('never-created')]: { yes: 2, no: 2 },
+      },
+      at(-4),
+    );
 
     assert.deepEqual((await usageOf(project, inside)).environments.development, { lastSeenAt: at(-4), yes: 1, no: 1 });
     assert.deepEqual(await usageOf(outside, foreign), { lastSeenAt: null, environments: { development: unseen, production: unseen } });
@@ -239,7 +246,10 @@ describe('what a report may contain', () => {
 
   test('the Bearer prefix is accepted', async () => {
     const name = await createFlag(ctx, project);
-    const response = await send(`Bearer ${development}`, { appName: 'app', bucket: { start: at(-10), stop: at(-1), toggles: { [name]: { yes: 1, no: 0 } } } });
+    const response = await send(`Bearer ${development}`, {
+      appName: 'app',
+      bucket: { start: at(-10), stop: at(-1), toggles: { [name]: { yes: 1, no: 0 } } },
+    });
     expectStatus(response, 202);
     assert.equal((await usageOf(project, name)).environments.development!.yes, 1);
   });
@@ -261,10 +271,22 @@ describe('bad reports are a 400 and record nothing', () => {
       () => ({ ...valid(), bucket: { ...valid().bucket, toggles: { [flagName]: { yes: 1, no: 1 }, other: { yes: -1, no: 0 } } } }),
       () => '/body/bucket/toggles/other/yes',
     ],
-    ['a fractional no', () => ({ ...valid(), bucket: { ...valid().bucket, toggles: { [flagName]: { yes: 1, no: 0.5 } } } }), () => `/body/bucket/toggles/${flagName}/no`],
+    [
+      'a fractional no',
+      () => ({ ...valid(), bucket: { ...valid().bucket, toggles: { [flagName]: { yes: 1, no: 0.5 } } } }),
+      () => `/body/bucket/toggles/${flagName}/no`,
+    ],
     ['a start that is not a date', () => ({ ...valid(), bucket: { ...valid().bucket, start: 'yesterday' } }), () => '/body/bucket/start'],
-    ['a stop that is not a date', () => ({ ...valid(), bucket: { ...valid().bucket, stop: '2026-13-45T00:00:00Z' } }), () => '/body/bucket/stop'],
-    ['a stop before the start', () => ({ ...valid(), bucket: { ...valid().bucket, start: at(-1), stop: at(-10) } }), () => '/body/bucket/stop'],
+    [
+      'a stop that is not a date',
+      () => ({ ...valid(), bucket: { ...valid().bucket, stop: '2026-13-45T00:00:00Z' } }),
+      () => '/body/bucket/stop',
+    ],
+    [
+      'a stop before the start',
+      () => ({ ...valid(), bucket: { ...valid().bucket, start: at(-1), stop: at(-10) } }),
+      () => '/body/bucket/stop',
+    ],
   ];
   for (const [label, body, path] of cases) {
     test(`refuses ${label}`, async () => {

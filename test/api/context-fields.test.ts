@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag } from '../helpers/projects.js';
 
@@ -40,7 +33,6 @@ async function createField(body: Record<string, unknown> = {}): Promise<ContextF
   return response.json() as ContextField;
 }
 
-
 describe('context fields', () => {
   test('a fresh install has the six built-in fields, in sort order', async () => {
     const builtIn = ['environment', 'userId', 'appName', 'sessionId', 'remoteAddress', 'currentTime'];
@@ -52,7 +44,13 @@ describe('context fields', () => {
         { name: 'userId', description: 'Allows you to constrain on userId', legalValues: [], stickiness: false, sortOrder: 1 },
         { name: 'appName', description: 'Allows you to constrain on application name', legalValues: [], stickiness: false, sortOrder: 2 },
         { name: 'sessionId', description: 'Allows you to constrain on sessionId', legalValues: [], stickiness: true, sortOrder: 3 },
-        { name: 'remoteAddress', description: 'Allows you to constrain on remoteAddress', legalValues: [], stickiness: false, sortOrder: 4 },
+        {
+          name: 'remoteAddress',
+          description: 'Allows you to constrain on remoteAddress',
+          legalValues: [],
+          stickiness: false,
+          sortOrder: 4,
+        },
         { name: 'currentTime', description: 'Allows you to constrain on date values', legalValues: [], stickiness: false, sortOrder: 5 },
       ],
     );
@@ -80,7 +78,10 @@ describe('context fields', () => {
     });
     assert.ok(!Number.isNaN(Date.parse(created.createdAt)));
     assert.deepEqual(await getField(name), created);
-    assert.deepEqual((await listFields()).find((f) => f.name === name), created);
+    assert.deepEqual(
+      (await listFields()).find((f) => f.name === name),
+      created,
+    );
 
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
@@ -95,7 +96,7 @@ describe('context fields', () => {
     assert.deepEqual(event!.tags, []);
   });
 
-  test('a field given only a name gets Unleash\'s defaults', async () => {
+  test("a field given only a name gets Unleash's defaults", async () => {
     const created = await createField();
     assert.deepEqual(
       { ...created, createdAt: undefined },
@@ -117,7 +118,9 @@ describe('context fields', () => {
     assert.deepEqual(event!.data, updated);
     assert.deepEqual(event!.preData, created);
 
-    const replaced = (await ctx.admin.put(`/api/admin/context/${created.name}`, { legalValues: [{ value: 'b', description: 'bee' }] })).json();
+    const replaced = (
+      await ctx.admin.put(`/api/admin/context/${created.name}`, { legalValues: [{ value: 'b', description: 'bee' }] })
+    ).json();
     assert.deepEqual(replaced, { ...updated, legalValues: [{ value: 'b', description: 'bee' }] });
   });
 
@@ -241,14 +244,21 @@ describe('bad input for context fields', () => {
     ['stickiness as a string', { name: 'sticky', stickiness: 'yes' }, '/body/stickiness'],
     ['an empty legal value', { name: 'legal', legalValues: [{ value: '' }] }, '/body/legalValues/0/value'],
     ['a legal value with an unknown property', { name: 'legal', legalValues: [{ value: 'a', label: 'A' }] }, '/body/legalValues/0/label'],
-    ['repeated legal values', { name: 'legal', legalValues: [{ value: 'a' }, { value: 'b' }, { value: 'a' }] }, '/body/legalValues/2/value'],
+    [
+      'repeated legal values',
+      { name: 'legal', legalValues: [{ value: 'a' }, { value: 'b' }, { value: 'a' }] },
+      '/body/legalValues/2/value',
+    ],
   ];
   for (const [label, body, path] of cases) {
     test(`creating with ${label} is a 400 that stores nothing`, async () => {
       const before = await lastEventId(ctx);
       const fieldsBefore = await listFields();
       const error = expectError(await ctx.admin.post('/api/admin/context', body), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+      );
       assert.deepEqual(await listFields(), fieldsBefore);
       assert.deepEqual(await eventsSince(ctx, before), []);
     });

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { type Client, useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
@@ -24,7 +17,6 @@ interface Dependency {
   enabled: boolean;
   variants: string[];
 }
-
 
 /** Creates flags named `<prefix>-<name>` in the project and returns their full names by short name. */
 async function createFlags<const N extends string>(project: string, ...names: N[]): Promise<Record<N, string>> {
@@ -131,13 +123,16 @@ describe('adding a dependency', () => {
     ]);
     assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 409]);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((e) => e.type), ['feature-dependency-added']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['feature-dependency-added'],
+    );
     const winner = events[0]!.featureName!;
     assert.equal((await relations(project, winner)).dependencies.length, 1);
     assert.deepEqual((await relations(project, winner === middle ? bottom : middle)).dependencies, []);
   });
 
-  test('copies the child\'s tags into the events', async () => {
+  test("copies the child's tags into the events", async () => {
     const project = await createProject(ctx, { prefix: 'deps' });
     const { parent, child } = await createFlags(project, 'parent', 'child');
     expectStatus(await ctx.admin.post(`/api/admin/features/${child}/tags`, { type: 'simple', value: 'child-tag' }), 201);
@@ -283,7 +278,10 @@ describe('possible parents', () => {
       await ctx.admin.post(`${flagUrl(project, parent)}/environments/production/strategies`, {
         name: 'flexibleRollout',
         parameters: { rollout: '50', stickiness: 'default', groupId: parent },
-        variants: [{ name: 'red', weight: 1000, weightType: 'variable', stickiness: 'default' }, { name: 'amber', weight: 0, weightType: 'fix', stickiness: 'default' }],
+        variants: [
+          { name: 'red', weight: 1000, weightType: 'variable', stickiness: 'default' },
+          { name: 'amber', weight: 0, weightType: 'fix', stickiness: 'default' },
+        ],
       }),
       200,
     );
@@ -316,7 +314,10 @@ describe('bad dependency requests change nothing and record nothing', () => {
   }
 
   function expectDetail(error: { details: Array<{ path?: string; message: string }> }, path: string) {
-    assert.ok(error.details.some((detail) => detail.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+    assert.ok(
+      error.details.some((detail) => detail.path === path),
+      `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+    );
   }
 
   test('an unknown parent is a 404 naming /body/feature', () =>
@@ -356,7 +357,10 @@ describe('bad dependency requests change nothing and record nothing', () => {
   test('a grandchild through a child that has children is a 409', () =>
     expectUnchanged(async ({ parent, child, free }, project) => {
       const error = expectError(await addDependency(project, parent, { feature: free }), 409, 'ConflictError');
-      assert.match(error.message, new RegExp(`"${parent}" cannot depend on another flag because other flags depend on it \\("${child}"\\)`));
+      assert.match(
+        error.message,
+        new RegExp(`"${parent}" cannot depend on another flag because other flags depend on it \\("${child}"\\)`),
+      );
       expectDetail(error, '/body/feature');
     }));
 
@@ -399,7 +403,11 @@ describe('bad dependency requests change nothing and record nothing', () => {
 
   test('variants with enabled: false is a 400 naming /body/variants', () =>
     expectUnchanged(async ({ parent, free }, project) => {
-      const error = expectError(await addDependency(project, free, { feature: parent, enabled: false, variants: ['a'] }), 400, 'BadDataError');
+      const error = expectError(
+        await addDependency(project, free, { feature: parent, enabled: false, variants: ['a'] }),
+        400,
+        'BadDataError',
+      );
       expectDetail(error, '/body/variants');
     }));
 

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -48,7 +41,10 @@ describe('listing environments', () => {
     );
     assert.ok(builtIn.every((e) => e.projectCount >= 1));
     const sortOrders = environments.map((e) => e.sortOrder);
-    assert.deepEqual(sortOrders, [...sortOrders].sort((a, b) => a - b));
+    assert.deepEqual(
+      sortOrders,
+      [...sortOrders].sort((a, b) => a - b),
+    );
   });
 });
 
@@ -65,7 +61,10 @@ describe('creating an environment', () => {
       projectCount: 0,
       apiTokenCount: 0,
     });
-    assert.deepEqual((await listEnvironments()).find((e) => e.name === name), created);
+    assert.deepEqual(
+      (await listEnvironments()).find((e) => e.name === name),
+      created,
+    );
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
     assert.equal(event!.type, 'environment-created');
@@ -104,8 +103,14 @@ describe('creating an environment', () => {
       const before = await lastEventId(ctx);
       const names = (await listEnvironments()).map((e) => e.name);
       const error = expectError(await ctx.admin.post('/api/admin/environments', body), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), JSON.stringify(error.details));
-      assert.deepEqual((await listEnvironments()).map((e) => e.name), names);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        JSON.stringify(error.details),
+      );
+      assert.deepEqual(
+        (await listEnvironments()).map((e) => e.name),
+        names,
+      );
       assert.deepEqual(await eventsSince(ctx, before), []);
     });
   }
@@ -188,10 +193,7 @@ describe('deleting an environment', () => {
   test('removes it from its projects and records environment-deleted', async () => {
     const env = await createEnvironment({ name: uniqueName('gone'), type: 'test' });
     const projectId = uniqueName('proj');
-    expectStatus(
-      await ctx.admin.post('/api/admin/projects', { id: projectId, name: 'P', environments: ['development', env.name] }),
-      201,
-    );
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: projectId, name: 'P', environments: ['development', env.name] }), 201);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`/api/admin/environments/${env.name}`), 200);
     expectError(await ctx.admin.get(`/api/admin/environments/${env.name}`), 404, 'NotFoundError');

@@ -78,11 +78,7 @@ describe('the error model', () => {
   test('the NUL character is refused with a 400 and nothing is stored', async () => {
     const id = uniqueName('nul');
     const before = await lastEventId(ctx);
-    const error = expectError(
-      await ctx.admin.post('/api/admin/projects', { id, name: 'bad\u0000name' }),
-      400,
-      'BadDataError',
-    );
+    const error = expectError(await ctx.admin.post('/api/admin/projects', { id, name: 'bad\u0000name' }), 400, 'BadDataError');
     assert.match(error.message, /NUL/);
     expectError(await ctx.admin.get(`/api/admin/projects/${id}`), 404, 'NotFoundError');
     assert.deepEqual(await eventsSince(ctx, before), []);
@@ -236,7 +232,7 @@ describe('operations', () => {
     assert.ok(createProject.responses['400'] && createProject.responses['403'], 'error responses are documented');
   });
 
-  test('the browsable documentation is served at /docs under Vexil\'s title', async () => {
+  test("the browsable documentation is served at /docs under Vexil's title", async () => {
     const response = await ctx.as().inject({ method: 'GET', url: '/docs/' });
     expectStatus(response, 200);
     assert.match(response.headers['content-type'] as string, /text\/html/);
@@ -258,14 +254,20 @@ describe('operations', () => {
         assert.ok(!ids.has(operation.operationId!), `${where} and ${ids.get(operation.operationId!)} share ${operation.operationId}`);
         ids.set(operation.operationId!, where);
         assert.ok((operation.summary ?? '').length > 5, `${where} has a summary`);
-        assert.ok(Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)), `${where} documents its success`);
+        assert.ok(
+          Object.keys(operation.responses).some((status) => /^2\d\d$/.test(status)),
+          `${where} documents its success`,
+        );
         assert.ok(!JSON.stringify(operation).includes('errorMessage'), `${where} carries no Ajv keywords`);
       }
     }
     // Unleash's names, so clients generated from either document call things alike.
     const named = (method: string, path: string) => document.paths[path]![method]!.operationId;
     assert.equal(named('get', '/api/client/features'), 'getAllClientFeatures');
-    assert.equal(named('post', '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on'), 'toggleFeatureEnvironmentOn');
+    assert.equal(
+      named('post', '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on'),
+      'toggleFeatureEnvironmentOn',
+    );
     assert.equal(named('get', '/api/admin/search/features'), 'searchFeatures');
     assert.equal(named('post', '/api/admin/strategies/{name}/deprecate'), 'deprecateStrategy');
     // Bodiless answers say their real status; errors are only those the route can answer.

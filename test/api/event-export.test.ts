@@ -13,7 +13,13 @@ const ctx = useTestApp({}, async () => {
   expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, description: '=HYPERLINK("http://evil")' }), 201);
   flags = [uniqueName('first'), uniqueName('second'), uniqueName('third')];
   for (const flag of flags) {
-    expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: flag, description: `about ${flag}, "quoted"\nand a new line` }), 201);
+    expectStatus(
+      await ctx.admin.post(`/api/admin/projects/${project}/features`, {
+        name: flag,
+        description: `about ${flag}, "quoted"\nand a new line`,
+      }),
+      201,
+    );
   }
   expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flags[0]}/environments/development/on`), 200);
 });
@@ -33,7 +39,7 @@ interface ExportedEvent {
 async function searched(filters: string): Promise<ExportedEvent[]> {
   const response = await ctx.admin.get(`/api/admin/search/events?${filters}&limit=1000`);
   expectStatus(response, 200);
-  return ((response.json() as { events: ExportedEvent[] }).events).reverse();
+  return (response.json() as { events: ExportedEvent[] }).events.reverse();
 }
 
 describe('GET /api/admin/events/export', () => {
@@ -43,25 +49,48 @@ describe('GET /api/admin/events/export', () => {
     assert.equal(response.headers['content-type'], 'application/x-ndjson; charset=utf-8');
     assert.match(String(response.headers['content-disposition']), /^attachment; filename="vexil-events-\d{4}-\d{2}-\d{2}\.ndjson"$/);
     assert.ok(response.body.endsWith('\n'));
-    const exported = response.body.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedEvent);
+    const exported = response.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExportedEvent);
     assert.deepEqual(
       exported.map((event) => [event.type, event.featureName]),
       // Turning a flag on without strategies adds the default rollout first.
-      [['project-created', null], ...flags.map((flag) => ['feature-created', flag]), ['feature-strategy-add', flags[0]], ['feature-environment-enabled', flags[0]]],
+      [
+        ['project-created', null],
+        ...flags.map((flag) => ['feature-created', flag]),
+        ['feature-strategy-add', flags[0]],
+        ['feature-environment-enabled', flags[0]],
+      ],
     );
     assert.deepEqual(exported, await searched(`project=IS:${project}`));
-    assert.deepEqual(exported.map((event) => event.id), [...exported.map((event) => event.id)].sort((a, b) => a - b));
+    assert.deepEqual(
+      exported.map((event) => event.id),
+      [...exported.map((event) => event.id)].sort((a, b) => a - b),
+    );
   });
 
   test('filters as the event search does: type, flag, text and days', async () => {
     const byType = await ctx.admin.get(`/api/admin/events/export?project=IS:${project}&type=IS:feature-created`);
     expectStatus(byType, 200);
-    const created = byType.body.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedEvent);
-    assert.deepEqual(created.map((event) => event.featureName), flags);
+    const created = byType.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExportedEvent);
+    assert.deepEqual(
+      created.map((event) => event.featureName),
+      flags,
+    );
 
     const byFlag = await ctx.admin.get(`/api/admin/events/export?feature=IS_ANY_OF:${flags[1]},${flags[2]}&query=quoted`);
     expectStatus(byFlag, 200);
-    assert.deepEqual(byFlag.body.trimEnd().split('\n').map((line) => (JSON.parse(line) as ExportedEvent).featureName), [flags[1], flags[2]]);
+    assert.deepEqual(
+      byFlag.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as ExportedEvent).featureName),
+      [flags[1], flags[2]],
+    );
 
     const today = ctx.clock.now().toISOString().slice(0, 10);
     const tomorrow = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);
@@ -89,8 +118,20 @@ describe('GET /api/admin/events/export', () => {
     assert.ok(!projectRow.data!.startsWith('='));
     assert.match(projectRow.data!, /HYPERLINK/);
     assert.deepEqual(Object.keys(rows[0]!), [
-      'id', 'createdAt', 'type', 'createdBy', 'createdByUserId', 'project', 'environment', 'featureName',
-      'changeRequestId', 'label', 'summary', 'tags', 'preData', 'data',
+      'id',
+      'createdAt',
+      'type',
+      'createdBy',
+      'createdByUserId',
+      'project',
+      'environment',
+      'featureName',
+      'changeRequestId',
+      'label',
+      'summary',
+      'tags',
+      'preData',
+      'data',
     ]);
   });
 

@@ -50,12 +50,17 @@ before(async () => {
   );
   at('2026-03-03T00:00:00.000Z');
   expectStatus(
-    await ctx.withCookie(editor.cookie).post(`/api/admin/projects/${project}/features`, { name: flags.beta, description: 'Rollout 500 users' }),
+    await ctx
+      .withCookie(editor.cookie)
+      .post(`/api/admin/projects/${project}/features`, { name: flags.beta, description: 'Rollout 500 users' }),
     201,
   );
   at('2026-03-04T12:00:00.000Z');
   expectStatus(await ctx.admin.post(`/api/admin/projects/${other}/features`, { name: flags.gamma, description: 'zebra crossing' }), 201);
-  expectStatus(await ctx.withCookie(editor.cookie).post(`/api/admin/projects/${project}/features/${flags.beta}/environments/development/on`), 200);
+  expectStatus(
+    await ctx.withCookie(editor.cookie).post(`/api/admin/projects/${project}/features/${flags.beta}/environments/development/on`),
+    200,
+  );
 });
 after(() => ctx.close());
 
@@ -93,11 +98,10 @@ describe('event search filters', () => {
 
   test('createdBy matches the numeric user id', async () => {
     const result = await search(`createdBy=IS:${editor.id}`);
-    assert.deepEqual(names(result).filter((n) => !n.startsWith('user-')), [
-      `feature-environment-enabled:${flags.beta}`,
-      `feature-strategy-add:${flags.beta}`,
-      `feature-created:${flags.beta}`,
-    ]);
+    assert.deepEqual(
+      names(result).filter((n) => !n.startsWith('user-')),
+      [`feature-environment-enabled:${flags.beta}`, `feature-strategy-add:${flags.beta}`, `feature-created:${flags.beta}`],
+    );
     assert.ok(result.events.every((e) => e.createdByUserId === editor.id));
   });
 
@@ -152,7 +156,17 @@ describe('event search filters', () => {
     );
     assert.equal((await search(`createdBy=IS:${editor.id}`)).total, await countWhere('created_by_user_id', [editor.id]));
     assert.equal((await search(`project=IS_ANY_OF:${project},${other}`)).total, await countWhere('project', [project, other]));
-    assert.equal((await search('')).total, Number((await ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+    assert.equal(
+      (await search('')).total,
+      Number(
+        (
+          await ctx.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    );
   });
 
   test('paging walks every match once, newest first, with a stable total', async () => {
@@ -163,7 +177,10 @@ describe('event search filters', () => {
       assert.equal(page.total, all.total);
       seen.push(...page.events);
     }
-    assert.deepEqual(seen.map((e) => e.id), all.events.map((e) => e.id));
+    assert.deepEqual(
+      seen.map((e) => e.id),
+      all.events.map((e) => e.id),
+    );
     assert.deepEqual((await search(`project=IS:${project}&offset=${all.total}`)).events, []);
   });
 
@@ -211,7 +228,10 @@ describe('bad search input is a 400 naming the parameter', () => {
       const response = await ctx.withCookie(cookie).get(`/api/admin/search/events?project=IS:${project}&type=IS:feature-created`);
       expectStatus(response, 200);
       const body = response.json() as SearchResult;
-      assert.deepEqual(body.events.map((e) => e.featureName), [flags.beta, flags.alpha]);
+      assert.deepEqual(
+        body.events.map((e) => e.featureName),
+        [flags.beta, flags.alpha],
+      );
       assert.equal(body.total, 2);
     }
     expectError(await ctx.as().get('/api/admin/search/events'), 401, 'AuthenticationRequired');
@@ -231,24 +251,39 @@ describe('the deprecated POST /api/admin/events/search', () => {
   test('filters by exact, case-sensitive fields', async () => {
     const result = await deprecatedSearch({ project, type: 'feature-created' });
     assert.equal(result.version, 1);
-    assert.deepEqual(result.events.map((e) => e.featureName), [flags.beta, flags.alpha]);
+    assert.deepEqual(
+      result.events.map((e) => e.featureName),
+      [flags.beta, flags.alpha],
+    );
     assert.equal(result.totalEvents, 2);
     assert.deepEqual((await deprecatedSearch({ project: project.toUpperCase() })).events, []);
-    assert.deepEqual((await deprecatedSearch({ feature: flags.gamma })).events.map((e) => e.type), ['feature-created']);
+    assert.deepEqual(
+      (await deprecatedSearch({ feature: flags.gamma })).events.map((e) => e.type),
+      ['feature-created'],
+    );
   });
 
   test('query also matches the type and the creator, and totalEvents counts with it', async () => {
     const byType = await deprecatedSearch({ project, query: 'strategy-add' });
-    assert.deepEqual(byType.events.map((e) => e.type), ['feature-strategy-add']);
+    assert.deepEqual(
+      byType.events.map((e) => e.type),
+      ['feature-strategy-add'],
+    );
     const byCreator = await deprecatedSearch({ project, query: editor.username });
-    assert.deepEqual(byCreator.events.map((e) => e.type), ['feature-environment-enabled', 'feature-strategy-add', 'feature-created']);
+    assert.deepEqual(
+      byCreator.events.map((e) => e.type),
+      ['feature-environment-enabled', 'feature-strategy-add', 'feature-created'],
+    );
     assert.equal(byCreator.totalEvents, 3);
   });
 
   test('limit and offset page through the matches', async () => {
     const page = await deprecatedSearch({ project, limit: 2, offset: 1 });
     const all = await deprecatedSearch({ project });
-    assert.deepEqual(page.events.map((e) => e.id), all.events.slice(1, 3).map((e) => e.id));
+    assert.deepEqual(
+      page.events.map((e) => e.id),
+      all.events.slice(1, 3).map((e) => e.id),
+    );
     assert.equal(page.totalEvents, all.totalEvents);
   });
 

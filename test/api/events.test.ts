@@ -24,8 +24,6 @@ interface Event {
 
 const ctx = useTestApp();
 
-
-
 /** Adds `count` events to a project straight into the log, as a large installation would have them. */
 async function fillProject(project: string, count: number): Promise<void> {
   const rows = Array.from({ length: count }, (_, i) => ({
@@ -40,7 +38,11 @@ async function fillProject(project: string, count: number): Promise<void> {
     pre_data: null,
     tags: '[]',
   }));
-  for (let i = 0; i < rows.length; i += 500) await ctx.db.insertInto('events').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await ctx.db
+      .insertInto('events')
+      .values(rows.slice(i, i + 500))
+      .execute();
   // A bulk load bypasses recordEvent, so the exact counters are rebuilt as the benchmark seeder does.
   for (const statement of EVENT_COUNT_BACKFILL) await sql.raw(statement).execute(ctx.db);
 }
@@ -56,10 +58,16 @@ describe('GET /api/admin/events', () => {
     assert.equal(body.version, 1);
     assert.equal(body.events.length, 100);
     const ids = body.events.map((e) => e.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     assert.equal(body.events[0]!.type, 'feature-created');
     assert.equal(body.events[0]!.featureName, 'newest-flag');
-    const [{ n }] = (await ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
+    const [{ n }] = (await ctx.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .execute()) as [{ n: number }];
     assert.equal(body.totalEvents, Number(n));
   });
 
@@ -77,7 +85,10 @@ describe('GET /api/admin/events', () => {
     assert.ok(body.events.every((e) => e.project === project));
     assert.equal(new Set(body.events.map((e) => e.id)).size, 2_347, 'no event twice across batches');
     const ids = body.events.map((e) => e.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     assert.equal(body.events[0]!.featureName, flag);
     assert.equal(body.events.at(-1)!.type, 'project-created');
     assert.equal(body.events[1]!.featureName, 'filled-2344');
@@ -143,10 +154,19 @@ describe('GET /api/admin/event-creators', () => {
     const response = await ctx.admin.get('/api/admin/event-creators');
     expectStatus(response, 200);
     const creators = response.json() as Array<{ id: number; name: string }>;
-    assert.deepEqual(creators.find((c) => c.id === editor.id), { id: editor.id, name: editor.username });
-    assert.deepEqual(creators.find((c) => c.id === -42), { id: -42, name: 'admin-token' });
+    assert.deepEqual(
+      creators.find((c) => c.id === editor.id),
+      { id: editor.id, name: editor.username },
+    );
+    assert.deepEqual(
+      creators.find((c) => c.id === -42),
+      { id: -42, name: 'admin-token' },
+    );
     assert.equal(new Set(creators.map((c) => c.id)).size, creators.length, 'each creator once');
     const names = creators.map((c) => c.name);
-    assert.deepEqual(names, [...names].sort((a, b) => a.localeCompare(b)));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => a.localeCompare(b)),
+    );
   });
 });

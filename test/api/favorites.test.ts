@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { type Client, useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -47,7 +40,10 @@ describe('favoriting a flag', () => {
     const listed = (await asAlice.get(`/api/admin/projects/${project}/features`)).json() as {
       features: Array<{ name: string; favorite: boolean }>;
     };
-    assert.deepEqual(listed.features.map((f) => [f.name, f.favorite]), [[flag, true]]);
+    assert.deepEqual(
+      listed.features.map((f) => [f.name, f.favorite]),
+      [[flag, true]],
+    );
 
     const events = await eventsSince(ctx, before);
     assert.deepEqual(
@@ -83,7 +79,7 @@ describe('favoriting a flag', () => {
     assert.equal(event!.project, project);
   });
 
-  test('copies the flag\'s tags into the event', async () => {
+  test("copies the flag's tags into the event", async () => {
     const { flag, url } = await projectWithFlag();
     expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: 'checkout' }), 201);
     const user = await createUserSession(ctx, 'Viewer');
@@ -180,11 +176,7 @@ describe('bad favorite requests', () => {
 
     const unknown = expectError(await asUser.post(`${url}-missing/favorites`), 404, 'NotFoundError');
     assert.match(unknown.message, /Could not find flag/);
-    const elsewhere = expectError(
-      await asUser.post(`/api/admin/projects/${other}/features/${flag}/favorites`),
-      404,
-      'NotFoundError',
-    );
+    const elsewhere = expectError(await asUser.post(`/api/admin/projects/${other}/features/${flag}/favorites`), 404, 'NotFoundError');
     assert.match(elsewhere.message, new RegExp(`"${flag}" in project "${other}"`));
     expectError(await asUser.delete(`${url}-missing/favorites`), 404, 'NotFoundError');
 
@@ -207,7 +199,10 @@ describe('bad favorite requests', () => {
       400,
       'BadDataError',
     );
-    assert.ok(error.details.some((detail) => detail.path === '/params/featureName'), JSON.stringify(error.details));
+    assert.ok(
+      error.details.some((detail) => detail.path === '/params/featureName'),
+      JSON.stringify(error.details),
+    );
   });
 });
 

@@ -254,7 +254,9 @@ before(async () => {
   const production = await tokenFor('production', [P1]);
   const report = async (token: string, name: string, start: string, stop: string, yes: number, no: number) =>
     expectStatus(
-      await ctx.as(token).post('/api/client/metrics', { appName: 'search-test', bucket: { start, stop, toggles: { [name]: { yes, no } } } }),
+      await ctx
+        .as(token)
+        .post('/api/client/metrics', { appName: 'search-test', bucket: { start, stop, toggles: { [name]: { yes, no } } } }),
       202,
     );
   await report(development, flag.apple, '2026-05-20T11:40:00.000Z', '2026-05-20T11:50:00.000Z', 4, 1);
@@ -336,12 +338,28 @@ describe('state filter', () => {
 
   test('IS_NOT:potentially-stale', async () => {
     await expectFlags(`${SCOPE}&state=IS_NOT:potentially-stale`, [
-      'kiwi', 'juniper', 'apple', 'banana', 'cherry', 'damson', 'elderberry', 'fig', 'iris',
+      'kiwi',
+      'juniper',
+      'apple',
+      'banana',
+      'cherry',
+      'damson',
+      'elderberry',
+      'fig',
+      'iris',
     ]);
   });
 
   test('IS_NONE_OF:stale,potentially-stale', async () => {
-    await expectFlags(`${SCOPE}&state=IS_NONE_OF:stale,potentially-stale`, ['kiwi', 'apple', 'banana', 'cherry', 'elderberry', 'fig', 'iris']);
+    await expectFlags(`${SCOPE}&state=IS_NONE_OF:stale,potentially-stale`, [
+      'kiwi',
+      'apple',
+      'banana',
+      'cherry',
+      'elderberry',
+      'fig',
+      'iris',
+    ]);
   });
 
   test('potentially-stale is measured from the server clock, 40 days for a release flag', async () => {
@@ -464,7 +482,13 @@ describe('status filter', () => {
 
   test('disabled OR-ed with enabled', async () => {
     await expectFlags(`${SCOPE}&status=development:enabled&status=${QA}:disabled`, [
-      'hazel', 'apple', 'banana', 'cherry', 'damson', 'elderberry', 'fig',
+      'hazel',
+      'apple',
+      'banana',
+      'cherry',
+      'damson',
+      'elderberry',
+      'fig',
     ]);
   });
 });
@@ -556,7 +580,11 @@ describe('filters combine with AND', () => {
 
   test('segment, lifecycle and favorite', async () => {
     await expectFlags(`${SCOPE}&segment=INCLUDE:${SEGMENT_A}&lifecycle=IS:initial`, ['cherry']);
-    await expectFlags(`${SCOPE}&segment=INCLUDE_ANY_OF:${SEGMENT_A},${SEGMENT_B}&favorite=IS:true`, ['apple', 'cherry'], ctx.withCookie(alice.cookie));
+    await expectFlags(
+      `${SCOPE}&segment=INCLUDE_ANY_OF:${SEGMENT_A},${SEGMENT_B}&favorite=IS:true`,
+      ['apple', 'cherry'],
+      ctx.withCookie(alice.cookie),
+    );
   });
 });
 
@@ -575,8 +603,16 @@ describe('sorting', () => {
     // Seen: banana 10:00, fig 11:30, apple 11:50; the never-seen come last in both orders.
     ['lastSeenAt', 'asc', ['banana', 'fig', 'apple', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon']],
     ['lastSeenAt', 'desc', ['apple', 'fig', 'banana', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon']],
-    ['environment:development', 'asc', ['banana', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon', 'apple', 'fig']],
-    ['environment:development', 'desc', ['apple', 'fig', 'banana', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon']],
+    [
+      'environment:development',
+      'asc',
+      ['banana', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon', 'apple', 'fig'],
+    ],
+    [
+      'environment:development',
+      'desc',
+      ['apple', 'fig', 'banana', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon'],
+    ],
   ];
   for (const [sortBy, sortOrder, expected] of cases) {
     test(`sortBy=${sortBy}&sortOrder=${sortOrder}, ties broken by name`, async () => {
@@ -586,10 +622,26 @@ describe('sorting', () => {
 
   test('sortBy=environment:production in both orders (projects that have production)', async () => {
     await expectFlags(`project=IS_ANY_OF:${P1},${P2}&sortBy=environment:production&sortOrder=asc`, [
-      'apple', 'cherry', 'damson', 'fig', 'hazel', 'juniper', 'lemon', 'banana', 'elderberry',
+      'apple',
+      'cherry',
+      'damson',
+      'fig',
+      'hazel',
+      'juniper',
+      'lemon',
+      'banana',
+      'elderberry',
     ]);
     await expectFlags(`project=IS_ANY_OF:${P1},${P2}&sortBy=environment:production&sortOrder=desc`, [
-      'banana', 'elderberry', 'apple', 'cherry', 'damson', 'fig', 'hazel', 'juniper', 'lemon',
+      'banana',
+      'elderberry',
+      'apple',
+      'cherry',
+      'damson',
+      'fig',
+      'hazel',
+      'juniper',
+      'lemon',
     ]);
   });
 
@@ -601,25 +653,35 @@ describe('sorting', () => {
 
   test("favoritesFirst=true puts the caller's favorites first, each group in the asked order", async () => {
     const asAlice = ctx.withCookie(alice.cookie);
-    await expectFlags(`${SCOPE}&favoritesFirst=true&sortBy=name`, [
-      'apple', 'cherry', 'banana', 'damson', 'elderberry', 'fig', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon',
-    ], asAlice);
-    await expectFlags(`${SCOPE}&favoritesFirst=true`, [
-      'apple', 'cherry', 'kiwi', 'hazel', 'juniper', 'lemon', 'banana', 'damson', 'elderberry', 'fig', 'iris',
-    ], asAlice);
-    await expectFlags(`${SCOPE}&favoritesFirst=true&sortOrder=desc`, [
-      'cherry', 'apple', 'iris', 'elderberry', 'fig', 'damson', 'banana', 'lemon', 'juniper', 'hazel', 'kiwi',
-    ], asAlice);
-    await expectFlags(`${SCOPE}&favoritesFirst=true&sortBy=name`, [
-      'banana', 'fig', 'apple', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon',
-    ], ctx.withCookie(bob.cookie));
+    await expectFlags(
+      `${SCOPE}&favoritesFirst=true&sortBy=name`,
+      ['apple', 'cherry', 'banana', 'damson', 'elderberry', 'fig', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon'],
+      asAlice,
+    );
+    await expectFlags(
+      `${SCOPE}&favoritesFirst=true`,
+      ['apple', 'cherry', 'kiwi', 'hazel', 'juniper', 'lemon', 'banana', 'damson', 'elderberry', 'fig', 'iris'],
+      asAlice,
+    );
+    await expectFlags(
+      `${SCOPE}&favoritesFirst=true&sortOrder=desc`,
+      ['cherry', 'apple', 'iris', 'elderberry', 'fig', 'damson', 'banana', 'lemon', 'juniper', 'hazel', 'kiwi'],
+      asAlice,
+    );
+    await expectFlags(
+      `${SCOPE}&favoritesFirst=true&sortBy=name`,
+      ['banana', 'fig', 'apple', 'cherry', 'damson', 'elderberry', 'hazel', 'iris', 'juniper', 'kiwi', 'lemon'],
+      ctx.withCookie(bob.cookie),
+    );
   });
 
   test('favoritesFirst=false keeps the plain order', async () => {
     await expectFlags(`${SCOPE}&favoritesFirst=false`, ALL, ctx.withCookie(alice.cookie));
-    await expectFlags(`${SCOPE}&favoritesFirst=false&sortBy=name&sortOrder=desc`, [
-      'lemon', 'kiwi', 'juniper', 'iris', 'hazel', 'fig', 'elderberry', 'damson', 'cherry', 'banana', 'apple',
-    ], ctx.withCookie(alice.cookie));
+    await expectFlags(
+      `${SCOPE}&favoritesFirst=false&sortBy=name&sortOrder=desc`,
+      ['lemon', 'kiwi', 'juniper', 'iris', 'hazel', 'fig', 'elderberry', 'damson', 'cherry', 'banana', 'apple'],
+      ctx.withCookie(alice.cookie),
+    );
   });
 
   test('favoritesFirst=true for an admin token (no favorites) keeps the plain order', async () => {
@@ -645,11 +707,24 @@ describe('paging', () => {
   test('limit and offset walk every match exactly once, in order, with the same total', async () => {
     assert.deepEqual(await walk(SCOPE, 3, ALL.length), ALL);
     assert.deepEqual(await walk(`${SCOPE}&sortBy=type&sortOrder=desc`, 4, ALL.length), [
-      'apple', 'cherry', 'hazel', 'fig', 'damson', 'lemon', 'elderberry', 'kiwi', 'banana', 'iris', 'juniper',
+      'apple',
+      'cherry',
+      'hazel',
+      'fig',
+      'damson',
+      'lemon',
+      'elderberry',
+      'kiwi',
+      'banana',
+      'iris',
+      'juniper',
     ]);
     // Ties (same createdAt for all bulk flags) are broken by name, so pages never overlap.
     const bulk = await walk(`project=IS:${PB}`, 7, 55);
-    assert.deepEqual(bulk, Array.from({ length: 55 }, (_, index) => keyOf(bulkName(index))));
+    assert.deepEqual(
+      bulk,
+      Array.from({ length: 55 }, (_, index) => keyOf(bulkName(index))),
+    );
   });
 
   test('total counts distinct flags, whatever tags, segments and environments they have', async () => {
@@ -667,10 +742,16 @@ describe('paging', () => {
   test('the default limit is 50', async () => {
     const first = await search(`project=IS:${PB}`);
     assert.equal(first.total, 55);
-    assert.deepEqual(keys(first), Array.from({ length: 50 }, (_, index) => keyOf(bulkName(index))));
+    assert.deepEqual(
+      keys(first),
+      Array.from({ length: 50 }, (_, index) => keyOf(bulkName(index))),
+    );
     const rest = await search(`project=IS:${PB}&offset=50`);
     assert.equal(rest.total, 55);
-    assert.deepEqual(keys(rest), Array.from({ length: 5 }, (_, index) => keyOf(bulkName(50 + index))));
+    assert.deepEqual(
+      keys(rest),
+      Array.from({ length: 5 }, (_, index) => keyOf(bulkName(50 + index))),
+    );
     assert.equal((await search(`project=IS:${PB}&limit=1000`)).features.length, 55);
   });
 });
@@ -911,7 +992,10 @@ describe('computed fields of each result', () => {
 
   test('a status filter selects flags without cutting their environments', async () => {
     const result = await expectFlags(`${SCOPE}&status=production:enabled`, ['banana', 'elderberry']);
-    assert.deepEqual(featureIn(result, 'banana').environments.map((e) => e.name), ['development', QA, 'production']);
+    assert.deepEqual(
+      featureIn(result, 'banana').environments.map((e) => e.name),
+      ['development', QA, 'production'],
+    );
   });
 
   test('favorite is the calling user’s own', async () => {

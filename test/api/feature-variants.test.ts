@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  type StoredEvent,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
@@ -26,7 +19,6 @@ interface Feature {
   name: string;
   environments: Array<{ name: string; enabled: boolean; variantCount: number; variants: Variant[] }>;
 }
-
 
 const variantsPath = (project: string, flag: string, environment = 'development') =>
   `${featurePath(project, flag)}/environments/${environment}/variants`;
@@ -57,7 +49,15 @@ function variableVariant(name: string, weight: number, extra: Partial<Variant> =
 
 function assertVariantsEvent(
   events: StoredEvent[],
-  expected: { flag: string; project: string; environment: string; before: Variant[]; after: Variant[]; createdBy?: string; createdByUserId?: number },
+  expected: {
+    flag: string;
+    project: string;
+    environment: string;
+    before: Variant[];
+    after: Variant[];
+    createdBy?: string;
+    createdByUserId?: number;
+  },
 ): void {
   assert.deepEqual(
     events.map((event) => ({
@@ -135,10 +135,13 @@ describe('setting the variants of an environment', () => {
       { name: 'a', weight: 700, weightType: 'fix' },
       { name: 'b', weight: 300, weightType: 'fix' },
     ]);
-    assert.deepEqual(variants.map((v) => [v.name, v.weight, v.weightType]), [
-      ['a', 700, 'fix'],
-      ['b', 300, 'fix'],
-    ]);
+    assert.deepEqual(
+      variants.map((v) => [v.name, v.weight, v.weightType]),
+      [
+        ['a', 700, 'fix'],
+        ['b', 300, 'fix'],
+      ],
+    );
   });
 
   test('PUT replaces earlier variants, recording both lists', async () => {
@@ -146,7 +149,11 @@ describe('setting the variants of an environment', () => {
     const first = await putVariants(project, flag, [{ name: 'old', weight: 0 }]);
     assert.deepEqual(first, [variableVariant('old', 1000)]);
     const before = await lastEventId(ctx);
-    const second = await putVariants(project, flag, [{ name: 'new-a', weight: 0 }, { name: 'new-b', weight: 0 }, { name: 'new-c', weight: 0 }]);
+    const second = await putVariants(project, flag, [
+      { name: 'new-a', weight: 0 },
+      { name: 'new-b', weight: 0 },
+      { name: 'new-c', weight: 0 },
+    ]);
     assert.deepEqual(second, [variableVariant('new-a', 334), variableVariant('new-b', 333), variableVariant('new-c', 333)]);
     assert.deepEqual(await getVariants(project, flag), second);
     assertVariantsEvent(await eventsSince(ctx, before), { flag, project, environment: 'development', before: first, after: second });
@@ -154,9 +161,18 @@ describe('setting the variants of an environment', () => {
 
   test('PUT of the same variants changes nothing and records nothing', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
+    const stored = await putVariants(project, flag, [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ]);
     const before = await lastEventId(ctx);
-    assert.deepEqual(await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]), stored);
+    assert.deepEqual(
+      await putVariants(project, flag, [
+        { name: 'a', weight: 0 },
+        { name: 'b', weight: 0 },
+      ]),
+      stored,
+    );
     assert.deepEqual(await getVariants(project, flag), stored);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
@@ -173,7 +189,10 @@ describe('setting the variants of an environment', () => {
   test('the flag shows the variants and their count per environment, and the enabled state is untouched', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/production/on`), 200);
-    const development = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
+    const development = await putVariants(project, flag, [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ]);
     const production = await putVariants(project, flag, [{ name: 'x', weight: 0 }], 'production');
     const stored = await getFlag(project, flag);
     assert.deepEqual(
@@ -206,7 +225,10 @@ describe('setting the variants of an environment', () => {
 describe('patching the variants of an environment', () => {
   test('add /- appends a variant and redistributes the weights', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
+    const stored = await putVariants(project, flag, [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ]);
     const before = await lastEventId(ctx);
     const response = await ctx.admin.patch(variantsPath(project, flag), [
       { op: 'add', path: '/-', value: { name: 'c', weightType: 'variable', weight: 0 } },
@@ -220,7 +242,11 @@ describe('patching the variants of an environment', () => {
 
   test('replace of a weight type to fix keeps that weight and spreads the rest', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
-    await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }, { name: 'c', weight: 0 }]);
+    await putVariants(project, flag, [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+      { name: 'c', weight: 0 },
+    ]);
     const response = await ctx.admin.patch(variantsPath(project, flag), [
       { op: 'replace', path: '/0/weightType', value: 'fix' },
       { op: 'replace', path: '/0/weight', value: 100 },
@@ -238,7 +264,10 @@ describe('patching the variants of an environment', () => {
 
   async function rejectsPatch(operations: unknown, path: string) {
     const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }, { name: 'b', weight: 0 }]);
+    const stored = await putVariants(project, flag, [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ]);
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.patch(variantsPath(project, flag), operations), 400, 'BadDataError');
     assertDetailAt(error, path);
@@ -292,7 +321,15 @@ describe('bad input when setting variants', () => {
   }
 
   test('a weight over 1000 is 400', async () => {
-    await rejectsPut([{ name: 'a', weight: 1001, weightType: 'fix' }, { name: 'b', weight: 0 }], 400, 'BadDataError', '/body/0/weight');
+    await rejectsPut(
+      [
+        { name: 'a', weight: 1001, weightType: 'fix' },
+        { name: 'b', weight: 0 },
+      ],
+      400,
+      'BadDataError',
+      '/body/0/weight',
+    );
   });
 
   test('fixed weights totalling over 1000 are 400', async () => {
@@ -335,7 +372,15 @@ describe('bad input when setting variants', () => {
   });
 
   test('duplicate names are 400', async () => {
-    await rejectsPut([{ name: 'same', weight: 0 }, { name: 'same', weight: 0 }], 400, 'BadDataError', '/body/1/name');
+    await rejectsPut(
+      [
+        { name: 'same', weight: 0 },
+        { name: 'same', weight: 0 },
+      ],
+      400,
+      'BadDataError',
+      '/body/1/name',
+    );
   });
 
   test('an unknown payload type is 400', async () => {

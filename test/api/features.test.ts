@@ -51,7 +51,6 @@ interface Feature {
 
 const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
 
-
 async function createFlag(project: string, body: Record<string, unknown> = {}): Promise<Feature> {
   const response = await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: uniqueName('flag'), ...body });
   expectStatus(response, 201);
@@ -265,7 +264,10 @@ describe('bad input when creating a flag', () => {
     const error = expectError(await ctx.admin.post(`/api/admin/projects/${project}/features`, body), status, name);
     if (path) assertDetailAt(error, path);
     assert.deepEqual(await listFlags(project), listBefore);
-    assert.deepEqual(listBefore.map((flag) => flag.name), [existing.name]);
+    assert.deepEqual(
+      listBefore.map((flag) => flag.name),
+      [existing.name],
+    );
     assert.deepEqual(await eventsSince(ctx, before), []);
     return error;
   }
@@ -387,7 +389,7 @@ describe('bad input when creating a flag', () => {
 });
 
 describe('reading flags', () => {
-  test('lists the project\'s live flags, not archived ones nor other projects\'', async () => {
+  test("lists the project's live flags, not archived ones nor other projects'", async () => {
     const project = await createProject(ctx);
     const first = await createFlag(project, { description: 'one' });
     const second = await createFlag(project, { type: 'operational' });
@@ -399,7 +401,10 @@ describe('reading flags', () => {
     const listed = await listFlags(project);
     assert.deepEqual([...listed].sort(byName), [first, second].sort(byName));
     const archivedList = await listArchived(project);
-    assert.deepEqual(archivedList.map((flag) => flag.name), [gone.name]);
+    assert.deepEqual(
+      archivedList.map((flag) => flag.name),
+      [gone.name],
+    );
   });
 
   test('a Viewer can read the list and a flag', async () => {
@@ -416,15 +421,11 @@ describe('reading flags', () => {
 
   test('an unknown flag is 404', async () => {
     const project = await createProject(ctx);
-    const error = expectError(
-      await ctx.admin.get(`/api/admin/projects/${project}/features/${uniqueName('nope')}`),
-      404,
-      'NotFoundError',
-    );
+    const error = expectError(await ctx.admin.get(`/api/admin/projects/${project}/features/${uniqueName('nope')}`), 404, 'NotFoundError');
     assert.match(error.message, new RegExp(project));
   });
 
-  test('a flag under another project\'s path is 404', async () => {
+  test("a flag under another project's path is 404", async () => {
     const owner = await createProject(ctx);
     const flag = await createFlag(owner);
     const other = await createProject(ctx);
@@ -567,7 +568,7 @@ describe('updating a flag with PUT', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
-  test('a flag under another project\'s path is 404 and stays unchanged', async () => {
+  test("a flag under another project's path is 404 and stays unchanged", async () => {
     const owner = await createProject(ctx);
     const flag = await createFlag(owner, { description: 'kept' });
     const other = await createProject(ctx);
@@ -744,10 +745,13 @@ describe('archiving a flag', () => {
     expectStatus(response, 202);
     assert.deepEqual(await listFlags(project), [kept]);
     const archived = (await listArchived(project)).sort(byName);
-    assert.deepEqual(archived.map((flag) => [flag.name, flag.archived, flag.lifecycle?.stage]), [
-      [a!.name, true, 'archived'],
-      [b!.name, true, 'archived'],
-    ]);
+    assert.deepEqual(
+      archived.map((flag) => [flag.name, flag.archived, flag.lifecycle?.stage]),
+      [
+        [a!.name, true, 'archived'],
+        [b!.name, true, 'archived'],
+      ],
+    );
     const now = ctx.clock.now().toISOString();
     const events = (await eventsSince(ctx, before)).sort((x, y) => x.featureName!.localeCompare(y.featureName!));
     assertEvents(
@@ -806,7 +810,7 @@ describe('archiving a flag', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
-  test('archiving a flag under another project\'s path is 404', async () => {
+  test("archiving a flag under another project's path is 404", async () => {
     const owner = await createProject(ctx);
     const flag = await createFlag(owner);
     const other = await createProject(ctx);
@@ -869,11 +873,7 @@ describe('reviving a flag', () => {
     await archive(project, gone.name);
     const archived = await listArchived(project);
     const before = await lastEventId(ctx);
-    expectError(
-      await ctx.admin.post(`/api/admin/projects/${project}/revive`, { features: [gone.name, live.name] }),
-      400,
-      'BadDataError',
-    );
+    expectError(await ctx.admin.post(`/api/admin/projects/${project}/revive`, { features: [gone.name, live.name] }), 400, 'BadDataError');
     assert.deepEqual(await listFlags(project), [live]);
     assert.deepEqual(await listArchived(project), archived);
     assert.deepEqual(await eventsSince(ctx, before), []);
@@ -929,10 +929,7 @@ describe('marking flags stale in bulk', () => {
     const untouched = await createFlag(project);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/stale`, { features: [a!.name, b!.name], stale: true }), 202);
-    assert.deepEqual(
-      (await listFlags(project)).sort(byName),
-      [{ ...a!, stale: true }, { ...b!, stale: true }, untouched].sort(byName),
-    );
+    assert.deepEqual((await listFlags(project)).sort(byName), [{ ...a!, stale: true }, { ...b!, stale: true }, untouched].sort(byName));
     const events = (await eventsSince(ctx, before)).sort((x, y) => x.featureName!.localeCompare(y.featureName!));
     assertEvents(
       events,
@@ -981,11 +978,7 @@ describe('marking flags stale in bulk', () => {
     const project = await createProject(ctx);
     const flag = await createFlag(project);
     const before = await lastEventId(ctx);
-    const error = expectError(
-      await ctx.admin.post(`/api/admin/projects/${project}/stale`, { features: [flag.name] }),
-      400,
-      'BadDataError',
-    );
+    const error = expectError(await ctx.admin.post(`/api/admin/projects/${project}/stale`, { features: [flag.name] }), 400, 'BadDataError');
     assertDetailAt(error, '/body/stale');
     assert.deepEqual(await getFlag(project, flag.name), flag);
     assert.deepEqual(await eventsSince(ctx, before), []);
@@ -998,10 +991,7 @@ describe('moving a flag to another project', () => {
     const to = await createProject(ctx);
     const flag = await createFlag(from, { description: 'mobile' });
     const before = await lastEventId(ctx);
-    expectStatus(
-      await ctx.admin.post(`/api/admin/projects/${from}/features/${flag.name}/changeProject`, { newProjectId: to }),
-      200,
-    );
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${from}/features/${flag.name}/changeProject`, { newProjectId: to }), 200);
     assert.deepEqual(await listFlags(from), []);
     expectError(await ctx.admin.get(`/api/admin/projects/${from}/features/${flag.name}`), 404, 'NotFoundError');
     const moved = await getFlag(to, flag.name);

@@ -87,7 +87,10 @@ describe('health while exports stream', () => {
       assert.ok(sorted[Math.floor(sorted.length / 2)]! < 100, shown);
       assert.ok(sorted.at(-1)! < 300, shown);
     }
-    assert.deepEqual(readiness.map((r) => r.status), readiness.map(() => 200));
+    assert.deepEqual(
+      readiness.map((r) => r.status),
+      readiness.map(() => 200),
+    );
     // The exports were streaming all along, not finished before the probes ran.
     const wholeExport = EVENTS * 150;
     for (const bytes of streamedBefore) assert.ok(bytes > 0 && bytes < wholeExport, `an export had streamed ${bytes} bytes`);
@@ -96,7 +99,9 @@ describe('health while exports stream', () => {
   test('/health/ready is a 503 when the database does not answer; /health still answers', async () => {
     // The same app on a database that refuses connections (nothing listens on port 1).
     const unreachable = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://vexil@127.0.0.1:1/none', connectionTimeoutMillis: 2000 }) }),
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: 'postgres://vexil@127.0.0.1:1/none', connectionTimeoutMillis: 2000 }),
+      }),
     });
     const app = await buildApp(
       { db: unreachable, clock: ctx.clock, config: ctx.config, listen: async () => async () => undefined },

@@ -73,8 +73,6 @@ async function deliveries(addonId: number) {
   return (response.json() as { deliveries: { pending: number; lastSuccessAt: string | null; lastFailureAt: string | null } }).deliveries;
 }
 
-
-
 async function removeAddon(id: number): Promise<void> {
   expectStatus(await ctx.admin.delete(`${ADDONS}/${id}`), 200);
 }
@@ -87,7 +85,11 @@ describe('delivery', () => {
       webhook(path, { projects: [project], parameters: { authorization: 'Bearer hook-s3cret', customHeaders: '{"X-Team":"growth"}' } }),
     );
     const flag = await createFlag(ctx, project);
-    assert.deepEqual(await deliveries(addonId), { pending: 1, lastSuccessAt: null, lastFailureAt: null }, 'the outbox row is committed with the event');
+    assert.deepEqual(
+      await deliveries(addonId),
+      { pending: 1, lastSuccessAt: null, lastFailureAt: null },
+      'the outbox row is committed with the event',
+    );
 
     const result = await deliver();
     assert.equal(result.failed, 0);
@@ -118,7 +120,10 @@ describe('delivery', () => {
       attempt: 1,
       statusCode: 200,
     });
-    assert.ok(!JSON.stringify(recorded).includes('s3cret') && !JSON.stringify(recorded).includes(path), 'no secret in the integration event');
+    assert.ok(
+      !JSON.stringify(recorded).includes('s3cret') && !JSON.stringify(recorded).includes(path),
+      'no secret in the integration event',
+    );
     assert.deepEqual(await deliveries(addonId), { pending: 0, lastSuccessAt: recorded!.createdAt, lastFailureAt: null });
 
     assert.deepEqual(await deliver(), { attempted: 0, delivered: 0, failed: 0 }, 'nothing is delivered twice');
@@ -126,7 +131,11 @@ describe('delivery', () => {
   });
 
   test('a rolled-back change leaves no delivery behind', async () => {
-    const addonId = await createAddon({ provider: 'webhook', events: ['segment-created'], parameters: { url: `${receiver.origin}${hookPath()}` } });
+    const addonId = await createAddon({
+      provider: 'webhook',
+      events: ['segment-created'],
+      parameters: { url: `${receiver.origin}${hookPath()}` },
+    });
     await assert.rejects(
       inUnitOfWork(ctx, SYSTEM_ACTOR, async (uow) => {
         await recordEvent(uow, { type: 'segment-created', data: { name: 'never' } });
@@ -163,7 +172,14 @@ describe('delivery', () => {
     assert.equal(sent[0]!.headers['x-vexil-delivery'], sent[1]!.headers['x-vexil-delivery'], 'the receiver can de-duplicate');
     assert.equal(sent[0]!.body, sent[1]!.body);
     const listed = await integrationEvents(addonId);
-    assert.deepEqual(listed.map((event) => [event.state, event.details.attempt]), [['success', 2], ['failed', 1]], 'newest first');
+    assert.deepEqual(
+      listed.map((event) => [event.state, event.details.attempt]),
+      [
+        ['success', 2],
+        ['failed', 1],
+      ],
+      'newest first',
+    );
     assert.ok(BigInt(listed[0]!.id) > BigInt(listed[1]!.id));
     assert.equal(listed[0]!.stateDetails, 'Delivered: status code 200 (attempt 2 of 5)');
     assert.equal((await deliveries(addonId)).pending, 0);
@@ -184,7 +200,10 @@ describe('delivery', () => {
     }
     assert.equal(ctx.clock.now().getTime() - start, 15 * 60_000);
     const listed = await integrationEvents(addonId);
-    assert.deepEqual(listed.map((event) => event.details.attempt), [5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      listed.map((event) => event.details.attempt),
+      [5, 4, 3, 2, 1],
+    );
     assert.equal(listed[0]!.stateDetails, 'Failed: status code 503 (attempt 5 of 5); no attempts left');
     assert.equal((await deliveries(addonId)).pending, 0);
     ctx.clock.advance(3_600_000);
@@ -213,7 +232,12 @@ describe('delivery', () => {
     const closed = await startHttpReceiver();
     await closed.close();
     const project = await createProject(ctx);
-    const addonId = await createAddon({ provider: 'webhook', events: [], projects: [project], parameters: { url: `${closed.origin}/gone` } });
+    const addonId = await createAddon({
+      provider: 'webhook',
+      events: [],
+      projects: [project],
+      parameters: { url: `${closed.origin}/gone` },
+    });
     await createFlag(ctx, project);
     assert.equal((await deliver()).failed, 1);
     const [event] = await integrationEvents(addonId);
@@ -251,7 +275,10 @@ describe('delivery', () => {
     const text = await createAddon(
       webhook(textPath, {
         projects: [project],
-        parameters: { contentType: 'text/plain; charset=utf-8', bodyTemplate: '{{event.createdBy}} created {{event.featureName}}: {{event.data.description}}' },
+        parameters: {
+          contentType: 'text/plain; charset=utf-8',
+          bodyTemplate: '{{event.createdBy}} created {{event.featureName}}: {{event.data.description}}',
+        },
       }),
     );
     const description = 'Says "hi" \\ <b>bold</b> & more';
@@ -291,7 +318,10 @@ describe('delivery', () => {
     expectStatus(await ctx.admin.put(`/api/admin/projects/${shop}/features/${flag}`, { description: 'changed' }), 200);
     await deliver();
     const sent = requestsTo(path).map((request) => JSON.parse(request.body) as { type: string; project: string; environment: string });
-    assert.deepEqual(sent.map((event) => [event.type, event.project, event.environment]), [['feature-environment-enabled', shop, 'production']]);
+    assert.deepEqual(
+      sent.map((event) => [event.type, event.project, event.environment]),
+      [['feature-environment-enabled', shop, 'production']],
+    );
     await removeAddon(addonId);
   });
 
@@ -333,10 +363,13 @@ describe('delivery', () => {
     assert.equal(sent[1]!.headers['x-vexil-delivery'], redelivery.deliveryId);
     assert.notEqual(sent[1]!.headers['x-vexil-delivery'], sent[0]!.headers['x-vexil-delivery']);
     const listed = await integrationEvents(addonId);
-    assert.deepEqual(listed.map((event) => [event.state, event.event.id, event.details.deliveryId]), [
-      ['success', first!.event.id, redelivery.deliveryId],
-      ['success', first!.event.id, first!.details.deliveryId],
-    ]);
+    assert.deepEqual(
+      listed.map((event) => [event.state, event.event.id, event.details.deliveryId]),
+      [
+        ['success', first!.event.id, redelivery.deliveryId],
+        ['success', first!.event.id, first!.details.deliveryId],
+      ],
+    );
 
     expectError(await ctx.admin.post(`${ADDONS}/${addonId}/events/99999999/redeliver`), 404, 'NotFoundError');
     expectStatus(await ctx.admin.put(`${ADDONS}/${addonId}`, { ...webhook(path), enabled: false, parameters: { url: '*****' } }), 200);
@@ -353,7 +386,11 @@ describe('delivery', () => {
     const all = await integrationEvents(addonId);
     assert.equal(all.length, 4);
     const ids = all.map((event) => BigInt(event.id));
-    assert.deepEqual([...ids].sort((a, b) => (a < b ? 1 : -1)), ids, 'newest first');
+    assert.deepEqual(
+      [...ids].sort((a, b) => (a < b ? 1 : -1)),
+      ids,
+      'newest first',
+    );
     assert.deepEqual(await integrationEvents(addonId, '?limit=2&offset=1'), all.slice(1, 3));
     assert.deepEqual(await integrationEvents(addonId, '?offset=4'), []);
     await removeAddon(addonId);
@@ -375,7 +412,7 @@ describe('delivery', () => {
 });
 
 describe('providers', () => {
-  test('Slack posts to the channels of the flag\'s slack tags, or to the default channel', async () => {
+  test("Slack posts to the channels of the flag's slack tags, or to the default channel", async () => {
     const path = hookPath();
     const project = await createProject(ctx);
     const addonId = await createAddon({
@@ -389,7 +426,9 @@ describe('providers', () => {
       expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'slack', value }), 201);
     }
     await deliver();
-    const messages = requestsTo(path).map((request) => JSON.parse(request.body) as { channel: string; text: string; username: string; attachments?: unknown });
+    const messages = requestsTo(path).map(
+      (request) => JSON.parse(request.body) as { channel: string; text: string; username: string; attachments?: unknown },
+    );
     // Deliveries run concurrently, so only the set of messages is fixed, not their order.
     assert.deepEqual(
       messages.map((message) => message.channel).sort(),
@@ -424,7 +463,12 @@ describe('providers', () => {
     const teamsPath = hookPath();
     const datadogPath = hookPath();
     const project = await createProject(ctx);
-    const teams = await createAddon({ provider: 'teams', events: [], projects: [project], parameters: { url: `${receiver.origin}${teamsPath}` } });
+    const teams = await createAddon({
+      provider: 'teams',
+      events: [],
+      projects: [project],
+      parameters: { url: `${receiver.origin}${teamsPath}` },
+    });
     const datadog = await createAddon({
       provider: 'datadog',
       events: [],
@@ -434,7 +478,9 @@ describe('providers', () => {
     const flag = await createFlag(ctx, project);
     await deliver();
 
-    const [card] = requestsTo(teamsPath).map((request) => JSON.parse(request.body) as { sections: Array<{ activityTitle: string; facts: unknown }> });
+    const [card] = requestsTo(teamsPath).map(
+      (request) => JSON.parse(request.body) as { sections: Array<{ activityTitle: string; facts: unknown }> },
+    );
     assert.equal(card!.sections[0]!.activityTitle, `**admin-token** created **${flag}** (release) in project **${project}**`);
     assert.deepEqual(card!.sections[0]!.facts, [
       { name: 'User', value: 'admin-token' },

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { type Client, useTestApp } from '../helpers/test-app.js';
 
 let editor: Client;
@@ -183,7 +176,7 @@ describe('completing a flag', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
-  test('copies the flag\'s tags into the events', async () => {
+  test("copies the flag's tags into the events", async () => {
     const { flag, url } = await createFlag();
     expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: 'cleanup' }), 201);
     const before = await lastEventId(ctx);
@@ -234,7 +227,10 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
     test(`${label} is a 400 naming ${path}`, () =>
       expectUnchanged(async (url) => {
         const error = expectError(await editor.post(`${url}/lifecycle/complete`, body), 400, 'BadDataError');
-        assert.ok(error.details.some((detail) => detail.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+        assert.ok(
+          error.details.some((detail) => detail.path === path),
+          `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+        );
       }));
   }
 
@@ -287,7 +283,11 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
       expectError(await editor.post(`${missing}/lifecycle/complete`, { status: 'kept' }), 404, 'NotFoundError');
       expectError(await editor.post(`${missing}/lifecycle/uncomplete`), 404, 'NotFoundError');
       const flag = url.split('/').at(-1)!;
-      const error = expectError(await editor.post(`/api/admin/projects/default/features/${flag}/lifecycle/complete`, { status: 'kept' }), 404, 'NotFoundError');
+      const error = expectError(
+        await editor.post(`/api/admin/projects/default/features/${flag}/lifecycle/complete`, { status: 'kept' }),
+        404,
+        'NotFoundError',
+      );
       assert.match(error.message, new RegExp(`"${flag}" in project "default"`));
     }));
 

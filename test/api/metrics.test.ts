@@ -77,7 +77,10 @@ describe('GET /internal-backstage/prometheus', () => {
     assert.deepEqual(result, { attempted: 2, delivered: 0, failed: 2 });
 
     const team = await createTeam(ctx);
-    const { project: protectedProject, flags: [protectedFlag] } = await createProtectedProject(ctx);
+    const {
+      project: protectedProject,
+      flags: [protectedFlag],
+    } = await createProtectedProject(ctx);
     await propose(team.author.client, protectedProject, [{ feature: protectedFlag, action: 'updateEnabled', payload: { enabled: true } }]);
 
     const samples = await scrape();

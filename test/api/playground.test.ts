@@ -26,7 +26,10 @@ before(async () => {
   });
   await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
   await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('off') }), 200);
+  expectStatus(
+    await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('off') }),
+    200,
+  );
 });
 after(() => ctx.close());
 
@@ -37,12 +40,19 @@ interface PlaygroundFeature {
   hasUnsatisfiedDependency: boolean;
   strategies: {
     result: boolean | 'unknown';
-    data: Array<{ name: string; result: { enabled: boolean }; constraints: Array<{ contextName: string; result: boolean }>; segments: Array<{ id: number; name: string; result: boolean }> }>;
+    data: Array<{
+      name: string;
+      result: { enabled: boolean };
+      constraints: Array<{ contextName: string; result: boolean }>;
+      segments: Array<{ id: number; name: string; result: boolean }>;
+    }>;
   };
 }
 
 async function play(context: Record<string, unknown>): Promise<Map<string, PlaygroundFeature>> {
-  const response = await ctx.as(await viewerToken()).post('/api/admin/playground', { environment: 'development', projects: [project], context });
+  const response = await ctx
+    .as(await viewerToken())
+    .post('/api/admin/playground', { environment: 'development', projects: [project], context });
   expectStatus(response, 200);
   return new Map((response.json() as { features: PlaygroundFeature[] }).features.map((feature) => [feature.name, feature]));
 }
@@ -56,7 +66,9 @@ async function viewerToken(): Promise<string> {
   expectStatus(created, 201);
   const login = await ctx.as().post('/auth/simple/login', { username, password: 'Correct-Horse-9-Battery' });
   const cookie = `vexil-session=${login.cookies.find((c) => c.name === 'vexil-session')!.value}`;
-  const pat = await ctx.withCookie(cookie).post('/api/admin/user/tokens', { description: 'playground', expiresAt: '2099-01-01T00:00:00.000Z' });
+  const pat = await ctx
+    .withCookie(cookie)
+    .post('/api/admin/user/tokens', { description: 'playground', expiresAt: '2099-01-01T00:00:00.000Z' });
   expectStatus(pat, 201);
   viewerPat = (pat.json() as { secret: string }).secret;
   return viewerPat;
@@ -67,13 +79,32 @@ describe('POST /api/admin/playground', () => {
     const alice = (await play({ userId: 'alice', properties: { country: 'no' } })).get(name('explained'))!;
     assert.equal(alice.isEnabled, true);
     assert.equal(alice.strategies.result, true);
-    assert.deepEqual(alice.strategies.data.map((s) => [s.name, s.result.enabled]), [['userWithId', true], ['default', false]]);
-    assert.deepEqual(alice.strategies.data[0]!.constraints.map((c) => [c.contextName, c.result]), [['country', true]]);
-    assert.deepEqual(alice.strategies.data[1]!.segments, [{ id: segmentId, name: alice.strategies.data[1]!.segments[0]!.name, result: false, constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'], caseInsensitive: false, inverted: false, result: false }] }]);
+    assert.deepEqual(
+      alice.strategies.data.map((s) => [s.name, s.result.enabled]),
+      [
+        ['userWithId', true],
+        ['default', false],
+      ],
+    );
+    assert.deepEqual(
+      alice.strategies.data[0]!.constraints.map((c) => [c.contextName, c.result]),
+      [['country', true]],
+    );
+    assert.deepEqual(alice.strategies.data[1]!.segments, [
+      {
+        id: segmentId,
+        name: alice.strategies.data[1]!.segments[0]!.name,
+        result: false,
+        constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'], caseInsensitive: false, inverted: false, result: false }],
+      },
+    ]);
 
     const bob = (await play({ userId: 'bob', properties: { country: 'no', plan: 'beta' } })).get(name('explained'))!;
     assert.equal(bob.isEnabled, true);
-    assert.deepEqual(bob.strategies.data.map((s) => s.result.enabled), [false, true]);
+    assert.deepEqual(
+      bob.strategies.data.map((s) => s.result.enabled),
+      [false, true],
+    );
 
     const nobody = (await play({ userId: 'carol' })).get(name('explained'))!;
     assert.equal(nobody.isEnabled, false);
@@ -94,17 +125,24 @@ describe('POST /api/admin/playground', () => {
 
   test("a custom strategy is 'unknown': only the application's own implementation can evaluate it", async () => {
     const customProject = uniqueName('play-custom');
-    expectStatus(await ctx.admin.post('/api/admin/projects', { id: customProject, name: customProject, environments: ['development'] }), 201);
+    expectStatus(
+      await ctx.admin.post('/api/admin/projects', { id: customProject, name: customProject, environments: ['development'] }),
+      201,
+    );
     const strategy = uniqueName('tenant');
     expectStatus(await ctx.admin.post('/api/admin/strategies', { name: strategy, parameters: [{ name: 'tenants', type: 'list' }] }), 201);
     await createFlag(ctx, customProject, `${customProject}-custom`, { strategies: [{ name: strategy, parameters: { tenants: 'acme' } }] });
     const response = await ctx.admin.post('/api/admin/playground', { environment: 'development', projects: [customProject], context: {} });
     expectStatus(response, 200);
-    const [feature] = (response.json() as { features: Array<PlaygroundFeature & { strategies: { data: Array<{ result: unknown }> } }> }).features;
+    const [feature] = (response.json() as { features: Array<PlaygroundFeature & { strategies: { data: Array<{ result: unknown }> } }> })
+      .features;
     assert.equal(feature!.name, `${customProject}-custom`);
     assert.equal(feature!.isEnabled, false);
     assert.equal(feature!.strategies.result, 'unknown');
-    assert.deepEqual(feature!.strategies.data.map((data) => [data.name, data.result]), [[strategy, { enabled: 'unknown', evaluationStatus: 'incomplete' }]]);
+    assert.deepEqual(
+      feature!.strategies.data.map((data) => [data.name, data.result]),
+      [[strategy, { enabled: 'unknown', evaluationStatus: 'incomplete' }]],
+    );
   });
 
   test('bad input is a 400 and an unknown environment a 404', async () => {
@@ -115,6 +153,10 @@ describe('POST /api/admin/playground', () => {
     expectError(await send({ environment: 'development', context: {}, extra: true }), 400, 'BadDataError');
     expectError(await send({ environment: 'development', projects: 'all', context: {} }), 400, 'BadDataError');
     expectError(await send({ environment: 'nowhere', context: {} }), 404, 'NotFoundError');
-    expectError(await ctx.as().inject({ method: 'POST', url: '/api/admin/playground', payload: { environment: 'development', context: {} } }), 401, 'AuthenticationRequired');
+    expectError(
+      await ctx.as().inject({ method: 'POST', url: '/api/admin/playground', payload: { environment: 'development', context: {} } }),
+      401,
+      'AuthenticationRequired',
+    );
   });
 });

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
@@ -45,8 +38,6 @@ async function getSegment(id: number): Promise<AdminSegment> {
   return response.json() as AdminSegment;
 }
 
-
-
 const strategiesUrl = (project: string, flag: string, environment: string) =>
   `/api/admin/projects/${project}/features/${flag}/environments/${environment}/strategies`;
 
@@ -83,7 +74,10 @@ describe('segments', () => {
     assert.ok(!Number.isNaN(Date.parse(created.createdAt)));
     const shown = { ...created, usedInFeatures: 0, usedInProjects: 0 };
     assert.deepEqual(await getSegment(created.id), shown);
-    assert.deepEqual((await listSegments()).find((s) => s.id === created.id), shown);
+    assert.deepEqual(
+      (await listSegments()).find((s) => s.id === created.id),
+      shown,
+    );
 
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
@@ -264,11 +258,27 @@ describe('bad input for segments', () => {
     ['a missing constraints list', { constraints: undefined }, '/body/constraints'],
     ['an unknown property', { owner: 'me' }, '/body/owner'],
     ['an invalid project id', { project: 'has space' }, '/body/project'],
-    ['a constraint with an unknown operator', { constraints: [{ contextName: 'userId', operator: 'LIKE', values: ['a'] }] }, '/body/constraints/0/operator'],
+    [
+      'a constraint with an unknown operator',
+      { constraints: [{ contextName: 'userId', operator: 'LIKE', values: ['a'] }] },
+      '/body/constraints/0/operator',
+    ],
     ['a constraint with an unknown property', { constraints: [{ ...userIn('a'), negate: true }] }, '/body/constraints/0/negate'],
-    ['NUM_GT with a non-number', { constraints: [userIn('a'), { contextName: 'age', operator: 'NUM_GT', value: 'ten' }] }, '/body/constraints/1/value'],
-    ['DATE_AFTER with a non-date', { constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2024-13-45' }] }, '/body/constraints/0/value'],
-    ['SEMVER_GT with a non-semver', { constraints: [{ contextName: 'version', operator: 'SEMVER_GT', value: '1.2' }] }, '/body/constraints/0/value'],
+    [
+      'NUM_GT with a non-number',
+      { constraints: [userIn('a'), { contextName: 'age', operator: 'NUM_GT', value: 'ten' }] },
+      '/body/constraints/1/value',
+    ],
+    [
+      'DATE_AFTER with a non-date',
+      { constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2024-13-45' }] },
+      '/body/constraints/0/value',
+    ],
+    [
+      'SEMVER_GT with a non-semver',
+      { constraints: [{ contextName: 'version', operator: 'SEMVER_GT', value: '1.2' }] },
+      '/body/constraints/0/value',
+    ],
     ['IN without values', { constraints: [{ contextName: 'userId', operator: 'IN', values: [] }] }, '/body/constraints/0/values'],
   ];
   for (const [label, overrides, path] of cases) {
@@ -278,7 +288,10 @@ describe('bad input for segments', () => {
       const before = await lastEventId(ctx);
       const segmentsBefore = await listSegments();
       const error = expectError(await ctx.admin.post('/api/admin/segments', body), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+      );
       assert.deepEqual(await listSegments(), segmentsBefore);
       assert.deepEqual(await eventsSince(ctx, before), []);
     });
@@ -321,17 +334,9 @@ describe('bad input for segments', () => {
     const first = await createSegment({ description: 'first' });
     const second = await createSegment();
     const before = await lastEventId(ctx);
-    const error = expectError(
-      await ctx.admin.post('/api/admin/segments', { name: first.name, constraints: [] }),
-      409,
-      'NameExistsError',
-    );
+    const error = expectError(await ctx.admin.post('/api/admin/segments', { name: first.name, constraints: [] }), 409, 'NameExistsError');
     assert.match(error.message, new RegExp(first.name));
-    expectError(
-      await ctx.admin.put(`/api/admin/segments/${second.id}`, { name: first.name, constraints: [] }),
-      409,
-      'NameExistsError',
-    );
+    expectError(await ctx.admin.put(`/api/admin/segments/${second.id}`, { name: first.name, constraints: [] }), 409, 'NameExistsError');
     assert.equal((await getSegment(second.id)).name, second.name);
     assert.equal((await listSegments()).filter((s) => s.name === first.name).length, 1);
     assert.deepEqual(await eventsSince(ctx, before), []);

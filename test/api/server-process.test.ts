@@ -179,12 +179,15 @@ describe('the server process', () => {
           .filter((line) => line.includes('PostgreSQL does not answer yet'))
           .map((line) => JSON.parse(line) as { level: number; attempt: number; reason: string; retryInMs: number });
         assert.ok(retries.length >= 2, `it retried: ${server.output()}`);
-        assert.deepEqual(retries.slice(0, 3).map((line) => [line.attempt, line.level, line.reason]), [
-          [1, 40, 'ECONNREFUSED'],
-          [2, 40, 'ECONNREFUSED'],
-          ...(retries.length > 2 ? [[3, 40, 'ECONNREFUSED']] : []),
-        ]);
-        assert.deepEqual(retries.slice(0, 2).map((line) => line.retryInMs), [250, 500], 'the delay doubles');
+        assert.deepEqual(
+          retries.slice(0, 3).map((line) => [line.attempt, line.level, line.reason]),
+          [[1, 40, 'ECONNREFUSED'], [2, 40, 'ECONNREFUSED'], ...(retries.length > 2 ? [[3, 40, 'ECONNREFUSED']] : [])],
+        );
+        assert.deepEqual(
+          retries.slice(0, 2).map((line) => line.retryInMs),
+          [250, 500],
+          'the delay doubles',
+        );
         assert.match(server.output(), /PostgreSQL answers/);
         const ready = await fetch(`${server.baseUrl}/health/ready`);
         assert.equal(ready.status, 200);
@@ -225,7 +228,9 @@ describe('the server process', () => {
       try {
         assert.equal(await logIn(second.baseUrl, 'admin', oldPassword), 401, 'the old password no longer works');
         assert.equal(await logIn(second.baseUrl, 'admin', newPassword), 200, 'the new one does');
-        const events = await fetch(`${second.baseUrl}/api/admin/search/events?type=IS:user-password-changed`, { headers: { authorization: token } });
+        const events = await fetch(`${second.baseUrl}/api/admin/search/events?type=IS:user-password-changed`, {
+          headers: { authorization: token },
+        });
         const [event] = ((await events.json()) as { events: Array<{ createdBy: string; data: { username: string } }> }).events;
         assert.deepEqual([event!.createdBy, event!.data.username], ['system', 'admin']);
         assert.ok(!JSON.stringify(event).includes(newPassword));

@@ -198,7 +198,9 @@ describe('POST /auth/simple/login', () => {
       assert.equal(refused.cookies.length, 0);
     }
     // The owner, from their own address, is not locked out by the attacker.
-    const owner = await ctx.as().inject({ method: 'POST', url: LOGIN, payload: { username, password: STRONG_PASSWORD }, remoteAddress: '198.51.100.20' });
+    const owner = await ctx
+      .as()
+      .inject({ method: 'POST', url: LOGIN, payload: { username, password: STRONG_PASSWORD }, remoteAddress: '198.51.100.20' });
     expectStatus(owner, 200);
     // Once the window has passed, the attacker's address may try again.
     ctx.clock.advance(61_000);
@@ -236,11 +238,7 @@ describe('POST /auth/simple/login', () => {
       body.details.map((d) => d.path),
       ['/body/password'],
     );
-    const extra = expectError(
-      await ctx.as().post(LOGIN, { username, password: STRONG_PASSWORD, remember: true }),
-      400,
-      'BadDataError',
-    );
+    const extra = expectError(await ctx.as().post(LOGIN, { username, password: STRONG_PASSWORD, remember: true }), 400, 'BadDataError');
     assert.deepEqual(
       extra.details.map((d) => d.path),
       ['/body/remember'],
@@ -439,11 +437,7 @@ describe('personal access tokens', () => {
   test('a missing description (or an unknown property) is a 400 and stores nothing', async () => {
     const session = await createUserSession(ctx, 'Viewer');
     const since = await lastEventId(ctx);
-    const missing = expectError(
-      await ctx.withCookie(session.cookie).post(TOKENS, { expiresAt: inHours(24) }),
-      400,
-      'BadDataError',
-    );
+    const missing = expectError(await ctx.withCookie(session.cookie).post(TOKENS, { expiresAt: inHours(24) }), 400, 'BadDataError');
     assert.deepEqual(
       missing.details.map((d) => d.path),
       ['/body/description'],
@@ -458,9 +452,7 @@ describe('personal access tokens', () => {
       ['/body/description'],
     );
     const extra = expectError(
-      await ctx
-        .withCookie(session.cookie)
-        .post(TOKENS, { description: uniqueName('x'), expiresAt: inHours(24), secret: 'user:mine' }),
+      await ctx.withCookie(session.cookie).post(TOKENS, { description: uniqueName('x'), expiresAt: inHours(24), secret: 'user:mine' }),
       400,
       'BadDataError',
     );
@@ -478,11 +470,7 @@ describe('personal access tokens', () => {
     const first = await createPat(session.cookie, description);
 
     const since = await lastEventId(ctx);
-    expectError(
-      await ctx.withCookie(session.cookie).post(TOKENS, { description, expiresAt: inHours(48) }),
-      409,
-      'NameExistsError',
-    );
+    expectError(await ctx.withCookie(session.cookie).post(TOKENS, { description, expiresAt: inHours(48) }), 409, 'NameExistsError');
     assert.deepEqual(await listPats(ctx.withCookie(session.cookie)), [withoutSecret(first)]);
     assert.deepEqual(await eventsSince(ctx, since), []);
 
@@ -495,11 +483,7 @@ describe('personal access tokens', () => {
   test('the admin token cannot create or list PATs (403 PermissionError)', async () => {
     const since = await lastEventId(ctx);
     const before = await ctx.db.selectFrom('personal_access_tokens').select('id').execute();
-    expectError(
-      await ctx.admin.post(TOKENS, { description: uniqueName('admin'), expiresAt: inHours(24) }),
-      403,
-      'PermissionError',
-    );
+    expectError(await ctx.admin.post(TOKENS, { description: uniqueName('admin'), expiresAt: inHours(24) }), 403, 'PermissionError');
     expectError(await ctx.admin.get(TOKENS), 403, 'PermissionError');
     assert.deepEqual(await ctx.db.selectFrom('personal_access_tokens').select('id').execute(), before);
     assert.deepEqual(await eventsSince(ctx, since), []);

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  type StoredEvent,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
@@ -34,7 +27,6 @@ interface Feature {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 
 const strategiesPath = (project: string, flag: string, environment = 'development') =>
   `${featurePath(project, flag)}/environments/${environment}/strategies`;
@@ -482,11 +474,7 @@ describe('bad input when changing a strategy', () => {
     const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'flexibleRollout', parameters: { rollout: '10' } });
     const before = await lastEventId(ctx);
-    const error = expectError(
-      await ctx.admin.patch(`${strategiesPath(project, flag)}/${original.id}`, operations),
-      400,
-      'BadDataError',
-    );
+    const error = expectError(await ctx.admin.patch(`${strategiesPath(project, flag)}/${original.id}`, operations), 400, 'BadDataError');
     assertDetailAt(error, path);
     assert.deepEqual(await listStrategies(project, flag), [original]);
     assert.deepEqual(await eventsSince(ctx, before), []);
@@ -552,12 +540,15 @@ describe('bad input when changing a strategy', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
-  test('PUT of a strategy through another environment\'s path is 404', async () => {
+  test("PUT of a strategy through another environment's path is 404", async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
     expectError(
-      await ctx.admin.put(`${strategiesPath(project, flag, 'production')}/${original.id}`, { name: 'userWithId', parameters: { userIds: 'x' } }),
+      await ctx.admin.put(`${strategiesPath(project, flag, 'production')}/${original.id}`, {
+        name: 'userWithId',
+        parameters: { userIds: 'x' },
+      }),
       404,
       'NotFoundError',
     );
@@ -569,22 +560,14 @@ describe('bad input when changing a strategy', () => {
     const { project, flag } = await createProjectWithFlag(ctx);
     const original = await addStrategy(project, flag, { name: 'default' });
     const before = await lastEventId(ctx);
-    expectError(
-      await ctx.admin.delete(`${strategiesPath(project, flag)}/00000000-0000-4000-8000-000000000000`),
-      404,
-      'NotFoundError',
-    );
+    expectError(await ctx.admin.delete(`${strategiesPath(project, flag)}/00000000-0000-4000-8000-000000000000`), 404, 'NotFoundError');
     assert.deepEqual(await listStrategies(project, flag), [original]);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
   test('GET of an unknown strategy id is 404', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
-    expectError(
-      await ctx.admin.get(`${strategiesPath(project, flag)}/00000000-0000-4000-8000-000000000000`),
-      404,
-      'NotFoundError',
-    );
+    expectError(await ctx.admin.get(`${strategiesPath(project, flag)}/00000000-0000-4000-8000-000000000000`), 404, 'NotFoundError');
   });
 
   test('a strategy id that is not a UUID is 400', async () => {
@@ -740,7 +723,14 @@ describe('strategy variants', () => {
         { name: 'c', weight: 0 },
       ],
     });
-    assert.deepEqual(added.variants.map((v) => [v.name, v.weight]), [['a', 334], ['b', 333], ['c', 333]]);
+    assert.deepEqual(
+      added.variants.map((v) => [v.name, v.weight]),
+      [
+        ['a', 334],
+        ['b', 333],
+        ['c', 333],
+      ],
+    );
   });
 
   async function rejectsVariants(variants: unknown[], path: string) {
@@ -845,7 +835,10 @@ describe('bad input when adding a strategy', () => {
     assert.match(error.message, /"moon"/);
     assert.deepEqual(
       (await getFlag(project, flag)).environments.map((env) => [env.name, env.strategies]),
-      [['development', []], ['production', []]],
+      [
+        ['development', []],
+        ['production', []],
+      ],
     );
     assert.deepEqual(await eventsSince(ctx, before), []);
   });

@@ -43,14 +43,18 @@ async function defineTenantStrategy(extra: Record<string, unknown> = {}): Promis
   return response.json() as Definition;
 }
 
-
 const flagStrategies = (flag: string) => `/api/admin/projects/default/features/${flag}/environments/development/strategies`;
 
 describe('strategy definitions', () => {
   test('a fresh install lists the five built-in strategies, not editable, in order', async () => {
     const builtIn = (await listDefinitions()).filter((definition) => !definition.editable);
     assert.deepEqual(
-      builtIn.map(({ name, displayName, deprecated, parameters }) => ({ name, displayName, deprecated, parameters: parameters.map((p) => `${p.name}:${p.type}:${p.required}`) })),
+      builtIn.map(({ name, displayName, deprecated, parameters }) => ({
+        name,
+        displayName,
+        deprecated,
+        parameters: parameters.map((p) => `${p.name}:${p.type}:${p.required}`),
+      })),
       [
         { name: 'default', displayName: 'Standard', deprecated: false, parameters: [] },
         {
@@ -72,7 +76,10 @@ describe('strategy definitions', () => {
     const response = await ctx.admin.post(STRATEGIES, {
       name,
       description: 'On for the listed tenants',
-      parameters: [{ name: 'tenants', type: 'list', required: true }, { name: 'weight', type: 'number', description: 'How much' }],
+      parameters: [
+        { name: 'tenants', type: 'list', required: true },
+        { name: 'weight', type: 'number', description: 'How much' },
+      ],
     });
     expectStatus(response, 201);
     assert.equal(response.headers.location, `${STRATEGIES}/${name}`);
@@ -90,9 +97,15 @@ describe('strategy definitions', () => {
     };
     assert.deepEqual(response.json(), expected);
     assert.deepEqual((await ctx.admin.get(`${STRATEGIES}/${name}`)).json(), expected);
-    assert.deepEqual((await listDefinitions()).find((definition) => definition.name === name), expected);
+    assert.deepEqual(
+      (await listDefinitions()).find((definition) => definition.name === name),
+      expected,
+    );
     const events = await eventsSince(ctx, since);
-    assert.deepEqual(events.map((event) => [event.type, event.data]), [['strategy-created', expected]]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.data]),
+      [['strategy-created', expected]],
+    );
   });
 
   test('a name already taken, by a built-in or a custom strategy, is a 409', async () => {
@@ -108,7 +121,16 @@ describe('strategy definitions', () => {
       [{ name: 'has space' }, '/body/name'],
       [{ name, parameters: [{ name: 'x', type: 'date' }] }, '/body/parameters/0/type'],
       [{ name, parameters: [{ name: '', type: 'string' }] }, '/body/parameters/0/name'],
-      [{ name, parameters: [{ name: 'x', type: 'string' }, { name: 'x', type: 'list' }] }, '/body/parameters/1/name'],
+      [
+        {
+          name,
+          parameters: [
+            { name: 'x', type: 'string' },
+            { name: 'x', type: 'list' },
+          ],
+        },
+        '/body/parameters/1/name',
+      ],
       [{ name, parameters: [{ name: 'x', type: 'string', default: 1 }] }, '/body/parameters/0'],
       [{ name, editable: false }, '/body/editable'],
       [{ name, parameters: Array.from({ length: 51 }, (_, i) => ({ name: `p${i}`, type: 'string' })) }, '/body/parameters'],
@@ -127,7 +149,10 @@ describe('strategy definitions', () => {
     const definition = await defineTenantStrategy();
     const flag = await createFlag(ctx);
     const missing = expectError(await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: {} }), 400, 'BadDataError');
-    assert.deepEqual(missing.details.map((detail) => detail.path), ['/body/parameters/tenants']);
+    assert.deepEqual(
+      missing.details.map((detail) => detail.path),
+      ['/body/parameters/tenants'],
+    );
     const badTypes = expectError(
       await ctx.admin.post(flagStrategies(flag), {
         name: definition.name,
@@ -149,7 +174,12 @@ describe('strategy definitions', () => {
       parameters: { tenants: 'acme,globex', weight: '2.5', strict: 'true', share: '40' },
     });
     expectStatus(added, 200);
-    assert.deepEqual((added.json() as { parameters: unknown }).parameters, { tenants: 'acme,globex', weight: '2.5', strict: 'true', share: '40' });
+    assert.deepEqual((added.json() as { parameters: unknown }).parameters, {
+      tenants: 'acme,globex',
+      weight: '2.5',
+      strict: 'true',
+      share: '40',
+    });
     const unknown = expectError(await ctx.admin.post(flagStrategies(flag), { name: uniqueName('nothing') }), 400, 'BadDataError');
     assert.equal(unknown.details[0]!.path, '/body/name');
   });
@@ -163,15 +193,26 @@ describe('strategy definitions', () => {
     };
     const response = await ctx.admin.put(`${STRATEGIES}/${definition.name}`, update);
     expectStatus(response, 200);
-    const expected = { ...definition, description: 'On for some tenants', parameters: [{ name: 'tenants', type: 'list', description: '', required: true }] };
+    const expected = {
+      ...definition,
+      description: 'On for some tenants',
+      parameters: [{ name: 'tenants', type: 'list', description: '', required: true }],
+    };
     assert.deepEqual(response.json(), expected);
     expectStatus(await ctx.admin.put(`${STRATEGIES}/${definition.name}`, { ...update, name: definition.name }), 200);
     const events = await eventsSince(ctx, since);
-    assert.deepEqual(events.map((event) => [event.type, event.data, event.preData]), [['strategy-updated', expected, definition]]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.data, event.preData]),
+      [['strategy-updated', expected, definition]],
+    );
 
     const rename = expectError(await ctx.admin.put(`${STRATEGIES}/${definition.name}`, { name: 'other' }), 400, 'BadDataError');
     assert.equal(rename.details[0]!.path, '/body/name');
-    expectError(await ctx.admin.put(`${STRATEGIES}/${definition.name}`, { parameters: [{ name: 'x', type: 'json' }] }), 400, 'BadDataError');
+    expectError(
+      await ctx.admin.put(`${STRATEGIES}/${definition.name}`, { parameters: [{ name: 'x', type: 'json' }] }),
+      400,
+      'BadDataError',
+    );
     const builtIn = expectError(await ctx.admin.put(`${STRATEGIES}/userWithId`, { description: 'mine' }), 400, 'BadDataError');
     assert.equal(builtIn.message, 'Strategy "userWithId" is built in and cannot be changed');
     expectError(await ctx.admin.put(`${STRATEGIES}/${uniqueName('none')}`, { description: 'x' }), 404, 'NotFoundError');
@@ -190,15 +231,25 @@ describe('strategy definitions', () => {
     expectStatus(await ctx.admin.post(`${STRATEGIES}/${definition.name}/deprecate`), 200);
     assert.equal(((await ctx.admin.get(`${STRATEGIES}/${definition.name}`)).json() as Definition).deprecated, true);
 
-    const refused = expectError(await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'x' } }), 400, 'BadDataError');
+    const refused = expectError(
+      await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'x' } }),
+      400,
+      'BadDataError',
+    );
     assert.match(refused.message, /is deprecated/);
-    const edited = await ctx.admin.put(`${flagStrategies(flag)}/${strategyId}`, { name: definition.name, parameters: { tenants: 'acme,initech' } });
+    const edited = await ctx.admin.put(`${flagStrategies(flag)}/${strategyId}`, {
+      name: definition.name,
+      parameters: { tenants: 'acme,initech' },
+    });
     expectStatus(edited, 200);
 
     expectStatus(await ctx.admin.post(`${STRATEGIES}/${definition.name}/reactivate`), 200);
     expectStatus(await ctx.admin.post(flagStrategies(flag), { name: definition.name, parameters: { tenants: 'x' } }), 200);
     const events = await eventsSince(ctx, since);
-    assert.deepEqual(events.map((event) => event.type), ['strategy-deprecated', 'feature-strategy-update', 'strategy-reactivated', 'feature-strategy-add']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['strategy-deprecated', 'feature-strategy-update', 'strategy-reactivated', 'feature-strategy-add'],
+    );
     const deprecated = { ...definition, deprecated: true };
     assert.deepEqual([events[0]!.data, events[0]!.preData], [deprecated, definition]);
     assert.deepEqual([events[2]!.data, events[2]!.preData], [definition, deprecated]);
@@ -223,7 +274,10 @@ describe('strategy definitions', () => {
     const since = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`${STRATEGIES}/${definition.name}`), 200);
     const events = await eventsSince(ctx, since);
-    assert.deepEqual(events.map((event) => [event.type, event.preData]), [['strategy-deleted', definition]]);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.preData]),
+      [['strategy-deleted', definition]],
+    );
     expectError(await ctx.admin.get(`${STRATEGIES}/${definition.name}`), 404, 'NotFoundError');
     expectError(await ctx.admin.delete(`${STRATEGIES}/default`), 400, 'BadDataError');
   });

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-} from '../helpers/fixtures.js';
+import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag } from '../helpers/projects.js';
 
@@ -46,7 +39,6 @@ async function getTagType(name: string): Promise<TagType> {
   return body.tagType;
 }
 
-
 async function flagTags(flag: string): Promise<Tag[]> {
   const response = await ctx.admin.get(`/api/admin/features/${flag}/tags`);
   expectStatus(response, 200);
@@ -75,7 +67,10 @@ describe('tag types', () => {
     expectStatus(response, 201);
     const created = response.json() as TagType;
     assert.deepEqual(created, { name, description: 'Owning team', icon: 'groups' });
-    assert.deepEqual((await listTagTypes()).find((t) => t.name === name), created);
+    assert.deepEqual(
+      (await listTagTypes()).find((t) => t.name === name),
+      created,
+    );
     assert.deepEqual(await getTagType(name), created);
 
     const [event, ...rest] = await eventsSince(ctx, before);
@@ -203,7 +198,10 @@ describe('bad input for tag types', () => {
       const before = await lastEventId(ctx);
       const typesBefore = await listTagTypes();
       const error = expectError(await ctx.admin.post('/api/admin/tag-types', body), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+      );
       assert.deepEqual(await listTagTypes(), typesBefore);
       assert.deepEqual(await eventsSince(ctx, before), []);
     });
@@ -270,7 +268,7 @@ describe('bad input for tag types', () => {
 });
 
 describe('tagging flags', () => {
-  test('POST adds a trimmed tag, lists it, and records feature-tagged with the flag\'s tags', async () => {
+  test("POST adds a trimmed tag, lists it, and records feature-tagged with the flag's tags", async () => {
     const type = await createTagType();
     const flag = await createFlag(ctx);
     const before = await lastEventId(ctx);
@@ -305,7 +303,7 @@ describe('tagging flags', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
-  test('later flag events carry the flag\'s tags', async () => {
+  test("later flag events carry the flag's tags", async () => {
     const flag = await createFlag(ctx);
     await tag(flag, { type: 'simple', value: 'carried' });
     const before = await lastEventId(ctx);
@@ -487,7 +485,11 @@ describe('bad input when tagging', () => {
       await tag(flag, { type: 'simple', value: 'existing' });
       const before = await lastEventId(ctx);
       const error = expectError(await ctx.admin.post(`/api/admin/features/${flag}/tags`, body), status, name);
-      if (path) assert.ok(error.details.some((d) => d.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+      if (path)
+        assert.ok(
+          error.details.some((d) => d.path === path),
+          `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+        );
       assert.deepEqual(await flagTags(flag), [{ type: 'simple', value: 'existing' }]);
       assert.deepEqual(await eventsSince(ctx, before), []);
     });
@@ -515,7 +517,13 @@ describe('bad input when tagging', () => {
   const putCases: Array<[string, unknown, number, string, string | undefined]> = [
     [
       'a value of 1 character among valid ones',
-      { addedTags: [{ type: 'simple', value: 'fine' }, { type: 'simple', value: 'x' }], removedTags: [] },
+      {
+        addedTags: [
+          { type: 'simple', value: 'fine' },
+          { type: 'simple', value: 'x' },
+        ],
+        removedTags: [],
+      },
       400,
       'BadDataError',
       '/body/addedTags/1/value',
@@ -531,7 +539,13 @@ describe('bad input when tagging', () => {
     ['an unknown property', { addedTags: [], removedTags: [], tags: [] }, 400, 'BadDataError', '/body/tags'],
     [
       'an unknown tag type among added tags',
-      { addedTags: [{ type: 'simple', value: 'fine' }, { type: 'no-such-type', value: 'fine' }], removedTags: [] },
+      {
+        addedTags: [
+          { type: 'simple', value: 'fine' },
+          { type: 'no-such-type', value: 'fine' },
+        ],
+        removedTags: [],
+      },
       404,
       'NotFoundError',
       undefined,
@@ -550,7 +564,11 @@ describe('bad input when tagging', () => {
       await tag(flag, { type: 'simple', value: 'existing' });
       const before = await lastEventId(ctx);
       const error = expectError(await ctx.admin.put(`/api/admin/features/${flag}/tags`, body), status, name);
-      if (path) assert.ok(error.details.some((d) => d.path === path), `expected a detail at ${path}: ${JSON.stringify(error.details)}`);
+      if (path)
+        assert.ok(
+          error.details.some((d) => d.path === path),
+          `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+        );
       assert.deepEqual(await flagTags(flag), [{ type: 'simple', value: 'existing' }]);
       assert.deepEqual(await eventsSince(ctx, before), []);
     });

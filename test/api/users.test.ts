@@ -92,12 +92,7 @@ function assertUserEvent(
 }
 
 /** Asserts a 4xx with details at the given paths (every detail's path must be one of them), nothing changed. */
-async function expectRejected(
-  send: () => Promise<LightMyRequestResponse>,
-  status: number,
-  name: string,
-  paths?: string[],
-) {
+async function expectRejected(send: () => Promise<LightMyRequestResponse>, status: number, name: string, paths?: string[]) {
   const usersBefore = await listUsers();
   const eventsBefore = await lastEventId(ctx);
   const response = await send();
@@ -144,7 +139,11 @@ describe('GET /api/admin/user-admin', () => {
     );
     for (const user of body.users) assertNoPasswordFields(user);
     const ids = body.users.map((user) => user.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'users are listed by id');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'users are listed by id',
+    );
 
     assert.deepEqual(
       body.rootRoles.map(({ id, name, type }) => ({ id, name, type })),
@@ -237,39 +236,21 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   test('a wrong type (rootRole: true) is a 400 at /body/rootRole', async () => {
-    await expectRejected(
-      () => ctx.admin.post(USERS, { username: uniqueName('x'), rootRole: true }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { username: uniqueName('x'), rootRole: true }), 400, 'BadDataError', [
+      '/body/rootRole',
+    ]);
   });
 
   test('a missing rootRole is a 400 at /body/rootRole', async () => {
-    await expectRejected(
-      () => ctx.admin.post(USERS, { username: uniqueName('x') }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { username: uniqueName('x') }), 400, 'BadDataError', ['/body/rootRole']);
   });
 
   test('neither username nor email is a 400', async () => {
-    await expectRejected(
-      () => ctx.admin.post(USERS, { name: 'Nobody', rootRole: 'Viewer' }),
-      400,
-      'BadDataError',
-      ['/body/username'],
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { name: 'Nobody', rootRole: 'Viewer' }), 400, 'BadDataError', ['/body/username']);
   });
 
   test('an invalid email is a 400 at /body/email', async () => {
-    await expectRejected(
-      () => ctx.admin.post(USERS, { email: 'not-an-email', rootRole: 'Viewer' }),
-      400,
-      'BadDataError',
-      ['/body/email'],
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { email: 'not-an-email', rootRole: 'Viewer' }), 400, 'BadDataError', ['/body/email']);
   });
 
   test('an unknown role name (Superuser) is a 400 at /body/rootRole', async () => {
@@ -283,12 +264,7 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   test('an unknown role id (7) is a 400 at /body/rootRole', async () => {
-    await expectRejected(
-      () => ctx.admin.post(USERS, { username: uniqueName('x'), rootRole: 7 }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { username: uniqueName('x'), rootRole: 7 }), 400, 'BadDataError', ['/body/rootRole']);
   });
 
   test('a duplicate username is a 409 NameExistsError, case-insensitively (Bob vs bob)', async () => {
@@ -302,16 +278,8 @@ describe('POST /api/admin/user-admin', () => {
   test('a duplicate email is a 409 NameExistsError, case-insensitively', async () => {
     const email = `${uniqueName('frank')}@example.com`;
     await createUser({ email, rootRole: 'Viewer' });
-    await expectRejected(
-      () => ctx.admin.post(USERS, { username: uniqueName('other'), email, rootRole: 'Viewer' }),
-      409,
-      'NameExistsError',
-    );
-    await expectRejected(
-      () => ctx.admin.post(USERS, { email: email.toUpperCase(), rootRole: 'Viewer' }),
-      409,
-      'NameExistsError',
-    );
+    await expectRejected(() => ctx.admin.post(USERS, { username: uniqueName('other'), email, rootRole: 'Viewer' }), 409, 'NameExistsError');
+    await expectRejected(() => ctx.admin.post(USERS, { email: email.toUpperCase(), rootRole: 'Viewer' }), 409, 'NameExistsError');
   });
 
   test('a weak password is a 400 listing each failed rule', async () => {
@@ -321,15 +289,12 @@ describe('POST /api/admin/user-admin', () => {
       'BadDataError',
       ['/body/password'],
     );
-    assert.deepEqual(
-      body.details.map((detail) => detail.message).sort(),
-      [
-        'The password must be at least 10 characters long',
-        'The password must contain at least one number',
-        'The password must contain at least one special character',
-        'The password must contain at least one uppercase letter',
-      ],
-    );
+    assert.deepEqual(body.details.map((detail) => detail.message).sort(), [
+      'The password must be at least 10 characters long',
+      'The password must contain at least one number',
+      'The password must contain at least one special character',
+      'The password must contain at least one uppercase letter',
+    ]);
     for (const detail of body.details) assert.equal(detail.path, '/body/password');
   });
 
@@ -421,11 +386,7 @@ describe('PUT /api/admin/user-admin/:id', () => {
       rootRole: 'Editor',
     });
     const since = await lastEventId(ctx);
-    for (const body of [
-      { name: original.name, email: original.email, rootRole: 'Editor' },
-      { rootRole: 2 },
-      {},
-    ]) {
+    for (const body of [{ name: original.name, email: original.email, rootRole: 'Editor' }, { rootRole: 2 }, {}]) {
       const response = await ctx.admin.put(`${USERS}/${original.id}`, body);
       expectStatus(response, 200);
       assert.deepEqual(response.json(), original);
@@ -436,41 +397,18 @@ describe('PUT /api/admin/user-admin/:id', () => {
 
   test('an unknown role is a 400 and changes nothing', async () => {
     const original = await createUser({ username: uniqueName('kate'), rootRole: 'Viewer' });
-    await expectRejected(
-      () => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: 'Superuser' }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
-    await expectRejected(
-      () => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: 7 }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
+    await expectRejected(() => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: 'Superuser' }), 400, 'BadDataError', [
+      '/body/rootRole',
+    ]);
+    await expectRejected(() => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: 7 }), 400, 'BadDataError', ['/body/rootRole']);
     assert.deepEqual(await getUser(original.id), original);
   });
 
   test('bad bodies are 400: unknown property, invalid email, wrong type', async () => {
     const original = await createUser({ username: uniqueName('liam'), rootRole: 'Viewer' });
-    await expectRejected(
-      () => ctx.admin.put(`${USERS}/${original.id}`, { username: 'renamed' }),
-      400,
-      'BadDataError',
-      ['/body/username'],
-    );
-    await expectRejected(
-      () => ctx.admin.put(`${USERS}/${original.id}`, { email: 'nope' }),
-      400,
-      'BadDataError',
-      ['/body/email'],
-    );
-    await expectRejected(
-      () => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: true }),
-      400,
-      'BadDataError',
-      ['/body/rootRole'],
-    );
+    await expectRejected(() => ctx.admin.put(`${USERS}/${original.id}`, { username: 'renamed' }), 400, 'BadDataError', ['/body/username']);
+    await expectRejected(() => ctx.admin.put(`${USERS}/${original.id}`, { email: 'nope' }), 400, 'BadDataError', ['/body/email']);
+    await expectRejected(() => ctx.admin.put(`${USERS}/${original.id}`, { rootRole: true }), 400, 'BadDataError', ['/body/rootRole']);
     assert.deepEqual(await getUser(original.id), original);
   });
 
@@ -586,27 +524,19 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
       'BadDataError',
       ['/body/password'],
     );
-    assert.deepEqual(
-      body.details.map((detail) => detail.message).sort(),
-      [
-        'The password may not repeat a character three or more times in a row',
-        'The password must contain at least one number',
-        'The password must contain at least one special character',
-        'The password must contain at least one uppercase letter',
-      ],
-    );
+    assert.deepEqual(body.details.map((detail) => detail.message).sort(), [
+      'The password may not repeat a character three or more times in a row',
+      'The password must contain at least one number',
+      'The password must contain at least one special character',
+      'The password must contain at least one uppercase letter',
+    ]);
     expectStatus(await ctx.withCookie(session.cookie).get('/api/admin/user'), 200);
     expectStatus(await login(session.username, STRONG_PASSWORD), 200);
   });
 
   test('a missing or extra property is a 400', async () => {
     const user = await createUser({ username: uniqueName('quinn'), rootRole: 'Viewer' });
-    await expectRejected(
-      () => ctx.admin.post(`${USERS}/${user.id}/change-password`, {}),
-      400,
-      'BadDataError',
-      ['/body/password'],
-    );
+    await expectRejected(() => ctx.admin.post(`${USERS}/${user.id}/change-password`, {}), 400, 'BadDataError', ['/body/password']);
     await expectRejected(
       () => ctx.admin.post(`${USERS}/${user.id}/change-password`, { password: NEW_PASSWORD, confirm: NEW_PASSWORD }),
       400,
@@ -616,20 +546,13 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
   });
 
   test('a non-numeric id is a 400 at /params/id', async () => {
-    await expectRejected(
-      () => ctx.admin.post(`${USERS}/abc/change-password`, { password: NEW_PASSWORD }),
-      400,
-      'BadDataError',
-      ['/params/id'],
-    );
+    await expectRejected(() => ctx.admin.post(`${USERS}/abc/change-password`, { password: NEW_PASSWORD }), 400, 'BadDataError', [
+      '/params/id',
+    ]);
   });
 
   test('an unknown id is a 404', async () => {
-    await expectRejected(
-      () => ctx.admin.post(`${USERS}/${UNKNOWN_ID}/change-password`, { password: NEW_PASSWORD }),
-      404,
-      'NotFoundError',
-    );
+    await expectRejected(() => ctx.admin.post(`${USERS}/${UNKNOWN_ID}/change-password`, { password: NEW_PASSWORD }), 404, 'NotFoundError');
   });
 });
 

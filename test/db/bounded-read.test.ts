@@ -30,10 +30,12 @@ describe('bounded reads', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DA
     const signal = new AbortController().signal;
     let caught: unknown;
     await expectCancelled(
-      boundedRead(handle.db, { engine: 'postgres', timeoutMs: 200, signal }, (db) => sql`SELECT pg_sleep(10)`.execute(db)).catch((error) => {
-        caught = error;
-        throw error;
-      }),
+      boundedRead(handle.db, { engine: 'postgres', timeoutMs: 200, signal }, (db) => sql`SELECT pg_sleep(10)`.execute(db)).catch(
+        (error) => {
+          caught = error;
+          throw error;
+        },
+      ),
       3_000,
     );
     const answer = translateDatabaseError(caught);
@@ -45,7 +47,9 @@ describe('bounded reads', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DA
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     await expectCancelled(
-      boundedRead(handle.db, { engine: 'postgres', timeoutMs: 60_000, signal: controller.signal }, (db) => sql`SELECT pg_sleep(10)`.execute(db)),
+      boundedRead(handle.db, { engine: 'postgres', timeoutMs: 60_000, signal: controller.signal }, (db) =>
+        sql`SELECT pg_sleep(10)`.execute(db),
+      ),
       3_000,
     );
   });
@@ -56,7 +60,10 @@ describe('bounded reads', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DA
       await assert.rejects(sql`CREATE TABLE must_not_exist (id int)`.execute(db), /read-only/);
     });
     const inside = await boundedRead(handle.db, { engine: 'postgres', timeoutMs: 1234, signal }, async (db) => {
-      const { rows } = await sql<{ timeout: string; jit: string }>`SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit`.execute(db);
+      const { rows } = await sql<{
+        timeout: string;
+        jit: string;
+      }>`SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit`.execute(db);
       return rows[0]!;
     });
     assert.deepEqual(inside, { timeout: '1234ms', jit: 'off' });

@@ -32,7 +32,10 @@ async function projectExists(id: string): Promise<boolean> {
 }
 
 async function eventCount(): Promise<number> {
-  const row = await handle.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await handle.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -41,7 +44,10 @@ describe('migrations', () => {
     await migrateToLatest(handle.db);
     await migrateToLatest(handle.db);
     const environments = await handle.db.selectFrom('environments').select('name').orderBy('name').execute();
-    assert.deepEqual(environments.map((e) => e.name), ['development', 'production']);
+    assert.deepEqual(
+      environments.map((e) => e.name),
+      ['development', 'production'],
+    );
     const projects = await handle.db.selectFrom('projects').select('id').where('id', '=', 'default').execute();
     assert.equal(projects.length, 1);
   });
@@ -105,9 +111,7 @@ describe('the embedded database', () => {
     try {
       const first = await openDatabase({ kind: 'pglite', dataDir });
       await migrateToLatest(first.db);
-      await inUnitOfWork({ db: first.db, clock: systemClock }, SYSTEM_ACTOR, (uow) =>
-        createProject(uow, { id: 'survivor', name: 'S' }),
-      );
+      await inUnitOfWork({ db: first.db, clock: systemClock }, SYSTEM_ACTOR, (uow) => createProject(uow, { id: 'survivor', name: 'S' }));
       await first.close();
 
       const second = await openDatabase({ kind: 'pglite', dataDir });

@@ -9,7 +9,9 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** Builds the web UI into dist/web when its sources changed, as `npm start` does. */
 export function buildWebUi(): void {
-  const result = spawnSync(process.execPath, [join(import.meta.dirname, '../../scripts/build.mjs'), '--if-stale', 'web'], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [join(import.meta.dirname, '../../scripts/build.mjs'), '--if-stale', 'web'], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) throw new Error('building the web UI failed');
 }
 
@@ -18,7 +20,15 @@ export async function launchBrowser(): Promise<Browser> {
   // Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses.
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -69,7 +69,10 @@ export const changeRequestPath = (project: string, id: number) => `${projectPath
 /** A project of its own with development and production, and `flags` flags in it. */
 export async function createProject(ctx: TestApp, flags = 1): Promise<{ project: string; flags: string[] }> {
   const project = uniqueName('cr');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development', 'production'] }), 201);
+  expectStatus(
+    await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development', 'production'] }),
+    201,
+  );
   const names: string[] = [];
   for (let i = 0; i < flags; i++) {
     const flag = uniqueName('flag');
@@ -79,7 +82,12 @@ export async function createProject(ctx: TestApp, flags = 1): Promise<{ project:
   return { project, flags: names };
 }
 
-export async function enableChangeRequests(ctx: TestApp, project: string, requiredApprovals = 1, environment = 'production'): Promise<void> {
+export async function enableChangeRequests(
+  ctx: TestApp,
+  project: string,
+  requiredApprovals = 1,
+  environment = 'production',
+): Promise<void> {
   const response = await ctx.admin.put(`${projectPath(project)}/environments/${environment}/change-requests/config`, {
     changeRequestsEnabled: true,
     requiredApprovals,

@@ -22,7 +22,10 @@ export async function createFlag(
 ): Promise<void> {
   const environment = options.environment ?? 'development';
   const flagUrl = `/api/admin/projects/${project}/features/${name}`;
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name, impressionData: options.impressionData ?? false }), 201);
+  expectStatus(
+    await ctx.admin.post(`/api/admin/projects/${project}/features`, { name, impressionData: options.impressionData ?? false }),
+    201,
+  );
   for (const strategy of options.strategies ?? []) {
     expectStatus(await ctx.admin.post(`${flagUrl}/environments/${environment}/strategies`, strategy), 200);
   }

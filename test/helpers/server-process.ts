@@ -7,7 +7,10 @@ export const MAIN = join(import.meta.dirname, '../../src/main.ts');
 const ADMIN_COMMAND = join(import.meta.dirname, '../../src/cli/admin.ts');
 
 /** Runs `npm run admin -- …` as the sources; resolves with its exit code and output. */
-export function runAdminCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAdminCommand(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', ADMIN_COMMAND, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

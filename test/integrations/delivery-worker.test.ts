@@ -63,7 +63,10 @@ describe('the delivery worker', () => {
       await worker.stop();
     }
     const recorded = (await ctx.admin.get(`/api/admin/addons/${addonId}/events`)).json() as { integrationEvents: Array<{ state: string }> };
-    assert.deepEqual(recorded.integrationEvents.map((event) => event.state), Array(5).fill('success'));
+    assert.deepEqual(
+      recorded.integrationEvents.map((event) => event.state),
+      Array(5).fill('success'),
+    );
   });
 
   test('stopping lets the attempt in flight finish and record its result', async () => {
@@ -75,7 +78,9 @@ describe('the delivery worker', () => {
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: uniqueName('flag') }), 201);
     await receiver.waitForRequests(seen + 1, 5_000);
     await worker.stop();
-    const summary = (await ctx.admin.get(`/api/admin/addons/${addonId}`)).json() as { deliveries: { pending: number; lastSuccessAt: string | null } };
+    const summary = (await ctx.admin.get(`/api/admin/addons/${addonId}`)).json() as {
+      deliveries: { pending: number; lastSuccessAt: string | null };
+    };
     assert.equal(summary.deliveries.pending, 0);
     assert.notEqual(summary.deliveries.lastSuccessAt, null);
     receiver.answer(() => ({ status: 200 }));

@@ -106,7 +106,9 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
       assert.equal(sent.length, 2000);
       assert.equal(new Set(sent.map((request) => request.headers['x-vexil-delivery'])).size, 2000, 'every delivery id once');
       for (const path of ['/first', '/second']) {
-        const flags = sent.filter((request) => request.path === path).map((request) => (JSON.parse(request.body) as { featureName: string }).featureName);
+        const flags = sent
+          .filter((request) => request.path === path)
+          .map((request) => (JSON.parse(request.body) as { featureName: string }).featureName);
         assert.deepEqual([...new Set(flags)].sort(), [...names].sort(), `${path} got every event once`);
         assert.equal(flags.length, 1000);
       }
@@ -121,7 +123,10 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
       assert.equal(new Set(recorded.map((row) => `${row.integration_id}:${row.event_id}`)).size, 2000);
       const left = await ctx.db.selectFrom('addon_deliveries').select('id').where('addon_id', 'in', addons).execute();
       assert.deepEqual(left, []);
-      assert.equal(instances.reduce((sum, instance) => sum + instance.attempted, 0), 2000);
+      assert.equal(
+        instances.reduce((sum, instance) => sum + instance.attempted, 0),
+        2000,
+      );
 
       const createdAt = new Map(
         (await ctx.db.selectFrom('events').select(['feature_name', 'created_at']).where('project', '=', project).execute()).map((row) => [
@@ -186,13 +191,24 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
       // The killed worker's lease (timeout + 10 s grace) must end before another worker may claim it.
       const [retried] = (await receiver.waitForRequests(seen + 2, 30_000)).slice(-1);
       assert.equal(retried!.path, path);
-      assert.equal(retried!.headers['x-vexil-delivery'], attempt!.headers['x-vexil-delivery'], 'the same delivery, so the receiver can de-duplicate');
+      assert.equal(
+        retried!.headers['x-vexil-delivery'],
+        attempt!.headers['x-vexil-delivery'],
+        'the same delivery, so the receiver can de-duplicate',
+      );
       let recorded: Array<{ state: string; details: unknown }> = [];
       for (let waited = 0; recorded.length === 0 && waited < 5_000; waited += 100) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        recorded = await ctx.db.selectFrom('integration_events').select(['state', 'details']).where('integration_id', '=', addonId).execute();
+        recorded = await ctx.db
+          .selectFrom('integration_events')
+          .select(['state', 'details'])
+          .where('integration_id', '=', addonId)
+          .execute();
       }
-      assert.deepEqual(recorded.map((row) => [row.state, (row.details as { attempt: number }).attempt]), [['success', 2]]);
+      assert.deepEqual(
+        recorded.map((row) => [row.state, (row.details as { attempt: number }).attempt]),
+        [['success', 2]],
+      );
       const owed = await ctx.db.selectFrom('addon_deliveries').select('id').where('addon_id', '=', addonId).execute();
       assert.deepEqual(owed, []);
       restarted[0]!.kill('SIGTERM');

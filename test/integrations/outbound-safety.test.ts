@@ -108,7 +108,13 @@ describe('outbound safety through the API', () => {
       const ids: number[] = [];
       // An IP literal is checked before connecting; a name is checked by the lookup the socket connects with.
       for (const url of [`${receiver.origin}/literal`, `http://localhost:${port}/by-name`]) {
-        const response = await permissive.admin.post('/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url }, events: [], projects: [project] });
+        const response = await permissive.admin.post('/api/admin/addons', {
+          provider: 'webhook',
+          enabled: true,
+          parameters: { url },
+          events: [],
+          projects: [project],
+        });
         expectStatus(response, 201);
         ids.push((response.json() as { id: number }).id);
       }
@@ -119,10 +125,16 @@ describe('outbound safety through the API', () => {
       assert.deepEqual(result, { attempted: 2, delivered: 0, failed: 2 });
       assert.deepEqual(receiver.requests, [], 'nothing reached the receiver');
       for (const id of ids) {
-        const [event, ...others] = (await permissive.admin.get(`/api/admin/addons/${id}/events`)).json().integrationEvents as Array<{ state: string; stateDetails: string }>;
+        const [event, ...others] = (await permissive.admin.get(`/api/admin/addons/${id}/events`)).json().integrationEvents as Array<{
+          state: string;
+          stateDetails: string;
+        }>;
         assert.deepEqual(others, []);
         assert.equal(event!.state, 'failed');
-        assert.match(event!.stateDetails, /^Failed: refused: .*(127\.0\.0\.1|::1), a loopback address; .*INTEGRATIONS_ALLOW_PRIVATE_NETWORKS=true \(attempt 1 of 5\); not retried$/);
+        assert.match(
+          event!.stateDetails,
+          /^Failed: refused: .*(127\.0\.0\.1|::1), a loopback address; .*INTEGRATIONS_ALLOW_PRIVATE_NETWORKS=true \(attempt 1 of 5\); not retried$/,
+        );
         assert.equal((await permissive.admin.get(`/api/admin/addons/${id}`)).json().deliveries.pending, 0);
       }
     } finally {

@@ -79,14 +79,19 @@ describe('signed deliveries', () => {
 
     const verified = new Webhook(setup.secret).verify(request.body, headers) as { type: string; project: string };
     assert.deepEqual([verified.type, verified.project], ['feature-created', setup.project]);
-    assert.throws(() => new Webhook(setup.secret).verify(request.body.replace('feature-created', 'feature-deleted'), headers), /No matching signature/);
+    assert.throws(
+      () => new Webhook(setup.secret).verify(request.body.replace('feature-created', 'feature-deleted'), headers),
+      /No matching signature/,
+    );
     const otherSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     assert.throws(() => new Webhook(otherSecret).verify(request.body, headers), /No matching signature/);
   });
 
   test('a retried delivery keeps its webhook-id and is signed again at its own time', async () => {
     const setup = await signedWebhook();
-    receiver.answer((request, index) => (request.path === setup.path && index === receiver.requests.length - 1 ? { status: 503 } : { status: 200 }));
+    receiver.answer((request, index) =>
+      request.path === setup.path && index === receiver.requests.length - 1 ? { status: 503 } : { status: 200 },
+    );
     const first = await deliverOne(setup);
     receiver.answer(() => ({ status: 200 }));
     ctx.clock.advance(60_000);
@@ -108,9 +113,16 @@ describe('signed deliveries', () => {
     const list = await ctx.admin.get(ADDONS);
     expectStatus(list, 200);
     const events = await eventsSince(ctx, since);
-    assert.deepEqual(events.map((event) => event.type), ['project-created', 'addon-config-created']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['project-created', 'addon-config-created'],
+    );
     const secretBody = setup.secret.slice('whsec_'.length);
-    for (const [what, text] of [['GET', read.body], ['list', list.body], ['events', JSON.stringify(events)]] as const) {
+    for (const [what, text] of [
+      ['GET', read.body],
+      ['list', list.body],
+      ['events', JSON.stringify(events)],
+    ] as const) {
       assert.ok(!text.includes(secretBody), `${what} must not show the secret`);
     }
     assert.equal((read.json() as { signingSecret?: string }).signingSecret, undefined);
@@ -134,10 +146,14 @@ describe('rotating the signing secret', () => {
     assert.deepEqual(others, []);
     assert.equal(event!.type, 'addon-config-updated');
     assert.deepEqual(
-      [(event!.preData as { signingSecretCreatedAt: string }).signingSecretCreatedAt, (event!.data as { signingSecretCreatedAt: string }).signingSecretCreatedAt],
+      [
+        (event!.preData as { signingSecretCreatedAt: string }).signingSecretCreatedAt,
+        (event!.data as { signingSecretCreatedAt: string }).signingSecretCreatedAt,
+      ],
       [new Date(ctx.clock.now().getTime() - 1000).toISOString(), body.signingSecretCreatedAt],
     );
-    for (const secret of [setup.secret, body.signingSecret]) assert.ok(!JSON.stringify(event).includes(secret.slice(6)), 'no secret in the event');
+    for (const secret of [setup.secret, body.signingSecret])
+      assert.ok(!JSON.stringify(event).includes(secret.slice(6)), 'no secret in the event');
 
     // During the overlap a receiver holding either secret verifies.
     const during = await deliverOne(setup);

@@ -34,7 +34,10 @@ before(async () => {
     strategies: [{ name: 'flexibleRollout', parameters: { rollout: '37', stickiness: 'userId', groupId: name('rollout') } }],
   });
   await createFlag(ctx, project, name('users'), { strategies: [{ name: 'userWithId', parameters: { userIds: 'alice' } }] });
-  await createFlag(ctx, project, name('pro'), { strategies: [{ name: 'default', segments: [(segment.json() as { id: number }).id] }], impressionData: true });
+  await createFlag(ctx, project, name('pro'), {
+    strategies: [{ name: 'default', segments: [(segment.json() as { id: number }).id] }],
+    impressionData: true,
+  });
   await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
   await createFlag(ctx, project, name('variants'), {
     strategies: [{ name: 'flexibleRollout', parameters: { rollout: '60', stickiness: 'userId', groupId: name('variants') } }],
@@ -46,7 +49,10 @@ before(async () => {
   });
   await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
   expectStatus(
-    await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('variants'), variants: ['a', 'b'] }),
+    await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, {
+      feature: name('variants'),
+      variants: ['a', 'b'],
+    }),
     200,
   );
   nodeSdk = new Unleash({
@@ -146,7 +152,10 @@ describe('Vexil evaluates as the Node SDK does, to the bucket', () => {
     const toggles = await frontend('userId=alice&properties[plan]=pro');
     assert.ok(toggles.every((toggle) => toggle.enabled));
     assert.equal(toggles.find((toggle) => toggle.name === name('pro'))?.impressionData, true);
-    assert.equal(toggles.find((toggle) => toggle.name === name('off')), undefined);
+    assert.equal(
+      toggles.find((toggle) => toggle.name === name('off')),
+      undefined,
+    );
   });
 });
 
@@ -162,20 +171,32 @@ describe('client API details', () => {
     const again = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/features', headers: { 'if-none-match': etag } });
     expectStatus(again, 304);
     assert.equal(again.body, '');
-    const unknown = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/features', headers: { 'if-none-match': '"bogus"' } });
+    const unknown = await ctx
+      .as(clientToken)
+      .inject({ method: 'GET', url: '/api/client/features', headers: { 'if-none-match': '"bogus"' } });
     expectStatus(unknown, 200);
-    assert.deepEqual((unknown.json() as typeof body).features.map((f) => f.name), body.features.map((f) => f.name));
+    assert.deepEqual(
+      (unknown.json() as typeof body).features.map((f) => f.name),
+      body.features.map((f) => f.name),
+    );
   });
 
   test('query filters and inlined segment constraints', async () => {
-    const prefixed = (await ctx.as(clientToken).get(`/api/client/features?namePrefix=${name('us')}`)).json() as { features: Array<{ name: string }> };
-    assert.deepEqual(prefixed.features.map((f) => f.name), [name('users')]);
+    const prefixed = (await ctx.as(clientToken).get(`/api/client/features?namePrefix=${name('us')}`)).json() as {
+      features: Array<{ name: string }>;
+    };
+    assert.deepEqual(
+      prefixed.features.map((f) => f.name),
+      [name('users')],
+    );
     const inlined = (await ctx.as(clientToken).get('/api/client/features?inlineSegmentConstraints=true')).json() as {
       features: Array<{ name: string; strategies: Array<{ constraints: unknown[]; segments?: unknown }> }>;
       segments: unknown[];
     };
     const pro = inlined.features.find((f) => f.name === name('pro'))!;
-    assert.deepEqual(pro.strategies[0]!.constraints, [{ contextName: 'plan', operator: 'IN', values: ['pro'], caseInsensitive: false, inverted: false }]);
+    assert.deepEqual(pro.strategies[0]!.constraints, [
+      { contextName: 'plan', operator: 'IN', values: ['pro'], caseInsensitive: false, inverted: false },
+    ]);
     assert.equal(pro.strategies[0]!.segments, undefined);
     assert.deepEqual(inlined.segments, []);
   });
@@ -195,8 +216,13 @@ describe('client API details', () => {
       return changed.statusCode === 200;
     }, 2000);
     const events = (changed.json() as { events: Array<{ type: string; feature?: { name: string; enabled: boolean } }> }).events;
-    assert.deepEqual(events.map((e) => [e.type, e.feature?.name, e.feature?.enabled]), [['feature-updated', name('off'), true]]);
-    const future = await ctx.as(clientToken).inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': '"999999999"' } });
+    assert.deepEqual(
+      events.map((e) => [e.type, e.feature?.name, e.feature?.enabled]),
+      [['feature-updated', name('off'), true]],
+    );
+    const future = await ctx
+      .as(clientToken)
+      .inject({ method: 'GET', url: '/api/client/delta', headers: { 'if-none-match': '"999999999"' } });
     expectStatus(future, 200);
     assert.equal((future.json() as { events: Array<{ type: string }> }).events[0]!.type, 'hydration');
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('off')}/environments/development/off`), 200);
@@ -205,25 +231,53 @@ describe('client API details', () => {
   test('registration creates the application once, with its instance', async () => {
     const before = await lastEventId(ctx);
     const appName = uniqueName('app');
-    const registration = { appName, instanceId: 'i-1', sdkVersion: 'unleash-client-node:6.12.1', strategies: ['default'], started: new Date().toISOString(), interval: 15000, platformName: 'node' };
+    const registration = {
+      appName,
+      instanceId: 'i-1',
+      sdkVersion: 'unleash-client-node:6.12.1',
+      strategies: ['default'],
+      started: new Date().toISOString(),
+      interval: 15000,
+      platformName: 'node',
+    };
     expectStatus(await ctx.as(clientToken).post('/api/client/register', registration), 202);
     expectStatus(await ctx.as(clientToken).post('/api/client/register', { ...registration, instanceId: 'i-2' }), 202);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(events.map((e) => [e.type, e.environment, (e.data as { appName: string }).appName]), [['application-created', 'development', appName]]);
-    const instances = await ctx.db.selectFrom('client_instances').select(['instance_id', 'environment', 'sdk_version']).where('app_name', '=', appName).orderBy('instance_id').execute();
+    assert.deepEqual(
+      events.map((e) => [e.type, e.environment, (e.data as { appName: string }).appName]),
+      [['application-created', 'development', appName]],
+    );
+    const instances = await ctx.db
+      .selectFrom('client_instances')
+      .select(['instance_id', 'environment', 'sdk_version'])
+      .where('app_name', '=', appName)
+      .orderBy('instance_id')
+      .execute();
     assert.deepEqual(instances, [
       { instance_id: 'i-1', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
       { instance_id: 'i-2', environment: 'development', sdk_version: 'unleash-client-node:6.12.1' },
     ]);
-    const list = (await ctx.admin.get('/api/admin/metrics/applications')).json() as { applications: Array<{ appName: string; environments: string[]; strategies: string[] }> };
+    const list = (await ctx.admin.get('/api/admin/metrics/applications')).json() as {
+      applications: Array<{ appName: string; environments: string[]; strategies: string[] }>;
+    };
     const listed = list.applications.find((application) => application.appName === appName);
-    assert.deepEqual(listed && { environments: listed.environments, strategies: listed.strategies }, { environments: ['development'], strategies: ['default'] });
+    assert.deepEqual(listed && { environments: listed.environments, strategies: listed.strategies }, {
+      environments: ['development'],
+      strategies: ['default'],
+    });
     const one = await ctx.admin.get(`/api/admin/metrics/applications/${appName}`);
     expectStatus(one, 200);
-    assert.deepEqual((one.json() as { instances: Array<{ instanceId: string; sdkVersion: string; interval: number }> }).instances.map((i) => [i.instanceId, i.sdkVersion, i.interval]), [
-      ['i-1', 'unleash-client-node:6.12.1', 15000],
-      ['i-2', 'unleash-client-node:6.12.1', 15000],
-    ]);
+    assert.deepEqual(
+      (one.json() as { instances: Array<{ instanceId: string; sdkVersion: string; interval: number }> }).instances.map((i) => [
+        i.instanceId,
+        i.sdkVersion,
+        i.interval,
+      ]),
+      [
+        ['i-1', 'unleash-client-node:6.12.1', 15000],
+        ['i-2', 'unleash-client-node:6.12.1', 15000],
+      ],
+    );
     expectError(await ctx.admin.get('/api/admin/metrics/applications/no-such-app'), 404, 'NotFoundError');
   });
 });
@@ -237,9 +291,17 @@ describe('POST /api/frontend/client/metrics', () => {
       stop: new Date(stop).toISOString(),
       toggles: { [name('users')]: { yes: 4, no: 2 } },
     });
-    expectError(await ctx.as(frontendToken).post('/api/frontend/client/metrics', { appName, bucket: bucket(now, now - 60_000) }), 400, 'BadDataError');
+    expectError(
+      await ctx.as(frontendToken).post('/api/frontend/client/metrics', { appName, bucket: bucket(now, now - 60_000) }),
+      400,
+      'BadDataError',
+    );
     expectStatus(await ctx.as(frontendToken).post('/api/frontend/client/metrics', { appName, bucket: bucket(now - 60_000, now) }), 202);
-    const usage = await ctx.db.selectFrom('feature_usage_hourly').select(['feature_name', 'environment', 'yes', 'no']).where('app_name', '=', appName).execute();
+    const usage = await ctx.db
+      .selectFrom('feature_usage_hourly')
+      .select(['feature_name', 'environment', 'yes', 'no'])
+      .where('app_name', '=', appName)
+      .execute();
     assert.deepEqual(usage, [{ feature_name: name('users'), environment: 'development', yes: 4, no: 2 }]);
   });
 });
@@ -257,9 +319,17 @@ describe('POST /api/client/metrics/bulk (as Unleash Edge sends it)', () => {
       ],
     });
     expectStatus(response, 202);
-    const usage = await ctx.db.selectFrom('feature_usage_hourly').select(['feature_name', 'yes', 'no']).where('app_name', '=', appName).execute();
+    const usage = await ctx.db
+      .selectFrom('feature_usage_hourly')
+      .select(['feature_name', 'yes', 'no'])
+      .where('app_name', '=', appName)
+      .execute();
     assert.deepEqual(usage, [{ feature_name: name('users'), yes: 5, no: 1 }]);
-    const apps = await ctx.db.selectFrom('client_instances').select(['instance_id', 'sdk_version']).where('app_name', '=', appName).execute();
+    const apps = await ctx.db
+      .selectFrom('client_instances')
+      .select(['instance_id', 'sdk_version'])
+      .where('app_name', '=', appName)
+      .execute();
     assert.deepEqual(apps, [{ instance_id: 'edge-1', sdk_version: 'unleash-edge:19' }]);
   });
 
@@ -275,7 +345,10 @@ describe('POST /api/client/metrics/bulk (as Unleash Edge sends it)', () => {
     ];
     for (const [payload, path] of cases) {
       const error = expectError(await ctx.as(clientToken).post('/api/client/metrics/bulk', payload), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `${path}: ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `${path}: ${JSON.stringify(error.details)}`,
+      );
     }
     assert.deepEqual(await ctx.db.selectFrom('feature_usage_hourly').select('yes').where('app_name', '=', appName).execute(), []);
     assert.deepEqual(await ctx.db.selectFrom('client_applications').select('app_name').where('app_name', '=', appName).execute(), []);
@@ -303,8 +376,15 @@ describe('bad SDK requests', () => {
       ['POST', '/api/client/metrics', { appName: 'x', bucket: { start: 'yesterday', stop: 'now', toggles: {} } }, '/body/bucket/start'],
     ];
     for (const [method, url, payload, path] of cases) {
-      const error = expectError(await ctx.as(clientToken).inject({ method: method as 'POST', url, payload: payload as object }), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `${url} ${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`);
+      const error = expectError(
+        await ctx.as(clientToken).inject({ method: method as 'POST', url, payload: payload as object }),
+        400,
+        'BadDataError',
+      );
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `${url} ${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`,
+      );
     }
     const frontendCases: Array<[unknown, string]> = [
       [{ context: { userId: { nested: true } } }, '/body/context/userId'],
@@ -313,11 +393,18 @@ describe('bad SDK requests', () => {
     ];
     for (const [payload, path] of frontendCases) {
       const error = expectError(await ctx.as(frontendToken).post('/api/frontend', payload), 400, 'BadDataError');
-      assert.ok(error.details.some((d) => d.path === path), `${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`);
+      assert.ok(
+        error.details.some((d) => d.path === path),
+        `${JSON.stringify(payload)}: ${JSON.stringify(error.details)}`,
+      );
     }
     expectError(await ctx.as(frontendToken).get('/api/frontend?userId=a&userId=b'), 400, 'BadDataError');
     expectError(await ctx.as(frontendToken).get('/api/frontend?currentTime=soon'), 400, 'BadDataError');
-    expectError(await ctx.as(clientToken).get(`/api/client/features?${Array.from({ length: 101 }, (_, i) => `project=p${i}`).join('&')}`), 400, 'BadDataError');
+    expectError(
+      await ctx.as(clientToken).get(`/api/client/features?${Array.from({ length: 101 }, (_, i) => `project=p${i}`).join('&')}`),
+      400,
+      'BadDataError',
+    );
     assert.deepEqual(await eventsSince(ctx, before), []);
     const apps = await ctx.db.selectFrom('client_applications').select('app_name').where('app_name', '=', 'x').execute();
     assert.deepEqual(apps, []);
@@ -326,7 +413,11 @@ describe('bad SDK requests', () => {
   test('CORS: any origin by default; with FRONTEND_API_ORIGINS only those', async () => {
     const open = await ctx.as(frontendToken).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://shop.example' } });
     assert.equal(open.headers['access-control-allow-origin'], '*');
-    const noCorsOnAdmin = await ctx.admin.inject({ method: 'GET', url: '/api/admin/projects', headers: { origin: 'https://shop.example' } });
+    const noCorsOnAdmin = await ctx.admin.inject({
+      method: 'GET',
+      url: '/api/admin/projects',
+      headers: { origin: 'https://shop.example' },
+    });
     assert.equal(noCorsOnAdmin.headers['access-control-allow-origin'], undefined);
     const restricted = await startTestApp({ env: { FRONTEND_API_ORIGINS: 'https://app.example' } });
     try {
@@ -334,13 +425,21 @@ describe('bad SDK requests', () => {
       const preflight = await restricted.as().inject({
         method: 'OPTIONS',
         url: '/api/frontend',
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
       });
       assert.equal(preflight.statusCode, 204);
       assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example');
-      const allowed = await restricted.as(token).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://app.example' } });
+      const allowed = await restricted
+        .as(token)
+        .inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://app.example' } });
       assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example');
-      const refused = await restricted.as(token).inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://evil.example' } });
+      const refused = await restricted
+        .as(token)
+        .inject({ method: 'GET', url: '/api/frontend', headers: { origin: 'https://evil.example' } });
       assert.equal(refused.headers['access-control-allow-origin'], undefined);
     } finally {
       await restricted.close();
@@ -349,28 +448,57 @@ describe('bad SDK requests', () => {
 
   test('CORS: an admin sets the allowed origins at run time; each must be * or an origin', async () => {
     const originOf = async (origin: string) =>
-      (await ctx.as(frontendToken).inject({ method: 'GET', url: '/api/frontend', headers: { origin } })).headers['access-control-allow-origin'];
+      (await ctx.as(frontendToken).inject({ method: 'GET', url: '/api/frontend', headers: { origin } })).headers[
+        'access-control-allow-origin'
+      ];
     const since = await lastEventId(ctx);
-    expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://shop.example/', 'https://shop.example'] }), 204);
+    expectStatus(
+      await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://shop.example/', 'https://shop.example'] }),
+      204,
+    );
     try {
-      assert.deepEqual(((await ctx.admin.get('/api/admin/ui-config')).json() as { frontendApiOrigins: string[] }).frontendApiOrigins, ['https://shop.example']);
+      assert.deepEqual(((await ctx.admin.get('/api/admin/ui-config')).json() as { frontendApiOrigins: string[] }).frontendApiOrigins, [
+        'https://shop.example',
+      ]);
       assert.equal(await originOf('https://shop.example'), 'https://shop.example');
       assert.equal(await originOf('https://evil.example'), undefined);
       const events = await eventsSince(ctx, since);
-      assert.deepEqual(events.map((event) => [event.type, event.data, event.preData]), [
-        ['setting-updated', { id: 'frontendSettings', frontendApiOrigins: ['https://shop.example'] }, { id: 'frontendSettings', frontendApiOrigins: ['*'] }],
-      ]);
+      assert.deepEqual(
+        events.map((event) => [event.type, event.data, event.preData]),
+        [
+          [
+            'setting-updated',
+            { id: 'frontendSettings', frontendApiOrigins: ['https://shop.example'] },
+            { id: 'frontendSettings', frontendApiOrigins: ['*'] },
+          ],
+        ],
+      );
 
       const bad = expectError(
-        await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://ok.example', 'https://x.example/path', 'ftp://x.example', 'nonsense'] }),
+        await ctx.admin.post('/api/admin/ui-config/cors', {
+          frontendApiOrigins: ['https://ok.example', 'https://x.example/path', 'ftp://x.example', 'nonsense'],
+        }),
         400,
         'BadDataError',
       );
-      assert.deepEqual(bad.details.map((detail) => detail.path), ['/body/frontendApiOrigins/1', '/body/frontendApiOrigins/2', '/body/frontendApiOrigins/3']);
+      assert.deepEqual(
+        bad.details.map((detail) => detail.path),
+        ['/body/frontendApiOrigins/1', '/body/frontendApiOrigins/2', '/body/frontendApiOrigins/3'],
+      );
       expectError(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: 'https://ok.example' }), 400, 'BadDataError');
-      expectError(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) }), 400, 'BadDataError');
+      expectError(
+        await ctx.admin.post('/api/admin/ui-config/cors', {
+          frontendApiOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`),
+        }),
+        400,
+        'BadDataError',
+      );
       const editor = await createUserSession(ctx, 'Editor');
-      expectError(await ctx.withCookie(editor.cookie).post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }), 403, 'PermissionError');
+      expectError(
+        await ctx.withCookie(editor.cookie).post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }),
+        403,
+        'PermissionError',
+      );
       assert.equal(await originOf('https://shop.example'), 'https://shop.example', 'refused changes keep the setting');
     } finally {
       expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }), 204);

@@ -30,26 +30,106 @@ const constrained = (contextName: string, operator: string, values: string | str
 
 /** One flag per operator, each with one constraint and contexts it must and must not match. */
 const OPERATOR_CASES: Array<{ key: string; strategy: unknown; yes: Context; no: Context }> = [
-  { key: 'in', strategy: constrained('plan', 'IN', ['pro', 'team']), yes: { properties: { plan: 'team' } }, no: { properties: { plan: 'free' } } },
-  { key: 'not-in', strategy: constrained('plan', 'NOT_IN', ['free']), yes: { properties: { plan: 'pro' } }, no: { properties: { plan: 'free' } } },
-  { key: 'starts', strategy: constrained('email', 'STR_STARTS_WITH', ['admin@']), yes: { properties: { email: 'admin@x.io' } }, no: { properties: { email: 'me@x.io' } } },
-  { key: 'ends', strategy: constrained('email', 'STR_ENDS_WITH', ['@vexil.dev'], { caseInsensitive: true }), yes: { properties: { email: 'A@VEXIL.DEV' } }, no: { properties: { email: 'a@x.io' } } },
-  { key: 'contains', strategy: constrained('email', 'STR_CONTAINS', ['beta']), yes: { properties: { email: 'beta-user@x.io' } }, no: { properties: { email: 'user@x.io' } } },
+  {
+    key: 'in',
+    strategy: constrained('plan', 'IN', ['pro', 'team']),
+    yes: { properties: { plan: 'team' } },
+    no: { properties: { plan: 'free' } },
+  },
+  {
+    key: 'not-in',
+    strategy: constrained('plan', 'NOT_IN', ['free']),
+    yes: { properties: { plan: 'pro' } },
+    no: { properties: { plan: 'free' } },
+  },
+  {
+    key: 'starts',
+    strategy: constrained('email', 'STR_STARTS_WITH', ['admin@']),
+    yes: { properties: { email: 'admin@x.io' } },
+    no: { properties: { email: 'me@x.io' } },
+  },
+  {
+    key: 'ends',
+    strategy: constrained('email', 'STR_ENDS_WITH', ['@vexil.dev'], { caseInsensitive: true }),
+    yes: { properties: { email: 'A@VEXIL.DEV' } },
+    no: { properties: { email: 'a@x.io' } },
+  },
+  {
+    key: 'contains',
+    strategy: constrained('email', 'STR_CONTAINS', ['beta']),
+    yes: { properties: { email: 'beta-user@x.io' } },
+    no: { properties: { email: 'user@x.io' } },
+  },
   { key: 'num-eq', strategy: constrained('age', 'NUM_EQ', '42'), yes: { properties: { age: '42' } }, no: { properties: { age: '41' } } },
   { key: 'num-gt', strategy: constrained('age', 'NUM_GT', '18'), yes: { properties: { age: '19' } }, no: { properties: { age: '18' } } },
-  { key: 'num-gte', strategy: constrained('age', 'NUM_GTE', '18'), yes: { properties: { age: '18' } }, no: { properties: { age: '17.5' } } },
+  {
+    key: 'num-gte',
+    strategy: constrained('age', 'NUM_GTE', '18'),
+    yes: { properties: { age: '18' } },
+    no: { properties: { age: '17.5' } },
+  },
   { key: 'num-lt', strategy: constrained('age', 'NUM_LT', '18'), yes: { properties: { age: '17' } }, no: { properties: { age: '18' } } },
   { key: 'num-lte', strategy: constrained('age', 'NUM_LTE', '18'), yes: { properties: { age: '18' } }, no: { properties: { age: '19' } } },
-  { key: 'date-after', strategy: constrained('currentTime', 'DATE_AFTER', '2026-01-01T00:00:00Z'), yes: { currentTime: new Date('2026-06-01T00:00:00Z') }, no: { currentTime: new Date('2025-06-01T00:00:00Z') } },
-  { key: 'date-before', strategy: constrained('currentTime', 'DATE_BEFORE', '2026-01-01T00:00:00Z'), yes: { currentTime: new Date('2025-06-01T00:00:00Z') }, no: { currentTime: new Date('2026-06-01T00:00:00Z') } },
-  { key: 'semver-eq', strategy: constrained('version', 'SEMVER_EQ', '2.0.0'), yes: { properties: { version: '2.0.0' } }, no: { properties: { version: '2.0.1' } } },
-  { key: 'semver-gt', strategy: constrained('version', 'SEMVER_GT', '2.0.0'), yes: { properties: { version: '2.1.0' } }, no: { properties: { version: '2.0.0' } } },
-  { key: 'semver-lt', strategy: constrained('version', 'SEMVER_LT', '2.0.0'), yes: { properties: { version: '1.9.9' } }, no: { properties: { version: '2.0.0' } } },
-  { key: 'semver-gte', strategy: constrained('version', 'SEMVER_GTE', '2.0.0'), yes: { properties: { version: '2.0.0' } }, no: { properties: { version: '2.0.0-beta.1' } } },
-  { key: 'semver-lte', strategy: constrained('version', 'SEMVER_LTE', '2.0.0'), yes: { properties: { version: '2.0.0' } }, no: { properties: { version: '2.0.1' } } },
-  { key: 'regex', strategy: constrained('email', 'REGEX', '^[a-z]+@(eu|us)\\.vexil\\.dev$'), yes: { properties: { email: 'ada@eu.vexil.dev' } }, no: { properties: { email: 'ada@asia.vexil.dev' } } },
-  { key: 'cidr', strategy: constrained('remoteAddress', 'IN_CIDR', ['10.0.0.0/8', '2001:db8::/32']), yes: { remoteAddress: '10.20.30.40' }, no: { remoteAddress: '192.168.1.1' } },
-  { key: 'inverted', strategy: constrained('plan', 'IN', ['free'], { inverted: true }), yes: { properties: { plan: 'pro' } }, no: { properties: { plan: 'free' } } },
+  {
+    key: 'date-after',
+    strategy: constrained('currentTime', 'DATE_AFTER', '2026-01-01T00:00:00Z'),
+    yes: { currentTime: new Date('2026-06-01T00:00:00Z') },
+    no: { currentTime: new Date('2025-06-01T00:00:00Z') },
+  },
+  {
+    key: 'date-before',
+    strategy: constrained('currentTime', 'DATE_BEFORE', '2026-01-01T00:00:00Z'),
+    yes: { currentTime: new Date('2025-06-01T00:00:00Z') },
+    no: { currentTime: new Date('2026-06-01T00:00:00Z') },
+  },
+  {
+    key: 'semver-eq',
+    strategy: constrained('version', 'SEMVER_EQ', '2.0.0'),
+    yes: { properties: { version: '2.0.0' } },
+    no: { properties: { version: '2.0.1' } },
+  },
+  {
+    key: 'semver-gt',
+    strategy: constrained('version', 'SEMVER_GT', '2.0.0'),
+    yes: { properties: { version: '2.1.0' } },
+    no: { properties: { version: '2.0.0' } },
+  },
+  {
+    key: 'semver-lt',
+    strategy: constrained('version', 'SEMVER_LT', '2.0.0'),
+    yes: { properties: { version: '1.9.9' } },
+    no: { properties: { version: '2.0.0' } },
+  },
+  {
+    key: 'semver-gte',
+    strategy: constrained('version', 'SEMVER_GTE', '2.0.0'),
+    yes: { properties: { version: '2.0.0' } },
+    no: { properties: { version: '2.0.0-beta.1' } },
+  },
+  {
+    key: 'semver-lte',
+    strategy: constrained('version', 'SEMVER_LTE', '2.0.0'),
+    yes: { properties: { version: '2.0.0' } },
+    no: { properties: { version: '2.0.1' } },
+  },
+  {
+    key: 'regex',
+    strategy: constrained('email', 'REGEX', '^[a-z]+@(eu|us)\\.vexil\\.dev$'),
+    yes: { properties: { email: 'ada@eu.vexil.dev' } },
+    no: { properties: { email: 'ada@asia.vexil.dev' } },
+  },
+  {
+    key: 'cidr',
+    strategy: constrained('remoteAddress', 'IN_CIDR', ['10.0.0.0/8', '2001:db8::/32']),
+    yes: { remoteAddress: '10.20.30.40' },
+    no: { remoteAddress: '192.168.1.1' },
+  },
+  {
+    key: 'inverted',
+    strategy: constrained('plan', 'IN', ['free'], { inverted: true }),
+    yes: { properties: { plan: 'pro' } },
+    no: { properties: { plan: 'free' } },
+  },
 ];
 
 /** The application's own implementation of a custom strategy defined in Vexil: on for the listed tenants. */
@@ -121,7 +201,10 @@ before(async () => {
   );
   await createFlag(ctx, project, name('custom'), { strategies: [{ name: TENANT_STRATEGY, parameters: { tenants: 'acme, globex' } }] });
   await createFlag(ctx, project, name('child'), { strategies: [always()] });
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('users') }), 200);
+  expectStatus(
+    await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('users') }),
+    200,
+  );
   for (const { key, strategy } of OPERATOR_CASES) await createFlag(ctx, project, name(`op-${key}`), { strategies: [strategy] });
   // Another project's flag and an archived flag are never sent to this token.
   await createFlag(ctx, other, `${other}-hidden`, { strategies: [always()] });
@@ -166,11 +249,27 @@ describe('the Node SDK in polling mode', () => {
   });
 
   test('receives the flags of its token: its project and environment, no archived flags', () => {
-    const names = sdk.getFeatureToggleDefinitions()!.map((definition) => definition.name).sort();
+    const names = sdk
+      .getFeatureToggleDefinitions()!
+      .map((definition) => definition.name)
+      .sort();
     const expected = [
-      'child', 'custom', 'default', 'disabled-strategy', 'env-variants', 'hosts',
-      'ips', 'off', 'rollout', 'segment', 'strategy-variants', 'users', ...OPERATOR_CASES.map(({ key }) => `op-${key}`),
-    ].map(name).sort();
+      'child',
+      'custom',
+      'default',
+      'disabled-strategy',
+      'env-variants',
+      'hosts',
+      'ips',
+      'off',
+      'rollout',
+      'segment',
+      'strategy-variants',
+      'users',
+      ...OPERATOR_CASES.map(({ key }) => `op-${key}`),
+    ]
+      .map(name)
+      .sort();
     assert.deepEqual(names, expected);
   });
 
@@ -183,7 +282,9 @@ describe('the Node SDK in polling mode', () => {
     assert.equal(sdk.isEnabled(name('ips'), { remoteAddress: '192.168.44.5' }), true);
     assert.equal(sdk.isEnabled(name('ips'), { remoteAddress: '10.1.2.4' }), false);
     assert.equal(sdk.isEnabled(name('hosts')), true);
-    const rolledOut = Array.from({ length: 1000 }, (_, i) => sdk.isEnabled(name('rollout'), { userId: `user-${i}` })).filter(Boolean).length;
+    const rolledOut = Array.from({ length: 1000 }, (_, i) => sdk.isEnabled(name('rollout'), { userId: `user-${i}` })).filter(
+      Boolean,
+    ).length;
     assert.ok(rolledOut > 300 && rolledOut < 440, `37% rollout enabled ${rolledOut} of 1000 users`);
   });
 
@@ -213,7 +314,10 @@ describe('the Node SDK in polling mode', () => {
     for (let i = 0; i < 400; i++) {
       const variant = sdk.getVariant(name('env-variants'), { userId: `user-${i}` });
       assert.equal(variant.enabled, true);
-      assert.deepEqual(variant.payload, variant.name === 'red' ? { type: 'json', value: '{"color":"red"}' } : { type: 'string', value: 'blue' });
+      assert.deepEqual(
+        variant.payload,
+        variant.name === 'red' ? { type: 'json', value: '{"color":"red"}' } : { type: 'string', value: 'blue' },
+      );
       colors.set(variant.name, (colors.get(variant.name) ?? 0) + 1);
       // Sticky: the same user gets the same variant every time.
       assert.equal(sdk.getVariant(name('env-variants'), { userId: `user-${i}` }).name, variant.name);
@@ -223,7 +327,10 @@ describe('the Node SDK in polling mode', () => {
     const sizes = Array.from({ length: 400 }, (_, i) => sdk.getVariant(name('strategy-variants'), { userId: `user-${i}` }).name);
     const large = sizes.filter((size) => size === 'large').length;
     assert.ok(large > 240 && large < 320, `large for ${large} of 400 (70%)`);
-    assert.deepEqual(sdk.getVariant(name('strategy-variants'), { userId: sizes.indexOf('large') === -1 ? 'x' : `user-${sizes.indexOf('large')}` }).payload, { type: 'number', value: '7' });
+    assert.deepEqual(
+      sdk.getVariant(name('strategy-variants'), { userId: sizes.indexOf('large') === -1 ? 'x' : `user-${sizes.indexOf('large')}` }).payload,
+      { type: 'number', value: '7' },
+    );
   });
 
   test('sees a change within its refresh interval, and a 304 while nothing changed', async () => {

@@ -208,7 +208,11 @@ describe('a token scoped to one project', () => {
   });
 
   test('playground: projects narrow the answer to their flags', async () => {
-    const response = await ctx.admin.post('/api/admin/playground', { environment: 'development', projects: [mine], context: { userId: 'alice' } });
+    const response = await ctx.admin.post('/api/admin/playground', {
+      environment: 'development',
+      projects: [mine],
+      context: { userId: 'alice' },
+    });
     expectStatus(response, 200);
     const features = (response.json() as { features: Array<{ name: string; projectId: string }> }).features;
     assert.deepEqual(features.map((feature) => feature.name).sort(), [`${mine}-on`, `${mine}-tagged`]);
@@ -221,12 +225,15 @@ describe('the flag set of an environment a project does not have', () => {
     const productionToken = await createSdkToken(ctx, 'client', 'production', ['*']);
     const response = await ctx.as(productionToken).get('/api/client/features');
     expectStatus(response, 200);
-    const features = (response.json() as { features: Array<{ name: string; enabled: boolean; strategies: unknown[]; variants: unknown[] }> }).features;
+    const features = (
+      response.json() as { features: Array<{ name: string; enabled: boolean; strategies: unknown[]; variants: unknown[] }> }
+    ).features;
     const theirFlag = features.find((feature) => feature.name === `${theirs}-on`);
-    assert.deepEqual(
-      theirFlag && { enabled: theirFlag.enabled, strategies: theirFlag.strategies, variants: theirFlag.variants },
-      { enabled: false, strategies: [], variants: [] },
-    );
+    assert.deepEqual(theirFlag && { enabled: theirFlag.enabled, strategies: theirFlag.strategies, variants: theirFlag.variants }, {
+      enabled: false,
+      strategies: [],
+      variants: [],
+    });
     assert.ok(features.some((feature) => feature.name === `${mine}-on`));
 
     const sdk = new Unleash({

@@ -28,7 +28,11 @@ async function api(method: string, path: string, body?: unknown): Promise<Respon
   });
 }
 
-const cells = (row: ReturnType<Page['locator']>) => row.locator('td').allInnerTexts().then((texts) => texts.map((text) => text.trim()));
+const cells = (row: ReturnType<Page['locator']>) =>
+  row
+    .locator('td')
+    .allInnerTexts()
+    .then((texts) => texts.map((text) => text.trim()));
 
 describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   before(async () => {
@@ -36,7 +40,10 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-admin-'));
     database = await createServerDatabase();
     server = await startServer({ DATA_DIR: dataDir, ...database.env, INIT_ADMIN_API_TOKENS: TOKEN });
-    assert.equal((await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status, 201);
+    assert.equal(
+      (await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status,
+      201,
+    );
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     watchForProblems(page, pageProblems);
@@ -75,10 +82,18 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await edit.getByLabel('Operator', { exact: true }).selectOption('NOT_IN');
     await edit.getByRole('button', { name: 'Save segment' }).click();
     await shows(page, 'userId NOT_IN alice, bob');
-    const stored = (await (await api('GET', '/api/admin/segments')).json()) as { segments: Array<{ name: string; description: string; constraints: unknown[] }> };
+    const stored = (await (await api('GET', '/api/admin/segments')).json()) as {
+      segments: Array<{ name: string; description: string; constraints: unknown[] }>;
+    };
     assert.deepEqual(
       stored.segments.map(({ name, description, constraints }) => ({ name, description, constraints })),
-      [{ name: 'beta-testers', description: 'Our beta programme', constraints: [{ contextName: 'userId', operator: 'NOT_IN', values: ['alice', 'bob'], caseInsensitive: false, inverted: false }] }],
+      [
+        {
+          name: 'beta-testers',
+          description: 'Our beta programme',
+          constraints: [{ contextName: 'userId', operator: 'NOT_IN', values: ['alice', 'bob'], caseInsensitive: false, inverted: false }],
+        },
+      ],
     );
   });
 
@@ -88,7 +103,9 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await form.getByLabel('Name').fill('region');
     await form.getByLabel('Legal values (comma-separated, optional)').fill('eu, us');
     await form.getByRole('button', { name: 'Create context field' }).click();
-    const row = page.getByRole('table', { name: 'Context fields' }).locator('tr', { has: page.getByRole('cell', { name: 'region', exact: true }) });
+    const row = page
+      .getByRole('table', { name: 'Context fields' })
+      .locator('tr', { has: page.getByRole('cell', { name: 'region', exact: true }) });
     await waitForTexts(row.locator('td'), (texts) => texts[2] === 'eu, us');
 
     await row.getByRole('button', { name: 'Edit' }).click();
@@ -109,7 +126,9 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     const form = page.getByRole('form', { name: 'New tag type' });
     await form.getByLabel('Name').fill('team');
     await form.getByRole('button', { name: 'Create tag type' }).click();
-    const row = page.getByRole('table', { name: 'Tag types' }).locator('tr', { has: page.getByRole('cell', { name: 'team', exact: true }) });
+    const row = page
+      .getByRole('table', { name: 'Tag types' })
+      .locator('tr', { has: page.getByRole('cell', { name: 'team', exact: true }) });
     await row.getByRole('button', { name: 'Edit' }).click();
     await row.getByLabel('Description of team').fill('Who owns the flag');
     await row.getByRole('button', { name: 'Save' }).click();
@@ -125,7 +144,9 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await form.getByLabel('Name').fill('staging');
     await form.getByLabel('Type').selectOption('test');
     await form.getByRole('button', { name: 'Create environment' }).click();
-    const row = page.getByRole('table', { name: 'Environments' }).locator('tr', { has: page.getByRole('cell', { name: 'staging', exact: true }) });
+    const row = page
+      .getByRole('table', { name: 'Environments' })
+      .locator('tr', { has: page.getByRole('cell', { name: 'staging', exact: true }) });
     await row.waitFor();
     await row.getByLabel('Type of staging').selectOption('preproduction');
     await row.getByRole('switch').click();
@@ -155,7 +176,11 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.equal(await page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
 
     // An admin sets the user's password in a form under their row; a weak one is refused next to the field.
-    await page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'viewer-vic' }).getByRole('button', { name: 'Set password' }).click();
+    await page
+      .getByRole('table', { name: 'Users' })
+      .locator('tr', { hasText: 'viewer-vic' })
+      .getByRole('button', { name: 'Set password' })
+      .click();
     const passwordForm = page.getByRole('form', { name: 'Password of viewer-vic' });
     await passwordForm.getByLabel('New password for viewer-vic').fill('weakpassword');
     await passwordForm.getByRole('button', { name: 'Set password' }).click();
@@ -171,7 +196,10 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   });
 
   test('a Viewer is told their access is read-only, and cannot switch flags', async () => {
-    assert.equal((await api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status, 201);
+    assert.equal(
+      (await api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status,
+      201,
+    );
     assert.equal((await api('POST', '/api/admin/projects/default/features', { name: 'watched-flag' })).status, 201);
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     const viewer = await context.newPage();
@@ -199,9 +227,24 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     };
     await created(api('POST', '/api/admin/projects', { id: 'shop', name: 'Shop', environments: ['development', 'production'] }));
     await created(api('POST', '/api/admin/projects/shop/features', { name: 'shop-flag' }));
-    const vip = await created(api('POST', '/api/admin/segments', { name: 'vip', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }));
-    await created(api('POST', '/api/admin/projects/shop/features/shop-flag/environments/production/strategies', { name: 'default', segments: [vip.id] }));
-    assert.equal((await api('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })).status, 204);
+    const vip = await created(
+      api('POST', '/api/admin/segments', { name: 'vip', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }),
+    );
+    await created(
+      api('POST', '/api/admin/projects/shop/features/shop-flag/environments/production/strategies', {
+        name: 'default',
+        segments: [vip.id],
+      }),
+    );
+    assert.equal(
+      (
+        await api('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', {
+          changeRequestsEnabled: true,
+          requiredApprovals: 1,
+        })
+      ).status,
+      204,
+    );
     await created(api('POST', '/api/admin/user-admin', { username: 'eddie', rootRole: 'Editor', password: STRONG_PASSWORD }));
 
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });

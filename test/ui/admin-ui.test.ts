@@ -48,7 +48,12 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-'));
     receiver = await startHttpReceiver();
     database = await createServerDatabase();
-    server = await startServer({ DATA_DIR: dataDir, ...database.env, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_MAX_ATTEMPTS: '1' });
+    server = await startServer({
+      DATA_DIR: dataDir,
+      ...database.env,
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      INTEGRATIONS_MAX_ATTEMPTS: '1',
+    });
     adminPassword = (await waitForOutput(server, /with the password (\S+)/))[1]!;
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });

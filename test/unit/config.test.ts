@@ -61,7 +61,11 @@ describe('configuration', () => {
     ['a DATABASE_URL that is not a URL', { DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
     ['a DATABASE_URL of another database', { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must start with postgres:\/\//],
     ['a zero pool size', { DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be/],
-    ['a negative DATABASE_WAIT_SECONDS', { DATABASE_URL: 'postgres://h/db', DATABASE_WAIT_SECONDS: '-1' }, /^DATABASE_WAIT_SECONDS must be a whole number from 0 to 3600/],
+    [
+      'a negative DATABASE_WAIT_SECONDS',
+      { DATABASE_URL: 'postgres://h/db', DATABASE_WAIT_SECONDS: '-1' },
+      /^DATABASE_WAIT_SECONDS must be a whole number from 0 to 3600/,
+    ],
     ['an unknown LOG_LEVEL', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
     ['a BASE_URL that is not http', { BASE_URL: 'ftp://x' }, /^BASE_URL must be an absolute http or https URL/],
     ['a malformed admin token', { INIT_ADMIN_API_TOKENS: 'default:development.0123456789abcdef' }, /^INIT_ADMIN_API_TOKENS must be/],
@@ -77,17 +81,28 @@ describe('configuration', () => {
       { INTEGRATIONS_DELIVERY_TIMEOUT_MS: '50' },
       /^INTEGRATIONS_DELIVERY_TIMEOUT_MS must be a whole number from 100 to 300000 \(got "50"\)$/,
     ],
-    ['a zero INTEGRATIONS_MAX_ATTEMPTS', { INTEGRATIONS_MAX_ATTEMPTS: '0' }, /^INTEGRATIONS_MAX_ATTEMPTS must be a whole number from 1 to 20/],
-    ['a fractional INTEGRATIONS_RETENTION_DAYS', { INTEGRATIONS_RETENTION_DAYS: '1.5' }, /^INTEGRATIONS_RETENTION_DAYS must be a whole number from 1 to 3650/],
+    [
+      'a zero INTEGRATIONS_MAX_ATTEMPTS',
+      { INTEGRATIONS_MAX_ATTEMPTS: '0' },
+      /^INTEGRATIONS_MAX_ATTEMPTS must be a whole number from 1 to 20/,
+    ],
+    [
+      'a fractional INTEGRATIONS_RETENTION_DAYS',
+      { INTEGRATIONS_RETENTION_DAYS: '1.5' },
+      /^INTEGRATIONS_RETENTION_DAYS must be a whole number from 1 to 3650/,
+    ],
   ];
   for (const [label, env, message] of invalid) {
     test(`stops on ${label}, naming the variable`, () => {
-      assert.throws(() => loadConfig(env), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.match(error.message, message);
-        assert.ok(!error.message.includes('\n'), 'one line');
-        return true;
-      });
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, message);
+          assert.ok(!error.message.includes('\n'), 'one line');
+          return true;
+        },
+      );
     });
   }
 

@@ -11,10 +11,7 @@ describe('describing where flags use something', () => {
       { featureName: 'checkout', environment: 'production', archived: false },
       { featureName: 'old', environment: 'development', archived: true },
     ]);
-    assert.equal(
-      text,
-      'flag "checkout" (development, production), flag "old" (development, archived) and flag "search" (production)',
-    );
+    assert.equal(text, 'flag "checkout" (development, production), flag "old" (development, archived) and flag "search" (production)');
   });
 
   test('names the first ten flags and counts the rest', () => {

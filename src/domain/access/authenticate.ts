@@ -12,10 +12,7 @@ export interface SdkToken {
 }
 
 /** What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs. */
-export type Credential =
-  | { kind: 'actor'; actor: Actor }
-  | { kind: 'apiToken'; token: SdkToken }
-  | { kind: 'invalid' };
+export type Credential = { kind: 'actor'; actor: Actor } | { kind: 'apiToken'; token: SdkToken } | { kind: 'invalid' };
 
 // Last-seen stamps are refreshed at most once a minute per credential, so a busy client does not write on
 // every request.

@@ -85,7 +85,8 @@ export function validateAddonInput(input: AddonInput): void {
   for (const definition of definitions) {
     const value = input.parameters[definition.name];
     if (value === undefined || value.trim() === '') {
-      if (definition.required) details.push({ path: `/body/parameters/${definition.name}`, message: `"${definition.name}" is required by ${input.provider}` });
+      if (definition.required)
+        details.push({ path: `/body/parameters/${definition.name}`, message: `"${definition.name}" is required by ${input.provider}` });
       continue;
     }
     if (definition.type === 'url' && !keepsStoredValue(input.provider, definition.name, value)) {
@@ -128,9 +129,7 @@ async function assertFilterTargetsExist(uow: UnitOfWork, projects: string[], env
   const wantedProjects = projects.filter((project) => project !== WILDCARD);
   const wantedEnvironments = environments.filter((environment) => environment !== WILDCARD);
   const [knownProjects, knownEnvironments] = await Promise.all([
-    wantedProjects.length === 0
-      ? []
-      : uow.tx.selectFrom('projects').select('id').where('id', 'in', wantedProjects).execute(),
+    wantedProjects.length === 0 ? [] : uow.tx.selectFrom('projects').select('id').where('id', 'in', wantedProjects).execute(),
     wantedEnvironments.length === 0
       ? []
       : uow.tx.selectFrom('environments').select('name').where('name', 'in', wantedEnvironments).execute(),
@@ -139,7 +138,8 @@ async function assertFilterTargetsExist(uow: UnitOfWork, projects: string[], env
   const projectIds = new Set(knownProjects.map((row) => row.id));
   const environmentNames = new Set(knownEnvironments.map((row) => row.name));
   projects.forEach((project, index) => {
-    if (project !== WILDCARD && !projectIds.has(project)) details.push({ path: `/body/projects/${index}`, message: `Unknown project ${JSON.stringify(project)}` });
+    if (project !== WILDCARD && !projectIds.has(project))
+      details.push({ path: `/body/projects/${index}`, message: `Unknown project ${JSON.stringify(project)}` });
   });
   environments.forEach((environment, index) => {
     if (environment !== WILDCARD && !environmentNames.has(environment)) {
@@ -267,7 +267,11 @@ export async function updateAddon(uow: UnitOfWork, id: number, input: AddonInput
   const row = await uow.tx
     .updateTable('addons')
     // Strictly later than before even on a clock that has not moved, so the masked versions always differ.
-    .set({ ...next, parameters: JSON.stringify(next.parameters), updated_at: new Date(Math.max(uow.now.getTime(), stored.updated_at.getTime() + 1)) })
+    .set({
+      ...next,
+      parameters: JSON.stringify(next.parameters),
+      updated_at: new Date(Math.max(uow.now.getTime(), stored.updated_at.getTime() + 1)),
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -1,9 +1,8 @@
 import { sql, type Selectable } from 'kysely';
-import type { AddonsTable, } from '../../db/schema.js';
+import type { AddonsTable } from '../../db/schema.js';
 import { findProvider } from './providers/index.js';
 import { NotFoundError } from '../../shared/errors.js';
 import type { Db } from '../../db/database.js';
-
 
 /** What a sensitive parameter reads back as; sent back unchanged on update, it keeps the stored value. */
 export const MASKED_VALUE = '*****';
@@ -43,10 +42,7 @@ export function isSensitiveParameter(provider: string, name: string): boolean {
 
 export function maskParameters(provider: string, parameters: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(parameters).map(([name, value]) => [
-      name,
-      value !== '' && isSensitiveParameter(provider, name) ? MASKED_VALUE : value,
-    ]),
+    Object.entries(parameters).map(([name, value]) => [name, value !== '' && isSensitiveParameter(provider, name) ? MASKED_VALUE : value]),
   );
 }
 

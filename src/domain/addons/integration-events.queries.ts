@@ -1,11 +1,10 @@
-import { sql, } from 'kysely';
+import { sql } from 'kysely';
 import type { IntegrationEventState } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { toEventView, type EventView } from '../events/event-queries.js';
 import { parseWholeNumber } from '../search/filters.js';
 import { findAddonRow } from './addons.queries.js';
 import type { Db } from '../../db/database.js';
-
 
 /** An integration event (spec 2.3): one delivery attempt. `id` is a digit string since it is a bigint. */
 export interface IntegrationEventView {

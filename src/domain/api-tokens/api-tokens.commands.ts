@@ -54,10 +54,7 @@ function validateScope(input: CreateApiTokenInput): { environment: string | null
 }
 
 /** Creates a token and returns it with its secret: the only time the secret is ever shown. */
-export async function createApiToken(
-  uow: UnitOfWork,
-  input: CreateApiTokenInput,
-): Promise<ApiTokenView & { secret: string }> {
+export async function createApiToken(uow: UnitOfWork, input: CreateApiTokenInput): Promise<ApiTokenView & { secret: string }> {
   if (input.expiresAt && input.expiresAt.getTime() <= uow.now.getTime()) {
     throw new BadDataError('The expiry date must be in the future', [
       { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
@@ -110,11 +107,7 @@ async function insertApiToken(
 export async function ensureAdminTokens(uow: UnitOfWork, secrets: string[]): Promise<number> {
   let created = 0;
   for (const secret of secrets) {
-    const exists = await uow.tx
-      .selectFrom('api_tokens')
-      .select('id')
-      .where('secret_hash', '=', hashToken(secret))
-      .executeTakeFirst();
+    const exists = await uow.tx.selectFrom('api_tokens').select('id').where('secret_hash', '=', hashToken(secret)).executeTakeFirst();
     if (exists) continue;
     await insertApiToken(uow, { tokenName: 'admin', type: 'admin' }, { environment: null, projects: [] }, secret);
     created += 1;

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ApiTokensTable, } from '../../db/schema.js';
+import type { ApiTokensTable } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
 import { iso } from '../users/user-view.js';
 
@@ -44,7 +44,10 @@ async function projectsByToken(db: Db, tokenIds: number[]): Promise<Map<number, 
 
 export async function listApiTokens(db: Db): Promise<ApiTokenView[]> {
   const rows = await db.selectFrom('api_tokens').selectAll().orderBy('id').execute();
-  const projects = await projectsByToken(db, rows.map((row) => row.id));
+  const projects = await projectsByToken(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => toApiTokenView(row, projects.get(row.id) ?? []));
 }
 

@@ -1,4 +1,3 @@
-
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import type { Permission } from '../access/permissions.js';
@@ -113,7 +112,6 @@ export function changeKey(change: ChangeInput): string | null {
   }
 }
 
-
 async function assertSegmentsExist(tx: Db, ids: number[] | undefined, path: string): Promise<void> {
   if (!ids || ids.length === 0) return;
   const rows = await tx.selectFrom('segments').select('id').where('id', 'in', ids).execute();
@@ -154,7 +152,10 @@ async function prepareDependency(tx: Db, scope: ChangeRequestScope, child: strin
     );
   }
   if (parent.archived_at) {
-    throw new BadDataError(`Flag "${input.feature}" is archived; a flag can only depend on an active flag`, onParent(`"${input.feature}" is archived`));
+    throw new BadDataError(
+      `Flag "${input.feature}" is archived; a flag can only depend on an active flag`,
+      onParent(`"${input.feature}" is archived`),
+    );
   }
 }
 

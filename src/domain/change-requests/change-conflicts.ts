@@ -30,10 +30,7 @@ export interface LiveState {
 
 const pair = (a: string, b: string) => `${a}\u0000${b}`;
 
-export async function loadLiveState(
-  tx: Db,
-  requests: Array<{ scope: ChangeRequestScope; changes: StoredChange[] }>,
-): Promise<LiveState> {
+export async function loadLiveState(tx: Db, requests: Array<{ scope: ChangeRequestScope; changes: StoredChange[] }>): Promise<LiveState> {
   const changes = requests.flatMap((request) => request.changes.map((stored) => stored.change));
   const flags = [...new Set(changes.filter(isFeatureChange).map((change) => change.feature))];
   const parentFlags = changes.flatMap((change) => (change.action === 'addDependency' ? [change.payload.feature] : []));
@@ -46,12 +43,14 @@ export async function loadLiveState(
     loadStrategies(tx, flags),
     flags.length === 0
       ? []
-      : tx.selectFrom('feature_environments').select(['feature_name', 'environment', 'enabled', 'variants']).where('feature_name', 'in', flags).execute(),
+      : tx
+          .selectFrom('feature_environments')
+          .select(['feature_name', 'environment', 'enabled', 'variants'])
+          .where('feature_name', 'in', flags)
+          .execute(),
     flags.length === 0 ? [] : tx.selectFrom('feature_dependencies').selectAll().where('child', 'in', flags).orderBy('parent').execute(),
     segmentIds.length === 0 ? [] : tx.selectFrom('segments').selectAll().where('id', 'in', segmentIds).execute(),
-    projects.length === 0
-      ? []
-      : tx.selectFrom('project_environments').selectAll().where('project_id', 'in', projects).execute(),
+    projects.length === 0 ? [] : tx.selectFrom('project_environments').selectAll().where('project_id', 'in', projects).execute(),
   ]);
 
   const parents = new Map<string, Dependency[]>();

@@ -51,6 +51,12 @@ export async function applyChangeRequest(uow: UnitOfWork, row: ChangeRequestRow)
 
   const { createdBy, createdByUserId } = actorIdentity(uow.actor);
   const applied = await setState(uow, row, 'Applied', { applied_at: uow.now, applied_by_user_id: createdByUserId, applied_by: createdBy });
-  await recordChangeRequestEvent(uow, applied, 'change-request-applied', { state: 'Applied', changes: changes.length }, { state: row.state });
+  await recordChangeRequestEvent(
+    uow,
+    applied,
+    'change-request-applied',
+    { state: 'Applied', changes: changes.length },
+    { state: row.state },
+  );
   return applied;
 }

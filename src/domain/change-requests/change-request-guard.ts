@@ -55,11 +55,7 @@ function appliedScope(uow: UnitOfWork): Promise<ProtectedEnvironment | undefined
   if (changeRequestId === undefined) return Promise.resolve(undefined);
   let scope = appliedScopes.get(uow);
   if (!scope) {
-    scope = uow.tx
-      .selectFrom('change_requests')
-      .select(['project', 'environment'])
-      .where('id', '=', changeRequestId)
-      .executeTakeFirst();
+    scope = uow.tx.selectFrom('change_requests').select(['project', 'environment']).where('id', '=', changeRequestId).executeTakeFirst();
     appliedScopes.set(uow, scope);
   }
   return scope;

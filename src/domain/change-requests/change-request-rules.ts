@@ -57,7 +57,19 @@ export async function setState(
   uow: UnitOfWork,
   row: ChangeRequestRow,
   state: ChangeRequestState,
-  extra: Partial<Pick<ChangeRequestRow, 'scheduled_at' | 'schedule_status' | 'schedule_failure_reason' | 'scheduled_by_user_id' | 'scheduled_by' | 'applied_at' | 'applied_by_user_id' | 'applied_by'>> = {},
+  extra: Partial<
+    Pick<
+      ChangeRequestRow,
+      | 'scheduled_at'
+      | 'schedule_status'
+      | 'schedule_failure_reason'
+      | 'scheduled_by_user_id'
+      | 'scheduled_by'
+      | 'applied_at'
+      | 'applied_by_user_id'
+      | 'applied_by'
+    >
+  > = {},
 ): Promise<ChangeRequestRow> {
   // Leaving Scheduled drops the schedule; scheduling sets a new one in `extra`.
   const schedule =

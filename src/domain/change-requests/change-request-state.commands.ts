@@ -69,7 +69,9 @@ async function requiredApprovals(uow: UnitOfWork, row: ChangeRequestRow): Promis
 /** One approval per reviewer; the request is Approved once it has as many as its environment requires. */
 async function approve(uow: UnitOfWork, row: ChangeRequestRow): Promise<void> {
   if (isAuthor(uow.actor, row) && !isAdmin(uow.actor)) {
-    throw new PermissionError(`You cannot approve your own change request ${row.id}; another user must review it`, ['APPROVE_CHANGE_REQUEST']);
+    throw new PermissionError(`You cannot approve your own change request ${row.id}; another user must review it`, [
+      'APPROVE_CHANGE_REQUEST',
+    ]);
   }
   const { createdBy, createdByUserId } = actorIdentity(uow.actor);
   const earlier = await uow.tx
@@ -104,7 +106,13 @@ async function reject(uow: UnitOfWork, row: ChangeRequestRow, comment: string | 
     .values({ change_request_id: row.id, decision: 'rejected', user_id: createdByUserId, username: createdBy, created_at: uow.now })
     .execute();
   const updated = await setState(uow, row, 'Rejected');
-  await recordChangeRequestEvent(uow, updated, 'change-request-rejected', { state: updated.state, ...(comment ? { comment } : {}) }, { state: row.state });
+  await recordChangeRequestEvent(
+    uow,
+    updated,
+    'change-request-rejected',
+    { state: updated.state, ...(comment ? { comment } : {}) },
+    { state: row.state },
+  );
 }
 
 async function cancel(uow: UnitOfWork, row: ChangeRequestRow): Promise<void> {

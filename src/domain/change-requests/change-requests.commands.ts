@@ -72,7 +72,13 @@ async function returnToReview(uow: UnitOfWork, row: ChangeRequestRow): Promise<v
   const approvalsCleared = Number(cleared.numDeletedRows);
   if (row.state === 'In review' && approvalsCleared === 0) return;
   const updated = await setState(uow, row, 'In review');
-  await recordChangeRequestEvent(uow, updated, 'change-request-sent-to-review', { state: updated.state, approvalsCleared }, { state: row.state });
+  await recordChangeRequestEvent(
+    uow,
+    updated,
+    'change-request-sent-to-review',
+    { state: updated.state, approvalsCleared },
+    { state: row.state },
+  );
 }
 
 async function assertEnabled(uow: UnitOfWork, scope: ChangeRequestScope): Promise<void> {
@@ -121,7 +127,12 @@ export async function addChanges(
     const replaced =
       key === null
         ? undefined
-        : await uow.tx.selectFrom('change_request_changes').selectAll().where('change_request_id', '=', row.id).where('change_key', '=', key).executeTakeFirst();
+        : await uow.tx
+            .selectFrom('change_request_changes')
+            .selectAll()
+            .where('change_request_id', '=', row.id)
+            .where('change_key', '=', key)
+            .executeTakeFirst();
     if (replaced) {
       await uow.tx.updateTable('change_request_changes').set(values).where('id', '=', replaced.id).execute();
       await recordChangeRequestEvent(
@@ -173,7 +184,10 @@ export async function editChange(uow: UnitOfWork, project: string, id: number, c
   const before = toStoredChange(existing).change;
   if (change.action !== before.action || targetOf(change) !== targetOf(before)) {
     throw new BadDataError(`Change ${changeId} is ${before.action} of ${targetOf(before)}; an edit keeps its action and target`, [
-      { path: '/body', message: `expected action "${before.action}" on ${targetOf(before)} (got "${change.action}" on ${targetOf(change)})` },
+      {
+        path: '/body',
+        message: `expected action "${before.action}" on ${targetOf(before)} (got "${change.action}" on ${targetOf(change)})`,
+      },
     ]);
   }
   assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action]);

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable, } from '../../db/schema.js';
+import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
@@ -72,9 +72,11 @@ export interface ChangeRequestView {
 /** The stored change as the API took it. */
 export function toStoredChange(row: Selectable<ChangeRequestChangesTable>): StoredChange {
   const payload = row.payload ?? undefined;
-  const change = (row.feature_name === null
-    ? { action: row.action, payload }
-    : { action: row.action, feature: row.feature_name, ...(payload === undefined ? {} : { payload }) }) as ChangeInput;
+  const change = (
+    row.feature_name === null
+      ? { action: row.action, payload }
+      : { action: row.action, feature: row.feature_name, ...(payload === undefined ? {} : { payload }) }
+  ) as ChangeInput;
   return { id: row.id, change, base: row.base };
 }
 
@@ -95,7 +97,13 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
   const ids = rows.map((row) => row.id);
   const [changeRows, reviews, comments, settings] = await Promise.all([
     db.selectFrom('change_request_changes').selectAll().where('change_request_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('change_request_reviews').selectAll().where('change_request_id', 'in', ids).orderBy('created_at').orderBy('user_id').execute(),
+    db
+      .selectFrom('change_request_reviews')
+      .selectAll()
+      .where('change_request_id', 'in', ids)
+      .orderBy('created_at')
+      .orderBy('user_id')
+      .execute(),
     db.selectFrom('change_request_comments').selectAll().where('change_request_id', 'in', ids).orderBy('id').execute(),
     db
       .selectFrom('change_request_settings')

@@ -266,9 +266,21 @@ export class ClientFeatureStore {
       environment: scope.environment,
       inlineSegmentConstraints: false,
     };
-    const body = JSON.stringify({ version: 2, features, segments, query, meta: { revisionId: configuration.revision, etag: null, queryHash: null } });
+    const body = JSON.stringify({
+      version: 2,
+      features,
+      segments,
+      query,
+      meta: { revisionId: configuration.revision, etag: null, queryHash: null },
+    });
     const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
-    const answer: ScopedFeatures = { revision: configuration.revision, etag: `"${hash}:${configuration.revision}"`, body, features, segments };
+    const answer: ScopedFeatures = {
+      revision: configuration.revision,
+      etag: `"${hash}:${configuration.revision}"`,
+      body,
+      features,
+      segments,
+    };
     if (configuration === entry.configuration) entry.answers.set(key, answer);
     return answer;
   }

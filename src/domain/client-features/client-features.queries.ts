@@ -82,8 +82,23 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .innerJoin('project_environments as pe', (join) =>
           join.onRef('pe.project_id', '=', 'f.project').on('pe.environment_name', '=', environment),
         )
-        .select(['fs.id', 'fs.feature_name', 'fs.strategy_name', 'fs.title', 'fs.sort_order', 'fs.parameters', 'fs.constraints', 'fs.variants'])
-        .select(sql<number[] | null>`(SELECT array_agg(fss.segment_id ORDER BY fss.segment_id) FROM feature_strategy_segments fss WHERE fss.strategy_id = fs.id)`.as('segment_ids'))
+        .select([
+          'fs.id',
+          'fs.feature_name',
+          'fs.strategy_name',
+          'fs.title',
+          'fs.sort_order',
+          'fs.parameters',
+          'fs.constraints',
+          'fs.variants',
+        ])
+        .select(
+          sql<
+            number[] | null
+          >`(SELECT array_agg(fss.segment_id ORDER BY fss.segment_id) FROM feature_strategy_segments fss WHERE fss.strategy_id = fs.id)`.as(
+            'segment_ids',
+          ),
+        )
         .where('fs.environment', '=', environment)
         .where('fs.disabled', '=', false)
         .where('f.archived_at', 'is', null)

@@ -63,11 +63,7 @@ export async function createContextField(uow: UnitOfWork, input: CreateContextFi
  * Fields left out keep their value (Unleash's PUT resets them, silently dropping legal values a client did not
  * resend). Unchanged values record nothing.
  */
-export async function updateContextField(
-  uow: UnitOfWork,
-  name: string,
-  input: UpdateContextFieldInput,
-): Promise<ContextFieldView> {
+export async function updateContextField(uow: UnitOfWork, name: string, input: UpdateContextFieldInput): Promise<ContextFieldView> {
   const before = await findContextField(uow.tx, name, true);
   const next = {
     description: input.description === undefined ? before.description : input.description,
@@ -111,9 +107,7 @@ export async function deleteContextField(uow: UnitOfWork, name: string): Promise
       const names = usage.segments.map((segment) => `"${segment}"`).join(', ');
       users.push(`segment${usage.segments.length > 1 ? 's' : ''} ${names}`);
     }
-    throw new ConflictError(
-      `Context field "${name}" is used in constraints of ${joinWords(users)}; remove those constraints first`,
-    );
+    throw new ConflictError(`Context field "${name}" is used in constraints of ${joinWords(users)}; remove those constraints first`);
   }
   await uow.tx.deleteFrom('context_fields').where('name', '=', name).execute();
   await recordEvent(uow, { type: 'context-field-deleted', preData: before });

@@ -1,9 +1,8 @@
 import { sql, type Selectable } from 'kysely';
-import type { ContextFieldsTable, } from '../../db/schema.js';
+import type { ContextFieldsTable } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { FlagUsage } from '../flag-usage.js';
 import type { Db } from '../../db/database.js';
-
 
 export interface LegalValue {
   value: string;

@@ -75,10 +75,8 @@ export async function createEnvironment(uow: UnitOfWork, input: CreateEnvironmen
   // New environments go last unless an order is given.
   const sortOrder =
     input.sortOrder ??
-    (await uow.tx
-      .selectFrom('environments')
-      .select(sql<number>`coalesce(max(sort_order), 0) + 100`.as('next'))
-      .executeTakeFirstOrThrow()).next;
+    (await uow.tx.selectFrom('environments').select(sql<number>`coalesce(max(sort_order), 0) + 100`.as('next')).executeTakeFirstOrThrow())
+      .next;
   await uow.tx
     .insertInto('environments')
     .values({ name: input.name, type: input.type, enabled: input.enabled ?? true, sort_order: sortOrder, created_at: uow.now })

@@ -24,7 +24,9 @@ export function sdkEngine(): Promise<SdkEngine> {
     ([client, { defaultStrategies }]) => ({
       // A CommonJS module with an `exports.default` class: Node's import gives the module object as `default`;
       // loaders that honour `__esModule` (tsx, in tests) give the class itself.
-      UnleashClient: (client.default as { default?: typeof client.default.default }).default ?? (client.default as unknown as typeof client.default.default),
+      UnleashClient:
+        (client.default as { default?: typeof client.default.default }).default ??
+        (client.default as unknown as typeof client.default.default),
       strategies: new Map(defaultStrategies.map((strategy) => [strategy.name, strategy])),
     }),
   );

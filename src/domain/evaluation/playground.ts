@@ -52,10 +52,17 @@ export async function playground(
       const usedSegments = (strategy.segments ?? []).map((id) => {
         const segment = segments.get(id);
         const checked = (segment?.constraints ?? []).map(check);
-        return { id, name: segment?.name ?? `#${id}`, result: segment !== undefined && checked.every((c) => c.result), constraints: checked };
+        return {
+          id,
+          name: segment?.name ?? `#${id}`,
+          result: segment !== undefined && checked.every((c) => c.result),
+          constraints: checked,
+        };
       });
       const enabled = implementation
-        ? constraints.every((c) => c.result) && usedSegments.every((s) => s.result) && implementation.isEnabled(strategy.parameters, context)
+        ? constraints.every((c) => c.result) &&
+          usedSegments.every((s) => s.result) &&
+          implementation.isEnabled(strategy.parameters, context)
         : ('unknown' as const);
       return {
         id: strategy.id,

@@ -94,7 +94,10 @@ const CHANGE_REQUEST_DESCRIPTIONS: Record<string, Description> = {
     label: 'Change discarded',
     summary: (e, who, flag) => `${who} discarded ${changeSubject(fields(e.preData).change, flag)} from change request ${request(e)}`,
   },
-  'change-request-discarded': { label: 'Change request discarded', summary: (e, who) => `${who} discarded the draft change request ${request(e)}` },
+  'change-request-discarded': {
+    label: 'Change request discarded',
+    summary: (e, who) => `${who} discarded the draft change request ${request(e)}`,
+  },
   'change-request-sent-to-review': {
     label: 'Change request sent to review',
     summary: (e, who) =>
@@ -143,7 +146,10 @@ const CHANGE_REQUEST_DESCRIPTIONS: Record<string, Description> = {
     label: 'Change request retitled',
     summary: (e, who) => `${who} retitled change request ${request(e)} to ${bold(fields(e.data).title)}`,
   },
-  'change-request-comment-added': { label: 'Change request comment', summary: (e, who) => `${who} commented on change request ${request(e)}` },
+  'change-request-comment-added': {
+    label: 'Change request comment',
+    summary: (e, who) => `${who} commented on change request ${request(e)}`,
+  },
   'review-bypassed': {
     label: 'Change request bypassed',
     summary: (e, who, flag, env) => {
@@ -192,7 +198,10 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Strategy removed',
     summary: (e, who, flag, env) => `${who} removed strategy ${bold(fields(e.preData).name)} from ${flag} in ${env}`,
   },
-  'strategy-order-changed': { label: 'Strategies reordered', summary: (_e, who, flag, env) => `${who} reordered the strategies of ${flag} in ${env}` },
+  'strategy-order-changed': {
+    label: 'Strategies reordered',
+    summary: (_e, who, flag, env) => `${who} reordered the strategies of ${flag} in ${env}`,
+  },
   'feature-environment-variants-updated': {
     label: 'Variants updated',
     summary: (e, who, flag, env) => {
@@ -212,7 +221,8 @@ const DESCRIPTIONS: Record<string, Description> = {
   'feature-unfavorited': flagEvent('Flag unfavorited', 'unfavorited'),
   'feature-dependency-added': {
     label: 'Dependency added',
-    summary: (e, who, flag) => `${who} made ${flag} depend on ${bold(fields(e.data).feature)}${fields(e.data).enabled === false ? ' being disabled' : ''}`,
+    summary: (e, who, flag) =>
+      `${who} made ${flag} depend on ${bold(fields(e.data).feature)}${fields(e.data).enabled === false ? ' being disabled' : ''}`,
   },
   'feature-dependency-removed': {
     label: 'Dependency removed',
@@ -227,7 +237,8 @@ const DESCRIPTIONS: Record<string, Description> = {
   'project-created': { label: 'Project created', summary: (e, who) => `${who} created project ${bold(e.project)}` },
   'project-updated': {
     label: 'Project updated',
-    summary: (e, who) => `${who} updated project ${bold(e.project)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'mode', 'defaultStickiness'])}`,
+    summary: (e, who) =>
+      `${who} updated project ${bold(e.project)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'mode', 'defaultStickiness'])}`,
   },
   'project-deleted': { label: 'Project deleted', summary: (e, who) => `${who} deleted project ${bold(e.project)}` },
   'project-environment-added': {
@@ -246,7 +257,8 @@ const DESCRIPTIONS: Record<string, Description> = {
   },
   'environment-updated': {
     label: 'Environment updated',
-    summary: (e, who, _flag, env) => `${who} updated environment ${env}${changedKeys(fields(e.preData), fields(e.data), ['type', 'sortOrder', 'enabled'])}`,
+    summary: (e, who, _flag, env) =>
+      `${who} updated environment ${env}${changedKeys(fields(e.preData), fields(e.data), ['type', 'sortOrder', 'enabled'])}`,
   },
   'environment-deleted': { label: 'Environment deleted', summary: (_e, who, _flag, env) => `${who} deleted environment ${env}` },
   'api-token-created': {
@@ -296,10 +308,22 @@ const DESCRIPTIONS: Record<string, Description> = {
   'strategy-updated': { label: 'Strategy updated', summary: (e, who) => `${who} updated strategy ${bold(fields(e.data).name)}` },
   'strategy-deleted': { label: 'Strategy deleted', summary: (e, who) => `${who} deleted strategy ${bold(fields(e.preData).name)}` },
   'strategy-deprecated': { label: 'Strategy deprecated', summary: (e, who) => `${who} deprecated strategy ${bold(fields(e.data).name)}` },
-  'strategy-reactivated': { label: 'Strategy reactivated', summary: (e, who) => `${who} reactivated strategy ${bold(fields(e.data).name)}` },
-  'context-field-created': { label: 'Context field created', summary: (e, who) => `${who} created context field ${bold(fields(e.data).name)}` },
-  'context-field-updated': { label: 'Context field updated', summary: (e, who) => `${who} updated context field ${bold(fields(e.data).name)}` },
-  'context-field-deleted': { label: 'Context field deleted', summary: (e, who) => `${who} deleted context field ${bold(fields(e.preData).name)}` },
+  'strategy-reactivated': {
+    label: 'Strategy reactivated',
+    summary: (e, who) => `${who} reactivated strategy ${bold(fields(e.data).name)}`,
+  },
+  'context-field-created': {
+    label: 'Context field created',
+    summary: (e, who) => `${who} created context field ${bold(fields(e.data).name)}`,
+  },
+  'context-field-updated': {
+    label: 'Context field updated',
+    summary: (e, who) => `${who} updated context field ${bold(fields(e.data).name)}`,
+  },
+  'context-field-deleted': {
+    label: 'Context field deleted',
+    summary: (e, who) => `${who} deleted context field ${bold(fields(e.preData).name)}`,
+  },
   'addon-config-created': {
     label: 'Integration created',
     summary: (e, who) => `${who} created the ${bold(fields(e.data).provider)} integration ${bold(fields(e.data).id)}`,

@@ -3,14 +3,7 @@ import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database, EventsTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import {
-  likePattern,
-  parseDay,
-  parseFilter,
-  parseUserIds,
-  parseWholeNumber,
-  type Filter,
-} from '../search/filters.js';
+import { likePattern, parseDay, parseFilter, parseUserIds, parseWholeNumber, type Filter } from '../search/filters.js';
 import { describeEvent } from './event-descriptions.js';
 import { SPEC_EVENT_TYPES, isEventType } from './event-types.js';
 import { ALL_EVENTS_SCOPE, creatorScope, projectScope, typeScope } from './event-counts.js';
@@ -231,7 +224,15 @@ export function exportEvents(
       const rows = await readBatch((reader) =>
         applyFilters(reader.selectFrom('events'), filters)
           .filtered.select([
-            'id', 'created_at', 'type', 'created_by', 'created_by_user_id', 'project', 'environment', 'feature_name', 'change_request_id',
+            'id',
+            'created_at',
+            'type',
+            'created_by',
+            'created_by_user_id',
+            'project',
+            'environment',
+            'feature_name',
+            'change_request_id',
             sql<string | null>`data::text`.as('data'),
             sql<string | null>`pre_data::text`.as('pre_data'),
             sql<string>`tags::text`.as('tags'),
@@ -307,7 +308,12 @@ export async function deprecatedEventSearch(db: Db, body: DeprecatedSearchBody):
     );
   }
   // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
-  const rows = await filtered.selectAll().orderBy('id', 'desc').limit(body.limit ?? 100).offset(body.offset ?? 0).execute();
+  const rows = await filtered
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(body.limit ?? 100)
+    .offset(body.offset ?? 0)
+    .execute();
   const count = await filtered.select(sql<number>`count(*)::int8`.as('total')).executeTakeFirstOrThrow();
   return { events: rows.map(toEventView), totalEvents: count.total };
 }

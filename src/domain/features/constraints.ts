@@ -6,7 +6,6 @@ import type { Constraint } from './feature-views.js';
 
 export { CONSTRAINT_OPERATORS } from './feature-views.js';
 
-
 const MULTI_VALUE_OPERATORS = new Set(['NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR']);
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -64,7 +63,10 @@ export function validateConstraints(constraints: Constraint[], path: string): vo
       } else if (constraint.operator === 'IN_CIDR') {
         constraint.values.forEach((value, i) => {
           if (!isAddressOrRange(value)) {
-            details.push({ path: `${at}/values/${i}`, message: `IN_CIDR needs IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(value)})` });
+            details.push({
+              path: `${at}/values/${i}`,
+              message: `IN_CIDR needs IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(value)})`,
+            });
           }
         });
       }

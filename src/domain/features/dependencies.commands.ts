@@ -20,13 +20,7 @@ const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(', ');
  * one-level check and together build a grandchild or a cycle.
  */
 async function lockPair(uow: UnitOfWork, child: string, parent: string) {
-  const rows = await uow.tx
-    .selectFrom('features')
-    .selectAll()
-    .where('name', 'in', [child, parent])
-    .orderBy('name')
-    .forUpdate()
-    .execute();
+  const rows = await uow.tx.selectFrom('features').selectAll().where('name', 'in', [child, parent]).orderBy('name').forUpdate().execute();
   return { childRow: rows.find((row) => row.name === child), parentRow: rows.find((row) => row.name === parent) };
 }
 

@@ -1,7 +1,5 @@
-
 import { findFeature } from './feature-lookup.js';
 import type { Db } from '../../db/database.js';
-
 
 /** A child's dependency on a parent flag, as Unleash shows it (`dependentFeatureSchema`). */
 export interface Dependency {
@@ -23,12 +21,7 @@ export async function parentsOf(tx: Db, child: string): Promise<Dependency[]> {
 
 /** The names of the flags that depend on `parent`. */
 export async function childrenOf(tx: Db, parent: string): Promise<string[]> {
-  const rows = await tx
-    .selectFrom('feature_dependencies')
-    .select('child')
-    .where('parent', '=', parent)
-    .orderBy('child')
-    .execute();
+  const rows = await tx.selectFrom('feature_dependencies').select('child').where('parent', '=', parent).orderBy('child').execute();
   return rows.map((row) => row.child);
 }
 

@@ -76,7 +76,12 @@ export async function getEnvironmentVariants(db: Db, target: StrategyTarget): Pr
 }
 
 /** Replaces the variants of one environment, weights distributed to 1000. */
-export async function setEnvironmentVariants(uow: UnitOfWork, target: StrategyTarget, variants: VariantInput[], path = '/body'): Promise<Variant[]> {
+export async function setEnvironmentVariants(
+  uow: UnitOfWork,
+  target: StrategyTarget,
+  variants: VariantInput[],
+  path = '/body',
+): Promise<Variant[]> {
   await guardDirectChange(uow, { kind: 'flag-environment', ...target });
   await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
   await assertProjectEnvironment(uow.tx, target.project, target.environment);
@@ -104,7 +109,11 @@ export async function setEnvironmentVariants(uow: UnitOfWork, target: StrategyTa
 }
 
 /** The variant list with a JSON Patch applied; callers validate it and store it with setEnvironmentVariants. */
-export async function patchedEnvironmentVariants(uow: UnitOfWork, target: StrategyTarget, operations: Operation[]): Promise<VariantInput[]> {
+export async function patchedEnvironmentVariants(
+  uow: UnitOfWork,
+  target: StrategyTarget,
+  operations: Operation[],
+): Promise<VariantInput[]> {
   const current = await getEnvironmentVariants(uow.tx, target);
   return applyPatch<VariantInput[]>(current, operations);
 }

@@ -1,8 +1,6 @@
-
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import type { FeatureRow } from './feature-views.js';
 import type { Db } from '../../db/database.js';
-
 
 /**
  * The flag `name` of `project`, locked for the caller's transaction when asked. A flag that exists in another
@@ -28,9 +26,7 @@ export async function findFeature(
 export async function assertProjectEnvironment(tx: Db, project: string, environment: string): Promise<string> {
   const row = await tx
     .selectFrom('environments as e')
-    .leftJoin('project_environments as pe', (join) =>
-      join.onRef('pe.environment_name', '=', 'e.name').on('pe.project_id', '=', project),
-    )
+    .leftJoin('project_environments as pe', (join) => join.onRef('pe.environment_name', '=', 'e.name').on('pe.project_id', '=', project))
     .select(['e.name', 'e.type', 'pe.project_id'])
     .where('e.name', '=', environment)
     .executeTakeFirst();

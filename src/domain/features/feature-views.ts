@@ -1,4 +1,3 @@
-
 import { ADMIN_TOKEN_USER_ID, SYSTEM_USER_ID } from '../access/actor.js';
 import type { EventTag } from '../events/record-event.js';
 import { iso } from '../users/user-view.js';
@@ -6,11 +5,25 @@ import type { Db } from '../../db/database.js';
 
 /** Shapes of spec 2.5 (Unleash's featureSchema, featureEnvironmentSchema, featureStrategySchema). */
 export const CONSTRAINT_OPERATORS = [
-  'NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS',
-  'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
-  'DATE_AFTER', 'DATE_BEFORE',
-  'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE',
-  'REGEX', 'IN_CIDR',
+  'NOT_IN',
+  'IN',
+  'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
+  'STR_CONTAINS',
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_LT',
+  'SEMVER_GTE',
+  'SEMVER_LTE',
+  'REGEX',
+  'IN_CIDR',
 ] as const;
 
 export interface Constraint {
@@ -115,7 +128,6 @@ export interface FeatureView extends FeatureMetadata {
 /** Ordering of lifecycle stages, so the current stage is the latest one entered. */
 export const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
-
 export interface FeatureRow {
   name: string;
   project: string;
@@ -154,7 +166,11 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
-export async function loadStrategies(tx: Db, featureNames: string[], strategyId?: string): Promise<Array<StrategyView & { environment: string }>> {
+export async function loadStrategies(
+  tx: Db,
+  featureNames: string[],
+  strategyId?: string,
+): Promise<Array<StrategyView & { environment: string }>> {
   if (featureNames.length === 0) return [];
   let query = tx
     .selectFrom('feature_strategies')
@@ -171,7 +187,11 @@ export async function loadStrategies(tx: Db, featureNames: string[], strategyId?
       : await tx
           .selectFrom('feature_strategy_segments')
           .selectAll()
-          .where('strategy_id', 'in', rows.map((row) => row.id))
+          .where(
+            'strategy_id',
+            'in',
+            rows.map((row) => row.id),
+          )
           .orderBy('segment_id')
           .execute();
   const segmentsByStrategy = groupBy(segmentRows, (row) => row.strategy_id);
@@ -218,50 +238,47 @@ export async function loadFeatureViews(tx: Db, rows: FeatureRow[], viewerUserId:
   if (rows.length === 0) return [];
   const names = rows.map((row) => row.name);
   const projects = [...new Set(rows.map((row) => row.project))];
-  const [projectEnvironments, featureEnvironments, strategies, tags, dependencies, lifecycles, favorites, users] =
-    await Promise.all([
-      tx
-        .selectFrom('project_environments as pe')
-        .innerJoin('environments as e', 'e.name', 'pe.environment_name')
-        .select(['pe.project_id', 'e.name', 'e.type', 'e.sort_order'])
-        .where('pe.project_id', 'in', projects)
-        .orderBy('e.sort_order')
-        .orderBy('e.name')
-        .execute(),
-      tx.selectFrom('feature_environments').selectAll().where('feature_name', 'in', names).execute(),
-      loadStrategies(tx, names),
-      loadFeatureTags(tx, names),
-      tx
-        .selectFrom('feature_dependencies')
-        .selectAll()
-        .where((eb) => eb.or([eb('child', 'in', names), eb('parent', 'in', names)]))
-        .orderBy('parent')
-        .orderBy('child')
-        .execute(),
-      tx.selectFrom('feature_lifecycles').selectAll().where('feature_name', 'in', names).execute(),
-      viewerUserId === null
-        ? Promise.resolve([])
-        : tx
-            .selectFrom('favorite_features')
-            .select('feature_name')
-            .where('user_id', '=', viewerUserId)
-            .where('feature_name', 'in', names)
-            .execute(),
-      tx
-        .selectFrom('users')
-        .select(['id', 'name', 'username', 'email', 'image_url'])
-        .where('id', 'in', [...new Set(rows.map((row) => row.created_by_user_id ?? SYSTEM_USER_ID))])
-        .execute(),
-    ]);
+  const [projectEnvironments, featureEnvironments, strategies, tags, dependencies, lifecycles, favorites, users] = await Promise.all([
+    tx
+      .selectFrom('project_environments as pe')
+      .innerJoin('environments as e', 'e.name', 'pe.environment_name')
+      .select(['pe.project_id', 'e.name', 'e.type', 'e.sort_order'])
+      .where('pe.project_id', 'in', projects)
+      .orderBy('e.sort_order')
+      .orderBy('e.name')
+      .execute(),
+    tx.selectFrom('feature_environments').selectAll().where('feature_name', 'in', names).execute(),
+    loadStrategies(tx, names),
+    loadFeatureTags(tx, names),
+    tx
+      .selectFrom('feature_dependencies')
+      .selectAll()
+      .where((eb) => eb.or([eb('child', 'in', names), eb('parent', 'in', names)]))
+      .orderBy('parent')
+      .orderBy('child')
+      .execute(),
+    tx.selectFrom('feature_lifecycles').selectAll().where('feature_name', 'in', names).execute(),
+    viewerUserId === null
+      ? Promise.resolve([])
+      : tx
+          .selectFrom('favorite_features')
+          .select('feature_name')
+          .where('user_id', '=', viewerUserId)
+          .where('feature_name', 'in', names)
+          .execute(),
+    tx
+      .selectFrom('users')
+      .select(['id', 'name', 'username', 'email', 'image_url'])
+      .where('id', 'in', [...new Set(rows.map((row) => row.created_by_user_id ?? SYSTEM_USER_ID))])
+      .execute(),
+  ]);
 
   const environmentsByProject = groupBy(projectEnvironments, (row) => row.project_id);
   const stateByKey = new Map(featureEnvironments.map((row) => [`${row.feature_name}\u0000${row.environment}`, row]));
   const strategiesByKey = groupBy(strategies, (s) => `${s.featureName}\u0000${s.environment}`);
   const favoriteNames = new Set(favorites.map((row) => row.feature_name));
   const lifecycleByFeature = groupBy(lifecycles, (row) => row.feature_name);
-  const userNames = new Map(
-    users.map((u) => [u.id, { name: (u.name ?? u.username ?? u.email)!, imageUrl: u.image_url }]),
-  );
+  const userNames = new Map(users.map((u) => [u.id, { name: (u.name ?? u.username ?? u.email)!, imageUrl: u.image_url }]));
 
   return rows.map((row) => {
     const environments = (environmentsByProject.get(row.project) ?? []).map((env): FeatureEnvironmentView => {
@@ -300,9 +317,7 @@ export async function loadFeatureViews(tx: Db, rows: FeatureRow[], viewerUserId:
         .filter((d) => d.child === row.name)
         .map((d) => ({ feature: d.parent, enabled: d.enabled, variants: d.variants as string[] })),
       children: dependencies.filter((d) => d.parent === row.name).map((d) => d.child),
-      lifecycle: current
-        ? { stage: current.stage, status: current.status, enteredStageAt: current.created_at.toISOString() }
-        : null,
+      lifecycle: current ? { stage: current.stage, status: current.status, enteredStageAt: current.created_at.toISOString() } : null,
       createdBy: creatorOf(row, userNames),
     };
   });

@@ -110,7 +110,12 @@ export async function updateFeature(
     });
   }
   if (after.stale !== before.stale) {
-    await recordFeatureEvent(uow, { ...event, type: after.stale ? 'feature-stale-on' : 'feature-stale-off', data: { stale: after.stale }, preData: { stale: before.stale } });
+    await recordFeatureEvent(uow, {
+      ...event,
+      type: after.stale ? 'feature-stale-on' : 'feature-stale-off',
+      data: { stale: after.stale },
+      preData: { stale: before.stale },
+    });
   }
   return after;
 }
@@ -129,12 +134,21 @@ export async function patchFeature(uow: UnitOfWork, project: string, name: strin
   const patched = applyPatch(editable, operations) as Record<string, unknown>;
   const unknown = Object.keys(patched).filter((key) => !(key in editable));
   if (unknown.length > 0) {
-    throw new BadDataError(`A patch may change ${Object.keys(editable).join(', ')}`, unknown.map((key) => ({
-      path: `/body`,
-      message: `"${key}" is not a field of a flag that can be patched`,
-    })));
+    throw new BadDataError(
+      `A patch may change ${Object.keys(editable).join(', ')}`,
+      unknown.map((key) => ({
+        path: `/body`,
+        message: `"${key}" is not a field of a flag that can be patched`,
+      })),
+    );
   }
-  for (const [key, expected] of [['type', 'string'], ['impressionData', 'boolean'], ['stale', 'boolean'], ['archived', 'boolean'], ['name', 'string']] as const) {
+  for (const [key, expected] of [
+    ['type', 'string'],
+    ['impressionData', 'boolean'],
+    ['stale', 'boolean'],
+    ['archived', 'boolean'],
+    ['name', 'string'],
+  ] as const) {
     if (typeof patched[key] !== expected) {
       throw new BadDataError(`The patch leaves "${key}" without a ${expected}`, [
         { path: '/body', message: `"${key}" must be a ${expected} after the patch (got ${JSON.stringify(patched[key])})` },
@@ -156,9 +170,7 @@ export function applyPatch<T>(document: T, operations: Operation[]): T {
   } catch (error) {
     const index = (error as { index?: number }).index;
     const message = (error as Error).message.split('\n')[0] ?? 'invalid operation';
-    throw new BadDataError('The JSON Patch cannot be applied', [
-      { path: index === undefined ? '/body' : `/body/${index}`, message },
-    ]);
+    throw new BadDataError('The JSON Patch cannot be applied', [{ path: index === undefined ? '/body' : `/body/${index}`, message }]);
   }
 }
 

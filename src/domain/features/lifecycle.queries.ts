@@ -1,4 +1,3 @@
-
 import { findFeature } from './feature-lookup.js';
 import { LIFECYCLE_STAGES } from './feature-views.js';
 import type { LifecycleStage } from './lifecycle.js';

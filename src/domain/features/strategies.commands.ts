@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, } from 'kysely';
+import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
 import { guardDirectChange } from '../change-requests/change-request-guard.js';
@@ -233,7 +233,9 @@ export async function setStrategySortOrder(
   const known = new Set(current.map((s) => s.id));
   const unknown = order.filter((entry) => !known.has(entry.id));
   if (unknown.length > 0) {
-    throw new NotFoundError(`Could not find strategy ${unknown.map((u) => `"${u.id}"`).join(', ')} of flag "${target.featureName}" in environment "${target.environment}"`);
+    throw new NotFoundError(
+      `Could not find strategy ${unknown.map((u) => `"${u.id}"`).join(', ')} of flag "${target.featureName}" in environment "${target.environment}"`,
+    );
   }
   for (const entry of order) {
     await uow.tx.updateTable('feature_strategies').set({ sort_order: entry.sortOrder }).where('id', '=', entry.id).execute();

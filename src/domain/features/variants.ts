@@ -13,7 +13,10 @@ interface Weighted {
  * (the first ones take the remainder). Fixed weights over 1000, or all-fixed weights that do not add up to
  * 1000, are refused, as are duplicate names.
  */
-export function distributeWeights<T extends Weighted>(variants: T[], path: string): Array<T & { weight: number; weightType: 'variable' | 'fix' }> {
+export function distributeWeights<T extends Weighted>(
+  variants: T[],
+  path: string,
+): Array<T & { weight: number; weightType: 'variable' | 'fix' }> {
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
   variants.forEach((variant, index) => {

@@ -38,19 +38,11 @@ function ownerOf(actor: Actor): number {
 }
 
 export async function listPats(db: Db, actor: Actor): Promise<PatView[]> {
-  const rows = await db
-    .selectFrom('personal_access_tokens')
-    .selectAll()
-    .where('user_id', '=', ownerOf(actor))
-    .orderBy('id')
-    .execute();
+  const rows = await db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', ownerOf(actor)).orderBy('id').execute();
   return rows.map(toPatView);
 }
 
-export async function createPat(
-  uow: UnitOfWork,
-  input: { description: string; expiresAt: Date },
-): Promise<PatView & { secret: string }> {
+export async function createPat(uow: UnitOfWork, input: { description: string; expiresAt: Date }): Promise<PatView & { secret: string }> {
   const userId = ownerOf(uow.actor);
   if (input.expiresAt.getTime() <= uow.now.getTime()) {
     throw new BadDataError('The expiry date must be in the future', [

@@ -189,11 +189,7 @@ export async function removeProjectEnvironment(uow: UnitOfWork, projectId: strin
   if (project.environments.length === 1) {
     throw new ConflictError(`Environment "${environment}" is the only environment of project "${projectId}"; a project needs at least one`);
   }
-  await uow.tx
-    .deleteFrom('project_environments')
-    .where('project_id', '=', projectId)
-    .where('environment_name', '=', environment)
-    .execute();
+  await uow.tx.deleteFrom('project_environments').where('project_id', '=', projectId).where('environment_name', '=', environment).execute();
   await recordEvent(uow, {
     type: 'project-environment-removed',
     project: projectId,

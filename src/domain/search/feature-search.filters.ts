@@ -82,16 +82,21 @@ const currentStage = sql<string>`(
 function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
   const overdue = Object.entries(EXPECTED_LIFETIME_DAYS)
     .filter((entry): entry is [string, number] => entry[1] !== null)
-    .map(([type, days]) =>
-      eb.and([eb('f.type', '=', type), eb('f.created_at', '<', new Date(now.getTime() - days * 86_400_000))]),
-    );
+    .map(([type, days]) => eb.and([eb('f.type', '=', type), eb('f.created_at', '<', new Date(now.getTime() - days * 86_400_000))]));
   return eb.and([eb('f.stale', '=', false), eb.or(overdue)]);
 }
 
 /** One small function per filter: each narrows the query or throws a 400 naming the parameter. */
 export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: SearchContext) => FeatureQuery> = {
   query: (q, raw) => {
-    const terms = [...new Set(raw.split(',').map((term) => term.trim()).filter(Boolean))];
+    const terms = [
+      ...new Set(
+        raw
+          .split(',')
+          .map((term) => term.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (terms.length === 0) return q;
     if (terms.length > MAX_QUERY_TERMS) throw invalid('query', raw, `give at most ${MAX_QUERY_TERMS} comma-separated terms`);
     // A union of three lookups, each served by its trigram index; an OR across the tables would read every flag.
@@ -139,7 +144,11 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
         filter,
         eb.or(
           filter.values.map((value) =>
-            value === 'stale' ? eb('f.stale', '=', true) : value === 'active' ? eb('f.stale', '=', false) : potentiallyStale(eb, context.now),
+            value === 'stale'
+              ? eb('f.stale', '=', true)
+              : value === 'active'
+                ? eb('f.stale', '=', false)
+                : potentiallyStale(eb, context.now),
           ),
         ),
       ),
@@ -165,7 +174,13 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
           .selectFrom('feature_tags as t')
           .select(sql<number>`count(*)`.as('matched'))
           .whereRef('t.feature_name', '=', 'f.name')
-          .where((w) => w(w.refTuple('t.tag_type', 't.tag_value'), 'in', tags.map((tag) => w.tuple(tag.type, tag.value))))
+          .where((w) =>
+            w(
+              w.refTuple('t.tag_type', 't.tag_value'),
+              'in',
+              tags.map((tag) => w.tuple(tag.type, tag.value)),
+            ),
+          )
           .$asScalar(),
       ),
     );
@@ -219,11 +234,13 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
  * entry.
  */
 export function statusFilter(q: FeatureQuery, entries: string[]): FeatureQuery {
-  const parsed = entries.flatMap((entry) => entry.split(',')).map((entry) => {
-    const match = /^(.+):(enabled|disabled)$/.exec(entry.trim());
-    if (!match) throw invalid('status', entry, 'entries are <environment>:enabled or <environment>:disabled');
-    return { environment: match[1]!, enabled: match[2] === 'enabled' };
-  });
+  const parsed = entries
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => {
+      const match = /^(.+):(enabled|disabled)$/.exec(entry.trim());
+      if (!match) throw invalid('status', entry, 'entries are <environment>:enabled or <environment>:disabled');
+      return { environment: match[1]!, enabled: match[2] === 'enabled' };
+    });
   if (parsed.length > MAX_FILTER_VALUES) {
     throw invalid('status', entries.join('&'), `give at most ${MAX_FILTER_VALUES} entries`);
   }
@@ -289,4 +306,3 @@ export function archivedFilter(q: FeatureQuery, raw: string | undefined, lifecyc
   const archived = (filter.values[0] === 'true') === (filter.operator === 'IS');
   return q.where('f.archived_at', archived ? 'is not' : 'is', null);
 }
-

@@ -86,7 +86,9 @@ function sortOrder(raw: string | undefined): 'asc' | 'desc' {
 function booleanParameter(name: string, raw: string | undefined): boolean {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
-  throw new BadDataError(`Invalid ${name}`, [{ path: `/query/${name}`, message: `${name} must be true or false (got ${JSON.stringify(raw)})` }]);
+  throw new BadDataError(`Invalid ${name}`, [
+    { path: `/query/${name}`, message: `${name} must be true or false (got ${JSON.stringify(raw)})` },
+  ]);
 }
 
 function toSearchView(
@@ -105,7 +107,10 @@ function toSearchView(
     ...rest,
     lastSeenAt: lastSeen ? lastSeen.toISOString() : null,
     dependencyType: dependencies.length > 0 ? 'child' : children.length > 0 ? 'parent' : null,
-    segments: [...segmentIds].map((id) => segmentNames.get(id)!).filter(Boolean).sort(),
+    segments: [...segmentIds]
+      .map((id) => segmentNames.get(id)!)
+      .filter(Boolean)
+      .sort(),
     environments: environments.map((env) => {
       const used = usage.get(`${view.name}\u0000${env.name}`);
       return {
@@ -179,7 +184,11 @@ export async function searchFeatures(
       'desc',
     );
   }
-  page = page.orderBy(sql`${orderBy} ${sql.raw(direction)} NULLS LAST`).orderBy('f.name', 'asc').limit(limit).offset(offset);
+  page = page
+    .orderBy(sql`${orderBy} ${sql.raw(direction)} NULLS LAST`)
+    .orderBy('f.name', 'asc')
+    .limit(limit)
+    .offset(offset);
 
   // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
   const rows = await page.execute();
@@ -187,7 +196,8 @@ export async function searchFeatures(
   const views = await loadFeatureViews(db, rows, context.viewerUserId);
   const names = rows.map((row) => row.name);
   const segmentIds = [...new Set(views.flatMap((v) => v.environments.flatMap((e) => e.strategies.flatMap((s) => s.segments))))];
-  const segments = segmentIds.length === 0 ? [] : await db.selectFrom('segments').select(['id', 'name']).where('id', 'in', segmentIds).execute();
+  const segments =
+    segmentIds.length === 0 ? [] : await db.selectFrom('segments').select(['id', 'name']).where('id', 'in', segmentIds).execute();
   const usage = names.length === 0 ? [] : await loadUsage(db, names, now);
   const changeRequestIds = await openChangeRequestIds(db, names);
   const segmentNames = new Map(segments.map((s) => [s.id, s.name]));
@@ -215,7 +225,13 @@ async function loadUsage(db: Db, names: string[], now: Date): Promise<UsageRow[]
   }
   for (const row of counts) {
     const key = `${row.feature_name}\u0000${row.environment}`;
-    rows.set(key, { feature_name: row.feature_name, environment: row.environment, last_seen_at: rows.get(key)?.last_seen_at ?? null, yes: row.yes, no: row.no });
+    rows.set(key, {
+      feature_name: row.feature_name,
+      environment: row.environment,
+      last_seen_at: rows.get(key)?.last_seen_at ?? null,
+      yes: row.yes,
+      no: row.no,
+    });
   }
   return [...rows.values()];
 }

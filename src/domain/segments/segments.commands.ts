@@ -64,7 +64,9 @@ export async function updateSegment(uow: UnitOfWork, id: number, input: UpsertSe
     const elsewhere = usages.filter((usage) => usage.projectId !== segment.project);
     if (elsewhere.length > 0) {
       const users = describeFlagUsage(elsewhere);
-      throw new ConflictError(`Segment "${before.name}" cannot move to project "${segment.project}" while ${users} of other projects use it`);
+      throw new ConflictError(
+        `Segment "${before.name}" cannot move to project "${segment.project}" while ${users} of other projects use it`,
+      );
     }
   }
   const row = await uow.tx

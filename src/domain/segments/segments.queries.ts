@@ -4,7 +4,6 @@ import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { Constraint } from '../features/feature-views.js';
 import type { Db } from '../../db/database.js';
 
-
 /** A segment as Unleash's `segmentSchema` shows it, and as its events carry it. */
 export interface SegmentView {
   id: number;

@@ -1,4 +1,3 @@
-
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, type ErrorDetail } from '../../shared/errors.js';

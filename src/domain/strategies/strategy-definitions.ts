@@ -7,7 +7,6 @@ import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage } from '../flag-usage.js';
 import type { Db } from '../../db/database.js';
 
-
 export const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
@@ -110,7 +109,10 @@ function normalizeParameters(parameters: ParameterInput[]): StrategyParameter[] 
   const seen = new Set<string>();
   parameters.forEach((parameter, index) => {
     if (seen.has(parameter.name)) {
-      details.push({ path: `/body/parameters/${index}/name`, message: `Parameter names must be unique (${JSON.stringify(parameter.name)} repeats)` });
+      details.push({
+        path: `/body/parameters/${index}/name`,
+        message: `Parameter names must be unique (${JSON.stringify(parameter.name)} repeats)`,
+      });
     }
     seen.add(parameter.name);
   });
@@ -129,10 +131,7 @@ async function findEditable(uow: UnitOfWork, name: string): Promise<StrategyDefi
   return definition;
 }
 
-export async function createStrategyDefinition(
-  uow: UnitOfWork,
-  input: CreateStrategyDefinitionInput,
-): Promise<StrategyDefinitionView> {
+export async function createStrategyDefinition(uow: UnitOfWork, input: CreateStrategyDefinitionInput): Promise<StrategyDefinitionView> {
   const row = await uow.tx
     .insertInto('strategy_definitions')
     .values({
@@ -162,11 +161,7 @@ export async function updateStrategyDefinition(
     description: input.description === undefined ? before.description : (input.description ?? ''),
     parameters: input.parameters === undefined ? before.parameters : normalizeParameters(input.parameters),
   };
-  if (
-    next.title === before.title &&
-    next.description === before.description &&
-    isDeepStrictEqual(next.parameters, before.parameters)
-  ) {
+  if (next.title === before.title && next.description === before.description && isDeepStrictEqual(next.parameters, before.parameters)) {
     return before;
   }
   const row = await uow.tx

@@ -28,8 +28,7 @@ function normalizeTags(tags: Array<{ tag: EventTag; valuePath: string }>): Event
   return normalized;
 }
 
-const inList = (tags: EventTag[], path: string) =>
-  tags.map((tag, index) => ({ tag, valuePath: `${path}/${index}/value` }));
+const inList = (tags: EventTag[], path: string) => tags.map((tag, index) => ({ tag, valuePath: `${path}/${index}/value` }));
 
 function distinct(tags: EventTag[]): EventTag[] {
   return tags.filter((tag, index) => tags.findIndex((other) => isDeepStrictEqual(other, tag)) === index);
@@ -67,11 +66,7 @@ async function deleteTag(uow: UnitOfWork, flag: Flag, tag: EventTag): Promise<vo
  * script is harmless; Unleash, too, never duplicates a tag. The flag is locked so each event's tag list is the
  * flag's tags right after that change.
  */
-export async function addFeatureTag(
-  uow: UnitOfWork,
-  featureName: string,
-  tag: EventTag,
-): Promise<{ tag: EventTag; added: boolean }> {
+export async function addFeatureTag(uow: UnitOfWork, featureName: string, tag: EventTag): Promise<{ tag: EventTag; added: boolean }> {
   const [normalized] = normalizeTags([{ tag, valuePath: '/body/value' }]);
   const flag = await findFlagByName(uow.tx, featureName, true);
   const added = await insertTag(uow, flag, normalized!);
@@ -92,7 +87,10 @@ export async function updateFeatureTags(
   const added = normalized.slice(0, input.addedTags.length);
   const removed = distinct(normalized.slice(input.addedTags.length));
   const flag = await findFlagByName(uow.tx, featureName, true);
-  await assertTagTypesExist(uow.tx, [...added, ...removed].map((tag) => tag.type));
+  await assertTagTypesExist(
+    uow.tx,
+    [...added, ...removed].map((tag) => tag.type),
+  );
 
   const toAdd = distinct(added).filter((tag) => !removed.some((other) => isDeepStrictEqual(other, tag)));
   for (const tag of toAdd) await insertTag(uow, flag, tag);

@@ -62,24 +62,19 @@ export async function updateTagType(
  */
 export async function deleteTagType(uow: UnitOfWork, name: string): Promise<void> {
   const before = await findTagType(uow.tx, name, true);
-  const removed = await uow.tx
-    .deleteFrom('feature_tags')
-    .where('tag_type', '=', name)
-    .returning(['feature_name', 'tag_value'])
-    .execute();
+  const removed = await uow.tx.deleteFrom('feature_tags').where('tag_type', '=', name).returning(['feature_name', 'tag_value']).execute();
   await uow.tx.deleteFrom('tag_types').where('name', '=', name).execute();
 
-  const flags = removed.length === 0
-    ? []
-    : await uow.tx
-        .selectFrom('features')
-        .select(['name', 'project'])
-        .where('name', 'in', [...new Set(removed.map((row) => row.feature_name))])
-        .execute();
+  const flags =
+    removed.length === 0
+      ? []
+      : await uow.tx
+          .selectFrom('features')
+          .select(['name', 'project'])
+          .where('name', 'in', [...new Set(removed.map((row) => row.feature_name))])
+          .execute();
   const projectOf = new Map(flags.map((flag) => [flag.name, flag.project]));
-  const ordered = [...removed].sort(
-    (a, b) => a.feature_name.localeCompare(b.feature_name) || a.tag_value.localeCompare(b.tag_value),
-  );
+  const ordered = [...removed].sort((a, b) => a.feature_name.localeCompare(b.feature_name) || a.tag_value.localeCompare(b.tag_value));
   for (const row of ordered) {
     await recordFeatureEvent(uow, {
       type: 'feature-untagged',

@@ -5,7 +5,6 @@ import type { EventTag } from '../events/record-event.js';
 import { loadFeatureTags } from '../features/feature-views.js';
 import type { Db } from '../../db/database.js';
 
-
 /** A tag type as Unleash's `tagTypeSchema` shows it. */
 export interface TagTypeView {
   name: string;
@@ -72,12 +71,7 @@ export async function listFeatureTags(db: Db, featureName: string): Promise<Even
  */
 export async function listTags(db: Db, type?: string): Promise<EventTag[]> {
   if (type !== undefined) await findTagType(db, type);
-  let query = db
-    .selectFrom('feature_tags')
-    .select(['tag_type', 'tag_value'])
-    .distinct()
-    .orderBy('tag_type')
-    .orderBy('tag_value');
+  let query = db.selectFrom('feature_tags').select(['tag_type', 'tag_value']).distinct().orderBy('tag_type').orderBy('tag_value');
   if (type !== undefined) query = query.where('tag_type', '=', type);
   const rows = await query.execute();
   return rows.map((row) => ({ type: row.tag_type, value: row.tag_value }));

@@ -25,7 +25,14 @@ export async function recordClientMetrics(db: Db, token: SdkToken, metrics: Clie
   if (reported.length === 0) return 0;
   const stop = new Date(Math.min(Date.parse(metrics.bucket.stop), now.getTime()));
   const hour = new Date(Math.floor(stop.getTime() / HOUR_MS) * HOUR_MS);
-  let known = db.selectFrom('features').select('name').where('name', 'in', reported.map(([name]) => name));
+  let known = db
+    .selectFrom('features')
+    .select('name')
+    .where(
+      'name',
+      'in',
+      reported.map(([name]) => name),
+    );
   if (token.projects !== '*') known = known.where('project', 'in', token.projects);
   const names = new Set((await known.execute()).map((row) => row.name));
   const rows = reported.filter(([name]) => names.has(name));

@@ -26,11 +26,7 @@ export async function logIn(
   const valid = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash));
   if (!row?.password_hash || !valid) {
     if (row) {
-      await deps.db
-        .updateTable('users')
-        .set({ login_attempts: sql`login_attempts + 1` })
-        .where('id', '=', row.id)
-        .execute();
+      await deps.db.updateTable('users').set({ login_attempts: sql`login_attempts + 1` }).where('id', '=', row.id).execute();
     }
     throw new PasswordMismatch('Wrong username or password');
   }

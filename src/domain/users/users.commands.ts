@@ -85,12 +85,7 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   if (changes.name === before.name && changes.email === before.email && changes.root_role === before.root_role) {
     return toUserView(before);
   }
-  const after = await uow.tx
-    .updateTable('users')
-    .set(changes)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const after = await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   const user = toUserView(after);
   await recordEvent(uow, { type: 'user-updated', data: user, preData: toUserView(before) });
   return user;

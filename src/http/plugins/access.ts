@@ -11,11 +11,7 @@ import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../.
  * Who may call a route: anyone, an authenticated caller holding a permission (admin API), or an SDK with a
  * client token (client API).
  */
-export type RouteAccess =
-  | { kind: 'public' }
-  | { kind: 'permission'; permission: Permission }
-  | { kind: 'client' }
-  | { kind: 'frontend' };
+export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'client' } | { kind: 'frontend' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
 /** Server-side SDKs, with a client (backend) token. */
@@ -101,9 +97,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
           : await authenticateSession(deps.db, sessionId!, now);
     switch (credential.kind) {
       case 'invalid':
-        throw new UnauthorizedError(
-          token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again',
-        );
+        throw new UnauthorizedError(token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again');
       case 'apiToken':
         if (access.kind === credential.token.type) {
           if (!cached && token) {

@@ -67,8 +67,7 @@ function fromValidation(error: FastifyError): BadDataError {
 export function validationError(part: string, problems: ErrorObject[]): BadDataError {
   // An `if` failure only says that its `then`/`else` failed, whose own problems are listed already.
   const details = problems.filter((problem) => problem.keyword !== 'if').map((problem) => validationDetail(part, problem));
-  const summary =
-    details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
+  const summary = details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
   return new BadDataError(`Request validation failed: ${summary}`, details);
 }
 
@@ -122,7 +121,8 @@ export function registerErrorHandler(app: FastifyInstance, pageFallback: WebUiFa
     if (apiError) {
       // A read cancelled because its client disconnected is no failure of the server: nobody waits for the answer.
       const clientGone = request.raw.destroyed || reply.raw.destroyed;
-      if (apiError.statusCode >= 500 && clientGone) request.log.info({ errorId: id, code: (error as { code?: string }).code }, 'The client went away; its request was stopped');
+      if (apiError.statusCode >= 500 && clientGone)
+        request.log.info({ errorId: id, code: (error as { code?: string }).code }, 'The client went away; its request was stopped');
       else if (apiError.statusCode >= 500) request.log.error({ err: error, errorId: id }, apiError.message);
       return sendError(reply, apiError, id);
     }

@@ -11,7 +11,9 @@ function withoutValidationMessages<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutValidationMessages) as T;
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).filter(([key]) => key !== 'errorMessage').map(([key, inner]) => [key, withoutValidationMessages(inner)]),
+    Object.entries(value)
+      .filter(([key]) => key !== 'errorMessage')
+      .map(([key, inner]) => [key, withoutValidationMessages(inner)]),
   ) as T;
 }
 
@@ -26,7 +28,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       openapi: '3.1.0',
       info: {
         title: 'Vexil admin API',
-        description: "Feature-flag management speaking Unleash's admin API. Authenticate with an admin API token or a personal access token in the Authorization header.",
+        description:
+          "Feature-flag management speaking Unleash's admin API. Authenticate with an admin API token or a personal access token in the Authorization header.",
         version,
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },

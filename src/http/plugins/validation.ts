@@ -47,7 +47,10 @@ interface Validators {
 const validatorsBySchemas = new Map<string, Validators>();
 
 function validatorsFor(schemas: Array<{ $id?: string }>): Validators {
-  const key = schemas.map((schema) => schema.$id ?? '').sort().join('\n');
+  const key = schemas
+    .map((schema) => schema.$id ?? '')
+    .sort()
+    .join('\n');
   let validators = validatorsBySchemas.get(key);
   if (!validators) {
     validators = { body: buildAjv({ coerceTypes: false }), text: buildAjv({ coerceTypes: 'array' }) };

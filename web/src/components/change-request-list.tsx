@@ -24,7 +24,9 @@ export function ChangeRequestTable({ changeRequests, empty }: { changeRequests: 
             <span className={`badge ${request.state}`}>{request.state}</span>
           </td>
           <td className="small">
-            {[...request.features.map((feature) => feature.name), ...request.segments.map((segment) => `segment ${segment.name}`)].join(', ')}
+            {[...request.features.map((feature) => feature.name), ...request.segments.map((segment) => `segment ${segment.name}`)].join(
+              ', ',
+            )}
           </td>
           <td>{request.createdBy.username}</td>
           <td className="small">{formatDate(request.createdAt)}</td>

@@ -4,8 +4,7 @@ import { useState } from 'react';
 function leaves(value: unknown, path = '', into = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(value) && value.length > 0) {
     for (const [index, item] of value.entries()) leaves(item, `${path}[${index}]`, into);
-  }
-  else if (value !== null && typeof value === 'object' && Object.keys(value).length > 0) {
+  } else if (value !== null && typeof value === 'object' && Object.keys(value).length > 0) {
     for (const [key, inner] of Object.entries(value)) leaves(inner, path ? `${path}.${key}` : key, into);
   } else if (value !== undefined) into.set(path || '(value)', JSON.stringify(value));
   return into;

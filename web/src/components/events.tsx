@@ -23,7 +23,10 @@ export function EventList({ events }: { events: Event[] }) {
               <code>{event.type}</code>
               {event.project && <span className="badge">project {event.project}</span>}
               {event.featureName && (
-                <Link to={`/projects/${encodeURIComponent(event.project ?? 'default')}/flags/${encodeURIComponent(event.featureName)}`} className="badge">
+                <Link
+                  to={`/projects/${encodeURIComponent(event.project ?? 'default')}/flags/${encodeURIComponent(event.featureName)}`}
+                  className="badge"
+                >
                   flag {event.featureName}
                 </Link>
               )}

@@ -101,7 +101,12 @@ export function ConstraintsEditor({ constraints, onChange }: { constraints: Cons
               />
             </Field>
             <label className="check small">
-              <input type="checkbox" checked={constraint.inverted ?? false} onChange={(event) => set(index, { inverted: event.target.checked })} /> Negate
+              <input
+                type="checkbox"
+                checked={constraint.inverted ?? false}
+                onChange={(event) => set(index, { inverted: event.target.checked })}
+              />{' '}
+              Negate
             </label>
             <label className="check small">
               <input
@@ -209,7 +214,10 @@ export function StrategyForm({
                 onChange={(event) => setParameter(parameter.name, event.target.value)}
               />
             ) : parameter.type === 'boolean' ? (
-              <select value={draft.parameters[parameter.name] ?? 'false'} onChange={(event) => setParameter(parameter.name, event.target.value)}>
+              <select
+                value={draft.parameters[parameter.name] ?? 'false'}
+                onChange={(event) => setParameter(parameter.name, event.target.value)}
+              >
                 <option>true</option>
                 <option>false</option>
               </select>
@@ -234,7 +242,10 @@ export function StrategyForm({
               type="checkbox"
               checked={draft.segments.includes(segment.id)}
               onChange={(event) =>
-                setDraft({ ...draft, segments: event.target.checked ? [...draft.segments, segment.id] : draft.segments.filter((id) => id !== segment.id) })
+                setDraft({
+                  ...draft,
+                  segments: event.target.checked ? [...draft.segments, segment.id] : draft.segments.filter((id) => id !== segment.id),
+                })
               }
             />
             {segment.name}
@@ -246,8 +257,12 @@ export function StrategyForm({
         <VariantsEditor initial={draft.variants} saveLabel="Keep these variants" onSave={(variants) => setDraft({ ...draft, variants })} />
       </details>
       <label className="check">
-        <input type="checkbox" checked={draft.disabled ?? false} onChange={(event) => setDraft({ ...draft, disabled: event.target.checked })} /> Disabled (kept,
-        but not evaluated)
+        <input
+          type="checkbox"
+          checked={draft.disabled ?? false}
+          onChange={(event) => setDraft({ ...draft, disabled: event.target.checked })}
+        />{' '}
+        Disabled (kept, but not evaluated)
       </label>
       <div className="row">
         <button className="primary" type="submit" disabled={saving}>

@@ -49,7 +49,11 @@ export function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {cloneElement(children, { id, ...(described ? { 'aria-describedby': described } : {}), ...(message ? { 'aria-invalid': true } : {}) })}
+      {cloneElement(children, {
+        id,
+        ...(described ? { 'aria-describedby': described } : {}),
+        ...(message ? { 'aria-invalid': true } : {}),
+      })}
       {hint && (
         <span id={`${id}-hint`} className="muted small">
           {hint}
@@ -140,7 +144,11 @@ export function Pager({
  * A change the page makes through the API: while it runs its button is disabled, its error is kept to show next
  * to it, and the queries it affects are read again when it is done.
  */
-export function useAction<Input, Output>(run: (input: Input) => Promise<Output>, invalidates: QueryKey[] = [], onDone?: (output: Output) => void) {
+export function useAction<Input, Output>(
+  run: (input: Input) => Promise<Output>,
+  invalidates: QueryKey[] = [],
+  onDone?: (output: Output) => void,
+) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: run,
@@ -170,10 +178,28 @@ export function ConfirmButton({
   );
 }
 
-export function Switch({ checked, label, onChange, disabled }: { checked: boolean; label: string; onChange: (checked: boolean) => void; disabled?: boolean }) {
+export function Switch({
+  checked,
+  label,
+  onChange,
+  disabled,
+}: {
+  checked: boolean;
+  label: string;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+}) {
   return (
     <label className="switch">
-      <input type="checkbox" role="switch" checked={checked} aria-checked={checked} aria-label={label} disabled={disabled} onChange={(event) => onChange(event.target.checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={checked}
+        aria-checked={checked}
+        aria-label={label}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.checked)}
+      />
       <span>{checked ? 'On' : 'Off'}</span>
     </label>
   );

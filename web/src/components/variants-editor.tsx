@@ -43,7 +43,10 @@ export function VariantsEditor({
             <input value={variant.name} onChange={(event) => set(index, { name: event.target.value })} required />
           </Field>
           <Field label="Weight">
-            <select value={variant.weightType ?? 'variable'} onChange={(event) => set(index, { weightType: event.target.value as 'variable' | 'fix' })}>
+            <select
+              value={variant.weightType ?? 'variable'}
+              onChange={(event) => set(index, { weightType: event.target.value as 'variable' | 'fix' })}
+            >
               <option value="variable">shared</option>
               <option value="fix">fixed</option>
             </select>
@@ -64,7 +67,9 @@ export function VariantsEditor({
             <select
               value={variant.payload?.type ?? ''}
               onChange={(event) =>
-                set(index, { payload: event.target.value ? { type: event.target.value as 'json', value: variant.payload?.value ?? '' } : undefined })
+                set(index, {
+                  payload: event.target.value ? { type: event.target.value as 'json', value: variant.payload?.value ?? '' } : undefined,
+                })
               }
             >
               <option value="">none</option>
@@ -76,14 +81,27 @@ export function VariantsEditor({
           </Field>
           {variant.payload && (
             <Field label="Payload value">
-              <input value={variant.payload.value} onChange={(event) => set(index, { payload: { ...variant.payload!, value: event.target.value } })} />
+              <input
+                value={variant.payload.value}
+                onChange={(event) => set(index, { payload: { ...variant.payload!, value: event.target.value } })}
+              />
             </Field>
           )}
           <div className="row">
-            <button type="button" aria-label={`Move ${variant.name || 'variant'} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+            <button
+              type="button"
+              aria-label={`Move ${variant.name || 'variant'} up`}
+              disabled={index === 0}
+              onClick={() => move(index, -1)}
+            >
               ↑
             </button>
-            <button type="button" aria-label={`Move ${variant.name || 'variant'} down`} disabled={index === variants.length - 1} onClick={() => move(index, 1)}>
+            <button
+              type="button"
+              aria-label={`Move ${variant.name || 'variant'} down`}
+              disabled={index === variants.length - 1}
+              onClick={() => move(index, 1)}
+            >
               ↓
             </button>
             <button type="button" className="danger" onClick={() => setVariants(variants.filter((_, at) => at !== index))}>
@@ -93,7 +111,10 @@ export function VariantsEditor({
         </fieldset>
       ))}
       <div className="row">
-        <button type="button" onClick={() => setVariants([...variants, { name: '', weight: 0, weightType: 'variable', stickiness: 'default' }])}>
+        <button
+          type="button"
+          onClick={() => setVariants([...variants, { name: '', weight: 0, weightType: 'variable', stickiness: 'default' }])}
+        >
           Add variant
         </button>
         <button type="button" className="primary" disabled={saving} onClick={() => onSave(withWeights(variants))}>

@@ -55,7 +55,10 @@ function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
 
 export function AdminTagTypes() {
   const tagTypes = useQuery({ queryKey: ['tag-types'], queryFn: () => ok(api.GET('/api/admin/tag-types')) });
-  const create = useAction((body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })), [['tag-types'], ['events']]);
+  const create = useAction(
+    (body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })),
+    [['tag-types'], ['events']],
+  );
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -163,7 +166,10 @@ export function AdminContextFields() {
   const fields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
   const [editing, setEditing] = useState<string | null>(null);
   const [formKey, setFormKey] = useState(0);
-  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })), [['context-fields'], ['events']]);
+  const remove = useAction(
+    (name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })),
+    [['context-fields'], ['events']],
+  );
   const editedField = fields.data?.find((field) => field.name === editing);
   return (
     <div>
@@ -220,7 +226,11 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
   const invalidate = [['segments'], ['events']];
   const save = useAction(
     (body: Schemas['upsertSegmentSchema']) =>
-      ok(segment ? api.PUT('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } }, body }) : api.POST('/api/admin/segments', { body })),
+      ok(
+        segment
+          ? api.PUT('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } }, body })
+          : api.POST('/api/admin/segments', { body }),
+      ),
     invalidate,
     onDone,
   );
@@ -276,8 +286,9 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
       <ErrorMessage error={propose.error} />
       {proposed && (
         <p className="notice" role="status">
-          Added to change request <Link to={`/projects/${encodeURIComponent(proposed.project)}/change-requests/${proposed.id}`}>#{proposed.id}</Link>. Send it
-          to review there.
+          Added to change request{' '}
+          <Link to={`/projects/${encodeURIComponent(proposed.project)}/change-requests/${proposed.id}`}>#{proposed.id}</Link>. Send it to
+          review there.
         </p>
       )}
       <div className="row">
@@ -298,7 +309,10 @@ export function AdminSegments() {
   const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
   const [editing, setEditing] = useState<number | null>(null);
   const [formKey, setFormKey] = useState(0);
-  const remove = useAction((id: number) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(id) } } })), [['segments'], ['events']]);
+  const remove = useAction(
+    (id: number) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(id) } } })),
+    [['segments'], ['events']],
+  );
   return (
     <div>
       <h1>Segments</h1>
@@ -322,7 +336,10 @@ export function AdminSegments() {
                       {segment.constraints.length === 0
                         ? 'No constraints'
                         : segment.constraints
-                            .map((constraint) => `${constraint.contextName} ${constraint.operator} ${(constraint.values ?? [constraint.value]).join(', ')}`)
+                            .map(
+                              (constraint) =>
+                                `${constraint.contextName} ${constraint.operator} ${(constraint.values ?? [constraint.value]).join(', ')}`,
+                            )
                             .join(' AND ')}
                     </div>
                   </div>

@@ -15,7 +15,10 @@ export function AdminTokens() {
     [['api-tokens'], ['events']],
     (token) => setCreated(token.secret ?? null),
   );
-  const remove = useAction((token: string) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token } } })), [['api-tokens'], ['events']]);
+  const remove = useAction(
+    (token: string) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token } } })),
+    [['api-tokens'], ['events']],
+  );
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -32,8 +35,8 @@ export function AdminTokens() {
     <div>
       <h1>API tokens</h1>
       <p className="muted">
-        SDKs read flags with client (server-side) and frontend tokens; scripts call the admin API with admin tokens. A token's secret is shown only when it is
-        created.
+        SDKs read flags with client (server-side) and frontend tokens; scripts call the admin API with admin tokens. A token's secret is
+        shown only when it is created.
       </p>
       {created && <OneTimeSecret label="The new token" secret={created} />}
       <Loaded query={tokens} what="tokens">

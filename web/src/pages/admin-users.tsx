@@ -10,7 +10,8 @@ export function AdminUsers() {
   const invalidate = [['users'], ['events']];
   const [notice, setNotice] = useState<string | null>(null);
   const create = useAction(
-    (body: { username: string; name: string; email?: string; rootRole: string; password: string }) => ok(api.POST('/api/admin/user-admin', { body })),
+    (body: { username: string; name: string; email?: string; rootRole: string; password: string }) =>
+      ok(api.POST('/api/admin/user-admin', { body })),
     invalidate,
     (user) => setNotice(`Created ${user.username ?? user.email}.`),
   );
@@ -19,7 +20,10 @@ export function AdminUsers() {
       ok(api.PUT('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } }, body: { rootRole } })),
     invalidate,
   );
-  const remove = useAction((id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } } })), invalidate);
+  const remove = useAction(
+    (id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } } })),
+    invalidate,
+  );
   /** The user whose password is being set, in a form under their row. */
   const [passwordFor, setPasswordFor] = useState<number | null>(null);
   const setPassword = useAction(
@@ -62,67 +66,69 @@ export function AdminUsers() {
               {data.users.map((user) => {
                 const login = user.username ?? user.email;
                 return (
-                    <Fragment key={user.id}>
-                      <tr>
-                        <td>
-                          <strong>{user.name ?? user.username}</strong>
-                          <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-                        </td>
-                        <td>
-                          <select
-                            aria-label={`Role of ${login}`}
-                            value={roleName(user.rootRole)}
-                            disabled={user.id === me?.user.id}
-                            onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+                  <Fragment key={user.id}>
+                    <tr>
+                      <td>
+                        <strong>{user.name ?? user.username}</strong>
+                        <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+                      </td>
+                      <td>
+                        <select
+                          aria-label={`Role of ${login}`}
+                          value={roleName(user.rootRole)}
+                          disabled={user.id === me?.user.id}
+                          onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+                        >
+                          {data.rootRoles.map((role) => (
+                            <option key={role.id} value={role.name}>
+                              {role.name}
+                            </option>
+                          ))}
+                        </select>
+                      </td>
+                      <td className="small">{formatDate(user.createdAt)}</td>
+                      <td className="small">{formatDate(user.seenAt)}</td>
+                      <td>
+                        <div className="row">
+                          <button
+                            type="button"
+                            aria-expanded={passwordFor === user.id}
+                            onClick={() => {
+                              setPassword.reset();
+                              setPasswordFor(passwordFor === user.id ? null : user.id);
+                            }}
                           >
-                            {data.rootRoles.map((role) => (
-                              <option key={role.id} value={role.name}>
-                                {role.name}
-                              </option>
-                            ))}
-                          </select>
-                        </td>
-                        <td className="small">{formatDate(user.createdAt)}</td>
-                        <td className="small">{formatDate(user.seenAt)}</td>
-                        <td>
-                          <div className="row">
-                            <button
-                              type="button"
-                              aria-expanded={passwordFor === user.id}
-                              onClick={() => {
-                                setPassword.reset();
-                                setPasswordFor(passwordFor === user.id ? null : user.id);
-                              }}
-                            >
+                            Set password
+                          </button>
+                          {user.id !== me?.user.id && (
+                            <ConfirmButton question={`Delete the user ${login}?`} onConfirm={() => remove.mutate(user.id)}>
+                              Delete
+                            </ConfirmButton>
+                          )}
+                        </div>
+                      </td>
+                    </tr>
+                    {passwordFor === user.id && (
+                      <tr>
+                        <td colSpan={5}>
+                          <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${login}`}>
+                            <Field label={`New password for ${login}`} error={setPassword.error} field="password">
+                              <input name="password" type="password" autoComplete="new-password" required autoFocus />
+                            </Field>
+                            <button className="primary" type="submit" disabled={setPassword.isPending}>
                               Set password
                             </button>
-                            {user.id !== me?.user.id && (
-                              <ConfirmButton question={`Delete the user ${login}?`} onConfirm={() => remove.mutate(user.id)}>
-                                Delete
-                              </ConfirmButton>
-                            )}
-                          </div>
+                            <button type="button" onClick={() => setPasswordFor(null)}>
+                              Cancel
+                            </button>
+                          </form>
+                          {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : (
+                            <ErrorMessage error={setPassword.error} />
+                          )}
                         </td>
                       </tr>
-                      {passwordFor === user.id && (
-                        <tr>
-                          <td colSpan={5}>
-                            <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${login}`}>
-                              <Field label={`New password for ${login}`} error={setPassword.error} field="password">
-                                <input name="password" type="password" autoComplete="new-password" required autoFocus />
-                              </Field>
-                              <button className="primary" type="submit" disabled={setPassword.isPending}>
-                                Set password
-                              </button>
-                              <button type="button" onClick={() => setPasswordFor(null)}>
-                                Cancel
-                              </button>
-                            </form>
-                            {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
+                    )}
+                  </Fragment>
                 );
               })}
             </Table>
@@ -148,7 +154,12 @@ export function AdminUsers() {
                     ))}
                   </select>
                 </Field>
-                <Field label="Password" error={create.error} field="password" hint="10 to 128 characters with lower and upper case, a digit and a symbol.">
+                <Field
+                  label="Password"
+                  error={create.error}
+                  field="password"
+                  hint="10 to 128 characters with lower and upper case, a digit and a symbol."
+                >
                   <input name="password" type="password" autoComplete="new-password" required />
                 </Field>
               </div>

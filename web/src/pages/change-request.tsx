@@ -61,7 +61,11 @@ function FeatureChanges({
   const feature = useQuery({
     queryKey: ['flag', request.project, group.name],
     queryFn: () =>
-      ok(api.GET('/api/admin/projects/{projectId}/features/{featureName}', { params: { path: { projectId: request.project, featureName: group.name } } })),
+      ok(
+        api.GET('/api/admin/projects/{projectId}/features/{featureName}', {
+          params: { path: { projectId: request.project, featureName: group.name } },
+        }),
+      ),
   });
   return (
     <section className="card stack" aria-label={`Changes to ${group.name}`}>
@@ -102,7 +106,9 @@ function SegmentChange({ change }: { change: Schemas['changeRequestSegmentChange
     queryFn: () => ok(api.GET('/api/admin/segments/{id}', { params: { path: { id: segmentId } } })),
     enabled: segmentId !== '',
   });
-  const now = current.data ? { name: current.data.name, description: current.data.description, constraints: current.data.constraints } : null;
+  const now = current.data
+    ? { name: current.data.name, description: current.data.description, constraints: current.data.constraints }
+    : null;
   // The payload carries the segment's id beside its new fields; the id is not a change.
   const proposed =
     change.action === 'deleteSegment' ? null : Object.fromEntries(Object.entries(change.payload as object).filter(([key]) => key !== 'id'));
@@ -130,7 +136,8 @@ export function ChangeRequestPage() {
   });
   const invalidate = [['change-request', projectId, id], ['change-requests'], ['pending'], ['flag'], ['events']];
   const setState = useAction(
-    (body: Schemas['changeRequestStateSchema']) => ok(api.PUT('/api/admin/projects/{projectId}/change-requests/{id}/state', { params: { path }, body })),
+    (body: Schemas['changeRequestStateSchema']) =>
+      ok(api.PUT('/api/admin/projects/{projectId}/change-requests/{id}/state', { params: { path }, body })),
     invalidate,
   );
   const addComment = useAction(
@@ -140,7 +147,11 @@ export function ChangeRequestPage() {
   );
   const removeChange = useAction(
     (changeId: number) =>
-      ok(api.DELETE('/api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}', { params: { path: { ...path, changeId: String(changeId) } } })),
+      ok(
+        api.DELETE('/api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}', {
+          params: { path: { ...path, changeId: String(changeId) } },
+        }),
+      ),
     invalidate,
   );
   const rename = useAction(
@@ -156,7 +167,8 @@ export function ChangeRequestPage() {
         return (
           <div>
             <p className="small">
-              <Link to={`/projects/${encodeURIComponent(projectId)}`}>{projectId}</Link> / <Link to="/change-requests">change requests</Link> /
+              <Link to={`/projects/${encodeURIComponent(projectId)}`}>{projectId}</Link> /{' '}
+              <Link to="/change-requests">change requests</Link> /
             </p>
             <div className="spread">
               <h1>
@@ -167,8 +179,8 @@ export function ChangeRequestPage() {
               </h1>
             </div>
             <p className="muted">
-              In <strong>{changeRequest.environment}</strong> · by {changeRequest.createdBy.username} · {formatDate(changeRequest.createdAt)} · approvals{' '}
-              {changeRequest.approvals.length} of {changeRequest.minApprovals}
+              In <strong>{changeRequest.environment}</strong> · by {changeRequest.createdBy.username} ·{' '}
+              {formatDate(changeRequest.createdAt)} · approvals {changeRequest.approvals.length} of {changeRequest.minApprovals}
               {changeRequest.appliedBy && ` · applied by ${changeRequest.appliedBy.username} ${formatDate(changeRequest.appliedAt)}`}
             </p>
             {changeRequest.schedule && (
@@ -259,7 +271,11 @@ export function ChangeRequestPage() {
                     onChange={(event) => setReason(event.target.value)}
                     style={{ flex: 1 }}
                   />
-                  <button type="button" className="danger" onClick={() => setState.mutate({ state: 'Rejected', ...(reason ? { comment: reason } : {}) })}>
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => setState.mutate({ state: 'Rejected', ...(reason ? { comment: reason } : {}) })}
+                  >
                     Reject
                   </button>
                 </div>

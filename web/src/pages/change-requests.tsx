@@ -9,7 +9,8 @@ export function ChangeRequests() {
   const pending = useQueries({
     queries: (projects.data?.projects ?? []).map((project) => ({
       queryKey: ['pending', project.id],
-      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/pending', { params: { path: { projectId: project.id } } })),
+      queryFn: () =>
+        ok(api.GET('/api/admin/projects/{projectId}/change-requests/pending', { params: { path: { projectId: project.id } } })),
     })),
   });
   const failed = pending.find((query) => query.error)?.error ?? projects.error;
@@ -19,7 +20,8 @@ export function ChangeRequests() {
     <div>
       <h1>Change requests</h1>
       <p className="muted">
-        Open change requests in every project. A project's page lists its change requests in every state, and sets which environments require them.
+        Open change requests in every project. A project's page lists its change requests in every state, and sets which environments
+        require them.
       </p>
       <ErrorMessage error={failed} />
       {loading ? <Loading what="change requests" /> : <ChangeRequestTable changeRequests={all} empty="No open change requests." />}

@@ -27,9 +27,20 @@ interface FlagContext {
  */
 function useFlagChange(context: FlagContext) {
   return useAction(
-    async ({ environment, change, direct }: { environment: string | null; change: { action: string; payload?: unknown }; direct: () => Promise<unknown> }) => {
+    async ({
+      environment,
+      change,
+      direct,
+    }: {
+      environment: string | null;
+      change: { action: string; payload?: unknown };
+      direct: () => Promise<unknown>;
+    }) => {
       const through = environment ?? context.protectedEnvironments[0];
-      if (through && (environment === null ? context.protectedEnvironments.length > 0 : context.protectedEnvironments.includes(environment))) {
+      if (
+        through &&
+        (environment === null ? context.protectedEnvironments.length > 0 : context.protectedEnvironments.includes(environment))
+      ) {
         const changeRequest = await ok(
           api.POST('/api/admin/projects/{projectId}/environments/{environment}/change-requests', {
             params: { path: { projectId: context.projectId, environment: through } },
@@ -57,7 +68,8 @@ function ConstraintText({ constraint }: { constraint: Schemas['constraintSchema'
 }
 
 function strategySummary(strategy: Strategy): string {
-  if (strategy.name === 'flexibleRollout') return `${strategy.parameters.rollout ?? '100'}% of ${strategy.parameters.stickiness ?? 'default'}`;
+  if (strategy.name === 'flexibleRollout')
+    return `${strategy.parameters.rollout ?? '100'}% of ${strategy.parameters.stickiness ?? 'default'}`;
   const parameters = Object.entries(strategy.parameters).filter(([, value]) => value !== '');
   return parameters.map(([name, value]) => `${name}: ${value}`).join(' · ');
 }
@@ -100,7 +112,12 @@ function EnvironmentCard({
             environment: environment.name,
             change: { action: 'addStrategy', payload },
             direct: () =>
-              ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', { params: { path }, body: payload })),
+              ok(
+                api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', {
+                  params: { path },
+                  body: payload,
+                }),
+              ),
           },
       { onSuccess: () => setEditing(null) },
     );
@@ -140,14 +157,18 @@ function EnvironmentCard({
                 ok(
                   enabled
                     ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on', { params: { path } })
-                    : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', { params: { path } }),
+                    : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', {
+                        params: { path },
+                      }),
                 ),
             })
           }
         />
       </div>
       {isProtected && (
-        <p className="notice small">Changes in {environment.name} need approval: they are added to your draft change request instead of being made at once.</p>
+        <p className="notice small">
+          Changes in {environment.name} need approval: they are added to your draft change request instead of being made at once.
+        </p>
       )}
       <span className="muted small">Last seen: {formatDate(environment.lastSeenAt)}</span>
       <ErrorMessage error={change.error} />
@@ -198,9 +219,12 @@ function EnvironmentCard({
                         change: { action: 'deleteStrategy', payload: { id: strategy.id } },
                         direct: () =>
                           ok(
-                            api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', {
-                              params: { path: { ...path, strategyId: strategy.id } },
-                            }),
+                            api.DELETE(
+                              '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
+                              {
+                                params: { path: { ...path, strategyId: strategy.id } },
+                              },
+                            ),
                           ),
                       })
                     }
@@ -219,7 +243,9 @@ function EnvironmentCard({
               {strategy.segments.length > 0 && (
                 <div className="small">Segments: {strategy.segments.map((id) => segmentNames.get(id) ?? `#${id}`).join(', ')}</div>
               )}
-              {strategy.variants.length > 0 && <div className="small">Variants: {strategy.variants.map((variant) => variant.name).join(', ')}</div>}
+              {strategy.variants.length > 0 && (
+                <div className="small">Variants: {strategy.variants.map((variant) => variant.name).join(', ')}</div>
+              )}
             </li>
           ),
         )}
@@ -269,7 +295,8 @@ function SettingsCard({ feature, context }: { feature: Feature; context: FlagCon
   const path = { projectId: context.projectId, featureName: context.flagName };
   const invalidate = [['flag', context.projectId, context.flagName], ['events']];
   const update = useAction(
-    (body: Schemas['updateFeatureSchema']) => ok(api.PUT('/api/admin/projects/{projectId}/features/{featureName}', { params: { path }, body })),
+    (body: Schemas['updateFeatureSchema']) =>
+      ok(api.PUT('/api/admin/projects/{projectId}/features/{featureName}', { params: { path }, body })),
     invalidate,
   );
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -297,7 +324,8 @@ function SettingsCard({ feature, context }: { feature: Feature; context: FlagCon
         </Field>
       </div>
       <label className="check">
-        <input type="checkbox" name="impressionData" defaultChecked={feature.impressionData} /> Impression data (SDKs emit an event on each evaluation)
+        <input type="checkbox" name="impressionData" defaultChecked={feature.impressionData} /> Impression data (SDKs emit an event on each
+        evaluation)
       </label>
       <ErrorMessage error={update.error} />
       <div>
@@ -341,7 +369,10 @@ function TagsCard({ feature, context }: { feature: Feature; context: FlagContext
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          add.mutate({ type: String(form.get('type')), value: String(form.get('value')) }, { onSuccess: () => (event.target as HTMLFormElement).reset() });
+          add.mutate(
+            { type: String(form.get('type')), value: String(form.get('value')) },
+            { onSuccess: () => (event.target as HTMLFormElement).reset() },
+          );
         }}
       >
         <select name="type" aria-label="Tag type">
@@ -407,7 +438,8 @@ function DependenciesCard({ feature, context }: { feature: Feature; context: Fla
             change.mutate({
               environment: null,
               change: { action: 'addDependency', payload },
-              direct: () => ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/dependencies', { params: { path }, body: payload })),
+              direct: () =>
+                ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/dependencies', { params: { path }, body: payload })),
             });
           }}
         >
@@ -500,7 +532,11 @@ export function FlagPage() {
   const usage = useQuery({
     queryKey: ['flag-usage', projectId, flagName],
     queryFn: () =>
-      ok(api.GET('/api/admin/search/features', { params: { query: { query: flagName, project: `IS:${projectId}`, archived: 'IS:true', limit: '50' } } })),
+      ok(
+        api.GET('/api/admin/search/features', {
+          params: { query: { query: flagName, project: `IS:${projectId}`, archived: 'IS:true', limit: '50' } },
+        }),
+      ),
   });
   const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
   const segmentNames = new Map((segments.data?.segments ?? []).map((segment) => [segment.id, segment.name]));
@@ -513,7 +549,12 @@ export function FlagPage() {
   const flagChange = useFlagChange(context);
   const stale = useAction(
     (stale: boolean) =>
-      ok(api.PATCH('/api/admin/projects/{projectId}/features/{featureName}', { params: { path }, body: [{ op: 'replace', path: '/stale', value: stale }] })),
+      ok(
+        api.PATCH('/api/admin/projects/{projectId}/features/{featureName}', {
+          params: { path },
+          body: [{ op: 'replace', path: '/stale', value: stale }],
+        }),
+      ),
     [['flag', projectId, flagName], ['events']],
   );
   const favorite = useAction(
@@ -571,7 +612,10 @@ export function FlagPage() {
                           change: { action: 'archiveFeature', payload: {} },
                           direct: () => ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}', { params: { path } })),
                         },
-                        { onSuccess: () => context.protectedEnvironments.length === 0 && navigate(`/projects/${encodeURIComponent(projectId)}`) },
+                        {
+                          onSuccess: () =>
+                            context.protectedEnvironments.length === 0 && navigate(`/projects/${encodeURIComponent(projectId)}`),
+                        },
                       )
                     }
                   >
@@ -594,15 +638,20 @@ export function FlagPage() {
           <ErrorMessage error={stale.error ?? favorite.error ?? revive.error ?? flagChange.error} />
           {proposed && (
             <p className="notice" role="status">
-              Your change went into change request <Link to={`/projects/${encodeURIComponent(projectId)}/change-requests/${proposed.id}`}>#{proposed.id}</Link>{' '}
-              for {proposed.environment}. Send it to review there.
+              Your change went into change request{' '}
+              <Link to={`/projects/${encodeURIComponent(projectId)}/change-requests/${proposed.id}`}>#{proposed.id}</Link> for{' '}
+              {proposed.environment}. Send it to review there.
             </p>
           )}
           {(pending.data ?? []).length > 0 && (
             <div className="notice">
               Open change requests for this flag:{' '}
               {pending.data!.map((request) => (
-                <Link key={request.id} to={`/projects/${encodeURIComponent(projectId)}/change-requests/${request.id}`} style={{ marginRight: '0.5rem' }}>
+                <Link
+                  key={request.id}
+                  to={`/projects/${encodeURIComponent(projectId)}/change-requests/${request.id}`}
+                  style={{ marginRight: '0.5rem' }}
+                >
                   #{request.id} {request.environment} ({request.state})
                 </Link>
               ))}
@@ -610,7 +659,13 @@ export function FlagPage() {
           )}
           <h2>Environments</h2>
           {feature.environments.map((environment) => (
-            <EnvironmentCard key={environment.name} environment={environment} feature={feature} context={context} segmentNames={segmentNames} />
+            <EnvironmentCard
+              key={environment.name}
+              environment={environment}
+              feature={feature}
+              context={context}
+              segmentNames={segmentNames}
+            />
           ))}
           <h2>Settings</h2>
           <SettingsCard feature={feature} context={context} />

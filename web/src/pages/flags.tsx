@@ -47,7 +47,19 @@ function useSuggestions(): Record<string, Suggestion[]> {
   };
 }
 
-function FilterChip({ name, value, suggestions, onChange, onRemove }: { name: string; value: string; suggestions: Suggestion[]; onChange: (value: string) => void; onRemove: () => void }) {
+function FilterChip({
+  name,
+  value,
+  suggestions,
+  onChange,
+  onRemove,
+}: {
+  name: string;
+  value: string;
+  suggestions: Suggestion[];
+  onChange: (value: string) => void;
+  onRemove: () => void;
+}) {
   const filter = FILTERS[name]!;
   const [operator, values] = splitFilter(value);
   const [draft, setDraft] = useState(values);
@@ -119,10 +131,14 @@ export function Flags() {
   const [text, setText] = useState(search.get('query') ?? '');
   const suggestions = useSuggestions();
   const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
-  const environmentNames = (environments.data?.environments ?? []).filter((environment) => environment.enabled).map((environment) => environment.name);
+  const environmentNames = (environments.data?.environments ?? [])
+    .filter((environment) => environment.enabled)
+    .map((environment) => environment.name);
 
   // A chip just added has an operator and no value yet: it filters nothing until the value is typed.
-  const parameters = Object.fromEntries([...search.entries()].filter(([key, value]) => key !== 'status' && !(key in FILTERS && splitFilter(value)[1] === '')));
+  const parameters = Object.fromEntries(
+    [...search.entries()].filter(([key, value]) => key !== 'status' && !(key in FILTERS && splitFilter(value)[1] === '')),
+  );
   const statuses = search.getAll('status');
   const offset = Number(search.get('offset') ?? 0);
   const query = { ...parameters, ...(statuses.length ? { status: statuses } : {}), limit: String(PAGE_SIZE) };
@@ -139,7 +155,8 @@ export function Flags() {
     if (!keepOffset) next.delete('offset');
     setSearch(next);
   };
-  const setParameter = (name: string, value: string | null) => update((next) => (value === null ? next.delete(name) : next.set(name, value)));
+  const setParameter = (name: string, value: string | null) =>
+    update((next) => (value === null ? next.delete(name) : next.set(name, value)));
   const sortBy = search.get('sortBy') ?? 'createdAt';
   const sortOrder = search.get('sortOrder') ?? 'asc';
   const sortHeader = (field: string, label: string) => (
@@ -162,8 +179,12 @@ export function Flags() {
     ({ project, name, on }: { project: string; name: string; on: boolean }) =>
       ok(
         on
-          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/favorites', { params: { path: { projectId: project, featureName: name } } })
-          : api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/favorites', { params: { path: { projectId: project, featureName: name } } }),
+          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/favorites', {
+              params: { path: { projectId: project, featureName: name } },
+            })
+          : api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/favorites', {
+              params: { path: { projectId: project, featureName: name } },
+            }),
       ),
     [['feature-search']],
   );

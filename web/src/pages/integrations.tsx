@@ -62,7 +62,11 @@ function AddonForm({
             hint={parameter.description}
           >
             {parameter.type === 'textfield' ? (
-              <textarea name={`parameter-${parameter.name}`} defaultValue={addon?.parameters[parameter.name] ?? ''} placeholder={parameter.placeholder} />
+              <textarea
+                name={`parameter-${parameter.name}`}
+                defaultValue={addon?.parameters[parameter.name] ?? ''}
+                placeholder={parameter.placeholder}
+              />
             ) : (
               <input
                 name={`parameter-${parameter.name}`}
@@ -178,7 +182,13 @@ export function Integrations() {
               </select>
             </Field>
             {provider && (
-              <AddonForm key={provider.name} provider={provider} error={create.error} saving={create.isPending} onSave={(body) => create.mutate(body)} />
+              <AddonForm
+                key={provider.name}
+                provider={provider}
+                error={create.error}
+                saving={create.isPending}
+                onSave={(body) => create.mutate(body)}
+              />
             )}
           </div>
         );
@@ -194,13 +204,16 @@ function DeliveryLog({ addonId }: { addonId: string }) {
   const path = { id: addonId };
   const deliveries = useQuery({
     queryKey: ['integration-events', addonId, offset],
-    queryFn: () => ok(api.GET('/api/admin/addons/{id}/events', { params: { path, query: { offset: String(offset), limit: String(PAGE_SIZE) } } })),
+    queryFn: () =>
+      ok(api.GET('/api/admin/addons/{id}/events', { params: { path, query: { offset: String(offset), limit: String(PAGE_SIZE) } } })),
     refetchInterval: 5_000,
   });
   const [redelivered, setRedelivered] = useState<string | null>(null);
   const redeliver = useAction(
     (integrationEventId: string) =>
-      ok(api.POST('/api/admin/addons/{id}/events/{integrationEventId}/redeliver', { params: { path: { id: addonId, integrationEventId } } })),
+      ok(
+        api.POST('/api/admin/addons/{id}/events/{integrationEventId}/redeliver', { params: { path: { id: addonId, integrationEventId } } }),
+      ),
     [
       ['integration-events', addonId],
       ['addon', addonId],
@@ -263,7 +276,10 @@ export function IntegrationPage() {
     refetchInterval: 5_000,
   });
   const [secret, setSecret] = useState<string | null>(null);
-  const update = useAction((body: AddonBody) => ok(api.PUT('/api/admin/addons/{id}', { params: { path: { id } }, body })), [['addons'], ['addon', id]]);
+  const update = useAction(
+    (body: AddonBody) => ok(api.PUT('/api/admin/addons/{id}', { params: { path: { id } }, body })),
+    [['addons'], ['addon', id]],
+  );
   const remove = useAction(
     () => ok(api.DELETE('/api/admin/addons/{id}', { params: { path: { id } } })),
     [['addons']],
@@ -297,13 +313,22 @@ export function IntegrationPage() {
             <h2>Delivery log</h2>
             <DeliveryLog addonId={id} />
             <h2>Configuration</h2>
-            {provider && <AddonForm provider={provider} addon={data} error={update.error} saving={update.isPending} onSave={(body) => update.mutate(body)} />}
+            {provider && (
+              <AddonForm
+                provider={provider}
+                addon={data}
+                error={update.error}
+                saving={update.isPending}
+                onSave={(body) => update.mutate(body)}
+              />
+            )}
             {update.isSuccess && <p className="success">Saved.</p>}
             {data.provider === 'webhook' && (
               <div className="card stack">
                 <h3 style={{ margin: 0 }}>Signing secret</h3>
                 <p className="small muted">
-                  Created {formatDate(data.signingSecretCreatedAt)}. A new secret signs alongside the old one for 24 hours, so receivers can switch.
+                  Created {formatDate(data.signingSecretCreatedAt)}. A new secret signs alongside the old one for 24 hours, so receivers can
+                  switch.
                 </p>
                 {secret && <OneTimeSecret label="The new signing secret" secret={secret} />}
                 <ErrorMessage error={rotate.error} />

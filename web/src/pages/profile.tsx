@@ -16,7 +16,11 @@ export function Profile() {
     const form = new FormData(event.currentTarget);
     setDone(false);
     change.mutate(
-      { oldPassword: String(form.get('oldPassword')), password: String(form.get('password')), confirmPassword: String(form.get('confirmPassword')) },
+      {
+        oldPassword: String(form.get('oldPassword')),
+        password: String(form.get('password')),
+        confirmPassword: String(form.get('confirmPassword')),
+      },
       { onSuccess: () => (event.target as HTMLFormElement).reset() },
     );
   };
@@ -34,7 +38,12 @@ export function Profile() {
         <Field label="Current password" error={change.error} field="oldPassword">
           <input name="oldPassword" type="password" autoComplete="current-password" required />
         </Field>
-        <Field label="New password" error={change.error} field="password" hint="10 to 128 characters with lower and upper case, a digit and a symbol.">
+        <Field
+          label="New password"
+          error={change.error}
+          field="password"
+          hint="10 to 128 characters with lower and upper case, a digit and a symbol."
+        >
           <input name="password" type="password" autoComplete="new-password" required />
         </Field>
         <Field label="New password again" error={change.error} field="confirmPassword">

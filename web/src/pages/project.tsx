@@ -19,7 +19,11 @@ function NewFlagForm({ projectId }: { projectId: string }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    create.mutate({ name: String(form.get('name')).trim(), type: String(form.get('type')) as 'release', description: String(form.get('description')) });
+    create.mutate({
+      name: String(form.get('name')).trim(),
+      type: String(form.get('type')) as 'release',
+      description: String(form.get('description')),
+    });
   };
   return (
     <form className="card stack" onSubmit={submit} aria-label="New flag">
@@ -51,7 +55,8 @@ function NewFlagForm({ projectId }: { projectId: string }) {
 
 function ProjectSettings({ project }: { project: { id: string; name: string; description: string | null } }) {
   const update = useAction(
-    (body: { name: string; description: string }) => ok(api.PUT('/api/admin/projects/{projectId}', { params: { path: { projectId: project.id } }, body })),
+    (body: { name: string; description: string }) =>
+      ok(api.PUT('/api/admin/projects/{projectId}', { params: { path: { projectId: project.id } }, body })),
     [['project', project.id], ['projects'], ['events']],
   );
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -86,7 +91,15 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
     queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/config', { params: { path: { projectId } } })),
   });
   const update = useAction(
-    ({ environment, changeRequestsEnabled, requiredApprovals }: { environment: string; changeRequestsEnabled: boolean; requiredApprovals: number }) =>
+    ({
+      environment,
+      changeRequestsEnabled,
+      requiredApprovals,
+    }: {
+      environment: string;
+      changeRequestsEnabled: boolean;
+      requiredApprovals: number;
+    }) =>
       ok(
         api.PUT('/api/admin/projects/{projectId}/environments/{environment}/change-requests/config', {
           params: { path: { projectId, environment } },
@@ -99,7 +112,9 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
     <Loaded query={config} what="change request settings">
       {(entries) => (
         <section className="card stack" aria-label="Change request settings">
-          <p className="muted small">In a protected environment, flag changes need a change request approved by someone other than its author.</p>
+          <p className="muted small">
+            In a protected environment, flag changes need a change request approved by someone other than its author.
+          </p>
           {entries.map((entry) => (
             <div key={entry.environment} className="row" data-testid={`cr-config-${entry.environment}`}>
               <label className="check" style={{ minWidth: '14rem' }}>
@@ -107,7 +122,11 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
                   type="checkbox"
                   checked={entry.changeRequestEnabled}
                   onChange={(event) =>
-                    update.mutate({ environment: entry.environment, changeRequestsEnabled: event.target.checked, requiredApprovals: entry.requiredApprovals })
+                    update.mutate({
+                      environment: entry.environment,
+                      changeRequestsEnabled: event.target.checked,
+                      requiredApprovals: entry.requiredApprovals,
+                    })
                   }
                 />
                 Require change requests in <strong>{entry.environment}</strong>
@@ -168,10 +187,14 @@ function ProjectChangeRequests({ projectId }: { projectId: string }) {
         {(requests) => (
           <>
             <ChangeRequestTable
-              changeRequests={requests.filter((request) => state === 'all' || (state === 'open' ? open.has(request.state) : request.state === state))}
+              changeRequests={requests.filter(
+                (request) => state === 'all' || (state === 'open' ? open.has(request.state) : request.state === state),
+              )}
               empty="No change requests in this state."
             />
-            {(offset > 0 || requests.length === PAGE_SIZE) && <Pager offset={offset} limit={PAGE_SIZE} shown={requests.length} onChange={setOffset} />}
+            {(offset > 0 || requests.length === PAGE_SIZE) && (
+              <Pager offset={offset} limit={PAGE_SIZE} shown={requests.length} onChange={setOffset} />
+            )}
           </>
         )}
       </Loaded>
@@ -183,11 +206,13 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
   const all = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
   const invalidate = [['project', projectId], ['cr-config', projectId], ['events']];
   const add = useAction(
-    (environment: string) => ok(api.POST('/api/admin/projects/{projectId}/environments', { params: { path: { projectId } }, body: { environment } })),
+    (environment: string) =>
+      ok(api.POST('/api/admin/projects/{projectId}/environments', { params: { path: { projectId } }, body: { environment } })),
     invalidate,
   );
   const remove = useAction(
-    (environment: string) => ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
+    (environment: string) =>
+      ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
     invalidate,
   );
   const others = (all.data?.environments ?? []).map((environment) => environment.name).filter((name) => !environments.includes(name));
@@ -200,7 +225,9 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
             <button
               type="button"
               aria-label={`Remove ${name} from the project`}
-              onClick={() => window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) && remove.mutate(name)}
+              onClick={() =>
+                window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) && remove.mutate(name)
+              }
             >
               ×
             </button>
@@ -238,7 +265,11 @@ export function ProjectPage() {
   const flags = useQuery({
     queryKey: ['feature-search', { project: projectId }],
     queryFn: () =>
-      ok(api.GET('/api/admin/search/features', { params: { query: { project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' } } })),
+      ok(
+        api.GET('/api/admin/search/features', {
+          params: { query: { project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' } },
+        }),
+      ),
   });
   const remove = useAction(
     () => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),

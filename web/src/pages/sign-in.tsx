@@ -17,7 +17,9 @@ export function SignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      await ok(api.POST('/auth/simple/login', { body: { username: String(form.get('username')), password: String(form.get('password')) } }));
+      await ok(
+        api.POST('/auth/simple/login', { body: { username: String(form.get('username')), password: String(form.get('password')) } }),
+      );
       queryClient.clear();
       const next = search.get('next');
       // Only a path of this app: `next` comes from the URL, which anyone can write.
@@ -48,8 +50,9 @@ export function SignIn() {
           </button>
         </form>
         <p className="muted small">
-          First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in with it, then choose your
-          own password on your profile page. A lost password is reset with <code>npm run admin -- reset-password admin</code>.
+          First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in with
+          it, then choose your own password on your profile page. A lost password is reset with{' '}
+          <code>npm run admin -- reset-password admin</code>.
         </p>
       </div>
     </main>

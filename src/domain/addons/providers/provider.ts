@@ -106,7 +106,8 @@ export function parseCustomHeaders(raw: string | undefined): { headers: Record<s
     if (!HEADER_NAME.test(name)) problems.push(`customHeaders: "${name}" is not a valid header name and was ignored`);
     else if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`customHeaders: "${name}" is set by Vexil and was ignored`);
     else if (typeof value !== 'string') problems.push(`customHeaders: the value of "${name}" is not a string and was ignored`);
-    else if (!HEADER_VALUE.test(value)) problems.push(`customHeaders: the value of "${name}" has characters a header cannot carry and was ignored`);
+    else if (!HEADER_VALUE.test(value))
+      problems.push(`customHeaders: the value of "${name}" has characters a header cannot carry and was ignored`);
     else headers[name] = value;
   }
   return { headers, problems };

@@ -5,11 +5,7 @@ export const SLACK_TAG_TYPE = 'slack';
 
 /** Slack's mrkdwn: single asterisks for bold, and only &, < and > escaped. */
 function slackText(summary: string): string {
-  return summary
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\*\*/g, '*');
+  return summary.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\*\*/g, '*');
 }
 
 /**
@@ -62,9 +58,7 @@ export const slackProvider: AddonProvider = {
       CUSTOM_HEADERS_PARAMETER,
     ],
     events: [...EVENT_TYPES],
-    tagTypes: [
-      { name: SLACK_TAG_TYPE, description: 'Slack channel the Slack integration posts this flag\'s events to', icon: 'S' },
-    ],
+    tagTypes: [{ name: SLACK_TAG_TYPE, description: "Slack channel the Slack integration posts this flag's events to", icon: 'S' }],
   },
 
   validate() {

@@ -46,9 +46,10 @@ export const webhookProvider: AddonProvider = {
         name: 'bodyTemplate',
         displayName: 'Body template',
         type: 'textfield',
-        placeholder: '{\n  "event": "{{event.type}}",\n  "createdBy": "{{event.createdBy}}",\n  "featureToggle": "{{event.featureName}}",\n  "data": {{event.data}}\n}',
+        placeholder:
+          '{\n  "event": "{{event.type}}",\n  "createdBy": "{{event.createdBy}}",\n  "featureToggle": "{{event.featureName}}",\n  "data": {{event.data}}\n}',
         description:
-          "(Optional) A Mustache template of the body, with the event as {{event}}. In a JSON body, strings are JSON-escaped and objects are written as JSON. Without a template the body is the event as JSON.",
+          '(Optional) A Mustache template of the body, with the event as {{event}}. In a JSON body, strings are JSON-escaped and objects are written as JSON. Without a template the body is the event as JSON.',
         required: false,
         sensitive: false,
       },
