@@ -1,12 +1,11 @@
 import type { Operation } from 'fast-json-patch';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { recordFeatureEvent } from './feature-events.js';
-import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
+import { recordFeatureEvent, recordFeatureEvents, type FeatureEventInput } from './feature-events.js';
+import { assertProjectEnvironment, findFeature, lockFlagEnvironment } from './feature-lookup.js';
 import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.commands.js';
 import { enterLifecycleStage } from './lifecycle.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
-import { addStrategy, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
+import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
 import { distributeWeights } from './variants.js';
 import type { Db } from '../../db/database.js';
 
@@ -39,13 +38,12 @@ export const DEFAULT_STRATEGY: StrategyInput = { name: 'flexibleRollout', parame
  * change records `feature-environment-enabled/disabled`; the first enabling moves the lifecycle on.
  */
 export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: StrategyTarget, enabled: boolean): Promise<void> {
-  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
-  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
-  const environmentType = await assertProjectEnvironment(uow.tx, target.project, target.environment);
+  const environmentType = await lockFlagEnvironment(uow, target);
   const before = await currentState(uow, target);
   if ((before?.enabled ?? false) === enabled) return;
+  const events: FeatureEventInput[] = [];
   if (enabled && !(await hasStrategies(uow, target))) {
-    await addStrategy(uow, target, DEFAULT_STRATEGY);
+    events.push(strategyAddedEvent(target, await insertStrategy(uow, target, DEFAULT_STRATEGY)));
   }
   await uow.tx
     .insertInto('feature_environments')
@@ -55,12 +53,13 @@ export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: Stra
   if (enabled) {
     await enterLifecycleStage(uow, target.featureName, environmentType === 'production' ? 'live' : 'pre-live');
   }
-  await recordFeatureEvent(uow, {
+  events.push({
     ...target,
     type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
     data: { enabled },
     preData: { enabled: !enabled },
   });
+  await recordFeatureEvents(uow, events);
 }
 
 export async function getEnvironmentVariants(db: Db, target: StrategyTarget): Promise<Variant[]> {
@@ -82,9 +81,7 @@ export async function setEnvironmentVariants(
   variants: VariantInput[],
   path = '/body',
 ): Promise<Variant[]> {
-  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
-  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
-  await assertProjectEnvironment(uow.tx, target.project, target.environment);
+  await lockFlagEnvironment(uow, target);
   const before = ((await currentState(uow, target))?.variants ?? []) as Variant[];
   const after = distributeWeights(
     variants.map((variant) => ({ ...variant, stickiness: variant.stickiness ?? 'default' })),

@@ -1,4 +1,6 @@
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import type { FeatureRow } from './feature-views.js';
 import type { Db } from '../../db/database.js';
 
@@ -33,4 +35,22 @@ export async function assertProjectEnvironment(tx: Db, project: string, environm
   if (!row) throw new NotFoundError(`Could not find environment "${environment}"`);
   if (!row.project_id) throw new NotFoundError(`Environment "${environment}" is not enabled in project "${project}"`);
   return row.type;
+}
+
+/** A flag in one environment of its project: what turning on and off, strategies and variants change. */
+export interface FlagEnvironment {
+  project: string;
+  featureName: string;
+  environment: string;
+}
+
+/**
+ * The start of every change to a flag in one environment, done once per change: refused where the environment
+ * requires change requests, the flag locked for the transaction, the environment checked to be the project's.
+ * Returns the environment's type.
+ */
+export async function lockFlagEnvironment(uow: UnitOfWork, target: FlagEnvironment): Promise<string> {
+  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
+  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
+  return assertProjectEnvironment(uow.tx, target.project, target.environment);
 }

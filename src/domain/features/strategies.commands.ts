@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
 import { validateConstraints, normalizeConstraints } from './constraints.js';
-import { recordFeatureEvent } from './feature-events.js';
-import { assertProjectEnvironment, findFeature } from './feature-lookup.js';
+import { recordFeatureEvent, recordFeatureEvents, type FeatureEventInput } from './feature-events.js';
+import { lockFlagEnvironment, type FlagEnvironment } from './feature-lookup.js';
 import { loadStrategies, type Constraint, type StrategyVariant, type StrategyView } from './feature-views.js';
 import { distributeWeights } from './variants.js';
 import { strategyDefinitionFor, type StrategyDefinitionView, type StrategyParameter } from '../strategies/strategy-definitions.js';
@@ -22,11 +21,7 @@ export interface StrategyInput {
   segments?: number[];
 }
 
-export interface StrategyTarget {
-  project: string;
-  featureName: string;
-  environment: string;
-}
+export type StrategyTarget = FlagEnvironment;
 
 /** Why a parameter value does not fit its declared type, or nothing when it does. */
 function parameterProblem(type: StrategyParameter['type'], name: string, value: string): string | undefined {
@@ -146,18 +141,21 @@ export async function getStrategy(db: Db, target: StrategyTarget, id: string): P
   return view;
 }
 
-/**
- * Guards a protected environment, locks the flag and checks the environment belongs to its project: the
- * common start of every change.
- */
-async function lockTarget(uow: UnitOfWork, target: StrategyTarget): Promise<void> {
-  await guardDirectChange(uow, { kind: 'flag-environment', ...target });
-  await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
-  await assertProjectEnvironment(uow.tx, target.project, target.environment);
-}
+export const strategyAddedEvent = (target: StrategyTarget, view: StrategyView): FeatureEventInput => ({
+  ...target,
+  type: 'feature-strategy-add',
+  data: view,
+});
 
 export async function addStrategy(uow: UnitOfWork, target: StrategyTarget, input: StrategyInput): Promise<StrategyView> {
-  await lockTarget(uow, target);
+  await lockFlagEnvironment(uow, target);
+  const view = await insertStrategy(uow, target, input);
+  await recordFeatureEvents(uow, [strategyAddedEvent(target, view)]);
+  return view;
+}
+
+/** Adds a strategy to a flag environment the caller has locked (lockFlagEnvironment); records no event. */
+export async function insertStrategy(uow: UnitOfWork, target: StrategyTarget, input: StrategyInput): Promise<StrategyView> {
   const strategy = await resolveStrategy(uow.tx, input, target.featureName);
   const sortOrder =
     input.sortOrder ??
@@ -187,13 +185,11 @@ export async function addStrategy(uow: UnitOfWork, target: StrategyTarget, input
     })
     .execute();
   await setStrategySegments(uow, id, strategy.segments);
-  const view = await getStrategy(uow.tx, target, id);
-  await recordFeatureEvent(uow, { ...target, type: 'feature-strategy-add', data: view });
-  return view;
+  return getStrategy(uow.tx, target, id);
 }
 
 export async function updateStrategy(uow: UnitOfWork, target: StrategyTarget, id: string, input: StrategyInput): Promise<StrategyView> {
-  await lockTarget(uow, target);
+  await lockFlagEnvironment(uow, target);
   const before = await getStrategy(uow.tx, target, id);
   const strategy = await resolveStrategy(uow.tx, input, target.featureName, '/body', { allowDeprecated: input.name === before.name });
   await uow.tx
@@ -216,7 +212,7 @@ export async function updateStrategy(uow: UnitOfWork, target: StrategyTarget, id
 }
 
 export async function deleteStrategy(uow: UnitOfWork, target: StrategyTarget, id: string): Promise<void> {
-  await lockTarget(uow, target);
+  await lockFlagEnvironment(uow, target);
   const before = await getStrategy(uow.tx, target, id);
   await uow.tx.deleteFrom('feature_strategies').where('id', '=', id).execute();
   await recordFeatureEvent(uow, { ...target, type: 'feature-strategy-remove', preData: before });
@@ -228,7 +224,7 @@ export async function setStrategySortOrder(
   target: StrategyTarget,
   order: Array<{ id: string; sortOrder: number }>,
 ): Promise<void> {
-  await lockTarget(uow, target);
+  await lockFlagEnvironment(uow, target);
   const current = (await loadStrategies(uow.tx, [target.featureName])).filter((s) => s.environment === target.environment);
   const known = new Set(current.map((s) => s.id));
   const unknown = order.filter((entry) => !known.has(entry.id));
