@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ok } from '../api/client';
+import { queries } from '../api/queries';
 import { EventList } from './events';
 import { ErrorMessage, Loading, Pager } from './ui';
 
@@ -10,11 +10,7 @@ const PAGE_SIZE = 20;
 export function FlagHistory({ flagName }: { flagName: string }) {
   const [offset, setOffset] = useState(0);
   const query = { feature: `IS:${flagName}`, offset: String(offset), limit: String(PAGE_SIZE) };
-  const events = useQuery({
-    queryKey: ['events', query],
-    queryFn: () => ok(api.GET('/api/admin/search/events', { params: { query } })),
-    placeholderData: (previous) => previous,
-  });
+  const events = useQuery({ ...queries.events(query), placeholderData: (previous) => previous });
   if (events.error) return <ErrorMessage error={events.error} />;
   if (!events.data) return <Loading what="history" />;
   return (

@@ -1,14 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { NavLink, Outlet } from 'react-router';
-import { api, ok } from '../api/client';
+import { queries } from '../api/queries';
 import { ErrorMessage, Loading } from './ui';
-
-export const meQuery = { queryKey: ['me'], queryFn: () => ok(api.GET('/api/admin/user')) };
 
 /** The signed-in user and what they may do; every page below the layout can read it. */
 export function useMe() {
-  return useQuery({ ...meQuery, staleTime: 60_000 });
+  return useQuery(queries.me());
 }
 
 /** Whether the signed-in user's role has the permission (Admins have all), to offer only what will be accepted. */

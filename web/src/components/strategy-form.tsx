@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ok, type Schemas } from '../api/client';
+import { queries, type Schemas } from '../api/queries';
 import { Field } from './ui';
 import { VariantsEditor, type VariantDraft } from './variants-editor';
 
@@ -41,10 +41,8 @@ export interface StrategyDraft {
   variants: VariantDraft[];
 }
 
-export const strategyDefinitionsQuery = { queryKey: ['strategy-definitions'], queryFn: () => ok(api.GET('/api/admin/strategies')) };
-
 export function ConstraintsEditor({ constraints, onChange }: { constraints: Constraint[]; onChange: (constraints: Constraint[]) => void }) {
-  const contextFields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
+  const contextFields = useQuery(queries.contextFields());
   const names = contextFields.data?.map((field) => field.name) ?? ['userId', 'environment', 'appName'];
   const set = (index: number, change: Partial<Constraint>) =>
     onChange(constraints.map((constraint, at) => (at === index ? { ...constraint, ...change } : constraint)));
@@ -147,8 +145,8 @@ export function StrategyForm({
   onSave: (draft: StrategyDraft) => void;
   onCancel: () => void;
 }) {
-  const definitions = useQuery(strategyDefinitionsQuery);
-  const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
+  const definitions = useQuery(queries.strategyDefinitions());
+  const segments = useQuery(queries.segments());
   const [draft, setDraft] = useState<StrategyDraft>(
     initial ?? {
       name: 'flexibleRollout',

@@ -1,6 +1,7 @@
-import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { cloneElement, useId, useState, type ReactElement, type ReactNode } from 'react';
-import { ApiError } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { Action } from '../api/queries';
 
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
@@ -142,18 +143,14 @@ export function Pager({
 
 /**
  * A change the page makes through the API: while it runs its button is disabled, its error is kept to show next
- * to it, and the queries it affects are read again when it is done.
+ * to it, and the queries the action names as affected are read again when it is done.
  */
-export function useAction<Input, Output>(
-  run: (input: Input) => Promise<Output>,
-  invalidates: QueryKey[] = [],
-  onDone?: (output: Output) => void,
-) {
+export function useAction<Input, Output>(action: Action<Input, Output>, onDone?: (output: Output) => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: run,
-    onSuccess: async (output) => {
-      await Promise.all(invalidates.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+    mutationFn: action.run,
+    onSuccess: async (output, input) => {
+      await Promise.all(action.invalidates(input).map((queryKey) => queryClient.invalidateQueries({ queryKey })));
       onDone?.(output);
     },
   });

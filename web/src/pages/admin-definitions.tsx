@@ -1,19 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, ok, type Schemas } from '../api/client';
+import { ApiError } from '../api/errors';
+import { actions, queries, type Schemas } from '../api/queries';
 import { ConstraintsEditor } from '../components/strategy-form';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
   const [editing, setEditing] = useState(false);
-  const invalidate = [['tag-types'], ['events']];
-  const update = useAction(
-    (description: string) => ok(api.PUT('/api/admin/tag-types/{name}', { params: { path: { name: type.name } }, body: { description } })),
-    invalidate,
-    () => setEditing(false),
-  );
-  const remove = useAction(() => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name: type.name } } })), invalidate);
+  const update = useAction(actions.updateTagType, () => setEditing(false));
+  const remove = useAction(actions.deleteTagType);
   return (
     <tr>
       <td>{type.name}</td>
@@ -23,7 +19,7 @@ function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
             className="row"
             onSubmit={(event) => {
               event.preventDefault();
-              update.mutate(String(new FormData(event.currentTarget).get('description')));
+              update.mutate({ name: type.name, description: String(new FormData(event.currentTarget).get('description')) });
             }}
           >
             <input name="description" aria-label={`Description of ${type.name}`} defaultValue={type.description ?? ''} />
@@ -44,7 +40,7 @@ function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
           <button type="button" onClick={() => setEditing(true)}>
             Edit
           </button>
-          <ConfirmButton question={`Delete the tag type ${type.name}?`} onConfirm={() => remove.mutate()}>
+          <ConfirmButton question={`Delete the tag type ${type.name}?`} onConfirm={() => remove.mutate(type.name)}>
             Delete
           </ConfirmButton>
         </div>
@@ -54,11 +50,8 @@ function TagTypeRow({ type }: { type: Schemas['tagTypeSchema'] }) {
 }
 
 export function AdminTagTypes() {
-  const tagTypes = useQuery({ queryKey: ['tag-types'], queryFn: () => ok(api.GET('/api/admin/tag-types')) });
-  const create = useAction(
-    (body: { name: string; description: string }) => ok(api.POST('/api/admin/tag-types', { body })),
-    [['tag-types'], ['events']],
-  );
+  const tagTypes = useQuery(queries.tagTypes());
+  const create = useAction(actions.createTagType);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -100,20 +93,7 @@ type ContextField = Schemas['contextFieldSchema'];
 
 /** Creates a context field, or edits one (its name stays: strategies refer to it). */
 function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () => void }) {
-  const invalidate = [['context-fields'], ['events']];
-  const save = useAction(
-    (body: Schemas['createContextFieldSchema']) =>
-      ok(
-        field
-          ? api.PUT('/api/admin/context/{name}', {
-              params: { path: { name: field.name } },
-              body: { description: body.description, legalValues: body.legalValues, stickiness: body.stickiness },
-            })
-          : api.POST('/api/admin/context', { body }),
-      ),
-    invalidate,
-    onDone,
-  );
+  const save = useAction(actions.saveContextField, onDone);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -123,10 +103,13 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
       .filter(Boolean)
       .map((value) => ({ value }));
     save.mutate({
-      name: field?.name ?? String(form.get('name')).trim(),
-      description: String(form.get('description')),
-      stickiness: form.get('stickiness') === 'on',
-      legalValues,
+      ...(field ? { existing: field.name } : {}),
+      body: {
+        name: field?.name ?? String(form.get('name')).trim(),
+        description: String(form.get('description')),
+        stickiness: form.get('stickiness') === 'on',
+        legalValues,
+      },
     });
   };
   return (
@@ -163,13 +146,10 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
 }
 
 export function AdminContextFields() {
-  const fields = useQuery({ queryKey: ['context-fields'], queryFn: () => ok(api.GET('/api/admin/context')) });
+  const fields = useQuery(queries.contextFields());
   const [editing, setEditing] = useState<string | null>(null);
   const [formKey, setFormKey] = useState(0);
-  const remove = useAction(
-    (name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })),
-    [['context-fields'], ['events']],
-  );
+  const remove = useAction(actions.deleteContextField);
   const editedField = fields.data?.find((field) => field.name === editing);
   return (
     <div>
@@ -223,29 +203,9 @@ function protectedEnvironmentsIn(error: unknown): Array<{ project: string; envir
 function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => void }) {
   const [constraints, setConstraints] = useState<Schemas['constraintSchema'][]>(segment?.constraints ?? []);
   const [proposed, setProposed] = useState<{ project: string; id: number } | null>(null);
-  const invalidate = [['segments'], ['events']];
-  const save = useAction(
-    (body: Schemas['upsertSegmentSchema']) =>
-      ok(
-        segment
-          ? api.PUT('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } }, body })
-          : api.POST('/api/admin/segments', { body }),
-      ),
-    invalidate,
-    onDone,
-  );
+  const save = useAction(actions.saveSegment, onDone);
   // A segment used in an environment that requires change requests changes through one (spec 4.5).
-  const propose = useAction(
-    ({ project, environment, body }: { project: string; environment: string; body: Schemas['upsertSegmentSchema'] }) =>
-      ok(
-        api.POST('/api/admin/projects/{projectId}/environments/{environment}/change-requests', {
-          params: { path: { projectId: project, environment } },
-          body: { action: 'updateSegment', payload: { id: segment!.id, ...body } },
-        }),
-      ).then((changeRequest) => ({ project, id: (changeRequest as { id: number }).id })),
-    [['pending'], ['events']],
-    setProposed,
-  );
+  const propose = useAction(actions.proposeSegmentChange, setProposed);
   const [draft, setDraft] = useState<Schemas['upsertSegmentSchema'] | null>(null);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -253,7 +213,7 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
     const body = { name: String(form.get('name')).trim(), description: String(form.get('description')), constraints };
     setDraft(body);
     setProposed(null);
-    save.mutate(body);
+    save.mutate({ ...(segment ? { existing: segment.id } : {}), body });
   };
   const protectedIn = segment ? protectedEnvironmentsIn(save.error) : [];
   return (
@@ -275,7 +235,7 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
             <button
               key={`${project}/${environment}`}
               type="button"
-              onClick={() => propose.mutate({ project, environment, body: draft })}
+              onClick={() => propose.mutate({ projectId: project, environment, segmentId: segment!.id, body: draft })}
               disabled={propose.isPending}
             >
               Propose in a change request for {environment} of {project}
@@ -306,13 +266,10 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
 }
 
 export function AdminSegments() {
-  const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
+  const segments = useQuery(queries.segments());
   const [editing, setEditing] = useState<number | null>(null);
   const [formKey, setFormKey] = useState(0);
-  const remove = useAction(
-    (id: number) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(id) } } })),
-    [['segments'], ['events']],
-  );
+  const remove = useAction(actions.deleteSegment);
   return (
     <div>
       <h1>Segments</h1>

@@ -1,32 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { actions, queries } from '../api/queries';
 import { ConfirmButton, ErrorMessage, Field, Loaded, Switch, Table, useAction } from '../components/ui';
 
 const TYPES = ['development', 'test', 'preproduction', 'production'] as const;
 
 export function AdminEnvironments() {
-  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
-  const invalidate = [['environments'], ['events']];
-  const create = useAction(
-    (body: { name: string; type: (typeof TYPES)[number]; enabled: boolean }) => ok(api.POST('/api/admin/environments', { body })),
-    invalidate,
-  );
-  const toggle = useAction(
-    ({ name, enabled }: { name: string; enabled: boolean }) =>
-      ok(
-        enabled
-          ? api.POST('/api/admin/environments/{name}/on', { params: { path: { name } } })
-          : api.POST('/api/admin/environments/{name}/off', { params: { path: { name } } }),
-      ),
-    invalidate,
-  );
-  const update = useAction(
-    ({ name, type }: { name: string; type: (typeof TYPES)[number] }) =>
-      ok(api.PUT('/api/admin/environments/{name}', { params: { path: { name } }, body: { type } })),
-    invalidate,
-  );
-  const remove = useAction((name: string) => ok(api.DELETE('/api/admin/environments/{name}', { params: { path: { name } } })), invalidate);
+  const environments = useQuery(queries.environments());
+  const create = useAction(actions.createEnvironment);
+  const toggle = useAction(actions.setEnvironmentEnabled);
+  const update = useAction(actions.updateEnvironment);
+  const remove = useAction(actions.deleteEnvironment);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

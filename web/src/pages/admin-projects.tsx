@@ -1,18 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, ok } from '../api/client';
+import { actions, queries } from '../api/queries';
 import { ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 export function AdminProjects() {
   const navigate = useNavigate();
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
-  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
-  const create = useAction(
-    (body: { id: string; name: string; description: string; environments?: string[] }) => ok(api.POST('/api/admin/projects', { body })),
-    [['projects']],
-    (project) => navigate(`/projects/${encodeURIComponent(project.id)}`),
-  );
+  const projects = useQuery(queries.projects());
+  const environments = useQuery(queries.environments());
+  const create = useAction(actions.createProject, (project) => navigate(`/projects/${encodeURIComponent(project.id)}`));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

@@ -1,24 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { actions, queries } from '../api/queries';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction } from '../components/ui';
 
 export function AdminTokens() {
-  const tokens = useQuery({ queryKey: ['api-tokens'], queryFn: () => ok(api.GET('/api/admin/api-tokens')) });
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
-  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const tokens = useQuery(queries.apiTokens());
+  const projects = useQuery(queries.projects());
+  const environments = useQuery(queries.environments());
   const [created, setCreated] = useState<string | null>(null);
   const [type, setType] = useState('client');
-  const create = useAction(
-    (body: { tokenName: string; type: string; environment?: string; projects?: string[]; expiresAt?: string }) =>
-      ok(api.POST('/api/admin/api-tokens', { body })),
-    [['api-tokens'], ['events']],
-    (token) => setCreated(token.secret ?? null),
-  );
-  const remove = useAction(
-    (token: string) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token } } })),
-    [['api-tokens'], ['events']],
-  );
+  const create = useAction(actions.createApiToken, (token) => setCreated(token.secret ?? null));
+  const remove = useAction(actions.deleteApiToken);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

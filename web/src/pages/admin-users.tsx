@@ -1,40 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
-import { api, ApiError, ok } from '../api/client';
+import { ApiError } from '../api/errors';
+import { actions, queries } from '../api/queries';
 import { useMe } from '../components/layout';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
 
 export function AdminUsers() {
   const me = useMe().data;
-  const users = useQuery({ queryKey: ['users'], queryFn: () => ok(api.GET('/api/admin/user-admin')) });
-  const invalidate = [['users'], ['events']];
+  const users = useQuery(queries.users());
   const [notice, setNotice] = useState<string | null>(null);
-  const create = useAction(
-    (body: { username: string; name: string; email?: string; rootRole: string; password: string }) =>
-      ok(api.POST('/api/admin/user-admin', { body })),
-    invalidate,
-    (user) => setNotice(`Created ${user.username ?? user.email}.`),
-  );
-  const update = useAction(
-    ({ id, rootRole }: { id: number; rootRole: string }) =>
-      ok(api.PUT('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } }, body: { rootRole } })),
-    invalidate,
-  );
-  const remove = useAction(
-    (id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', { params: { path: { id: String(id) } } })),
-    invalidate,
-  );
+  const create = useAction(actions.createUser, (user) => setNotice(`Created ${user.username ?? user.email}.`));
+  const update = useAction(actions.updateUser);
+  const remove = useAction(actions.deleteUser);
   /** The user whose password is being set, in a form under their row. */
   const [passwordFor, setPasswordFor] = useState<number | null>(null);
-  const setPassword = useAction(
-    ({ id, password }: { id: number; password: string }) =>
-      ok(api.POST('/api/admin/user-admin/{id}/change-password', { params: { path: { id: String(id) } }, body: { password } })),
-    invalidate,
-    () => {
-      setPasswordFor(null);
-      setNotice('Password set; the user’s sessions were ended.');
-    },
-  );
+  const setPassword = useAction(actions.setUserPassword, () => {
+    setPasswordFor(null);
+    setNotice('Password set; the user’s sessions were ended.');
+  });
   const submitPassword = (id: number) => (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setPassword.mutate({ id, password: String(new FormData(event.currentTarget).get('password')) });

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, ok, type Schemas } from '../api/client';
+import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
 import { useMe } from '../components/layout';
 import { ErrorMessage, formatDate, Loaded, useAction } from '../components/ui';
@@ -58,15 +58,7 @@ function FeatureChanges({
   canEdit: boolean;
   onRemove: (changeId: number) => void;
 }) {
-  const feature = useQuery({
-    queryKey: ['flag', request.project, group.name],
-    queryFn: () =>
-      ok(
-        api.GET('/api/admin/projects/{projectId}/features/{featureName}', {
-          params: { path: { projectId: request.project, featureName: group.name } },
-        }),
-      ),
-  });
+  const feature = useQuery(queries.flag({ projectId: request.project, featureName: group.name }));
   return (
     <section className="card stack" aria-label={`Changes to ${group.name}`}>
       <h3 style={{ margin: 0 }}>
@@ -101,11 +93,7 @@ function FeatureChanges({
 function SegmentChange({ change }: { change: Schemas['changeRequestSegmentChangeSchema'] }) {
   const payload = (change.payload ?? {}) as { id?: number };
   const segmentId = String(payload.id ?? '');
-  const current = useQuery({
-    queryKey: ['segment', segmentId],
-    queryFn: () => ok(api.GET('/api/admin/segments/{id}', { params: { path: { id: segmentId } } })),
-    enabled: segmentId !== '',
-  });
+  const current = useQuery({ ...queries.segment(segmentId), enabled: segmentId !== '' });
   const now = current.data
     ? { name: current.data.name, description: current.data.description, constraints: current.data.constraints }
     : null;
@@ -130,34 +118,12 @@ export function ChangeRequestPage() {
   const [reason, setReason] = useState('');
   const [comment, setComment] = useState('');
   const [scheduledAt, setScheduledAt] = useState('');
-  const request = useQuery({
-    queryKey: ['change-request', projectId, id],
-    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/{id}', { params: { path } })),
-  });
-  const invalidate = [['change-request', projectId, id], ['change-requests'], ['pending'], ['flag'], ['events']];
-  const setState = useAction(
-    (body: Schemas['changeRequestStateSchema']) =>
-      ok(api.PUT('/api/admin/projects/{projectId}/change-requests/{id}/state', { params: { path }, body })),
-    invalidate,
-  );
-  const addComment = useAction(
-    (text: string) => ok(api.POST('/api/admin/projects/{projectId}/change-requests/{id}/comments', { params: { path }, body: { text } })),
-    invalidate,
-    () => setComment(''),
-  );
-  const removeChange = useAction(
-    (changeId: number) =>
-      ok(
-        api.DELETE('/api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}', {
-          params: { path: { ...path, changeId: String(changeId) } },
-        }),
-      ),
-    invalidate,
-  );
-  const rename = useAction(
-    (title: string) => ok(api.PUT('/api/admin/projects/{projectId}/change-requests/{id}/title', { params: { path }, body: { title } })),
-    invalidate,
-  );
+  const request = useQuery(queries.changeRequest(projectId, id));
+  const setState = useAction(actions.setChangeRequestState);
+  const changeState = (body: Schemas['changeRequestStateSchema']) => setState.mutate({ ...path, body });
+  const addComment = useAction(actions.commentOnChangeRequest, () => setComment(''));
+  const removeChange = useAction(actions.removeChangeFromRequest);
+  const rename = useAction(actions.renameChangeRequest);
 
   return (
     <Loaded query={request} what="the change request">
@@ -194,7 +160,7 @@ export function ChangeRequestPage() {
                 className="row"
                 onSubmit={(event) => {
                   event.preventDefault();
-                  rename.mutate(String(new FormData(event.currentTarget).get('title')));
+                  rename.mutate({ ...path, title: String(new FormData(event.currentTarget).get('title')) });
                 }}
               >
                 <input name="title" aria-label="Title" defaultValue={changeRequest.title} />
@@ -209,7 +175,7 @@ export function ChangeRequestPage() {
                 request={changeRequest}
                 group={group}
                 canEdit={state === 'Draft' && mine}
-                onRemove={(changeId) => removeChange.mutate(changeId)}
+                onRemove={(changeId) => removeChange.mutate({ ...path, changeId: String(changeId) })}
               />
             ))}
             {changeRequest.segments.map((segment) => (
@@ -232,7 +198,7 @@ export function ChangeRequestPage() {
               </div>
               <div className="row">
                 {state === 'Draft' && mine && (
-                  <button className="primary" type="button" onClick={() => setState.mutate({ state: 'In review' })}>
+                  <button className="primary" type="button" onClick={() => changeState({ state: 'In review' })}>
                     Send to review
                   </button>
                 )}
@@ -240,7 +206,7 @@ export function ChangeRequestPage() {
                   <button
                     className="primary"
                     type="button"
-                    onClick={() => setState.mutate({ state: 'Approved' })}
+                    onClick={() => changeState({ state: 'Approved' })}
                     disabled={mine}
                     title={mine ? 'Someone other than the author approves' : undefined}
                   >
@@ -248,7 +214,7 @@ export function ChangeRequestPage() {
                   </button>
                 )}
                 {(state === 'Approved' || state === 'Scheduled') && (
-                  <button className="primary" type="button" onClick={() => setState.mutate({ state: 'Applied' })}>
+                  <button className="primary" type="button" onClick={() => changeState({ state: 'Applied' })}>
                     Apply now
                   </button>
                 )}
@@ -256,7 +222,7 @@ export function ChangeRequestPage() {
                   <button
                     type="button"
                     className="danger"
-                    onClick={() => window.confirm('Cancel this change request?') && setState.mutate({ state: 'Cancelled' })}
+                    onClick={() => window.confirm('Cancel this change request?') && changeState({ state: 'Cancelled' })}
                   >
                     Cancel change request
                   </button>
@@ -274,7 +240,7 @@ export function ChangeRequestPage() {
                   <button
                     type="button"
                     className="danger"
-                    onClick={() => setState.mutate({ state: 'Rejected', ...(reason ? { comment: reason } : {}) })}
+                    onClick={() => changeState({ state: 'Rejected', ...(reason ? { comment: reason } : {}) })}
                   >
                     Reject
                   </button>
@@ -288,7 +254,7 @@ export function ChangeRequestPage() {
                   <button
                     type="button"
                     disabled={!scheduledAt}
-                    onClick={() => setState.mutate({ state: 'Scheduled', scheduledAt: new Date(scheduledAt).toISOString() })}
+                    onClick={() => changeState({ state: 'Scheduled', scheduledAt: new Date(scheduledAt).toISOString() })}
                   >
                     Schedule
                   </button>
@@ -309,7 +275,7 @@ export function ChangeRequestPage() {
                 className="stack"
                 onSubmit={(event) => {
                   event.preventDefault();
-                  addComment.mutate(comment);
+                  addComment.mutate({ ...path, text: comment });
                 }}
               >
                 <textarea aria-label="Comment" value={comment} onChange={(event) => setComment(event.target.value)} required />

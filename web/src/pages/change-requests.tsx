@@ -1,17 +1,13 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { api, ok } from '../api/client';
+import { queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { ErrorMessage, Loading } from '../components/ui';
 
 /** Open change requests of every project (each project's pending list, spec 4.6), oldest first. */
 export function ChangeRequests() {
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
+  const projects = useQuery(queries.projects());
   const pending = useQueries({
-    queries: (projects.data?.projects ?? []).map((project) => ({
-      queryKey: ['pending', project.id],
-      queryFn: () =>
-        ok(api.GET('/api/admin/projects/{projectId}/change-requests/pending', { params: { path: { projectId: project.id } } })),
-    })),
+    queries: (projects.data?.projects ?? []).map((project) => queries.pending(project.id)),
   });
   const failed = pending.find((query) => query.error)?.error ?? projects.error;
   const loading = projects.isPending || pending.some((query) => query.isPending);

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, ok } from '../api/client';
+import { queries } from '../api/queries';
 import { EventList } from '../components/events';
 import { ErrorMessage, Field, Loading, Pager } from '../components/ui';
 
@@ -21,9 +21,9 @@ const fromFilter = (value: string | null) => (value ?? '').replace(/^(IS|IS_ANY_
 
 export function EventLog() {
   const [search, setSearch] = useSearchParams();
-  const creators = useQuery({ queryKey: ['event-creators'], queryFn: () => ok(api.GET('/api/admin/event-creators')) });
-  const addons = useQuery({ queryKey: ['addons'], queryFn: () => ok(api.GET('/api/admin/addons')) });
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
+  const creators = useQuery(queries.eventCreators());
+  const addons = useQuery(queries.addons());
+  const projects = useQuery(queries.projects());
   const eventTypes = addons.data?.providers.find((provider) => provider.name === 'webhook')?.events ?? [];
   const offset = Number(search.get('offset') ?? 0);
   const query = {
@@ -31,11 +31,7 @@ export function EventLog() {
     offset: String(offset),
     limit: String(PAGE_SIZE),
   };
-  const events = useQuery({
-    queryKey: ['events', query],
-    queryFn: ({ signal }) => ok(api.GET('/api/admin/search/events', { params: { query }, signal })),
-    placeholderData: (previous) => previous,
-  });
+  const events = useQuery({ ...queries.events(query), placeholderData: (previous) => previous });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

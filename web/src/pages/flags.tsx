@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, encodeName, ok } from '../api/client';
+import { actions, queries } from '../api/queries';
 import { ErrorMessage, formatDate, Loading, Pager, useAction } from '../components/ui';
 
 const IS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'];
@@ -31,10 +31,10 @@ type Suggestion = { value: string; label?: string };
 /** What each filter's value can be, offered as the user types: projects, tags, segments, creators… */
 function useSuggestions(): Record<string, Suggestion[]> {
   const fixed = (values: string[]) => values.map((value) => ({ value }));
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) });
-  const tags = useQuery({ queryKey: ['tags'], queryFn: () => ok(api.GET('/api/admin/tags')) });
-  const segments = useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')) });
-  const creators = useQuery({ queryKey: ['event-creators'], queryFn: () => ok(api.GET('/api/admin/event-creators')) });
+  const projects = useQuery(queries.projects());
+  const tags = useQuery(queries.tags());
+  const segments = useQuery(queries.segments());
+  const creators = useQuery(queries.eventCreators());
   return {
     project: (projects.data?.projects ?? []).map((project) => ({ value: project.id, label: project.name })),
     type: fixed(['release', 'experiment', 'operational', 'kill-switch', 'permission']),
@@ -130,7 +130,7 @@ export function Flags() {
   const [search, setSearch] = useSearchParams();
   const [text, setText] = useState(search.get('query') ?? '');
   const suggestions = useSuggestions();
-  const environments = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
+  const environments = useQuery(queries.environments());
   const environmentNames = (environments.data?.environments ?? [])
     .filter((environment) => environment.enabled)
     .map((environment) => environment.name);
@@ -142,11 +142,7 @@ export function Flags() {
   const statuses = search.getAll('status');
   const offset = Number(search.get('offset') ?? 0);
   const query = { ...parameters, ...(statuses.length ? { status: statuses } : {}), limit: String(PAGE_SIZE) };
-  const results = useQuery({
-    queryKey: ['feature-search', query],
-    queryFn: ({ signal }) => ok(api.GET('/api/admin/search/features', { params: { query }, signal })),
-    placeholderData: (previous) => previous,
-  });
+  const results = useQuery({ ...queries.featureSearch(query), placeholderData: (previous) => previous });
 
   /** Every change of the view goes through the URL and starts again at the first page. */
   const update = (change: (next: URLSearchParams) => void, keepOffset = false) => {
@@ -175,19 +171,7 @@ export function Flags() {
       </button>
     </th>
   );
-  const favorite = useAction(
-    ({ project, name, on }: { project: string; name: string; on: boolean }) =>
-      ok(
-        on
-          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/favorites', {
-              params: { path: { projectId: project, featureName: name } },
-            })
-          : api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/favorites', {
-              params: { path: { projectId: project, featureName: name } },
-            }),
-      ),
-    [['feature-search']],
-  );
+  const favorite = useAction(actions.setFavorite);
   const unused = Object.keys(FILTERS).filter((name) => !search.has(name));
 
   return (
@@ -335,20 +319,20 @@ export function Flags() {
                         className="link"
                         aria-label={flag.favorite ? `Remove ${flag.name} from favorites` : `Add ${flag.name} to favorites`}
                         aria-pressed={flag.favorite}
-                        onClick={() => favorite.mutate({ project: flag.project, name: flag.name, on: !flag.favorite })}
+                        onClick={() => favorite.mutate({ projectId: flag.project, featureName: flag.name, favorite: !flag.favorite })}
                       >
                         {flag.favorite ? '★' : '☆'}
                       </button>
                     </td>
                     <td>
-                      <Link to={`/projects/${encodeName(flag.project)}/flags/${encodeName(flag.name)}`}>{flag.name}</Link>
+                      <Link to={`/projects/${encodeURIComponent(flag.project)}/flags/${encodeURIComponent(flag.name)}`}>{flag.name}</Link>
                       {flag.stale && <span className="badge stale"> stale</span>}
                       {flag.archivedAt && <span className="badge"> archived</span>}
                       {flag.description && <div className="muted small">{flag.description}</div>}
                     </td>
                     <td>{flag.type}</td>
                     <td>
-                      <Link to={`/projects/${encodeName(flag.project)}`}>{flag.project}</Link>
+                      <Link to={`/projects/${encodeURIComponent(flag.project)}`}>{flag.project}</Link>
                     </td>
                     {environmentNames.map((name) => {
                       const environment = flag.environments.find((entry) => entry.name === name);

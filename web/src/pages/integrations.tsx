@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ok, type Schemas } from '../api/client';
+import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, Table, useAction } from '../components/ui';
 
@@ -9,7 +9,6 @@ type Provider = Schemas['addonTypeSchema'];
 type Addon = Schemas['addonSchema'];
 type AddonBody = Schemas['addonCreateUpdateSchema'];
 
-const addonsQuery = { queryKey: ['addons'], queryFn: () => ok(api.GET('/api/admin/addons')) };
 const list = (value: FormDataEntryValue | null) =>
   String(value ?? '')
     .split(',')
@@ -119,18 +118,14 @@ function AddonForm({
 
 export function Integrations() {
   const navigate = useNavigate();
-  const addons = useQuery(addonsQuery);
+  const addons = useQuery(queries.addons());
   const [providerName, setProviderName] = useState('');
   const [created, setCreated] = useState<{ id: number; signingSecret?: string } | null>(null);
-  const create = useAction(
-    (body: AddonBody) => ok(api.POST('/api/admin/addons', { body })),
-    [['addons']],
-    (addon) => {
-      const signingSecret = (addon as { signingSecret?: string }).signingSecret;
-      if (signingSecret) setCreated({ id: addon.id, signingSecret });
-      else navigate(`/integrations/${addon.id}`);
-    },
-  );
+  const create = useAction(actions.createAddon, (addon) => {
+    const signingSecret = (addon as { signingSecret?: string }).signingSecret;
+    if (signingSecret) setCreated({ id: addon.id, signingSecret });
+    else navigate(`/integrations/${addon.id}`);
+  });
   return (
     <Loaded query={addons} what="integrations">
       {(data) => {
@@ -201,24 +196,10 @@ const PAGE_SIZE = 20;
 
 function DeliveryLog({ addonId }: { addonId: string }) {
   const [offset, setOffset] = useState(0);
-  const path = { id: addonId };
-  const deliveries = useQuery({
-    queryKey: ['integration-events', addonId, offset],
-    queryFn: () =>
-      ok(api.GET('/api/admin/addons/{id}/events', { params: { path, query: { offset: String(offset), limit: String(PAGE_SIZE) } } })),
-    refetchInterval: 5_000,
-  });
+  const deliveries = useQuery({ ...queries.integrationEvents(addonId, { offset, limit: PAGE_SIZE }), refetchInterval: 5_000 });
   const [redelivered, setRedelivered] = useState<string | null>(null);
-  const redeliver = useAction(
-    (integrationEventId: string) =>
-      ok(
-        api.POST('/api/admin/addons/{id}/events/{integrationEventId}/redeliver', { params: { path: { id: addonId, integrationEventId } } }),
-      ),
-    [
-      ['integration-events', addonId],
-      ['addon', addonId],
-    ],
-    (answer) => setRedelivered(`Event #${answer.eventId} is delivered again (delivery ${answer.deliveryId}); its attempts appear here.`),
+  const redeliver = useAction(actions.redeliver, (answer) =>
+    setRedelivered(`Event #${answer.eventId} is delivered again (delivery ${answer.deliveryId}); its attempts appear here.`),
   );
   return (
     <Loaded query={deliveries} what="deliveries">
@@ -242,7 +223,7 @@ function DeliveryLog({ addonId }: { addonId: string }) {
                         type="button"
                         onClick={(event) => {
                           event.preventDefault();
-                          redeliver.mutate(entry.id);
+                          redeliver.mutate({ id: addonId, integrationEventId: entry.id });
                         }}
                         disabled={redeliver.isPending}
                       >
@@ -269,27 +250,12 @@ function DeliveryLog({ addonId }: { addonId: string }) {
 export function IntegrationPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const addons = useQuery(addonsQuery);
-  const addon = useQuery({
-    queryKey: ['addon', id],
-    queryFn: () => ok(api.GET('/api/admin/addons/{id}', { params: { path: { id } } })),
-    refetchInterval: 5_000,
-  });
+  const addons = useQuery(queries.addons());
+  const addon = useQuery({ ...queries.addon(id), refetchInterval: 5_000 });
   const [secret, setSecret] = useState<string | null>(null);
-  const update = useAction(
-    (body: AddonBody) => ok(api.PUT('/api/admin/addons/{id}', { params: { path: { id } }, body })),
-    [['addons'], ['addon', id]],
-  );
-  const remove = useAction(
-    () => ok(api.DELETE('/api/admin/addons/{id}', { params: { path: { id } } })),
-    [['addons']],
-    () => navigate('/integrations'),
-  );
-  const rotate = useAction(
-    () => ok(api.POST('/api/admin/addons/{id}/signing-secret', { params: { path: { id } } })),
-    [['addon', id]],
-    (answer) => setSecret(answer.signingSecret),
-  );
+  const update = useAction(actions.updateAddon);
+  const remove = useAction(actions.deleteAddon, () => navigate('/integrations'));
+  const rotate = useAction(actions.rotateSigningSecret, (answer) => setSecret(answer.signingSecret));
   return (
     <Loaded query={addon} what="the integration">
       {(data) => {
@@ -301,7 +267,7 @@ export function IntegrationPage() {
             </p>
             <div className="spread">
               <h1>{data.description || `${provider?.displayName ?? data.provider} #${data.id}`}</h1>
-              <ConfirmButton question="Delete this integration? Its delivery log goes with it." onConfirm={() => remove.mutate()}>
+              <ConfirmButton question="Delete this integration? Its delivery log goes with it." onConfirm={() => remove.mutate(id)}>
                 Delete
               </ConfirmButton>
             </div>
@@ -319,7 +285,7 @@ export function IntegrationPage() {
                 addon={data}
                 error={update.error}
                 saving={update.isPending}
-                onSave={(body) => update.mutate(body)}
+                onSave={(body) => update.mutate({ id, body })}
               />
             )}
             {update.isSuccess && <p className="success">Saved.</p>}
@@ -333,7 +299,7 @@ export function IntegrationPage() {
                 {secret && <OneTimeSecret label="The new signing secret" secret={secret} />}
                 <ErrorMessage error={rotate.error} />
                 <div>
-                  <button type="button" onClick={() => rotate.mutate()}>
+                  <button type="button" onClick={() => rotate.mutate(id)}>
                     Rotate signing secret
                   </button>
                 </div>

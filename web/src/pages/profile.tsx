@@ -1,16 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { api, ok } from '../api/client';
+import { actions } from '../api/queries';
 import { useMe } from '../components/layout';
 import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
 
 export function Profile() {
   const me = useMe().data!;
   const [done, setDone] = useState(false);
-  const change = useAction(
-    (body: { oldPassword: string; password: string; confirmPassword: string }) => ok(api.POST('/api/admin/user/change-password', { body })),
-    [],
-    () => setDone(true),
-  );
+  const change = useAction(actions.changeOwnPassword, () => setDone(true));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ok } from '../api/client';
+import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
@@ -10,16 +10,14 @@ const PAGE_SIZE = 50;
 
 function NewFlagForm({ projectId }: { projectId: string }) {
   const navigate = useNavigate();
-  const create = useAction(
-    (body: { name: string; type: 'release'; description: string }) =>
-      ok(api.POST('/api/admin/projects/{projectId}/features', { params: { path: { projectId } }, body })),
-    [['feature-search'], ['project-flags', projectId]],
-    (flag) => navigate(`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`),
+  const create = useAction(actions.createFlag, (flag) =>
+    navigate(`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`),
   );
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     create.mutate({
+      projectId,
       name: String(form.get('name')).trim(),
       type: String(form.get('type')) as 'release',
       description: String(form.get('description')),
@@ -54,15 +52,11 @@ function NewFlagForm({ projectId }: { projectId: string }) {
 }
 
 function ProjectSettings({ project }: { project: { id: string; name: string; description: string | null } }) {
-  const update = useAction(
-    (body: { name: string; description: string }) =>
-      ok(api.PUT('/api/admin/projects/{projectId}', { params: { path: { projectId: project.id } }, body })),
-    [['project', project.id], ['projects'], ['events']],
-  );
+  const update = useAction(actions.updateProject);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    update.mutate({ name: String(form.get('name')).trim(), description: String(form.get('description')) });
+    update.mutate({ projectId: project.id, name: String(form.get('name')).trim(), description: String(form.get('description')) });
   };
   return (
     <form className="card stack" onSubmit={submit} aria-label="Project settings">
@@ -86,28 +80,8 @@ function ProjectSettings({ project }: { project: { id: string; name: string; des
 }
 
 function ChangeRequestSettings({ projectId }: { projectId: string }) {
-  const config = useQuery({
-    queryKey: ['cr-config', projectId],
-    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/config', { params: { path: { projectId } } })),
-  });
-  const update = useAction(
-    ({
-      environment,
-      changeRequestsEnabled,
-      requiredApprovals,
-    }: {
-      environment: string;
-      changeRequestsEnabled: boolean;
-      requiredApprovals: number;
-    }) =>
-      ok(
-        api.PUT('/api/admin/projects/{projectId}/environments/{environment}/change-requests/config', {
-          params: { path: { projectId, environment } },
-          body: { changeRequestsEnabled, requiredApprovals },
-        }),
-      ),
-    [['cr-config', projectId], ['events']],
-  );
+  const config = useQuery(queries.changeRequestConfig(projectId));
+  const update = useAction(actions.setChangeRequestConfig);
   return (
     <Loaded query={config} what="change request settings">
       {(entries) => (
@@ -123,6 +97,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
                   checked={entry.changeRequestEnabled}
                   onChange={(event) =>
                     update.mutate({
+                      projectId,
                       environment: entry.environment,
                       changeRequestsEnabled: event.target.checked,
                       requiredApprovals: entry.requiredApprovals,
@@ -142,6 +117,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
                   onBlur={(event) =>
                     Number(event.target.value) !== entry.requiredApprovals &&
                     update.mutate({
+                      projectId,
                       environment: entry.environment,
                       changeRequestsEnabled: entry.changeRequestEnabled,
                       requiredApprovals: Number(event.target.value),
@@ -161,15 +137,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
 function ProjectChangeRequests({ projectId }: { projectId: string }) {
   const [state, setState] = useState('open');
   const [offset, setOffset] = useState(0);
-  const list = useQuery({
-    queryKey: ['change-requests', projectId, offset],
-    queryFn: () =>
-      ok(
-        api.GET('/api/admin/projects/{projectId}/change-requests', {
-          params: { path: { projectId }, query: { offset: String(offset), limit: String(PAGE_SIZE) } },
-        }),
-      ),
-  });
+  const list = useQuery(queries.projectChangeRequests(projectId, { offset, limit: PAGE_SIZE }));
   const open = new Set(['Draft', 'In review', 'Approved', 'Scheduled']);
   return (
     <div className="stack">
@@ -203,18 +171,9 @@ function ProjectChangeRequests({ projectId }: { projectId: string }) {
 }
 
 function ProjectEnvironments({ projectId, environments }: { projectId: string; environments: string[] }) {
-  const all = useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')) });
-  const invalidate = [['project', projectId], ['cr-config', projectId], ['events']];
-  const add = useAction(
-    (environment: string) =>
-      ok(api.POST('/api/admin/projects/{projectId}/environments', { params: { path: { projectId } }, body: { environment } })),
-    invalidate,
-  );
-  const remove = useAction(
-    (environment: string) =>
-      ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
-    invalidate,
-  );
+  const all = useQuery(queries.environments());
+  const add = useAction(actions.addProjectEnvironment);
+  const remove = useAction(actions.removeProjectEnvironment);
   const others = (all.data?.environments ?? []).map((environment) => environment.name).filter((name) => !environments.includes(name));
   return (
     <section className="card stack" aria-label="Project environments">
@@ -226,7 +185,8 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
               type="button"
               aria-label={`Remove ${name} from the project`}
               onClick={() =>
-                window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) && remove.mutate(name)
+                window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) &&
+                remove.mutate({ projectId, environment: name })
               }
             >
               ×
@@ -239,7 +199,7 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
           className="row"
           onSubmit={(event) => {
             event.preventDefault();
-            add.mutate(String(new FormData(event.currentTarget).get('environment')));
+            add.mutate({ projectId, environment: String(new FormData(event.currentTarget).get('environment')) });
           }}
         >
           <select name="environment" aria-label="Environment to add">
@@ -258,24 +218,9 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
 export function ProjectPage() {
   const { projectId = '' } = useParams();
   const navigate = useNavigate();
-  const project = useQuery({
-    queryKey: ['project', projectId],
-    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
-  });
-  const flags = useQuery({
-    queryKey: ['feature-search', { project: projectId }],
-    queryFn: () =>
-      ok(
-        api.GET('/api/admin/search/features', {
-          params: { query: { project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' } },
-        }),
-      ),
-  });
-  const remove = useAction(
-    () => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
-    [['projects']],
-    () => navigate('/admin/projects'),
-  );
+  const project = useQuery(queries.project(projectId));
+  const flags = useQuery(queries.featureSearch({ project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' }));
+  const remove = useAction(actions.deleteProject, () => navigate('/admin/projects'));
   return (
     <Loaded query={project} what="the project">
       {(details) => (
@@ -284,7 +229,10 @@ export function ProjectPage() {
             <h1>
               {details.name} <span className="muted small">({details.id})</span>
             </h1>
-            <ConfirmButton question={`Delete the project ${details.id}? It must have no flags left.`} onConfirm={() => remove.mutate()}>
+            <ConfirmButton
+              question={`Delete the project ${details.id}? It must have no flags left.`}
+              onConfirm={() => remove.mutate(projectId)}
+            >
               Delete project
             </ConfirmButton>
           </div>

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { api, ok } from '../api/client';
+import { actions } from '../api/queries';
 import { ErrorMessage } from '../components/ui';
 
 export function SignIn() {
@@ -17,9 +17,7 @@ export function SignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      await ok(
-        api.POST('/auth/simple/login', { body: { username: String(form.get('username')), password: String(form.get('password')) } }),
-      );
+      await actions.signIn.run({ username: String(form.get('username')), password: String(form.get('password')) });
       queryClient.clear();
       const next = search.get('next');
       // Only a path of this app: `next` comes from the URL, which anyone can write.
