@@ -8,7 +8,9 @@ import { bootstrap } from '../../src/domain/bootstrap.js';
 import { buildApp } from '../../src/http/app.js';
 import { redactUrl } from '../../src/http/plugins/logging.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 

@@ -6,8 +6,8 @@ import {
   addStrategyDirectly,
   approvedChangeRequest,
   changeRequestPath,
-  createProject,
-  createTeam,
+  createProjectWithFlags,
+  useTeamTestApp,
   enableChangeRequests,
   featurePath,
   getChangeRequest,
@@ -16,17 +16,14 @@ import {
   propose,
   setState,
   strategiesPath,
-  type ChangeRequest,
-  type Team,
+  createTeam,
 } from '../helpers/change-requests.js';
-import { eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
-import { useTestApp } from '../helpers/test-app.js';
+import type { ChangeRequest } from '../helpers/change-requests.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, type StoredEvent, eventFields } from '../helpers/events.js';
 import { usingPostgres } from '../helpers/test-database.js';
 
-let team: Team;
-const ctx = useTestApp({}, async () => {
-  team = await createTeam(ctx);
-});
+const { ctx, team } = useTeamTestApp();
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
@@ -38,17 +35,7 @@ function normalized(value: unknown, names: Record<string, string>): unknown {
 }
 
 function eventShapes(events: StoredEvent[]) {
-  return events.map((e) => ({
-    type: e.type,
-    project: e.project,
-    environment: e.environment,
-    featureName: e.featureName,
-    createdBy: e.createdBy,
-    createdByUserId: e.createdByUserId,
-    data: e.data,
-    preData: e.preData,
-    tags: e.tags,
-  }));
+  return eventFields(events, 'type', 'project', 'environment', 'featureName', 'createdBy', 'createdByUserId', 'data', 'preData', 'tags');
 }
 
 async function flagView(project: string, flag: string) {
@@ -65,7 +52,7 @@ async function flagView(project: string, flag: string) {
 
 /** A project with a flag, its parent flag and one strategy on the flag in production, as both sides start. */
 async function startingPoint() {
-  const { project, flags } = await createProject(ctx, 2);
+  const { project, flags } = await createProjectWithFlags(ctx, 2);
   const [flag, parent] = flags as [string, string];
   const strategy = await addStrategyDirectly(ctx.admin, project, flag, {
     name: 'flexibleRollout',
@@ -152,8 +139,8 @@ describe('applying runs the direct routes’ commands', () => {
   });
 
   test('turning a flag on without strategies adds the default strategy, as the direct route does', async () => {
-    const direct = await createProject(ctx);
-    const reviewed = await createProject(ctx);
+    const direct = await createProjectWithFlags(ctx);
+    const reviewed = await createProjectWithFlags(ctx);
     await enableChangeRequests(ctx, reviewed.project);
     const directStart = await lastEventId(ctx);
     expectStatus(await team.reviewer.client.post(`${featurePath(direct.project, direct.flags[0]!)}/environments/production/on`), 200);
@@ -177,7 +164,7 @@ describe('applying runs the direct routes’ commands', () => {
   });
 
   test('a failure inside apply changes nothing: no strategy, no archive, no event, still Approved', async () => {
-    const { project, flags } = await createProject(ctx, 2);
+    const { project, flags } = await createProjectWithFlags(ctx, 2);
     const [parent, child] = flags as [string, string];
     expectStatus(await ctx.admin.post(`${featurePath(project, child)}/dependencies`, { feature: parent }), 200);
     await enableChangeRequests(ctx, project);
@@ -203,7 +190,7 @@ describe('applying runs the direct routes’ commands', () => {
   });
 
   test('segment changes apply through the segment commands', async () => {
-    const { project, flags } = await createProject(ctx);
+    const { project, flags } = await createProjectWithFlags(ctx);
     const segment = await ctx.admin.post('/api/admin/segments', { name: `${project}-beta`, project, constraints: [] });
     expectStatus(segment, 201);
     const { id } = segment.json() as { id: number };
@@ -335,7 +322,7 @@ const inAnHour = () => new Date(ctx.clock.now().getTime() + 3_600_000).toISOStri
 
 describe('scheduling', () => {
   test('a scheduled request is applied by the scheduler once it is due, by the system, once', async () => {
-    const { project, flags } = await createProject(ctx);
+    const { project, flags } = await createProjectWithFlags(ctx);
     await enableChangeRequests(ctx, project);
     const request = await approvedChangeRequest(team, project, { action: 'addStrategy', feature: flags[0]!, payload: { name: 'default' } });
     const scheduledAt = inAnHour();
@@ -398,7 +385,7 @@ describe('scheduling', () => {
   });
 
   test('scheduling needs a time in the future, an approved request and the apply permission; an edit drops the schedule', async () => {
-    const { project, flags } = await createProject(ctx, 2);
+    const { project, flags } = await createProjectWithFlags(ctx, 2);
     await enableChangeRequests(ctx, project);
     const request = await approvedChangeRequest(team, project, { action: 'updateEnabled', feature: flags[0]!, payload: { enabled: true } });
     const past = new Date(ctx.clock.now().getTime() - 60_000).toISOString();
@@ -434,7 +421,7 @@ describe('scheduling', () => {
   test('with two instances on one PostgreSQL, every due request is applied exactly once', {
     skip: !usingPostgres() && 'needs TEST_DATABASE_URL (PostgreSQL): PGlite has one connection, so it cannot show two instances competing',
   }, async () => {
-    const { project, flags } = await createProject(ctx, 6);
+    const { project, flags } = await createProjectWithFlags(ctx, 6);
     await enableChangeRequests(ctx, project);
     const ids: number[] = [];
     for (const flag of flags) {

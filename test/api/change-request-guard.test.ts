@@ -3,21 +3,18 @@ import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   addStrategyDirectly,
-  createProject,
-  createTeam,
+  createProjectWithFlags,
+  useTeamTestApp,
   enableChangeRequests,
   featurePath,
   projectPath,
   strategiesPath,
-  type Team,
 } from '../helpers/change-requests.js';
-import { eventsSince, expectError, expectStatus, lastEventId } from '../helpers/fixtures.js';
-import { type Client, useTestApp } from '../helpers/test-app.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, eventFields } from '../helpers/events.js';
+import type { Client } from '../helpers/test-app.js';
 
-let team: Team;
-const ctx = useTestApp({}, async () => {
-  team = await createTeam(ctx);
-});
+const { ctx, team } = useTeamTestApp();
 
 interface Setting {
   project: string;
@@ -32,7 +29,7 @@ interface Setting {
  * set up before production starts requiring change requests.
  */
 async function protectedSetting(): Promise<Setting> {
-  const { project, flags } = await createProject(ctx, 2);
+  const { project, flags } = await createProjectWithFlags(ctx, 2);
   const [flag, parent] = flags as [string, string];
   const segment = await ctx.admin.post('/api/admin/segments', { name: `${project}-seg`, constraints: [] });
   expectStatus(segment, 201);
@@ -119,34 +116,24 @@ describe('while change requests are enabled for an environment', () => {
     const before = await lastEventId(ctx);
     expectStatus(await team.admin.client.post(`${featurePath(setting.project, setting.flag)}/environments/production/on`), 200);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map((e) => ({
-        type: e.type,
-        by: e.createdBy,
-        project: e.project,
-        environment: e.environment,
-        featureName: e.featureName,
-        data: e.data,
-      })),
-      [
-        {
-          type: 'review-bypassed',
-          by: team.admin.username,
-          project: setting.project,
-          environment: 'production',
-          featureName: setting.flag,
-          data: { protectedEnvironments: [{ project: setting.project, environment: 'production' }] },
-        },
-        {
-          type: 'feature-environment-enabled',
-          by: team.admin.username,
-          project: setting.project,
-          environment: 'production',
-          featureName: setting.flag,
-          data: { enabled: true },
-        },
-      ],
-    );
+    assert.deepEqual(eventFields(events, 'type', 'createdBy', 'project', 'environment', 'featureName', 'data'), [
+      {
+        type: 'review-bypassed',
+        createdBy: team.admin.username,
+        project: setting.project,
+        environment: 'production',
+        featureName: setting.flag,
+        data: { protectedEnvironments: [{ project: setting.project, environment: 'production' }] },
+      },
+      {
+        type: 'feature-environment-enabled',
+        createdBy: team.admin.username,
+        project: setting.project,
+        environment: 'production',
+        featureName: setting.flag,
+        data: { enabled: true },
+      },
+    ]);
     const listed = await ctx.admin.get(`/api/admin/events/${setting.flag}`);
     const bypass = (listed.json() as { events: Array<{ type: string; label: string; summary: string }> }).events.find(
       (e) => e.type === 'review-bypassed',

@@ -5,25 +5,22 @@ import {
   addStrategyDirectly,
   approvedChangeRequest,
   changeRequestPath,
-  createProject,
+  createProjectWithFlags,
   createProtectedProject,
-  createTeam,
+  useTeamTestApp,
   getChangeRequest,
   moveTo,
   projectPath,
   propose,
   proposePath,
   setState,
-  type ChangeRequest,
-  type Team,
 } from '../helpers/change-requests.js';
-import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { useTestApp } from '../helpers/test-app.js';
+import type { ChangeRequest } from '../helpers/change-requests.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, eventFields } from '../helpers/events.js';
+import { uniqueName } from '../helpers/fixtures.js';
 
-let team: Team;
-const ctx = useTestApp({}, async () => {
-  team = await createTeam(ctx);
-});
+const { ctx, team } = useTeamTestApp();
 
 const enable = (flag: string, enabled = true) => ({ action: 'updateEnabled', feature: flag, payload: { enabled } });
 const rollout = (flag: string, percent: string) => ({
@@ -49,7 +46,7 @@ async function expectRefusedWithoutChange(request: () => Promise<import('fastify
 
 describe('configuration per project environment', () => {
   test('lists every environment of the project, and PUT enables one with its required approvals', async () => {
-    const { project } = await createProject(ctx);
+    const { project } = await createProjectWithFlags(ctx);
     const configPath = `${projectPath(project)}/change-requests/config`;
     const initial = await team.viewer.client.get(configPath);
     expectStatus(initial, 200);
@@ -69,26 +66,16 @@ describe('configuration per project environment', () => {
       { environment: 'production', type: 'production', changeRequestEnabled: true, requiredApprovals: 2 },
     ]);
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map((e) => ({
-        type: e.type,
-        project: e.project,
-        environment: e.environment,
-        data: e.data,
-        preData: e.preData,
-        by: e.createdBy,
-      })),
-      [
-        {
-          type: 'change-request-configuration-updated',
-          project,
-          environment: 'production',
-          data: { changeRequestsEnabled: true, requiredApprovals: 2 },
-          preData: { changeRequestsEnabled: false, requiredApprovals: 1 },
-          by: team.admin.username,
-        },
-      ],
-    );
+    assert.deepEqual(eventFields(events, 'type', 'project', 'environment', 'data', 'preData', 'createdBy'), [
+      {
+        type: 'change-request-configuration-updated',
+        project,
+        environment: 'production',
+        data: { changeRequestsEnabled: true, requiredApprovals: 2 },
+        preData: { changeRequestsEnabled: false, requiredApprovals: 1 },
+        createdBy: team.admin.username,
+      },
+    ]);
 
     // The same configuration again changes nothing and records nothing; leaving out requiredApprovals keeps it.
     const unchanged = await lastEventId(ctx);
@@ -103,7 +90,7 @@ describe('configuration per project environment', () => {
   });
 
   test('refuses 0 or 11 approvals, unknown properties, Viewers and environments the project lacks', async () => {
-    const { project } = await createProject(ctx);
+    const { project } = await createProjectWithFlags(ctx);
     const path = `${projectPath(project)}/environments/production/change-requests/config`;
     for (const requiredApprovals of [0, 11, 1.5]) {
       const error = await expectRefusedWithoutChange(
@@ -166,25 +153,22 @@ describe('proposing changes', () => {
     );
 
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map((e) => ({ type: e.type, project: e.project, environment: e.environment, featureName: e.featureName, data: e.data })),
-      [
-        {
-          type: 'change-request-created',
-          project,
-          environment: 'production',
-          featureName: null,
-          data: { changeRequestId: draft.id, state: 'Draft' },
-        },
-        {
-          type: 'change-added',
-          project,
-          environment: 'production',
-          featureName: first,
-          data: { changeRequestId: draft.id, change: { id: group!.changes[0]!.id, ...enable(first) } },
-        },
-      ],
-    );
+    assert.deepEqual(eventFields(events, 'type', 'project', 'environment', 'featureName', 'data'), [
+      {
+        type: 'change-request-created',
+        project,
+        environment: 'production',
+        featureName: null,
+        data: { changeRequestId: draft.id, state: 'Draft' },
+      },
+      {
+        type: 'change-added',
+        project,
+        environment: 'production',
+        featureName: first,
+        data: { changeRequestId: draft.id, change: { id: group!.changes[0]!.id, ...enable(first) } },
+      },
+    ]);
 
     // An array adds several at once, to the same request.
     const joined = await propose(team.author.client, project, [rollout(second, '25'), enable(second)]);
@@ -792,7 +776,7 @@ describe('the lifecycle, walked by several users', () => {
     );
     const empty = expectError(await setState(team.author.client, project, draft.id, { state: 'In review' }), 409, 'ConflictError');
     assert.match(empty.message, /no changes/);
-    const { project: elsewhere } = await createProject(ctx);
+    const { project: elsewhere } = await createProjectWithFlags(ctx);
     expectError(await ctx.admin.get(changeRequestPath(elsewhere, draft.id)), 404, 'NotFoundError');
   });
 });

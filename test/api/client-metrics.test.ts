@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
@@ -53,9 +54,7 @@ async function report(token: string, toggles: Record<string, { yes: number; no: 
 }
 
 async function search(query: string): Promise<SearchResult> {
-  const response = await ctx.admin.get(`/api/admin/search/features?${query}`);
-  expectStatus(response, 200);
-  return response.json() as SearchResult;
+  return getOk<SearchResult>(ctx.admin, `/api/admin/search/features?${query}`);
 }
 
 async function findFlag(inProject: string, name: string): Promise<SearchFeature> {
@@ -297,12 +296,7 @@ describe('bad reports are a 400 and record nothing', () => {
   }
 
   test('refuses malformed JSON', async () => {
-    const response = await ctx.as(development).inject({
-      method: 'POST',
-      url: '/api/client/metrics',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"appName": ',
-    });
+    const response = await sendMalformedJson(ctx.as(development), 'POST', '/api/client/metrics', '{"appName": ');
     expectError(response, 400, 'BadDataError');
   });
 });

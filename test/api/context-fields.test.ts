@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertEvents, expectRefused, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
-import { createFlag } from '../helpers/projects.js';
+import { createFlag, createSegment } from '../helpers/projects.js';
 
 const ctx = useTestApp();
 
@@ -16,15 +18,11 @@ interface ContextField {
 }
 
 async function listFields(): Promise<ContextField[]> {
-  const response = await ctx.admin.get('/api/admin/context');
-  expectStatus(response, 200);
-  return response.json() as ContextField[];
+  return getOk<ContextField[]>(ctx.admin, '/api/admin/context');
 }
 
 async function getField(name: string): Promise<ContextField> {
-  const response = await ctx.admin.get(`/api/admin/context/${name}`);
-  expectStatus(response, 200);
-  return response.json() as ContextField;
+  return getOk<ContextField>(ctx.admin, `/api/admin/context/${name}`);
 }
 
 async function createField(body: Record<string, unknown> = {}): Promise<ContextField> {
@@ -85,15 +83,7 @@ describe('context fields', () => {
 
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'context-field-created');
-    assert.equal(event!.createdBy, 'admin-token');
-    assert.equal(event!.createdByUserId, -42);
-    assert.equal(event!.project, null);
-    assert.equal(event!.featureName, null);
-    assert.equal(event!.environment, null);
-    assert.deepEqual(event!.data, created);
-    assert.equal(event!.preData, null);
-    assert.deepEqual(event!.tags, []);
+    assertEvents([event!], [{ type: 'context-field-created', featureName: null, project: null, data: created, preData: null }]);
   });
 
   test("a field given only a name gets Unleash's defaults", async () => {
@@ -200,13 +190,7 @@ describe('deleting a context field in use', () => {
   test('is refused while segment constraints use it, naming the segment', async () => {
     const field = await createField();
     const segment = uniqueName('seg');
-    expectStatus(
-      await ctx.admin.post('/api/admin/segments', {
-        name: segment,
-        constraints: [{ contextName: field.name, operator: 'NUM_GT', value: '3' }],
-      }),
-      201,
-    );
+    await createSegment(ctx, { name: segment, constraints: [{ contextName: field.name, operator: 'NUM_GT', value: '3' }] });
     const before = await lastEventId(ctx);
     const error = expectError(await ctx.admin.delete(`/api/admin/context/${field.name}`), 409, 'ConflictError');
     assert.match(error.message, new RegExp(`segment "${segment}"`));
@@ -223,13 +207,7 @@ describe('deleting a context field in use', () => {
   test('is allowed once only other fields are constrained on', async () => {
     const field = await createField();
     const segment = uniqueName('seg');
-    expectStatus(
-      await ctx.admin.post('/api/admin/segments', {
-        name: segment,
-        constraints: [{ contextName: `${field.name}-other`, operator: 'IN', values: ['a'] }],
-      }),
-      201,
-    );
+    await createSegment(ctx, { name: segment, constraints: [{ contextName: `${field.name}-other`, operator: 'IN', values: ['a'] }] });
     expectStatus(await ctx.admin.delete(`/api/admin/context/${field.name}`), 200);
   });
 });
@@ -252,30 +230,13 @@ describe('bad input for context fields', () => {
   ];
   for (const [label, body, path] of cases) {
     test(`creating with ${label} is a 400 that stores nothing`, async () => {
-      const before = await lastEventId(ctx);
-      const fieldsBefore = await listFields();
-      const error = expectError(await ctx.admin.post('/api/admin/context', body), 400, 'BadDataError');
-      assert.ok(
-        error.details.some((d) => d.path === path),
-        `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-      );
-      assert.deepEqual(await listFields(), fieldsBefore);
-      assert.deepEqual(await eventsSince(ctx, before), []);
+      await expectRefused(ctx, () => ctx.admin.post('/api/admin/context', body), { status: 400, name: 'BadDataError', path }, listFields);
     });
   }
 
   test('malformed JSON is a 400 at /body', async () => {
     const before = await lastEventId(ctx);
-    const error = expectError(
-      await ctx.admin.inject({
-        method: 'POST',
-        url: '/api/admin/context',
-        headers: { 'content-type': 'application/json' },
-        payload: '{"name": ',
-      }),
-      400,
-      'BadDataError',
-    );
+    const error = expectError(await sendMalformedJson(ctx.admin, 'POST', '/api/admin/context', '{"name": '), 400, 'BadDataError');
     assert.equal(error.details[0]!.path, '/body');
     assert.deepEqual(await eventsSince(ctx, before), []);
   });

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { type Client, useTestApp } from '../helpers/test-app.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { uniqueName, useTestAppWithEditor, createUserSession, sendMalformedJson } from '../helpers/fixtures.js';
 import { createProject } from '../helpers/projects.js';
 
-let editor: Client;
-let editorIdentity: { id: number; username: string };
-const ctx = useTestApp({}, async () => {
-  const user = await createUserSession(ctx, 'Editor');
-  editor = ctx.withCookie(user.cookie);
-  editorIdentity = user;
-});
+const { ctx, editor: signedInEditor } = useTestAppWithEditor();
 
 interface Dependency {
   feature: string;
@@ -37,7 +32,7 @@ async function relations(project: string, flag: string): Promise<{ dependencies:
   return { dependencies, children };
 }
 
-async function addDependency(project: string, child: string, body: unknown, client = editor) {
+async function addDependency(project: string, child: string, body: unknown, client = signedInEditor.client) {
   return client.post(`${flagUrl(project, child)}/dependencies`, body);
 }
 
@@ -64,8 +59,8 @@ describe('adding a dependency', () => {
     assert.deepEqual((await eventsSince(ctx, before)).map(withoutIds), [
       {
         type: 'feature-dependency-added',
-        createdBy: editorIdentity.username,
-        createdByUserId: editorIdentity.id,
+        createdBy: signedInEditor.username,
+        createdByUserId: signedInEditor.id,
         project,
         environment: null,
         featureName: child,
@@ -139,9 +134,9 @@ describe('adding a dependency', () => {
     expectStatus(await ctx.admin.post(`/api/admin/features/${parent}/tags`, { type: 'simple', value: 'parent-tag' }), 201);
     const before = await lastEventId(ctx);
     expectStatus(await addDependency(project, child, { feature: parent }), 200);
-    expectStatus(await editor.delete(`${flagUrl(project, child)}/dependencies/${parent}`), 200);
+    expectStatus(await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies/${parent}`), 200);
     expectStatus(await addDependency(project, child, { feature: parent }), 200);
-    expectStatus(await editor.delete(`${flagUrl(project, child)}/dependencies`), 200);
+    expectStatus(await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies`), 200);
     const childTags = [{ type: 'simple', value: 'child-tag' }];
     assert.deepEqual(
       (await eventsSince(ctx, before)).map((event) => [event.type, event.featureName, event.tags]),
@@ -173,7 +168,7 @@ describe('removing dependencies', () => {
     expectStatus(await addDependency(project, child, { feature: second }), 200);
     const before = await lastEventId(ctx);
 
-    const response = await editor.delete(`${flagUrl(project, child)}/dependencies/${first}`);
+    const response = await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies/${first}`);
     expectStatus(response, 200);
 
     assert.deepEqual((await relations(project, child)).dependencies, [{ feature: second, enabled: true, variants: [] }]);
@@ -181,8 +176,8 @@ describe('removing dependencies', () => {
     assert.deepEqual((await eventsSince(ctx, before)).map(withoutIds), [
       {
         type: 'feature-dependency-removed',
-        createdBy: editorIdentity.username,
-        createdByUserId: editorIdentity.id,
+        createdBy: signedInEditor.username,
+        createdByUserId: signedInEditor.id,
         project,
         environment: null,
         featureName: child,
@@ -200,7 +195,7 @@ describe('removing dependencies', () => {
     expectStatus(await addDependency(project, child, { feature: second, variants: ['x'] }), 200);
     let before = await lastEventId(ctx);
 
-    expectStatus(await editor.delete(`${flagUrl(project, child)}/dependencies`), 200);
+    expectStatus(await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies`), 200);
 
     assert.deepEqual(await relations(project, child), { dependencies: [], children: [] });
     assert.deepEqual((await relations(project, first)).children, []);
@@ -210,7 +205,7 @@ describe('removing dependencies', () => {
     assert.equal(event!.type, 'feature-dependencies-removed');
     assert.equal(event!.featureName, child);
     assert.equal(event!.project, project);
-    assert.equal(event!.createdBy, editorIdentity.username);
+    assert.equal(event!.createdBy, signedInEditor.username);
     assert.equal(event!.data, null);
     assert.deepEqual(event!.tags, []);
     const { dependencies } = event!.preData as { dependencies: Dependency[] };
@@ -223,7 +218,7 @@ describe('removing dependencies', () => {
     );
 
     before = await lastEventId(ctx);
-    expectStatus(await editor.delete(`${flagUrl(project, child)}/dependencies`), 200);
+    expectStatus(await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies`), 200);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
@@ -232,9 +227,9 @@ describe('removing dependencies', () => {
     const { parent, other, child } = await createFlags(project, 'parent', 'other', 'child');
     expectStatus(await addDependency(project, child, { feature: parent }), 200);
     const before = await lastEventId(ctx);
-    const error = expectError(await editor.delete(`${flagUrl(project, child)}/dependencies/${other}`), 404, 'NotFoundError');
+    const error = expectError(await signedInEditor.client.delete(`${flagUrl(project, child)}/dependencies/${other}`), 404, 'NotFoundError');
     assert.match(error.message, new RegExp(`"${child}" does not depend on "${other}"`));
-    expectError(await editor.delete(`${flagUrl(project, `${child}-missing`)}/dependencies/${parent}`), 404, 'NotFoundError');
+    expectError(await signedInEditor.client.delete(`${flagUrl(project, `${child}-missing`)}/dependencies/${parent}`), 404, 'NotFoundError');
     assert.deepEqual((await relations(project, child)).dependencies, [{ feature: parent, enabled: true, variants: [] }]);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
@@ -432,12 +427,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
   test('malformed JSON is a 400', () =>
     expectUnchanged(async ({ free }, project) => {
       const error = expectError(
-        await editor.inject({
-          method: 'POST',
-          url: `${flagUrl(project, free)}/dependencies`,
-          headers: { 'content-type': 'application/json' },
-          payload: '{"feature": ',
-        }),
+        await sendMalformedJson(signedInEditor.client, 'POST', `${flagUrl(project, free)}/dependencies`, '{"feature": '),
         400,
         'BadDataError',
       );

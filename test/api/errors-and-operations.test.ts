@@ -3,7 +3,9 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { PUBLIC } from '../../src/http/plugins/access.js';
-import { eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Everything the server logged, one JSON record per line. */
@@ -36,12 +38,7 @@ describe('the error model', () => {
   });
 
   test('malformed JSON is a 400 BadDataError', async () => {
-    const response = await ctx.admin.inject({
-      method: 'POST',
-      url: '/api/admin/projects',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"id": "broken",',
-    });
+    const response = await sendMalformedJson(ctx.admin, 'POST', '/api/admin/projects', '{"id": "broken",');
     const error = expectError(response, 400, 'BadDataError');
     assert.equal(error.details[0]!.path, '/body');
   });

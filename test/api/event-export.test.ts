@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 /** GET /api/admin/events/export: the whole matching log, oldest first, as NDJSON or CSV, for SIEM import. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 interface Event {
@@ -26,9 +27,7 @@ let other: string;
 const flags = { alpha: uniqueName('alpha'), beta: uniqueName('beta'), gamma: uniqueName('gamma') };
 
 async function search(query: string): Promise<SearchResult> {
-  const response = await ctx.admin.get(`/api/admin/search/events?${query}`);
-  expectStatus(response, 200);
-  return response.json() as SearchResult;
+  return getOk<SearchResult>(ctx.admin, `/api/admin/search/events?${query}`);
 }
 
 const names = (result: SearchResult) => result.events.map((e) => `${e.type}:${e.featureName ?? e.project}`);
@@ -303,12 +302,7 @@ describe('the deprecated POST /api/admin/events/search', () => {
   }
 
   test('refuses malformed JSON', async () => {
-    const response = await ctx.admin.inject({
-      method: 'POST',
-      url: '/api/admin/events/search',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"type": ',
-    });
+    const response = await sendMalformedJson(ctx.admin, 'POST', '/api/admin/events/search', '{"type": ');
     expectError(response, 400, 'BadDataError');
   });
 });

@@ -2,19 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { EVENT_COUNT_BACKFILL } from '../../src/domain/events/event-counts.js';
-import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
+import type { StoredEvent } from '../helpers/events.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
-interface Event {
-  id: number;
+/** An event as the API answers it: the stored fields, the time as text, and its label and summary. */
+interface Event extends Omit<StoredEvent, 'createdAt' | 'data' | 'preData' | 'tags'> {
   createdAt: string;
-  type: string;
-  createdBy: string;
-  createdByUserId: number | null;
-  project: string | null;
-  environment: string | null;
-  featureName: string | null;
   data: Record<string, unknown> | null;
   preData: Record<string, unknown> | null;
   tags: unknown[];

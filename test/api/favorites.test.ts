@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
+import { createProject, createFlag, featurePath } from '../helpers/projects.js';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { type Client, useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
 
 /** A project of the test's own with one flag in it. */
 async function projectWithFlag(): Promise<{ project: string; flag: string; url: string }> {
-  const project = uniqueName('fav');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project }), 201);
-  const flag = uniqueName('flag');
-  expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: flag }), 201);
-  return { project, flag, url: `/api/admin/projects/${project}/features/${flag}` };
+  const project = await createProject(ctx, { prefix: 'fav' });
+  const flag = await createFlag(ctx, project);
+  return { project, flag, url: featurePath(project, flag) };
 }
 
 async function isFavorite(client: Client, url: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createUserSession, expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 
 interface SearchEnvironment {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertDetailAt, assertEvents, getOk, getVersionedList } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, type StoredEvent } from '../helpers/events.js';
+import { createUserSession } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
@@ -24,17 +26,11 @@ const variantsPath = (project: string, flag: string, environment = 'development'
   `${featurePath(project, flag)}/environments/${environment}/variants`;
 
 async function getFlag(project: string, flag: string): Promise<Feature> {
-  const response = await ctx.admin.get(featurePath(project, flag));
-  expectStatus(response, 200);
-  return response.json() as Feature;
+  return getOk<Feature>(ctx.admin, featurePath(project, flag));
 }
 
 async function getVariants(project: string, flag: string, environment = 'development'): Promise<Variant[]> {
-  const response = await ctx.admin.get(variantsPath(project, flag, environment));
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; variants: Variant[] };
-  assert.equal(body.version, 1);
-  return body.variants;
+  return getVersionedList<Variant>(ctx.admin, variantsPath(project, flag, environment), 'variants');
 }
 
 async function putVariants(project: string, flag: string, variants: unknown[], environment = 'development'): Promise<Variant[]> {
@@ -59,39 +55,18 @@ function assertVariantsEvent(
     createdByUserId?: number;
   },
 ): void {
-  assert.deepEqual(
-    events.map((event) => ({
-      type: event.type,
-      featureName: event.featureName,
-      project: event.project,
-      environment: event.environment,
-      createdBy: event.createdBy,
-      createdByUserId: event.createdByUserId,
-      data: event.data,
-      preData: event.preData,
-      tags: event.tags,
-    })),
-    [
-      {
-        type: 'feature-environment-variants-updated',
-        featureName: expected.flag,
-        project: expected.project,
-        environment: expected.environment,
-        createdBy: expected.createdBy ?? 'admin-token',
-        createdByUserId: expected.createdByUserId ?? -42,
-        data: { variants: expected.after },
-        preData: { variants: expected.before },
-        tags: [],
-      },
-    ],
-  );
-}
-
-function assertDetailAt(error: { details: Array<{ path?: string; message: string }> }, path: string): void {
-  assert.ok(
-    error.details.some((detail) => detail.path === path),
-    `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-  );
+  assertEvents(events, [
+    {
+      type: 'feature-environment-variants-updated',
+      featureName: expected.flag,
+      project: expected.project,
+      environment: expected.environment,
+      ...(expected.createdBy ? { createdBy: expected.createdBy } : {}),
+      ...(expected.createdByUserId !== undefined ? { createdByUserId: expected.createdByUserId } : {}),
+      data: { variants: expected.after },
+      preData: { variants: expected.before },
+    },
+  ]);
 }
 
 describe('setting the variants of an environment', () => {

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-  type StoredEvent,
-} from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertDetailAt, assertEvents, getOk, getVersionedList } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProject } from '../helpers/projects.js';
 
@@ -58,25 +52,15 @@ async function createFlag(project: string, body: Record<string, unknown> = {}): 
 }
 
 async function getFlag(project: string, name: string): Promise<Feature> {
-  const response = await ctx.admin.get(`/api/admin/projects/${project}/features/${name}`);
-  expectStatus(response, 200);
-  return response.json() as Feature;
+  return getOk<Feature>(ctx.admin, `/api/admin/projects/${project}/features/${name}`);
 }
 
 async function listFlags(project: string): Promise<Feature[]> {
-  const response = await ctx.admin.get(`/api/admin/projects/${project}/features`);
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; features: Feature[] };
-  assert.equal(body.version, 1);
-  return body.features;
+  return getVersionedList<Feature>(ctx.admin, `/api/admin/projects/${project}/features`, 'features');
 }
 
 async function listArchived(project: string): Promise<Feature[]> {
-  const response = await ctx.admin.get(`/api/admin/archive/features/${project}`);
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; features: Feature[] };
-  assert.equal(body.version, 1);
-  return body.features;
+  return getVersionedList<Feature>(ctx.admin, `/api/admin/archive/features/${project}`, 'features');
 }
 
 async function archive(project: string, name: string): Promise<void> {
@@ -98,52 +82,6 @@ function metadataOf(feature: Feature) {
     archivedAt: feature.archivedAt,
     createdAt: feature.createdAt,
   };
-}
-
-interface ExpectedEvent {
-  type: string;
-  featureName: string | null;
-  project: string | null;
-  environment?: string | null;
-  createdBy?: string;
-  createdByUserId?: number;
-  data: unknown;
-  preData: unknown;
-}
-
-/** Compares the events written with the expected ones, field by field, in order; admin token unless told. */
-function assertEvents(events: StoredEvent[], expected: ExpectedEvent[]): void {
-  assert.deepEqual(
-    events.map((event) => ({
-      type: event.type,
-      featureName: event.featureName,
-      project: event.project,
-      environment: event.environment,
-      createdBy: event.createdBy,
-      createdByUserId: event.createdByUserId,
-      data: event.data,
-      preData: event.preData,
-      tags: event.tags,
-    })),
-    expected.map((event) => ({
-      type: event.type,
-      featureName: event.featureName,
-      project: event.project,
-      environment: event.environment ?? null,
-      createdBy: event.createdBy ?? 'admin-token',
-      createdByUserId: event.createdByUserId ?? -42,
-      data: event.data,
-      preData: event.preData,
-      tags: [],
-    })),
-  );
-}
-
-function assertDetailAt(error: { details: Array<{ path?: string; message: string }> }, path: string): void {
-  assert.ok(
-    error.details.some((detail) => detail.path === path),
-    `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-  );
 }
 
 function environmentView(featureName: string, name: string, type: string, sortOrder: number): FeatureEnvironment {
@@ -306,12 +244,7 @@ describe('bad input when creating a flag', () => {
     const listBefore = await listFlags(project);
     const before = await lastEventId(ctx);
     const error = expectError(
-      await ctx.admin.inject({
-        method: 'POST',
-        url: `/api/admin/projects/${project}/features`,
-        headers: { 'content-type': 'application/json' },
-        payload: '{"name": "half',
-      }),
+      await sendMalformedJson(ctx.admin, 'POST', `/api/admin/projects/${project}/features`, '{"name": "half'),
       400,
       'BadDataError',
     );

@@ -5,7 +5,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/db/schema.js';
 import { buildApp } from '../../src/http/app.js';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 

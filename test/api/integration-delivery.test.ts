@@ -1,29 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SYSTEM_ACTOR } from '../../src/domain/access/actor.js';
 import { recordEvent } from '../../src/domain/events/record-event.js';
 import { inUnitOfWork } from '../../src/db/unit-of-work.js';
 import { runDeliveryPass, type DeliveryPassResult } from '../../src/workers/delivery-worker.js';
 import { pruneIntegrationEvents } from '../../src/workers/integration-event-retention.js';
-import { expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { useAppWithReceiver } from '../helpers/integrations.js';
+import { startHttpReceiver } from '../helpers/http-receiver.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
 /**
  * Delivery through the outbox to real HTTP receivers on 127.0.0.1, driven pass by pass with the fixed clock:
  * what is sent, what each attempt records, retries, timeouts, templates, filters, redelivery and retention.
  */
-let ctx: TestApp;
-let receiver: HttpReceiver;
-before(async () => {
-  ctx = await startTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_DELIVERY_TIMEOUT_MS: '400' } });
-  receiver = await startHttpReceiver();
-});
-after(async () => {
-  await receiver.close();
-  await ctx.close();
-});
+const { ctx, receiver } = useAppWithReceiver({ INTEGRATIONS_DELIVERY_TIMEOUT_MS: '400' });
 
 interface IntegrationEvent {
   id: string;

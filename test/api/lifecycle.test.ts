@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
+import { createProject } from '../helpers/projects.js';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
-import { type Client, useTestApp } from '../helpers/test-app.js';
+import { expectError, expectStatus, assertEvents, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { uniqueName, useTestAppWithEditor, createUserSession, sendMalformedJson } from '../helpers/fixtures.js';
 
-let editor: Client;
-let editorIdentity: { id: number; username: string };
-const ctx = useTestApp({}, async () => {
-  const user = await createUserSession(ctx, 'Editor');
-  editor = ctx.withCookie(user.cookie);
-  editorIdentity = user;
-});
+const { ctx, editor: signedInEditor } = useTestAppWithEditor();
 
 interface Stage {
   stage: string;
@@ -19,17 +15,14 @@ interface Stage {
 
 /** A flag in a project of the test's own; returns its URL. */
 async function createFlag(): Promise<{ project: string; flag: string; url: string }> {
-  const project = uniqueName('life');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project }), 201);
+  const project = await createProject(ctx, { prefix: 'life' });
   const flag = uniqueName('flag');
-  expectStatus(await editor.post(`/api/admin/projects/${project}/features`, { name: flag }), 201);
+  expectStatus(await signedInEditor.client.post(`/api/admin/projects/${project}/features`, { name: flag }), 201);
   return { project, flag, url: `/api/admin/projects/${project}/features/${flag}` };
 }
 
 async function lifecycle(url: string): Promise<Stage[]> {
-  const response = await ctx.admin.get(`${url}/lifecycle`);
-  expectStatus(response, 200);
-  return response.json() as Stage[];
+  return getOk<Stage[]>(ctx.admin, `${url}/lifecycle`);
 }
 
 /** The flag's current stage as its view shows it. */
@@ -54,7 +47,7 @@ describe('a flag through its lifecycle', () => {
     assert.deepEqual(await currentStage(url), { stage: 'initial', status: null, enteredStageAt: created!.enteredStageAt });
 
     const preLiveAt = tick();
-    expectStatus(await editor.post(`${url}/environments/development/on`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/environments/development/on`), 200);
     assert.deepEqual(await lifecycle(url), [
       { stage: 'initial', enteredStageAt: created!.enteredStageAt },
       { stage: 'pre-live', enteredStageAt: preLiveAt },
@@ -62,7 +55,7 @@ describe('a flag through its lifecycle', () => {
     assert.deepEqual(await currentStage(url), { stage: 'pre-live', status: null, enteredStageAt: preLiveAt });
 
     const liveAt = tick();
-    expectStatus(await editor.post(`${url}/environments/production/on`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/environments/production/on`), 200);
     const live = [
       { stage: 'initial', enteredStageAt: created!.enteredStageAt },
       { stage: 'pre-live', enteredStageAt: preLiveAt },
@@ -73,57 +66,49 @@ describe('a flag through its lifecycle', () => {
 
     const completedAt = tick();
     let before = await lastEventId(ctx);
-    const completed = await editor.post(`${url}/lifecycle/complete`, { status: 'kept', statusValue: 'variant-a' });
+    const completed = await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept', statusValue: 'variant-a' });
     expectStatus(completed, 200);
     assert.equal(completed.body, '');
     assert.deepEqual(await lifecycle(url), [...live, { stage: 'completed', status: 'kept', enteredStageAt: completedAt }]);
     assert.deepEqual(await currentStage(url), { stage: 'completed', status: 'kept', enteredStageAt: completedAt });
-    assert.deepEqual(
-      (await eventsSince(ctx, before)).map(({ id: _id, createdAt: _createdAt, ...event }) => event),
-      [
-        {
-          type: 'feature-completed',
-          createdBy: editorIdentity.username,
-          createdByUserId: editorIdentity.id,
-          project,
-          environment: null,
-          featureName: flag,
-          data: { status: 'kept', statusValue: 'variant-a', kept: true },
-          preData: null,
-          tags: [],
-        },
-      ],
-    );
+    assertEvents(await eventsSince(ctx, before), [
+      {
+        type: 'feature-completed',
+        createdBy: signedInEditor.username,
+        createdByUserId: signedInEditor.id,
+        project,
+        environment: null,
+        featureName: flag,
+        data: { status: 'kept', statusValue: 'variant-a', kept: true },
+        preData: null,
+      },
+    ]);
 
     tick();
     before = await lastEventId(ctx);
-    expectStatus(await editor.post(`${url}/lifecycle/uncomplete`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/uncomplete`), 200);
     assert.deepEqual(await lifecycle(url), live);
     assert.deepEqual(await currentStage(url), { stage: 'live', status: null, enteredStageAt: liveAt });
-    assert.deepEqual(
-      (await eventsSince(ctx, before)).map(({ id: _id, createdAt: _createdAt, ...event }) => event),
-      [
-        {
-          type: 'feature-uncompleted',
-          createdBy: editorIdentity.username,
-          createdByUserId: editorIdentity.id,
-          project,
-          environment: null,
-          featureName: flag,
-          data: null,
-          preData: { status: 'kept', statusValue: 'variant-a', kept: true },
-          tags: [],
-        },
-      ],
-    );
+    assertEvents(await eventsSince(ctx, before), [
+      {
+        type: 'feature-uncompleted',
+        createdBy: signedInEditor.username,
+        createdByUserId: signedInEditor.id,
+        project,
+        environment: null,
+        featureName: flag,
+        data: null,
+        preData: { status: 'kept', statusValue: 'variant-a', kept: true },
+      },
+    ]);
 
     const archivedAt = tick();
-    expectStatus(await editor.delete(url), 202);
+    expectStatus(await signedInEditor.client.delete(url), 202);
     assert.deepEqual(await lifecycle(url), [...live, { stage: 'archived', enteredStageAt: archivedAt }]);
     assert.deepEqual(await currentStage(url), { stage: 'archived', status: null, enteredStageAt: archivedAt });
 
     tick();
-    expectStatus(await editor.post(`/api/admin/projects/${project}/revive`, { features: [flag] }), 200);
+    expectStatus(await signedInEditor.client.post(`/api/admin/projects/${project}/revive`, { features: [flag] }), 200);
     assert.deepEqual(await lifecycle(url), live);
     assert.deepEqual(await currentStage(url), { stage: 'live', status: null, enteredStageAt: liveAt });
   });
@@ -133,37 +118,40 @@ describe('completing a flag', () => {
   test('again with another status updates it and records the change; the same status records nothing', async () => {
     const { project, flag, url } = await createFlag();
     const completedAt = tick();
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
 
     tick();
     let before = await lastEventId(ctx);
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
     assert.deepEqual(await eventsSince(ctx, before), []);
 
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'discarded', statusValue: 'cleaned up' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'discarded', statusValue: 'cleaned up' }), 200);
     const stages = await lifecycle(url);
     assert.deepEqual(stages.at(-1), { stage: 'completed', status: 'discarded', enteredStageAt: completedAt });
     assert.deepEqual(await currentStage(url), { stage: 'completed', status: 'discarded', enteredStageAt: completedAt });
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'feature-completed');
-    assert.equal(event!.featureName, flag);
-    assert.equal(event!.project, project);
-    assert.deepEqual(event!.data, { status: 'discarded', statusValue: 'cleaned up', kept: false });
-    assert.deepEqual(event!.preData, { status: 'kept', statusValue: null, kept: true });
-    assert.deepEqual(event!.tags, []);
+    assertEvents(await eventsSince(ctx, before), [
+      {
+        type: 'feature-completed',
+        featureName: flag,
+        project: project,
+        createdBy: signedInEditor.username,
+        createdByUserId: signedInEditor.id,
+        data: { status: 'discarded', statusValue: 'cleaned up', kept: false },
+        preData: { status: 'kept', statusValue: null, kept: true },
+      },
+    ]);
 
     before = await lastEventId(ctx);
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'discarded', statusValue: 'cleaned up' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'discarded', statusValue: 'cleaned up' }), 200);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 
   test('straight from initial, then uncompleting returns to initial', async () => {
     const { url } = await createFlag();
     const [initial] = await lifecycle(url);
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'discarded' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'discarded' }), 200);
     assert.equal((await currentStage(url)).stage, 'completed');
-    expectStatus(await editor.post(`${url}/lifecycle/uncomplete`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/uncomplete`), 200);
     assert.deepEqual(await lifecycle(url), [initial]);
   });
 
@@ -171,7 +159,7 @@ describe('completing a flag', () => {
     const { url } = await createFlag();
     const stages = await lifecycle(url);
     const before = await lastEventId(ctx);
-    expectStatus(await editor.post(`${url}/lifecycle/uncomplete`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/uncomplete`), 200);
     assert.deepEqual(await lifecycle(url), stages);
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
@@ -180,8 +168,8 @@ describe('completing a flag', () => {
     const { flag, url } = await createFlag();
     expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: 'cleanup' }), 201);
     const before = await lastEventId(ctx);
-    expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
-    expectStatus(await editor.post(`${url}/lifecycle/uncomplete`), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
+    expectStatus(await signedInEditor.client.post(`${url}/lifecycle/uncomplete`), 200);
     assert.deepEqual(
       (await eventsSince(ctx, before)).map((event) => [event.type, event.tags]),
       [
@@ -226,7 +214,7 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
   for (const [label, body, path] of badBodies) {
     test(`${label} is a 400 naming ${path}`, () =>
       expectUnchanged(async (url) => {
-        const error = expectError(await editor.post(`${url}/lifecycle/complete`, body), 400, 'BadDataError');
+        const error = expectError(await signedInEditor.client.post(`${url}/lifecycle/complete`, body), 400, 'BadDataError');
         assert.ok(
           error.details.some((detail) => detail.path === path),
           `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
@@ -236,19 +224,14 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
 
   test('the status error says which values are allowed', () =>
     expectUnchanged(async (url) => {
-      const error = expectError(await editor.post(`${url}/lifecycle/complete`, { status: 'done' }), 400, 'BadDataError');
+      const error = expectError(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'done' }), 400, 'BadDataError');
       assert.match(error.message, /status must be kept or discarded \(got "done"\)/);
     }));
 
   test('malformed JSON is a 400', () =>
     expectUnchanged(async (url) => {
       const error = expectError(
-        await editor.inject({
-          method: 'POST',
-          url: `${url}/lifecycle/complete`,
-          headers: { 'content-type': 'application/json' },
-          payload: '{"status": "kept"',
-        }),
+        await sendMalformedJson(signedInEditor.client, 'POST', `${url}/lifecycle/complete`, '{"status": "kept"'),
         400,
         'BadDataError',
       );
@@ -258,21 +241,21 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
   test('completing an archived flag is a 400', () =>
     expectUnchanged(
       async (url) => {
-        const error = expectError(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 400, 'BadDataError');
+        const error = expectError(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 400, 'BadDataError');
         assert.match(error.message, /archived; revive it first/);
       },
-      async (url) => expectStatus(await editor.delete(url), 202),
+      async (url) => expectStatus(await signedInEditor.client.delete(url), 202),
     ));
 
   test('uncompleting an archived flag is a 400', () =>
     expectUnchanged(
       async (url) => {
-        expectError(await editor.post(`${url}/lifecycle/uncomplete`), 400, 'BadDataError');
+        expectError(await signedInEditor.client.post(`${url}/lifecycle/uncomplete`), 400, 'BadDataError');
         assert.equal((await currentStage(url)).stage, 'archived');
       },
       async (url) => {
-        expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
-        expectStatus(await editor.delete(url), 202);
+        expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200);
+        expectStatus(await signedInEditor.client.delete(url), 202);
       },
     ));
 
@@ -280,11 +263,11 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
     expectUnchanged(async (url, project) => {
       const missing = `/api/admin/projects/${project}/features/no-such-flag`;
       expectError(await ctx.admin.get(`${missing}/lifecycle`), 404, 'NotFoundError');
-      expectError(await editor.post(`${missing}/lifecycle/complete`, { status: 'kept' }), 404, 'NotFoundError');
-      expectError(await editor.post(`${missing}/lifecycle/uncomplete`), 404, 'NotFoundError');
+      expectError(await signedInEditor.client.post(`${missing}/lifecycle/complete`, { status: 'kept' }), 404, 'NotFoundError');
+      expectError(await signedInEditor.client.post(`${missing}/lifecycle/uncomplete`), 404, 'NotFoundError');
       const flag = url.split('/').at(-1)!;
       const error = expectError(
-        await editor.post(`/api/admin/projects/default/features/${flag}/lifecycle/complete`, { status: 'kept' }),
+        await signedInEditor.client.post(`/api/admin/projects/default/features/${flag}/lifecycle/complete`, { status: 'kept' }),
         404,
         'NotFoundError',
       );
@@ -305,7 +288,7 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
         }
         assert.equal((await currentStage(url)).status, 'kept');
       },
-      async (url) => expectStatus(await editor.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200),
+      async (url) => expectStatus(await signedInEditor.client.post(`${url}/lifecycle/complete`, { status: 'kept' }), 200),
     );
   });
 });

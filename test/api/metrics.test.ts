@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDeliveryPass } from '../../src/workers/delivery-worker.js';
 import { createProtectedProject, createTeam, propose } from '../helpers/change-requests.js';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { eventually } from '../helpers/eventually.js';
-import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
+import { createFlag } from '../helpers/projects.js';
+import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 
@@ -60,7 +62,7 @@ describe('GET /internal-backstage/prometheus', () => {
     expectStatus(addon, 201);
     const addonId = (addon.json() as { id: number }).id;
     const flags = [uniqueName('a'), uniqueName('b')];
-    for (const flag of flags) await createFlag(ctx, project, flag);
+    for (const flag of flags) await createFlag(ctx, project, { name: flag, enabled: true });
     expectStatus(await ctx.admin.get(`/api/admin/projects/${uniqueName('missing')}`), 404);
 
     const token = await createSdkToken(ctx, 'client', 'development');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectError, expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { createFlag } from '../helpers/sdk-fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createFlag, createSegment, createProject } from '../helpers/projects.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let ctx: TestApp;
@@ -11,21 +12,21 @@ let segmentId: number;
 
 before(async () => {
   ctx = await startTestApp();
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development'] }), 201);
-  const segment = await ctx.admin.post('/api/admin/segments', {
+  await createProject(ctx, { id: project, environments: ['development'] });
+  const segment = await createSegment(ctx, {
     name: uniqueName('beta'),
     constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'] }],
   });
-  expectStatus(segment, 201);
-  segmentId = (segment.json() as { id: number }).id;
-  await createFlag(ctx, project, name('explained'), {
+  segmentId = segment.id;
+  await createFlag(ctx, project, {
+    name: name('explained'),
     strategies: [
       { name: 'userWithId', parameters: { userIds: 'alice' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
       { name: 'default', segments: [segmentId] },
     ],
   });
-  await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
-  await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
+  await createFlag(ctx, project, { name: name('off'), strategies: [{ name: 'default' }], enabled: false });
+  await createFlag(ctx, project, { name: name('child'), strategies: [{ name: 'default' }] });
   expectStatus(
     await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('off') }),
     200,
@@ -131,7 +132,10 @@ describe('POST /api/admin/playground', () => {
     );
     const strategy = uniqueName('tenant');
     expectStatus(await ctx.admin.post('/api/admin/strategies', { name: strategy, parameters: [{ name: 'tenants', type: 'list' }] }), 201);
-    await createFlag(ctx, customProject, `${customProject}-custom`, { strategies: [{ name: strategy, parameters: { tenants: 'acme' } }] });
+    await createFlag(ctx, customProject, {
+      name: `${customProject}-custom`,
+      strategies: [{ name: strategy, parameters: { tenants: 'acme' } }],
+    });
     const response = await ctx.admin.post('/api/admin/playground', { environment: 'development', projects: [customProject], context: {} });
     expectStatus(response, 200);
     const [feature] = (response.json() as { features: Array<PlaygroundFeature & { strategies: { data: Array<{ result: unknown }> } }> })

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertEvents } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -51,18 +53,9 @@ describe('creating a project', () => {
       created,
     );
 
-    const events = await eventsSince(ctx, before);
-    assert.equal(events.length, 1);
-    const [event] = events;
-    assert.equal(event!.type, 'project-created');
-    assert.equal(event!.project, id);
-    assert.equal(event!.environment, null);
-    assert.equal(event!.featureName, null);
-    assert.equal(event!.createdBy, 'admin-token');
-    assert.equal(event!.createdByUserId, -42);
-    assert.deepEqual(event!.data, created);
-    assert.equal(event!.preData, null);
-    assert.deepEqual(event!.tags, []);
+    assertEvents(await eventsSince(ctx, before), [
+      { type: 'project-created', featureName: null, project: id, data: created, preData: null },
+    ]);
   });
 
   test('with chosen environments enables only those', async () => {
@@ -155,12 +148,9 @@ describe('updating a project', () => {
     assert.equal(updated.description, 'new');
     assert.ok(updated.updatedAt);
 
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'project-updated');
-    assert.equal(event!.project, id);
-    assert.deepEqual(event!.preData, created);
-    assert.deepEqual(event!.data, updated);
+    assertEvents(await eventsSince(ctx, before), [
+      { type: 'project-updated', featureName: null, project: id, data: updated, preData: created },
+    ]);
   });
 
   test('with the same values changes nothing and records nothing', async () => {
@@ -204,12 +194,9 @@ describe('deleting a project', () => {
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`/api/admin/projects/${id}`), 200);
     expectError(await ctx.admin.get(`/api/admin/projects/${id}`), 404, 'NotFoundError');
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'project-deleted');
-    assert.equal(event!.project, id);
-    assert.deepEqual(event!.preData, created);
-    assert.equal(event!.data, null);
+    assertEvents(await eventsSince(ctx, before), [
+      { type: 'project-deleted', featureName: null, project: id, data: null, preData: created },
+    ]);
   });
 
   test('refuses the default project and unknown projects', async () => {

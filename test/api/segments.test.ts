@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertEvents, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 
@@ -33,9 +35,7 @@ async function listSegments(): Promise<AdminSegment[]> {
 }
 
 async function getSegment(id: number): Promise<AdminSegment> {
-  const response = await ctx.admin.get(`/api/admin/segments/${id}`);
-  expectStatus(response, 200);
-  return response.json() as AdminSegment;
+  return getOk<AdminSegment>(ctx.admin, `/api/admin/segments/${id}`);
 }
 
 const strategiesUrl = (project: string, flag: string, environment: string) =>
@@ -81,15 +81,7 @@ describe('segments', () => {
 
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'segment-created');
-    assert.equal(event!.project, null);
-    assert.equal(event!.featureName, null);
-    assert.equal(event!.environment, null);
-    assert.equal(event!.createdBy, 'admin-token');
-    assert.equal(event!.createdByUserId, -42);
-    assert.deepEqual(event!.data, created);
-    assert.equal(event!.preData, null);
-    assert.deepEqual(event!.tags, []);
+    assertEvents([event!], [{ type: 'segment-created', featureName: null, project: null, data: created, preData: null }]);
   });
 
   test('a project segment records its project; an unknown project is a 404 that stores nothing', async () => {
@@ -317,12 +309,7 @@ describe('bad input for segments', () => {
   test('malformed JSON is a 400 at /body', async () => {
     const before = await lastEventId(ctx);
     const error = expectError(
-      await ctx.admin.inject({
-        method: 'POST',
-        url: '/api/admin/segments',
-        headers: { 'content-type': 'application/json' },
-        payload: '{"name": "x", "constraints": [',
-      }),
+      await sendMalformedJson(ctx.admin, 'POST', '/api/admin/segments', '{"name": "x", "constraints": ['),
       400,
       'BadDataError',
     );

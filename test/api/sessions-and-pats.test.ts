@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-  type StoredEvent,
-} from '../helpers/fixtures.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, type StoredEvent } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 interface User {
@@ -56,9 +50,7 @@ async function createUser(body: Record<string, unknown>): Promise<User> {
 }
 
 async function getUser(id: number): Promise<User> {
-  const response = await ctx.admin.get(`/api/admin/user-admin/${id}`);
-  expectStatus(response, 200);
-  return response.json() as User;
+  return getOk<User>(ctx.admin, `/api/admin/user-admin/${id}`);
 }
 
 function login(username: string, password: string) {

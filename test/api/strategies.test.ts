@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, type StoredEvent } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertDetailAt, assertEvents, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 
@@ -32,66 +34,17 @@ const strategiesPath = (project: string, flag: string, environment = 'developmen
   `${featurePath(project, flag)}/environments/${environment}/strategies`;
 
 async function getFlag(project: string, flag: string): Promise<Feature> {
-  const response = await ctx.admin.get(featurePath(project, flag));
-  expectStatus(response, 200);
-  return response.json() as Feature;
+  return getOk<Feature>(ctx.admin, featurePath(project, flag));
 }
 
 async function listStrategies(project: string, flag: string, environment = 'development'): Promise<Strategy[]> {
-  const response = await ctx.admin.get(strategiesPath(project, flag, environment));
-  expectStatus(response, 200);
-  return response.json() as Strategy[];
+  return getOk<Strategy[]>(ctx.admin, strategiesPath(project, flag, environment));
 }
 
 async function addStrategy(project: string, flag: string, body: unknown, environment = 'development'): Promise<Strategy> {
   const response = await ctx.admin.post(strategiesPath(project, flag, environment), body);
   expectStatus(response, 200);
   return response.json() as Strategy;
-}
-
-interface ExpectedEvent {
-  type: string;
-  featureName: string;
-  project: string;
-  environment: string | null;
-  data: unknown;
-  preData: unknown;
-  createdBy?: string;
-  createdByUserId?: number;
-}
-
-function assertEvents(events: StoredEvent[], expected: ExpectedEvent[]): void {
-  assert.deepEqual(
-    events.map((event) => ({
-      type: event.type,
-      featureName: event.featureName,
-      project: event.project,
-      environment: event.environment,
-      createdBy: event.createdBy,
-      createdByUserId: event.createdByUserId,
-      data: event.data,
-      preData: event.preData,
-      tags: event.tags,
-    })),
-    expected.map((event) => ({
-      type: event.type,
-      featureName: event.featureName,
-      project: event.project,
-      environment: event.environment,
-      createdBy: event.createdBy ?? 'admin-token',
-      createdByUserId: event.createdByUserId ?? -42,
-      data: event.data,
-      preData: event.preData,
-      tags: [],
-    })),
-  );
-}
-
-function assertDetailAt(error: { details: Array<{ path?: string; message: string }> }, path: string): void {
-  assert.ok(
-    error.details.some((detail) => detail.path === path),
-    `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-  );
 }
 
 function flexibleRollout(flag: string, overrides: Partial<Strategy> & { id: string }): Strategy {

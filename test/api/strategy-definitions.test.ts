@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, getVersionedList } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag } from '../helpers/projects.js';
 
@@ -19,11 +21,7 @@ interface Definition {
 const STRATEGIES = '/api/admin/strategies';
 
 async function listDefinitions(): Promise<Definition[]> {
-  const response = await ctx.admin.get(STRATEGIES);
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; strategies: Definition[] };
-  assert.equal(body.version, 1);
-  return body.strategies;
+  return getVersionedList<Definition>(ctx.admin, STRATEGIES, 'strategies');
 }
 
 async function defineTenantStrategy(extra: Record<string, unknown> = {}): Promise<Definition> {

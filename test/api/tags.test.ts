@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, assertEvents, expectRefused, getVersionedList } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, eventFields } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createFlag } from '../helpers/projects.js';
 
@@ -23,11 +25,7 @@ async function createTagType(body: Record<string, unknown> = {}): Promise<TagTyp
 }
 
 async function listTagTypes(): Promise<TagType[]> {
-  const response = await ctx.admin.get('/api/admin/tag-types');
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; tagTypes: TagType[] };
-  assert.equal(body.version, 1);
-  return body.tagTypes;
+  return getVersionedList<TagType>(ctx.admin, '/api/admin/tag-types', 'tagTypes');
 }
 
 /** GET /tag-types/:name answers `{version, tagType}`, as Unleash does. */
@@ -40,11 +38,7 @@ async function getTagType(name: string): Promise<TagType> {
 }
 
 async function flagTags(flag: string): Promise<Tag[]> {
-  const response = await ctx.admin.get(`/api/admin/features/${flag}/tags`);
-  expectStatus(response, 200);
-  const body = response.json() as { version: number; tags: Tag[] };
-  assert.equal(body.version, 1);
-  return body.tags;
+  return getVersionedList<Tag>(ctx.admin, `/api/admin/features/${flag}/tags`, 'tags');
 }
 
 async function tag(flag: string, body: Tag): Promise<void> {
@@ -75,15 +69,7 @@ describe('tag types', () => {
 
     const [event, ...rest] = await eventsSince(ctx, before);
     assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'tag-type-created');
-    assert.equal(event!.createdBy, 'admin-token');
-    assert.equal(event!.createdByUserId, -42);
-    assert.equal(event!.project, null);
-    assert.equal(event!.featureName, null);
-    assert.equal(event!.environment, null);
-    assert.deepEqual(event!.data, created);
-    assert.equal(event!.preData, null);
-    assert.deepEqual(event!.tags, []);
+    assertEvents([event!], [{ type: 'tag-type-created', featureName: null, project: null, data: created, preData: null }]);
   });
 
   test('without description and icon shows them as null', async () => {
@@ -158,20 +144,17 @@ describe('tag types', () => {
       { featureName: first, value: 'beta' },
       { featureName: second, value: 'alpha' },
     ].sort((a, b) => a.featureName.localeCompare(b.featureName) || a.value.localeCompare(b.value));
-    assert.deepEqual(
-      events.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, data: e.data, preData: e.preData, tags: e.tags })),
-      [
-        ...untagged.map(({ featureName, value }) => ({
-          type: 'feature-untagged',
-          featureName,
-          project: 'default',
-          data: null,
-          preData: { type: doomed.name, value },
-          tags: tagsOf(featureName),
-        })),
-        { type: 'tag-type-deleted', featureName: null, project: null, data: null, preData: doomed, tags: [] },
-      ],
-    );
+    assert.deepEqual(eventFields(events, 'type', 'featureName', 'project', 'data', 'preData', 'tags'), [
+      ...untagged.map(({ featureName, value }) => ({
+        type: 'feature-untagged',
+        featureName,
+        project: 'default',
+        data: null,
+        preData: { type: doomed.name, value },
+        tags: tagsOf(featureName),
+      })),
+      { type: 'tag-type-deleted', featureName: null, project: null, data: null, preData: doomed, tags: [] },
+    ]);
   });
 
   test('unknown tag types are 404 for GET, PUT and DELETE, and nothing is recorded', async () => {
@@ -195,15 +178,12 @@ describe('bad input for tag types', () => {
   ];
   for (const [label, body, path] of cases) {
     test(`creating with ${label} is a 400 that stores nothing`, async () => {
-      const before = await lastEventId(ctx);
-      const typesBefore = await listTagTypes();
-      const error = expectError(await ctx.admin.post('/api/admin/tag-types', body), 400, 'BadDataError');
-      assert.ok(
-        error.details.some((d) => d.path === path),
-        `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
+      await expectRefused(
+        ctx,
+        () => ctx.admin.post('/api/admin/tag-types', body),
+        { status: 400, name: 'BadDataError', path },
+        listTagTypes,
       );
-      assert.deepEqual(await listTagTypes(), typesBefore);
-      assert.deepEqual(await eventsSince(ctx, before), []);
     });
   }
 
@@ -340,31 +320,28 @@ describe('tagging flags', () => {
     assert.deepEqual(await flagTags(flag), expected);
 
     const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map((e) => ({ type: e.type, featureName: e.featureName, project: e.project, data: e.data, preData: e.preData, tags: e.tags })),
-      [
-        {
-          type: 'feature-tagged',
-          featureName: flag,
-          project: 'default',
-          data: { type: type.name, value: 'new' },
-          preData: null,
-          tags: [
-            { type: type.name, value: 'kept' },
-            { type: type.name, value: 'new' },
-            { type: type.name, value: 'old' },
-          ],
-        },
-        {
-          type: 'feature-untagged',
-          featureName: flag,
-          project: 'default',
-          data: null,
-          preData: { type: type.name, value: 'old' },
-          tags: expected,
-        },
-      ],
-    );
+    assert.deepEqual(eventFields(events, 'type', 'featureName', 'project', 'data', 'preData', 'tags'), [
+      {
+        type: 'feature-tagged',
+        featureName: flag,
+        project: 'default',
+        data: { type: type.name, value: 'new' },
+        preData: null,
+        tags: [
+          { type: type.name, value: 'kept' },
+          { type: type.name, value: 'new' },
+          { type: type.name, value: 'old' },
+        ],
+      },
+      {
+        type: 'feature-untagged',
+        featureName: flag,
+        project: 'default',
+        data: null,
+        preData: { type: type.name, value: 'old' },
+        tags: expected,
+      },
+    ]);
   });
 
   test('DELETE removes a tag and records feature-untagged; a tag the flag lacks changes nothing', async () => {

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import {
-  createUserSession,
-  eventsSince,
-  expectError,
-  expectStatus,
-  lastEventId,
-  uniqueName,
-  type StoredEvent,
-} from '../helpers/fixtures.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId, type StoredEvent } from '../helpers/events.js';
+import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { STRONG_PASSWORD, useTestApp } from '../helpers/test-app.js';
 
 interface User {
@@ -42,9 +36,7 @@ async function listUsers(): Promise<User[]> {
 }
 
 async function getUser(id: number): Promise<User> {
-  const response = await ctx.admin.get(`${USERS}/${id}`);
-  expectStatus(response, 200);
-  return response.json() as User;
+  return getOk<User>(ctx.admin, `${USERS}/${id}`);
 }
 
 /** Creates a user as the admin token and returns the created user as the API shows it (without emailSent). */
@@ -299,18 +291,7 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   test('a malformed JSON body is a 400 at /body', async () => {
-    await expectRejected(
-      () =>
-        ctx.admin.inject({
-          method: 'POST',
-          url: USERS,
-          headers: { 'content-type': 'application/json' },
-          payload: '{"username": ',
-        }),
-      400,
-      'BadDataError',
-      ['/body'],
-    );
+    await expectRejected(() => sendMalformedJson(ctx.admin, 'POST', USERS, '{"username": '), 400, 'BadDataError', ['/body']);
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { apiTypes, API_TYPES_FILE } from '../../scripts/api-types.js';
-import { expectError, expectStatus } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 // A stand-in for dist/web with the shape Vite builds: index.html and hashed assets.

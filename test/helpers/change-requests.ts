@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { createUserSession, expectStatus, uniqueName } from './fixtures.js';
-import type { Client, TestApp } from './test-app.js';
+import { expectStatus } from './assertions.js';
+import { createUserSession, uniqueName } from './fixtures.js';
+import { type Client, type TestApp, useTestApp } from './test-app.js';
 import { featurePath, projectPath } from './projects.js';
 
 /** A change request as the API shows it (spec 2.4), as far as the tests read it. */
@@ -49,6 +50,15 @@ async function person(ctx: TestApp, role: 'Admin' | 'Editor' | 'Viewer'): Promis
   return { id: session.id, username: session.username, client: ctx.withCookie(session.cookie) };
 }
 
+/** The app a test file shares and a team of five people in it; both are filled in when the file's tests start. */
+export function useTeamTestApp(): { ctx: TestApp; team: Team } {
+  const team = {} as Team;
+  const ctx = useTestApp({}, async (app) => {
+    Object.assign(team, await createTeam(app));
+  });
+  return { ctx, team };
+}
+
 export async function createTeam(ctx: TestApp): Promise<Team> {
   return {
     author: await person(ctx, 'Editor'),
@@ -67,7 +77,7 @@ export const proposePath = (project: string, environment = 'production') =>
 export const changeRequestPath = (project: string, id: number) => `${projectPath(project)}/change-requests/${id}`;
 
 /** A project of its own with development and production, and `flags` flags in it. */
-export async function createProject(ctx: TestApp, flags = 1): Promise<{ project: string; flags: string[] }> {
+export async function createProjectWithFlags(ctx: TestApp, flags = 1): Promise<{ project: string; flags: string[] }> {
   const project = uniqueName('cr');
   expectStatus(
     await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development', 'production'] }),
@@ -97,7 +107,7 @@ export async function enableChangeRequests(
 
 /** A project whose production environment requires change requests, with flags in it. */
 export async function createProtectedProject(ctx: TestApp, options: { flags?: number; requiredApprovals?: number } = {}) {
-  const created = await createProject(ctx, options.flags ?? 1);
+  const created = await createProjectWithFlags(ctx, options.flags ?? 1);
   await enableChangeRequests(ctx, created.project, options.requiredApprovals ?? 1);
   return created;
 }

@@ -1,4 +1,6 @@
-import { expectStatus, uniqueName } from './fixtures.js';
+import { InMemStorageProvider, Unleash, type UnleashConfig, UnleashEvents } from 'unleash-client';
+import { expectStatus } from './assertions.js';
+import { uniqueName } from './fixtures.js';
 import type { TestApp } from './test-app.js';
 
 /** Creates an API token through the admin API and returns its secret. */
@@ -13,22 +15,24 @@ export async function createSdkToken(
   return (response.json() as { secret: string }).secret;
 }
 
-/** A flag with its strategies in one environment, turned on there unless `enabled` is false. */
-export async function createFlag(
-  ctx: TestApp,
-  project: string,
-  name: string,
-  options: { environment?: string; strategies?: unknown[]; variants?: unknown[]; enabled?: boolean; impressionData?: boolean } = {},
-): Promise<void> {
-  const environment = options.environment ?? 'development';
-  const flagUrl = `/api/admin/projects/${project}/features/${name}`;
-  expectStatus(
-    await ctx.admin.post(`/api/admin/projects/${project}/features`, { name, impressionData: options.impressionData ?? false }),
-    201,
-  );
-  for (const strategy of options.strategies ?? []) {
-    expectStatus(await ctx.admin.post(`${flagUrl}/environments/${environment}/strategies`, strategy), 200);
-  }
-  if (options.variants) expectStatus(await ctx.admin.put(`${flagUrl}/environments/${environment}/variants`, options.variants), 200);
-  if (options.enabled !== false) expectStatus(await ctx.admin.post(`${flagUrl}/environments/${environment}/on`), 200);
+/**
+ * The official Node SDK connected to a listening Vexil with a token, resolved once it has synchronised (rejected
+ * on an error before that). Metrics are off unless the options turn them on; the caller destroys it.
+ */
+export async function startNodeSdk(baseUrl: string, token: string, options: Partial<UnleashConfig> = {}): Promise<Unleash> {
+  const sdk = new Unleash({
+    url: `${baseUrl}/api/`,
+    appName: uniqueName('node-sdk'),
+    customHeaders: { Authorization: token },
+    disableMetrics: true,
+    storageProvider: new InMemStorageProvider(),
+    ...options,
+  });
+  await new Promise<void>((resolve, reject) => {
+    sdk.once(UnleashEvents.Synchronized, () => resolve());
+    sdk.once(UnleashEvents.Error, reject);
+  });
+  // Later errors (a poll during shutdown) are the test's to assert, not unhandled.
+  sdk.on(UnleashEvents.Error, () => undefined);
+  return sdk;
 }

@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { startDeliveryWorker } from '../../src/workers/delivery-worker.js';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createWebhook, useAppWithReceiver } from '../helpers/integrations.js';
+import { createProject } from '../helpers/projects.js';
 
 /** The running worker: woken by the commit's NOTIFY rather than by polling, and stopped gracefully. */
-let ctx: TestApp;
-let receiver: HttpReceiver;
-before(async () => {
-  ctx = await startTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2000' } });
-  receiver = await startHttpReceiver();
-});
-after(async () => {
-  await receiver.close();
-  await ctx.close();
-});
+const { ctx, receiver } = useAppWithReceiver({ INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2000' });
 
 /** Polling so rare that only a notification can explain a prompt delivery. */
 const NO_POLLING_MS = 10 * 60_000;
@@ -28,17 +20,8 @@ function startWorker() {
 }
 
 async function setUp(path: string): Promise<{ project: string; addonId: number }> {
-  const project = uniqueName('proj');
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project }), 201);
-  const response = await ctx.admin.post('/api/admin/addons', {
-    provider: 'webhook',
-    enabled: true,
-    events: ['feature-created'],
-    projects: [project],
-    parameters: { url: `${receiver.origin}${path}` },
-  });
-  expectStatus(response, 201);
-  return { project, addonId: (response.json() as { id: number }).id };
+  const project = await createProject(ctx);
+  return { project, addonId: await createWebhook(ctx, `${receiver.origin}${path}`, { projects: [project] }) };
 }
 
 describe('the delivery worker', () => {

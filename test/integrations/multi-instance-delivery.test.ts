@@ -7,7 +7,10 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { buildApp } from '../../src/http/app.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createWebhook } from '../helpers/integrations.js';
+import { createProject } from '../helpers/projects.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { usingPostgres } from '../helpers/test-database.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -41,24 +44,6 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
     await ctx?.close();
   });
 
-  async function createProject(): Promise<string> {
-    const project = uniqueName('proj');
-    expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project }), 201);
-    return project;
-  }
-
-  async function createWebhook(project: string, path: string): Promise<number> {
-    const response = await ctx.admin.post('/api/admin/addons', {
-      provider: 'webhook',
-      enabled: true,
-      events: ['feature-created'],
-      projects: [project],
-      parameters: { url: `${receiver.origin}${path}` },
-    });
-    expectStatus(response, 201);
-    return (response.json() as { id: number }).id;
-  }
-
   /** An instance as src/main.ts runs one: its own connection pool, HTTP app and worker, on the real clock. */
   async function startInstance(): Promise<Instance> {
     const handle = await openDatabase(ctx.databaseConfig);
@@ -79,8 +64,11 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
   }
 
   test('three instances deliver 1,000 events to two configurations, each exactly once', async (t) => {
-    const project = await createProject();
-    const addons = [await createWebhook(project, '/first'), await createWebhook(project, '/second')];
+    const project = await createProject(ctx);
+    const addons = [
+      await createWebhook(ctx, `${receiver.origin}/first`, { projects: [project] }),
+      await createWebhook(ctx, `${receiver.origin}/second`, { projects: [project] }),
+    ];
     const instances = [await startInstance(), await startInstance(), await startInstance()];
     try {
       const seen = receiver.requests.length;
@@ -150,9 +138,9 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
   });
 
   test('a worker killed mid-delivery loses nothing: after a restart the delivery is made', async () => {
-    const project = await createProject();
+    const project = await createProject(ctx);
     const path = `/${uniqueName('killed')}`;
-    const addonId = await createWebhook(project, path);
+    const addonId = await createWebhook(ctx, `${receiver.origin}${path}`, { projects: [project] });
     let answered = 0;
     receiver.answer((request) => {
       if (request.path !== path) return { status: 200 };

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nonPublicRange } from '../../src/domain/addons/outbound-safety.js';
 import { runDeliveryPass } from '../../src/workers/delivery-worker.js';
-import { expectError, expectStatus, lastEventId, eventsSince, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { lastEventId, eventsSince } from '../helpers/events.js';
+import { uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { runDeliveryPass } from '../../src/workers/delivery-worker.js';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from '../helpers/http-receiver.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { EVENTS, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
-import { createUserSession, eventsSince, expectError, expectStatus, lastEventId, uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/eventually.js';
-import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
+import { createFlag, createSegment, createProject } from '../helpers/projects.js';
+import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -22,24 +25,26 @@ let nodeSdk: Unleash;
 before(async () => {
   ctx = await startTestApp();
   baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: project, environments: ['development'] }), 201);
+  await createProject(ctx, { id: project, environments: ['development'] });
   frontendToken = await createSdkToken(ctx, 'frontend', 'development', [project]);
   clientToken = await createSdkToken(ctx, 'client', 'development', [project]);
-  const segment = await ctx.admin.post('/api/admin/segments', {
+  const segment = await createSegment(ctx, {
     name: uniqueName('pro'),
     constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'] }],
   });
-  expectStatus(segment, 201);
-  await createFlag(ctx, project, name('rollout'), {
+  await createFlag(ctx, project, {
+    name: name('rollout'),
     strategies: [{ name: 'flexibleRollout', parameters: { rollout: '37', stickiness: 'userId', groupId: name('rollout') } }],
   });
-  await createFlag(ctx, project, name('users'), { strategies: [{ name: 'userWithId', parameters: { userIds: 'alice' } }] });
-  await createFlag(ctx, project, name('pro'), {
-    strategies: [{ name: 'default', segments: [(segment.json() as { id: number }).id] }],
+  await createFlag(ctx, project, { name: name('users'), strategies: [{ name: 'userWithId', parameters: { userIds: 'alice' } }] });
+  await createFlag(ctx, project, {
+    name: name('pro'),
+    strategies: [{ name: 'default', segments: [segment.id] }],
     impressionData: true,
   });
-  await createFlag(ctx, project, name('off'), { strategies: [{ name: 'default' }], enabled: false });
-  await createFlag(ctx, project, name('variants'), {
+  await createFlag(ctx, project, { name: name('off'), strategies: [{ name: 'default' }], enabled: false });
+  await createFlag(ctx, project, {
+    name: name('variants'),
     strategies: [{ name: 'flexibleRollout', parameters: { rollout: '60', stickiness: 'userId', groupId: name('variants') } }],
     variants: [
       { name: 'a', weight: 333, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'A' } },
@@ -47,7 +52,7 @@ before(async () => {
       { name: 'c', weight: 334, weightType: 'variable', stickiness: 'userId' },
     ],
   });
-  await createFlag(ctx, project, name('child'), { strategies: [{ name: 'default' }] });
+  await createFlag(ctx, project, { name: name('child'), strategies: [{ name: 'default' }] });
   expectStatus(
     await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, {
       feature: name('variants'),

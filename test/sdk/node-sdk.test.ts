@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { InMemStorageProvider, Strategy, Unleash, UnleashEvents, type Context } from 'unleash-client';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
+import { Strategy, type Unleash, UnleashEvents, type Context } from 'unleash-client';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/eventually.js';
-import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
+import { createFlag, createSegment } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -153,34 +155,43 @@ before(async () => {
   clientToken = await createSdkToken(ctx, 'client', 'development', [project]);
   productionToken = await createSdkToken(ctx, 'client', 'production', [project]);
 
-  const segment = await ctx.admin.post('/api/admin/segments', {
+  const segment = await createSegment(ctx, {
     name: uniqueName('nordics'),
     constraints: [{ contextName: 'country', operator: 'IN', values: ['no', 'se'] }],
   });
-  expectStatus(segment, 201);
-  const segmentId = (segment.json() as { id: number }).id;
+  const segmentId = segment.id;
 
-  await createFlag(ctx, project, name('default'), { strategies: [always()] });
-  await createFlag(ctx, project, name('off'), { strategies: [always()], enabled: false });
-  await createFlag(ctx, project, name('rollout'), {
+  await createFlag(ctx, project, { name: name('default'), strategies: [always()] });
+  await createFlag(ctx, project, { name: name('off'), strategies: [always()], enabled: false });
+  await createFlag(ctx, project, {
+    name: name('rollout'),
     strategies: [{ name: 'flexibleRollout', parameters: { rollout: '37', stickiness: 'userId', groupId: name('rollout') } }],
   });
-  await createFlag(ctx, project, name('users'), { strategies: [{ name: 'userWithId', parameters: { userIds: 'alice, bob' } }] });
-  await createFlag(ctx, project, name('ips'), { strategies: [{ name: 'remoteAddress', parameters: { IPs: '10.1.2.3, 192.168.0.0/16' } }] });
-  await createFlag(ctx, project, name('hosts'), { strategies: [{ name: 'applicationHostname', parameters: { hostNames: hostname() } }] });
-  await createFlag(ctx, project, name('segment'), { strategies: [{ ...always(), segments: [segmentId] }] });
+  await createFlag(ctx, project, { name: name('users'), strategies: [{ name: 'userWithId', parameters: { userIds: 'alice, bob' } }] });
+  await createFlag(ctx, project, {
+    name: name('ips'),
+    strategies: [{ name: 'remoteAddress', parameters: { IPs: '10.1.2.3, 192.168.0.0/16' } }],
+  });
+  await createFlag(ctx, project, {
+    name: name('hosts'),
+    strategies: [{ name: 'applicationHostname', parameters: { hostNames: hostname() } }],
+  });
+  await createFlag(ctx, project, { name: name('segment'), strategies: [{ ...always(), segments: [segmentId] }] });
   // A disabled strategy that would turn everything on is left out; only the enabled one decides.
-  await createFlag(ctx, project, name('disabled-strategy'), {
+  await createFlag(ctx, project, {
+    name: name('disabled-strategy'),
     strategies: [{ ...always(), disabled: true }, constrained('plan', 'IN', ['pro'])],
   });
-  await createFlag(ctx, project, name('env-variants'), {
+  await createFlag(ctx, project, {
+    name: name('env-variants'),
     strategies: [always()],
     variants: [
       { name: 'red', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"color":"red"}' } },
       { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: 'blue' } },
     ],
   });
-  await createFlag(ctx, project, name('strategy-variants'), {
+  await createFlag(ctx, project, {
+    name: name('strategy-variants'),
     strategies: [
       {
         name: 'flexibleRollout',
@@ -199,16 +210,19 @@ before(async () => {
     }),
     201,
   );
-  await createFlag(ctx, project, name('custom'), { strategies: [{ name: TENANT_STRATEGY, parameters: { tenants: 'acme, globex' } }] });
-  await createFlag(ctx, project, name('child'), { strategies: [always()] });
+  await createFlag(ctx, project, {
+    name: name('custom'),
+    strategies: [{ name: TENANT_STRATEGY, parameters: { tenants: 'acme, globex' } }],
+  });
+  await createFlag(ctx, project, { name: name('child'), strategies: [always()] });
   expectStatus(
     await ctx.admin.post(`/api/admin/projects/${project}/features/${name('child')}/dependencies`, { feature: name('users') }),
     200,
   );
-  for (const { key, strategy } of OPERATOR_CASES) await createFlag(ctx, project, name(`op-${key}`), { strategies: [strategy] });
+  for (const { key, strategy } of OPERATOR_CASES) await createFlag(ctx, project, { name: name(`op-${key}`), strategies: [strategy] });
   // Another project's flag and an archived flag are never sent to this token.
-  await createFlag(ctx, other, `${other}-hidden`, { strategies: [always()] });
-  await createFlag(ctx, project, name('archived'), { strategies: [always()] });
+  await createFlag(ctx, other, { name: `${other}-hidden`, strategies: [always()] });
+  await createFlag(ctx, project, { name: name('archived'), strategies: [always()] });
   expectStatus(await ctx.admin.delete(`/api/admin/projects/${project}/features/${name('archived')}`), 202);
 });
 
@@ -222,23 +236,13 @@ after(async () => {
 });
 
 async function startSdk(token: string, mode: 'polling' | 'streaming' = 'polling'): Promise<Unleash> {
-  const sdk = new Unleash({
-    url: `${baseUrl}/api/`,
-    appName: uniqueName('node-sdk'),
-    customHeaders: { Authorization: token },
+  const sdk = await startNodeSdk(baseUrl, token, {
     refreshInterval: 200,
     metricsInterval: 0,
-    disableMetrics: true,
-    storageProvider: new InMemStorageProvider(),
     strategies: [new TenantStrategy()],
     ...(mode === 'streaming' ? { experimentalMode: { type: 'streaming' as const } } : {}),
   });
   sdks.push(sdk);
-  sdk.on(UnleashEvents.Error, () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    sdk.once(UnleashEvents.Synchronized, () => resolve());
-    sdk.once(UnleashEvents.Error, reject);
-  });
   return sdk;
 }
 
@@ -357,7 +361,7 @@ describe('the Node SDK in streaming mode', () => {
     assert.equal(sdk.isEnabled(name('users'), { userId: 'alice' }), true);
     assert.equal(sdk.isEnabled(name('op-in'), { properties: { plan: 'pro' } }), true);
     const flag = name('streamed');
-    await createFlag(ctx, project, flag, { strategies: [always()] });
+    await createFlag(ctx, project, { name: flag, strategies: [always()] });
     const arrived = await eventually(() => sdk.isEnabled(flag), 1000);
     assert.ok(arrived < 1000, `the new flag arrived after ${arrived.toFixed(0)} ms`);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flag}/environments/development/off`), 200);
@@ -373,19 +377,10 @@ describe('two instances on one PostgreSQL', { skip: !usingPostgres() && 'needs P
     const second = await buildApp({ db: handle.db, clock: ctx.clock, config: ctx.config, listen: handle.listen }, { logLevel: 'silent' });
     try {
       const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });
-      const sdk = new Unleash({
-        url: `${secondUrl}/api/`,
-        appName: uniqueName('streaming-second'),
-        customHeaders: { Authorization: clientToken },
-        disableMetrics: true,
-        storageProvider: new InMemStorageProvider(),
-        experimentalMode: { type: 'streaming' },
-      });
+      const sdk = await startNodeSdk(secondUrl, clientToken, { experimentalMode: { type: 'streaming' } });
       sdks.push(sdk);
-      sdk.on(UnleashEvents.Error, () => undefined);
-      await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
       const flag = name('across');
-      await createFlag(ctx, project, flag, { strategies: [always()], enabled: false });
+      await createFlag(ctx, project, { name: flag, strategies: [always()], enabled: false });
       await eventually(() => sdk.getFeatureToggleDefinition(flag) !== undefined, 1000);
       expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flag}/environments/development/on`), 200);
       const arrived = await eventually(() => sdk.isEnabled(flag), 1000);

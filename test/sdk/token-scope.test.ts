@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { eventually } from '../helpers/eventually.js';
-import { expectStatus, uniqueName } from '../helpers/fixtures.js';
-import { createProject, featurePath } from '../helpers/projects.js';
-import { createFlag, createSdkToken } from '../helpers/sdk-fixtures.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createProject, featurePath, createSegment } from '../helpers/projects.js';
+import { createFlag } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 /**
@@ -29,16 +30,15 @@ const ctx = useTestApp({}, async (ctx) => {
   myToken = await createSdkToken(ctx, 'client', 'development', [mine]);
   theirToken = await createSdkToken(ctx, 'client', 'development', [theirs]);
   myFrontendToken = await createSdkToken(ctx, 'frontend', 'development', [mine]);
-  const segment = await ctx.admin.post('/api/admin/segments', {
+  const segment = await createSegment(ctx, {
     name: uniqueName('their-segment'),
     constraints: [{ contextName: 'region', operator: 'IN', values: ['their-region'] }],
   });
-  expectStatus(segment, 201);
-  theirSegment = segment.json() as { id: number; name: string };
-  await createFlag(ctx, mine, `${mine}-on`, { strategies: [always] });
-  await createFlag(ctx, mine, `${mine}-tagged`, { strategies: [always] });
-  await createFlag(ctx, theirs, `${theirs}-on`, { strategies: [{ ...always, segments: [theirSegment.id] }] });
-  await createFlag(ctx, theirs, `${theirs}-off`, { strategies: [always], enabled: false });
+  theirSegment = segment;
+  await createFlag(ctx, mine, { name: `${mine}-on`, strategies: [always] });
+  await createFlag(ctx, mine, { name: `${mine}-tagged`, strategies: [always] });
+  await createFlag(ctx, theirs, { name: `${theirs}-on`, strategies: [{ ...always, segments: [theirSegment.id] }] });
+  await createFlag(ctx, theirs, { name: `${theirs}-off`, strategies: [always], enabled: false });
 });
 
 /** What one token's SDK would hear from `/api/client/streaming`, as raw text. */
@@ -79,9 +79,9 @@ async function changeTheirProject(): Promise<void> {
   const on = featurePath(theirs, `${theirs}-on`);
   expectStatus(await ctx.admin.post(`${on}/environments/development/off`), 200);
   expectStatus(await ctx.admin.post(`${on}/environments/development/on`), 200);
-  await createFlag(ctx, theirs, `${theirs}-new-${uniqueName('f')}`, { strategies: [always] });
+  await createFlag(ctx, theirs, { name: `${theirs}-new-${uniqueName('f')}`, strategies: [always] });
   const created = `${theirs}-archived-${uniqueName('f')}`;
-  await createFlag(ctx, theirs, created, { strategies: [always] });
+  await createFlag(ctx, theirs, { name: created, strategies: [always] });
   const segment = await ctx.admin.put(`/api/admin/segments/${theirSegment.id}`, {
     name: theirSegment.name,
     constraints: [{ contextName: 'region', operator: 'IN', values: ['their-region', uniqueName('r')] }],
@@ -158,7 +158,7 @@ describe('a token scoped to one project', () => {
     assert.deepEqual([...theirTypes].sort(), ['feature-removed', 'feature-updated', 'segment-updated']);
 
     const moving = `${mine}-moving`;
-    await createFlag(ctx, mine, moving, { strategies: [always] });
+    await createFlag(ctx, mine, { name: moving, strategies: [always] });
     await eventually(() => myStream.updates().some((event) => (event.feature as { name?: string } | undefined)?.name === moving), 3000);
     expectStatus(await ctx.admin.post(`${featurePath(mine, moving)}/changeProject`, { newProjectId: theirs }), 200);
     await eventually(() => myStream.updates().some((event) => event.type === 'feature-removed' && event.featureName === moving), 3000);
@@ -236,16 +236,8 @@ describe('the flag set of an environment a project does not have', () => {
     });
     assert.ok(features.some((feature) => feature.name === `${mine}-on`));
 
-    const sdk = new Unleash({
-      url: `${baseUrl}/api/`,
-      appName: uniqueName('scope-sdk'),
-      customHeaders: { Authorization: productionToken },
-      disableMetrics: true,
-      storageProvider: new InMemStorageProvider(),
-    });
-    sdk.on(UnleashEvents.Error, () => undefined);
+    const sdk = await startNodeSdk(baseUrl, productionToken);
     try {
-      await new Promise((resolve) => sdk.once(UnleashEvents.Synchronized, resolve));
       assert.equal(sdk.isEnabled(`${theirs}-on`, {}, true), false, 'a known, disabled flag is false whatever the fallback');
       assert.equal(sdk.isEnabled(uniqueName('unknown'), {}, true), true, 'an unknown flag falls back');
     } finally {
