@@ -1,33 +1,13 @@
 import type { Operation } from 'fast-json-patch';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordFeatureEvent, recordFeatureEvents, type FeatureEventInput } from './feature-events.js';
-import { assertProjectEnvironment, findFeature, lockFlagEnvironment } from './feature-lookup.js';
+import { assertProjectEnvironment, findFeature, lockFlagEnvironmentState } from './feature-lookup.js';
 import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.commands.js';
 import { enterLifecycleStage } from './lifecycle.js';
 import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
 import { distributeWeights } from './variants.js';
 import type { Db } from '../../db/database.js';
-
-async function currentState(uow: UnitOfWork, target: StrategyTarget) {
-  return uow.tx
-    .selectFrom('feature_environments')
-    .select(['enabled', 'variants'])
-    .where('feature_name', '=', target.featureName)
-    .where('environment', '=', target.environment)
-    .executeTakeFirst();
-}
-
-async function hasStrategies(uow: UnitOfWork, target: StrategyTarget): Promise<boolean> {
-  const row = await uow.tx
-    .selectFrom('feature_strategies')
-    .select('id')
-    .where('feature_name', '=', target.featureName)
-    .where('environment', '=', target.environment)
-    .limit(1)
-    .executeTakeFirst();
-  return Boolean(row);
-}
 
 /** What turning a flag on in an environment without strategies adds first (a change request shows it too). */
 export const DEFAULT_STRATEGY: StrategyInput = { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default' } };
@@ -38,11 +18,10 @@ export const DEFAULT_STRATEGY: StrategyInput = { name: 'flexibleRollout', parame
  * change records `feature-environment-enabled/disabled`; the first enabling moves the lifecycle on.
  */
 export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: StrategyTarget, enabled: boolean): Promise<void> {
-  const environmentType = await lockFlagEnvironment(uow, target);
-  const before = await currentState(uow, target);
-  if ((before?.enabled ?? false) === enabled) return;
+  const { environmentType, enabled: wasEnabled, hasStrategies } = await lockFlagEnvironmentState(uow, target);
+  if (wasEnabled === enabled) return;
   const events: FeatureEventInput[] = [];
-  if (enabled && !(await hasStrategies(uow, target))) {
+  if (enabled && !hasStrategies) {
     events.push(strategyAddedEvent(target, await insertStrategy(uow, target, DEFAULT_STRATEGY)));
   }
   await uow.tx
@@ -81,8 +60,7 @@ export async function setEnvironmentVariants(
   variants: VariantInput[],
   path = '/body',
 ): Promise<Variant[]> {
-  await lockFlagEnvironment(uow, target);
-  const before = ((await currentState(uow, target))?.variants ?? []) as Variant[];
+  const { variants: before } = await lockFlagEnvironmentState(uow, target);
   const after = distributeWeights(
     variants.map((variant) => ({ ...variant, stickiness: variant.stickiness ?? 'default' })),
     path,

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../change-requests/change-request-guard.js';
-import type { FeatureRow } from './feature-views.js';
+import type { FeatureRow, Variant } from './feature-views.js';
 import type { Db } from '../../db/database.js';
 
 /**
@@ -53,4 +53,48 @@ export async function lockFlagEnvironment(uow: UnitOfWork, target: FlagEnvironme
   await guardDirectChange(uow, { kind: 'flag-environment', ...target });
   await findFeature(uow.tx, target.project, target.featureName, { lock: true, archived: false });
   return assertProjectEnvironment(uow.tx, target.project, target.environment);
+}
+
+/** A flag in one environment as its changes start from: the environment's type, and the flag's state there. */
+export interface LockedFlagEnvironment {
+  environmentType: string;
+  enabled: boolean;
+  variants: Variant[];
+  hasStrategies: boolean;
+}
+
+/** `lockFlagEnvironment`, then the flag's state in the environment, read under the lock in one query. */
+export async function lockFlagEnvironmentState(uow: UnitOfWork, target: FlagEnvironment): Promise<LockedFlagEnvironment> {
+  const environmentType = await lockFlagEnvironment(uow, target);
+  const row = await uow.tx
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('feature_environments')
+        .select('enabled')
+        .where('feature_name', '=', target.featureName)
+        .where('environment', '=', target.environment)
+        .as('enabled'),
+      eb
+        .selectFrom('feature_environments')
+        .select('variants')
+        .where('feature_name', '=', target.featureName)
+        .where('environment', '=', target.environment)
+        .as('variants'),
+      eb
+        .exists(
+          eb
+            .selectFrom('feature_strategies')
+            .select('id')
+            .where('feature_name', '=', target.featureName)
+            .where('environment', '=', target.environment),
+        )
+        .as('has_strategies'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    environmentType,
+    enabled: row.enabled ?? false,
+    variants: (row.variants ?? []) as Variant[],
+    hasStrategies: Boolean(row.has_strategies),
+  };
 }
