@@ -30,6 +30,17 @@ export interface Config {
   /** Origins whose pages may call the frontend API until an admin sets them; `['*']` allows all. */
   frontendApiOrigins: string[];
   integrations: IntegrationsConfig;
+  sdkBookkeeping: SdkBookkeepingConfig;
+}
+
+/** Bounds on what SDKs make Vexil keep: the applications and instances they register. */
+export interface SdkBookkeepingConfig {
+  /** An SDK instance not seen for this long is forgotten. */
+  instanceRetentionHours: number;
+  /** An application none of whose SDKs registered for this long is forgotten, with its instances. */
+  applicationRetentionDays: number;
+  /** New applications one SDK token may register per minute (per instance of Vexil); more get a 429. */
+  newApplicationsPerMinute: number;
 }
 
 export interface IntegrationsConfig {
@@ -173,5 +184,10 @@ export function loadConfig(env: Env = process.env): Config {
     readTimeoutMs: readInteger(env, 'READ_TIMEOUT_MS', 10_000, 100, 600_000),
     frontendApiOrigins: readOrigins(env),
     integrations: readIntegrations(env),
+    sdkBookkeeping: {
+      instanceRetentionHours: readInteger(env, 'CLIENT_INSTANCE_RETENTION_HOURS', 48, 1, 24 * 3650),
+      applicationRetentionDays: readInteger(env, 'CLIENT_APPLICATION_RETENTION_DAYS', 30, 1, 3650),
+      newApplicationsPerMinute: readInteger(env, 'CLIENT_NEW_APPLICATIONS_PER_MINUTE', 60, 1, 100_000),
+    },
   };
 }

@@ -12,6 +12,7 @@ import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/plugins/logging.js';
 import { startDeliveryWorker } from './workers/delivery-worker.js';
+import { startClientRetention } from './workers/client-retention.js';
 import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
   const integrationsLog = app.log.child({ component: 'integrations' });
   const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog, listen: database.listen });
   const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
+  const clientRetention = startClientRetention({ ...workerDeps, log: app.log.child({ component: 'sdk-bookkeeping' }) });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
       stopMaintenance();
       await changeRequestScheduler.stop();
       // Deliveries in flight finish (each within the delivery timeout) while requests in flight do.
-      await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop()]);
+      await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop(), clientRetention.stop()]);
       await database.close();
       process.exit(0);
     } catch (error) {

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
+import { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import type { AppDeps, RouteDeps } from './deps.js';
@@ -58,7 +59,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addHook('onClose', () => clientFeatures.stop());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onAnyChange(() => frontendApiOrigins.invalidate());
-  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics };
+  const newApplicationLimit = new NewApplicationLimit(deps.config.sdkBookkeeping.newApplicationsPerMinute);
+  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics, newApplicationLimit };
 
   // Browsers call the frontend API from the application's own origin; nothing else is offered to them.
   await app.register(cors, {

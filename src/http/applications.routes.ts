@@ -1,38 +1,23 @@
 import { Type } from '@sinclair/typebox';
+import { boundedRead } from '../db/bounded-read.js';
+import { listApplications } from '../domain/client-features/applications.queries.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
-import { ApplicationSchema, ApplicationsSchema } from './sdk.schemas.js';
+import { ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema } from './sdk.schemas.js';
+import { readBoundsOf } from './read-bounds.js';
 import { can } from './plugins/access.js';
 
 const tags = ['Metrics'];
 
-/** Applications as SDKs registered them (`POST /api/client/register`), newest registration first. */
+/** Applications as SDKs registered them (`POST /api/client/register`), by name, paged and searchable. */
 export const applicationRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     '/api/admin/metrics/applications',
-    { schema: { tags, response: { 200: Type.Ref(ApplicationsSchema) } }, config: { access: can('READ') } },
-    async () => {
-      const rows = await deps.db
-        .selectFrom('client_applications as a')
-        .select(['a.app_name', 'a.strategies', 'a.created_at', 'a.seen_at'])
-        .select((eb) =>
-          eb
-            .selectFrom('client_instances as i')
-            .select((inner) => inner.fn.agg<string[]>('array_agg', ['i.environment']).distinct().as('environments'))
-            .whereRef('i.app_name', '=', 'a.app_name')
-            .as('environments'),
-        )
-        .orderBy('a.app_name')
-        .execute();
-      const applications = rows.map((row) => ({
-        appName: row.app_name,
-        strategies: row.strategies,
-        environments: [...(row.environments ?? [])].sort(),
-        createdAt: row.created_at.toISOString(),
-        seenAt: row.seen_at.toISOString(),
-      }));
-      return { applications, total: applications.length };
+    {
+      schema: { tags, querystring: ApplicationsQuerySchema, response: { 200: Type.Ref(ApplicationsSchema) } },
+      config: { access: can('READ') },
     },
+    async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => listApplications(db, request.query)),
   );
 
   app.get(

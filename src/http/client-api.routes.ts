@@ -4,7 +4,7 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import { matchesEtag, type ClientScope, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
-import { registerClient } from '../domain/client-features/client-registration.js';
+import { registerClients } from '../domain/client-features/client-registration.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
 import {
@@ -138,7 +138,8 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     async (request, reply) => {
       const token = sdkTokenOf(request);
       assertTokenEnvironment(token, request.body.environment, '/body/environment');
-      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClient(uow, registrationOf(request.body, token, request.ip)));
+      const registration = registrationOf(request.body, token, request.ip);
+      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
       return reply.status(202).send();
     },
   );

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { registerClient } from '../domain/client-features/client-registration.js';
-import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { registerClients } from '../domain/client-features/client-registration.js';
+import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import type { RouteModule } from './deps.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 import { BulkMetricsSchema, ClientMetricsSchema } from './sdk.schemas.js';
@@ -24,13 +24,14 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
       for (const [i, application] of applications.entries()) {
         assertTokenEnvironment(token, application.environment, `/body/applications/${i}/environment`);
       }
-      for (const [i, metric] of metrics.entries()) assertTokenEnvironment(token, metric.environment, `/body/metrics/${i}/environment`);
+      const now = deps.clock.now();
+      for (const [i, metric] of metrics.entries()) {
+        assertTokenEnvironment(token, metric.environment, `/body/metrics/${i}/environment`);
+        assertReportTime(metric.timestamp, now, `/body/metrics/${i}/timestamp`);
+      }
       if (applications.length > 0) {
-        await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
-          for (const application of applications) {
-            await registerClient(uow, registrationOf(application, token, request.ip));
-          }
-        });
+        const registrations = applications.map((application) => registrationOf(application, token, request.ip));
+        await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, registrations, deps.newApplicationLimit));
       }
       // One bucket per application and hour, as single SDKs send them.
       const buckets = new Map<

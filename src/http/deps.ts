@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
+import type { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
@@ -19,6 +20,7 @@ export interface AppDeps {
 /** What route modules are given: the app's dependencies and the services the app holds for its lifetime. */
 export interface RouteDeps extends AppDeps {
   clientFeatures: ClientFeatureStore;
+  newApplicationLimit: NewApplicationLimit;
   frontendApiOrigins: FrontendApiOrigins;
   metrics: Metrics;
 }

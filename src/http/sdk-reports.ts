@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import type { ClientRegistration } from '../domain/client-features/client-registration.js';
-import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { BadDataError } from '../shared/errors.js';
 import type { RouteDeps } from './deps.js';
 import { sdkTokenOf } from './plugins/access.js';
@@ -40,6 +40,7 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
 export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock'>) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
     const { bucket } = request.body;
+    assertReportTime(bucket.stop, deps.clock.now(), '/body/bucket/stop');
     if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
       throw new BadDataError('The metrics bucket ends before it starts', [
         { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },

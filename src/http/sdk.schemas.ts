@@ -145,6 +145,13 @@ export const PlaygroundResponseSchema = Type.Object(
   { $id: 'playgroundResponseSchema' },
 );
 
+/** Unleash's parameters for the applications list: a part of the name, and the page. */
+export const ApplicationsQuerySchema = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 100, description: 'Part of the application name, in any case' })),
+  offset: Type.Optional(Type.String({ description: 'Applications to skip; default 0' })),
+  limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000; default 100' })),
+});
+
 export const ApplicationsSchema = Type.Object(
   {
     applications: Type.Array(

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
+import { runHourly } from './hourly-task.js';
 
 export interface RetentionDeps {
   db: Db;
@@ -12,7 +13,6 @@ export interface RetentionDeps {
 const DAY_MS = 86_400_000;
 /** Deleted per statement, so a large backlog never holds long locks or one huge transaction. */
 const DELETE_BATCH = 5_000;
-const RETENTION_INTERVAL_MS = 60 * 60_000;
 
 /**
  * Deletes the integration events older than the retention (INTEGRATIONS_RETENTION_DAYS), in batches; returns
@@ -36,27 +36,11 @@ export async function pruneIntegrationEvents(deps: RetentionDeps): Promise<numbe
 export function startIntegrationEventRetention(deps: RetentionDeps & { log: Pick<FastifyBaseLogger, 'info' | 'error'> }): {
   stop(): Promise<void>;
 } {
-  let running: Promise<void> | undefined;
-  const prune = () => {
-    if (running) return;
-    running = pruneIntegrationEvents(deps)
-      .then(
-        (deleted) => {
-          if (deleted > 0)
-            deps.log.info({ deleted, retentionDays: deps.config.integrations.retentionDays }, 'Pruned old integration events');
-        },
-        (error: unknown) => deps.log.error({ err: error }, 'Could not prune old integration events; retrying in an hour'),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  prune();
-  const timer = setInterval(prune, RETENTION_INTERVAL_MS);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return runHourly(
+    async () => {
+      const deleted = await pruneIntegrationEvents(deps);
+      if (deleted > 0) deps.log.info({ deleted, retentionDays: deps.config.integrations.retentionDays }, 'Pruned old integration events');
     },
-  };
+    (error) => deps.log.error({ err: error }, 'Could not prune old integration events; retrying in an hour'),
+  );
 }

@@ -234,9 +234,9 @@ describe('what a report may contain', () => {
     assert.deepEqual((await usageOf(project, name)).environments.development, { lastSeenAt: at(-1), yes: 2, no: 1 });
   });
 
-  test('a bucket that ends in the future is taken as ending now', async () => {
+  test('a bucket that ends a few minutes in the future (a drifting clock) is taken as ending now', async () => {
     const name = await createFlag(ctx, project);
-    await report(development, { [name]: { yes: 1, no: 0 } }, at(24 * 60));
+    await report(development, { [name]: { yes: 1, no: 0 } }, at(4));
     assert.deepEqual(await usageOf(project, name), {
       lastSeenAt: NOW,
       environments: { development: { lastSeenAt: NOW, yes: 1, no: 0 }, production: unseen },

@@ -16,6 +16,7 @@ describe('configuration', () => {
       readTimeoutMs: 10_000,
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
+      sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60 },
     });
   });
 
@@ -36,6 +37,9 @@ describe('configuration', () => {
       INTEGRATIONS_DELIVERY_TIMEOUT_MS: '2500',
       INTEGRATIONS_MAX_ATTEMPTS: '3',
       INTEGRATIONS_RETENTION_DAYS: '90',
+      CLIENT_INSTANCE_RETENTION_HOURS: '12',
+      CLIENT_APPLICATION_RETENTION_DAYS: '7',
+      CLIENT_NEW_APPLICATIONS_PER_MINUTE: '500',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -48,6 +52,7 @@ describe('configuration', () => {
       readTimeoutMs: 3000,
       frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
+      sdkBookkeeping: { instanceRetentionHours: 12, applicationRetentionDays: 7, newApplicationsPerMinute: 500 },
     });
   });
 
@@ -58,6 +63,11 @@ describe('configuration', () => {
   const invalid: Array<[string, Record<string, string>, RegExp]> = [
     ['a non-numeric PORT', { PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
     ['a PORT out of range', { PORT: '70000' }, /^PORT must be/],
+    [
+      'no new applications per minute',
+      { CLIENT_NEW_APPLICATIONS_PER_MINUTE: '0' },
+      /^CLIENT_NEW_APPLICATIONS_PER_MINUTE must be a whole number from 1 to 100000/,
+    ],
     ['a DATABASE_URL that is not a URL', { DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
     ['a DATABASE_URL of another database', { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must start with postgres:\/\//],
     ['a zero pool size', { DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be/],

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
+import type { NewApplicationLimit } from './new-application-limit.js';
+
+const HOUR_MS = 3_600_000;
+/** Deleted per statement, so a large backlog never holds long locks. */
+const PRUNE_BATCH = 5_000;
 
 /** An SDK's registration (Unleash's client registration format), as stored. */
 export interface ClientRegistration {
@@ -64,4 +70,56 @@ export async function registerClient(uow: UnitOfWork, registration: ClientRegist
     });
   }
   return { created };
+}
+
+/**
+ * Registers what one token's SDKs report, in order; a new application beyond the token's limit is refused with
+ * a 429, and the unit of work (with what it registered) rolls back.
+ */
+export async function registerClients(
+  uow: UnitOfWork,
+  tokenId: number,
+  registrations: ClientRegistration[],
+  limit: NewApplicationLimit,
+): Promise<void> {
+  for (const registration of registrations) {
+    const { created } = await registerClient(uow, registration);
+    if (created) limit.admit(tokenId, uow.now);
+  }
+}
+
+/**
+ * Forgets SDK instances not seen for `instanceRetentionHours`, and applications (with their instances) not seen
+ * for `applicationRetentionDays`, in batches; returns how many rows went.
+ */
+export async function pruneClientBookkeeping(
+  db: Db,
+  now: Date,
+  retention: { instanceRetentionHours: number; applicationRetentionDays: number },
+): Promise<{ instances: number; applications: number }> {
+  const instanceCutoff = new Date(now.getTime() - retention.instanceRetentionHours * HOUR_MS);
+  const applicationCutoff = new Date(now.getTime() - retention.applicationRetentionDays * 24 * HOUR_MS);
+  let applications = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('client_applications')
+      .where('app_name', 'in', (eb) =>
+        eb.selectFrom('client_applications').select('app_name').where('seen_at', '<', applicationCutoff).limit(PRUNE_BATCH),
+      )
+      .executeTakeFirst();
+    const count = Number(result.numDeletedRows);
+    applications += count;
+    if (count < PRUNE_BATCH) break;
+  }
+  let instances = 0;
+  for (;;) {
+    // The key has three columns; the row address picks a batch of rows without restating it.
+    const result = await sql`
+      DELETE FROM client_instances WHERE ctid IN (
+        SELECT ctid FROM client_instances WHERE seen_at < ${instanceCutoff} LIMIT ${PRUNE_BATCH})`.execute(db);
+    const count = Number(result.numAffectedRows ?? 0);
+    instances += count;
+    if (count < PRUNE_BATCH) break;
+  }
+  return { instances, applications };
 }

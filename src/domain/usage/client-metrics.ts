@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { BadDataError } from '../../shared/errors.js';
 import type { SdkToken } from '../access/authenticate.js';
 
 /** One metrics report of an SDK (Unleash's client metrics format). */
@@ -13,12 +14,34 @@ export interface ClientMetrics {
 }
 
 const HOUR_MS = 3_600_000;
+/** A report may end this far ahead of the server's clock (clocks drift); later is refused. */
+export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
+/** A report may end this long ago (an SDK that was offline); older is refused. */
+export const MAX_REPORT_AGE_MS = 2 * 24 * HOUR_MS;
+
+/**
+ * Refuses a report time outside what an SDK can honestly send: more than a few minutes ahead of now, or more
+ * than two days ago. Counts for 2099 or 1970 would otherwise sit in the usage history for good.
+ */
+export function assertReportTime(reported: string, now: Date, path: string): void {
+  const at = Date.parse(reported);
+  if (at > now.getTime() + MAX_REPORT_AHEAD_MS) {
+    throw new BadDataError('The metrics are dated in the future', [
+      { path, message: `must be at most 5 minutes after the server's time ${now.toISOString()} (got ${JSON.stringify(reported)})` },
+    ]);
+  }
+  if (at < now.getTime() - MAX_REPORT_AGE_MS) {
+    throw new BadDataError('The metrics are too old to be recorded', [
+      { path, message: `must be at most 2 days before the server's time ${now.toISOString()} (got ${JSON.stringify(reported)})` },
+    ]);
+  }
+}
 
 /**
  * Records a report: per flag, hourly yes/no counts for the token's environment and application, and when
  * the flag was last evaluated there. Flags that do not exist, or that lie outside the token's projects, are
- * skipped: SDKs evaluate whatever names their code asks for. A report time in the future is taken as now,
- * so one client's clock cannot push `lastSeenAt` ahead.
+ * skipped: SDKs evaluate whatever names their code asks for. A report time a little in the future (within
+ * what assertReportTime lets through) is taken as now, so one client's clock cannot push `lastSeenAt` ahead.
  */
 export async function recordClientMetrics(db: Db, token: SdkToken, metrics: ClientMetrics, now: Date): Promise<number> {
   const reported = Object.entries(metrics.bucket.toggles).filter(([, counts]) => counts.yes + counts.no > 0);

@@ -5467,7 +5467,14 @@ export interface operations {
     };
     getApplications: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 1000; default 100 */
+                limit?: string;
+                /** @description Applications to skip; default 0 */
+                offset?: string;
+                /** @description Part of the application name, in any case */
+                query?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5481,6 +5488,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["applicationsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
