@@ -19,11 +19,12 @@ export interface DatabaseHandle {
   db: Db;
   engine: DatabaseConfig['kind'];
   /**
-   * Calls `onNotify` for every `NOTIFY <channel>` committed by any connection (on PostgreSQL, by any instance
-   * sharing the database), and once more whenever listening (re)starts, since notifications sent meanwhile are
-   * lost. Notifications are a wake-up call, never a carrier of data.
+   * Calls `onNotify` with the payload of every `NOTIFY <channel>` committed by any connection (on PostgreSQL,
+   * by any instance sharing the database), and once more with `undefined` whenever listening (re)starts, since
+   * notifications sent meanwhile are lost: then anything may have changed. Notifications are a wake-up call
+   * with at most a hint of what changed, never a carrier of data.
    */
-  listen(channel: string, onNotify: () => void): Promise<Unlisten>;
+  listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<Unlisten>;
   /**
    * For background workers (integration deliveries, the change-request scheduler, retention): on PostgreSQL a
    * small pool of their own, so their queries never queue behind a burst of API transactions and deliveries
@@ -99,7 +100,7 @@ async function listenOnPostgres(
   pgDriver: typeof pg,
   url: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload: string | undefined) => void,
   onConnectionError: ConnectionErrorHandler,
 ): Promise<Unlisten> {
   let client: pg.Client | undefined;
@@ -120,7 +121,7 @@ async function listenOnPostgres(
   const connect = async () => {
     const next = new pgDriver.Client({ connectionString: url });
     next.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     next.on('error', onConnectionError);
     // Only an established connection that ends is reopened here; a failed connect is retried by its caller.
@@ -141,7 +142,7 @@ async function listenOnPostgres(
       return;
     }
     client = next;
-    onNotify();
+    onNotify(undefined);
   };
 
   await connect();
@@ -199,8 +200,8 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
     // (UN)LISTEN goes to PGlite directly, so it holds Kysely's connection meanwhile: run inside another caller's
     // open transaction, it would be undone by that transaction's rollback.
     listen: async (channel, onNotify) => {
-      const unlisten = await db.connection().execute(() => pglite.listen(channel, onNotify));
-      onNotify();
+      const unlisten = await db.connection().execute(() => pglite.listen(channel, (payload) => onNotify(payload)));
+      onNotify(undefined);
       return () => db.connection().execute(() => unlisten());
     },
     // Taken while holding the connection, so no transaction is half-way through it.

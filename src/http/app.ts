@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
+import { CHANGED_SETTINGS } from '../db/notification-channels.js';
 import { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
@@ -58,7 +59,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await clientFeatures.start(deps.listen);
   app.addHook('onClose', () => clientFeatures.stop());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
-  clientFeatures.onAnyChange(() => frontendApiOrigins.invalidate());
+  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
   const newApplicationLimit = new NewApplicationLimit(deps.config.sdkBookkeeping.newApplicationsPerMinute);
   const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics, newApplicationLimit };
 

@@ -7,6 +7,7 @@ import { eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { createFlag, createSegment, createProject } from '../helpers/projects.js';
+import { hashToken } from '../../src/shared/secrets.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -515,6 +516,25 @@ describe('bad SDK requests', () => {
     const token = await createSdkToken(ctx, 'client', 'development', [project]);
     expectStatus(await ctx.as(token).get('/api/client/features'), 200);
     expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(token)}`), 200);
+    await eventually(async () => (await ctx.as(token).get('/api/client/features')).statusCode === 401, 2000);
+  });
+
+  test('a flag change keeps SDK tokens cached; a token change drops them', async () => {
+    const token = await createSdkToken(ctx, 'client', 'development', [project]);
+    const other = await createSdkToken(ctx, 'client', 'development', [project]);
+    expectStatus(await ctx.as(token).get('/api/client/features'), 200);
+    // Removed behind the API's back (no event, no notification): only a cache can still know the token.
+    await ctx.db.deleteFrom('api_tokens').where('secret_hash', '=', hashToken(token)).execute();
+    const flag = await createFlag(ctx, project, { name: name(uniqueName('cached')), strategies: [{ name: 'default' }] });
+    await eventually(
+      async () =>
+        ((await ctx.as(token).get('/api/client/features')).json() as { features: Array<{ name: string }> }).features.some(
+          (f) => f.name === flag,
+        ),
+      2000,
+    );
+    // A change to tokens (here deleting another one) drops every cached token, on every instance.
+    expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(other)}`), 200);
     await eventually(async () => (await ctx.as(token).get('/api/client/features')).statusCode === 401, 2000);
   });
 });

@@ -172,22 +172,25 @@ export type ChangeListener = (environment: string, change: ConfigurationChange, 
 export class ClientFeatureStore {
   private readonly environments = new Map<string, EnvironmentEntry>();
   private readonly listeners = new Set<ChangeListener>();
-  private readonly changeHooks = new Set<() => void>();
+  private readonly changeHooks: Array<{ kind: string; hook: () => void }> = [];
   private unlisten: Unlisten | undefined;
 
   constructor(private readonly db: Db) {}
 
   async start(listen: DatabaseHandle['listen']): Promise<void> {
-    this.unlisten = await listen(CONFIGURATION_CHANNEL, () => this.onChange());
+    this.unlisten = await listen(CONFIGURATION_CHANNEL, (payload) => this.onChange(payload));
   }
 
   async stop(): Promise<void> {
     await this.unlisten?.();
   }
 
-  /** Called on every committed change, e.g. to drop cached credentials. */
-  onAnyChange(hook: () => void): void {
-    this.changeHooks.add(hook);
+  /**
+   * Called when a committed change touched `kind` (`CHANGED_*` of notification-channels.ts), or may have: after
+   * listening (re)started, anything may have changed.
+   */
+  onChangeOf(kind: string, hook: () => void): void {
+    this.changeHooks.push({ kind, hook });
   }
 
   /** Streaming: called with the changes of each rebuild of an environment. Returns the unsubscribe function. */
@@ -196,8 +199,9 @@ export class ClientFeatureStore {
     return () => this.listeners.delete(listener);
   }
 
-  private onChange(): void {
-    for (const hook of this.changeHooks) hook();
+  private onChange(payload: string | undefined): void {
+    const kinds = payload === undefined ? undefined : new Set(payload.split(','));
+    for (const { kind, hook } of this.changeHooks) if (!kinds || kinds.has(kind)) hook();
     for (const entry of this.environments.values()) entry.stale = true;
     if (this.listeners.size === 0) return;
     for (const environment of this.environments.keys()) {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
-import { CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
+import { CHANGED_ACCESS, CHANGED_SETTINGS, CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { enqueueIntegrationDeliveries } from '../addons/delivery-outbox.js';
 import { actorIdentity } from '../access/actor.js';
@@ -61,6 +61,33 @@ function countEvent(uow: UnitOfWork, event: CountedEvent): void {
   for (const scope of scopesOf(event)) counts.set(scope, (counts.get(scope) ?? 0) + 1);
 }
 
+/** What else than flags an event type says changed, for caches that hold only that (notification-channels.ts). */
+function changedBy(type: EventType): string | undefined {
+  if (type.startsWith('api-token-') || type === 'environment-deleted' || type === 'project-deleted') return CHANGED_ACCESS;
+  if (type === 'setting-updated') return CHANGED_SETTINGS;
+  return undefined;
+}
+
+const changesOfUnit = new WeakMap<UnitOfWork, Set<string>>();
+
+/**
+ * One NOTIFY per transaction, delivered when it commits (never for a rollback), naming what besides flags its
+ * events changed: SDK caches on every instance refresh, and caches of tokens or settings only when those changed.
+ */
+function notifyChange(uow: UnitOfWork, type: EventType): void {
+  let changes = changesOfUnit.get(uow);
+  if (!changes) {
+    const changed = new Set<string>();
+    changes = changed;
+    changesOfUnit.set(uow, changed);
+    uow.beforeCommit('configuration-changed', async () => {
+      await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, ${[...changed].sort().join(',')})`.execute(uow.tx);
+    });
+  }
+  const kind = changedBy(type);
+  if (kind) changes.add(kind);
+}
+
 /**
  * Records one event in the unit of work's transaction, so the event commits or rolls back with the change it
  * describes, and with it the integration deliveries it owes (the outbox). An update whose data deep-equals its
@@ -93,9 +120,6 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
     .returning('id')
     .executeTakeFirstOrThrow();
   enqueueIntegrationDeliveries(uow, recorded.id);
-  // Delivered when the transaction commits (never for a rollback): SDK caches on every instance refresh.
-  uow.beforeCommit('configuration-changed', async () => {
-    await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, '')`.execute(uow.tx);
-  });
+  notifyChange(uow, input.type);
   return recorded;
 }

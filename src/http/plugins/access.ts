@@ -1,3 +1,4 @@
+import { CHANGED_ACCESS } from '../../db/notification-channels.js';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../db/unit-of-work.js';
 import { authenticateSession, authenticateToken, type Credential, type SdkToken } from '../../domain/access/authenticate.js';
@@ -69,7 +70,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
   scope.decorateRequest('sdkToken', null);
   // SDKs poll every few seconds; their tokens are cached so that a poll answered 304 touches no database.
   const sdkTokens = new Map<string, { token: SdkToken; until: number }>();
-  deps.clientFeatures.onAnyChange(() => sdkTokens.clear());
+  deps.clientFeatures.onChangeOf(CHANGED_ACCESS, () => sdkTokens.clear());
 
   scope.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.access) {
