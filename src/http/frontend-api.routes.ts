@@ -59,8 +59,10 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
       remoteAddress: typeof given.remoteAddress === 'string' ? given.remoteAddress : request.ip,
       ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
     };
-    // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others.
-    const toggles = (await evaluateAll(answer.features, configuration.features, configuration.segments, context)).filter(
+    // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others. A flag off in the
+    // environment always evaluates to off, so only those on are evaluated (their parents come from the whole
+    // configuration).
+    const toggles = (await evaluateAll(answer.enabledFeatures, configuration.features, configuration.segments, context)).filter(
       (toggle) => toggle.enabled,
     );
     return { toggles };

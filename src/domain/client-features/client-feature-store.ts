@@ -32,6 +32,8 @@ export interface ScopedFeatures {
   etag: string;
   body: string;
   features: ClientFeature[];
+  /** The flags on in the environment: the only ones an evaluation can answer as enabled. */
+  enabledFeatures: ClientFeature[];
   segments: ClientSegment[];
 }
 
@@ -283,6 +285,7 @@ export class ClientFeatureStore {
       etag: `"${hash}:${configuration.revision}"`,
       body,
       features,
+      enabledFeatures: features.filter((feature) => feature.enabled),
       segments,
     };
     if (configuration === entry.configuration) entry.answers.set(key, answer);
