@@ -37,6 +37,13 @@ export interface UnitOfWorkDeps {
 export interface UnitOfWorkOptions {
   /** The change request this unit of work applies. */
   changeRequestId?: number;
+  /** Do the work, then roll it back: what a dry run answers is what the real run would do, checks included. */
+  rollback?: boolean;
+}
+
+/** Thrown inside the transaction to roll back a dry run; never leaves inUnitOfWork. */
+class RolledBack<T> {
+  constructor(readonly result: T) {}
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */
@@ -46,13 +53,19 @@ export function inUnitOfWork<T>(
   work: (uow: UnitOfWork) => Promise<T>,
   options: UnitOfWorkOptions = {},
 ): Promise<T> {
-  return deps.db.transaction().execute(async (tx) => {
+  const transaction = deps.db.transaction().execute(async (tx) => {
     const tasks = new Map<string, () => Promise<void>>();
     const beforeCommit = (key: string, task: () => Promise<void>) => {
       if (!tasks.has(key)) tasks.set(key, task);
     };
     const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit, changeRequestId: options.changeRequestId });
     for (const task of tasks.values()) await task();
+    if (options.rollback) throw new RolledBack(result);
     return result;
+  });
+  if (!options.rollback) return transaction;
+  return transaction.catch((error: unknown) => {
+    if (error instanceof RolledBack) return error.result as T;
+    throw error;
   });
 }

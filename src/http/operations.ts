@@ -110,6 +110,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'PUT /api/admin/features/:featureName/tags': op('updateTags', "Add and remove a flag's tags"),
   'DELETE /api/admin/features/:featureName/tags/:type/:value': op('removeTag', 'Remove a tag from a flag', 200),
 
+  'GET /api/admin/flags-file': op('exportFlagsFile', 'The configuration as a flags file (a project, or all), for apply on any instance'),
+  'POST /api/admin/flags-file/apply': op(
+    'applyFlagsFile',
+    'Make the configuration what a flags file says, in one transaction (dryRun: report without changing)',
+  ),
   'GET /api/admin/segments': op('getSegments', 'List segments'),
   'POST /api/admin/segments': op('createSegment', 'Create a segment'),
   'POST /api/admin/segments/validate': op('validateSegment', 'Check that a segment name is free', 204),

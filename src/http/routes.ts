@@ -27,6 +27,8 @@ import { featureSearchRoutes } from './feature-search.routes.js';
 import { featureSearchSchemas } from './feature-search.schemas.js';
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
+import { flagsFileRoutes } from './flags-file.routes.js';
+import { flagsFileSchemas } from './flags-file.schemas.js';
 import { healthRoutes } from './health.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { projectRoutes } from './projects.routes.js';
@@ -72,6 +74,7 @@ export const routeModules: RouteModule[] = [
   playgroundRoutes,
   applicationRoutes,
   uiConfigRoutes,
+  flagsFileRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -93,4 +96,5 @@ export const sharedSchemas: TSchema[] = [
   ...addonSchemas,
   ...uiConfigSchemas,
   ...sdkSchemas,
+  ...flagsFileSchemas,
 ];

@@ -424,6 +424,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/flags-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configuration as a flags file (a project, or all), for apply on any instance */
+        get: operations["exportFlagsFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flags-file/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make the configuration what a flags file says, in one transaction (dryRun: report without changing) */
+        post: operations["applyFlagsFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/metrics/applications": {
         parameters: {
             query?: never;
@@ -1999,6 +2033,20 @@ export interface components {
             }[];
             total: number;
         };
+        applyReportSchema: {
+            changeRequests: {
+                environment: string;
+                id: number;
+                project: string;
+            }[];
+            changes: {
+                change: string;
+                detail?: string;
+                path: string;
+                target: string;
+            }[];
+            dryRun: boolean;
+        };
         batchFeaturesSchema: {
             features: string[];
         };
@@ -2672,6 +2720,145 @@ export interface components {
         };
         featureVariantsSchema: {
             variants: components["schemas"]["variantSchema"][];
+            /** @enum {number} */
+            version: 1;
+        };
+        /**
+         * Vexil flags file
+         * @description Projects, environments, segments, context fields and flags with their strategies per environment
+         */
+        flagsFileSchema: {
+            contextFields?: {
+                description?: string | null;
+                legalValues?: {
+                    description?: string;
+                    value: string;
+                }[];
+                name: string;
+                sortOrder?: number;
+                stickiness?: boolean;
+            }[];
+            environments?: {
+                enabled?: boolean;
+                name: string;
+                sortOrder?: number;
+                /** @enum {string} */
+                type: "development" | "test" | "preproduction" | "production";
+            }[];
+            projects?: {
+                description?: string | null;
+                environments?: string[];
+                flags?: {
+                    archived?: boolean;
+                    /** @description Unleash allows one parent per flag */
+                    dependencies?: {
+                        enabled?: boolean;
+                        feature: string;
+                        variants?: string[];
+                    }[];
+                    description?: string | null;
+                    /** @description Per environment name */
+                    environments?: {
+                        [key: string]: {
+                            enabled?: boolean;
+                            /** @description In evaluation order; left alone when absent */
+                            strategies?: {
+                                constraints?: {
+                                    caseInsensitive?: boolean;
+                                    contextName: string;
+                                    inverted?: boolean;
+                                    /** @enum {string} */
+                                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
+                                    value?: string;
+                                    values?: string[];
+                                }[];
+                                disabled?: boolean;
+                                name: string;
+                                parameters?: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description Segment names */
+                                segments?: string[];
+                                title?: string | null;
+                                variants?: {
+                                    name: string;
+                                    payload?: {
+                                        /** @enum {string} */
+                                        type: "json" | "csv" | "string" | "number";
+                                        value: string;
+                                    };
+                                    stickiness?: string;
+                                    weight: number;
+                                    /** @enum {string} */
+                                    weightType?: "variable" | "fix";
+                                }[];
+                            }[];
+                            /** @description Left alone when absent */
+                            variants?: {
+                                name: string;
+                                overrides?: {
+                                    contextName: string;
+                                    values: string[];
+                                }[];
+                                payload?: {
+                                    /** @enum {string} */
+                                    type: "json" | "csv" | "string" | "number";
+                                    value: string;
+                                };
+                                stickiness?: string;
+                                weight: number;
+                                /** @enum {string} */
+                                weightType?: "variable" | "fix";
+                            }[];
+                        };
+                    };
+                    impressionData?: boolean;
+                    name: string;
+                    stale?: boolean;
+                    tags?: {
+                        type: string;
+                        value: string;
+                    }[];
+                    /** @enum {string} */
+                    type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+                }[];
+                id: string;
+                /** @enum {string} */
+                mode?: "open" | "protected" | "private";
+                name?: string;
+            }[];
+            segments?: {
+                constraints: {
+                    caseInsensitive?: boolean;
+                    contextName: string;
+                    inverted?: boolean;
+                    /** @enum {string} */
+                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
+                    value?: string;
+                    values?: string[];
+                }[];
+                description?: string | null;
+                name: string;
+                project?: string | null;
+            }[];
+            /** @description Custom strategy definitions */
+            strategies?: {
+                description?: string | null;
+                name: string;
+                parameters?: {
+                    description?: string;
+                    name: string;
+                    required?: boolean;
+                    /** @enum {string} */
+                    type: "string" | "percentage" | "list" | "number" | "boolean";
+                }[];
+                title?: string | null;
+            }[];
+            tagTypes?: {
+                description?: string | null;
+                icon?: string | null;
+                name: string;
+            }[];
             /** @enum {number} */
             version: 1;
         };
@@ -5456,6 +5643,136 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    exportFlagsFile: {
+        parameters: {
+            query?: {
+                archived?: boolean;
+                project?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Projects, environments, segments, context fields and flags with their strategies per environment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["flagsFileSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    applyFlagsFile: {
+        parameters: {
+            query?: {
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["flagsFileSchema"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applyReportSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

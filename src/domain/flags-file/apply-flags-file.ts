@@ -1,0 +1,573 @@
+import { isDeepStrictEqual } from 'node:util';
+import { inUnitOfWork, type Actor, type UnitOfWork, type UnitOfWorkDeps } from '../../db/unit-of-work.js';
+import { ApiError, BadDataError, PermissionError } from '../../shared/errors.js';
+import { actorIdentity } from '../access/actor.js';
+import { applyChange, type ChangeRequestScope, type FeatureChange } from '../change-requests/change-actions.js';
+import { addChanges, discardChange } from '../change-requests/change-requests.commands.js';
+import { OPEN_STATES } from '../change-requests/change-requests.queries.js';
+import { createContextField, updateContextField } from '../context-fields/context-fields.commands.js';
+import { listContextFields } from '../context-fields/context-fields.queries.js';
+import { createEnvironment, listEnvironments, setEnvironmentEnabled, updateEnvironment } from '../environments/environments.js';
+import { normalizeConstraints } from '../features/constraints.js';
+import { addDependency, removeDependency } from '../features/dependencies.commands.js';
+import { parentsOf } from '../features/dependencies.queries.js';
+import { loadFeatureTags, loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
+import { archiveFeatures, createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.commands.js';
+import { resolveStrategy, type StrategyInput } from '../features/strategies.commands.js';
+import { distributeWeights } from '../features/variants.js';
+import { addProjectEnvironment, createProject, listProjects, updateProject } from '../projects/projects.js';
+import { createSegment, updateSegment } from '../segments/segments.commands.js';
+import { listSegments } from '../segments/segments.queries.js';
+import { createStrategyDefinition, listStrategyDefinitions, updateStrategyDefinition } from '../strategies/strategy-definitions.js';
+import { updateFeatureTags } from '../tags/feature-tags.commands.js';
+import { ensureTagType, updateTagType } from '../tags/tag-types.commands.js';
+import { listTagTypes } from '../tags/tags.queries.js';
+import { pointer, type FileFlag, type FileFlagEnvironment, type FileProject, type FileStrategy, type FlagsFile } from './flags-file.js';
+
+/** One thing an apply changes (or, in a dry run, would change), named for people and located in the file. */
+export interface PlannedChange {
+  /** JSON pointer of the entry in the file. */
+  path: string;
+  /** `created`, `updated`, `archived`, `revived`, or `proposed` (added to a change request). */
+  change: 'created' | 'updated' | 'archived' | 'revived' | 'proposed';
+  /** What is changed: `flag "checkout" in "production"`, `segment "beta"`… */
+  target: string;
+  /** What differs, briefly: `enabled: false → true`, `strategies: 2 updated, 1 added`. */
+  detail?: string;
+}
+
+export interface ApplyReport {
+  changes: PlannedChange[];
+  /** The change requests the changes to protected environments went to. */
+  changeRequests: Array<{ project: string; environment: string; id: number }>;
+}
+
+export const emptyReport = (): ApplyReport => ({ changes: [], changeRequests: [] });
+
+/** A refusal already located in the file: entries around it pass it on as it is. */
+class FileEntryError extends BadDataError {}
+
+/**
+ * Runs one step of an apply; a refusal of the step's command becomes a 400 that names the entry of the file
+ * (its JSON pointer), so a file's author sees which entry to fix. Details already inside the entry keep their
+ * finer place. Permission refusals stay 403.
+ */
+async function atEntry<T>(path: string, target: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error instanceof PermissionError || error instanceof FileEntryError) throw error;
+    const inside = (detailPath: string | undefined) => (detailPath?.startsWith(path) ? detailPath : path);
+    throw new FileEntryError(
+      `${target} (at ${path}): ${error.message}`,
+      error.details.map((d) => ({ path: inside(d.path), message: d.message })),
+    );
+  }
+}
+
+/** Plain JSON, so that a value read from the database and one built here compare equal when they mean the same. */
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? null)) as T;
+const same = (a: unknown, b: unknown) => isDeepStrictEqual(plain(a), plain(b));
+const quote = (value: unknown) => JSON.stringify(value);
+
+/**
+ * Environments, context fields, tag types, strategy definitions and segments: what the projects' flags refer
+ * to, so applied first. Each is created when missing and updated where the file says otherwise.
+ */
+export async function applyShared(uow: UnitOfWork, file: FlagsFile, report: ApplyReport): Promise<void> {
+  const record = (change: PlannedChange) => report.changes.push(change);
+
+  const environments = new Map((await listEnvironments(uow.tx)).map((e) => [e.name, e]));
+  for (const [index, environment] of (file.environments ?? []).entries()) {
+    const path = pointer('environments', index);
+    const target = `environment "${environment.name}"`;
+    const current = environments.get(environment.name);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await createEnvironment(uow, environment);
+        record({ path, change: 'created', target });
+        return;
+      }
+      const typeChanged = current.type !== environment.type;
+      const orderChanged = environment.sortOrder !== undefined && environment.sortOrder !== current.sortOrder;
+      if (typeChanged || orderChanged) {
+        await updateEnvironment(uow, environment.name, { type: environment.type, sortOrder: environment.sortOrder });
+        record({ path, change: 'updated', target, detail: typeChanged ? `type: ${current.type} → ${environment.type}` : 'sortOrder' });
+      }
+      if (environment.enabled !== undefined && environment.enabled !== current.enabled) {
+        await setEnvironmentEnabled(uow, environment.name, environment.enabled);
+        record({ path, change: 'updated', target, detail: `enabled: ${current.enabled} → ${environment.enabled}` });
+      }
+    });
+  }
+
+  const contextFields = new Map((await listContextFields(uow.tx)).map((f) => [f.name, f]));
+  for (const [index, field] of (file.contextFields ?? []).entries()) {
+    const path = pointer('contextFields', index);
+    const target = `context field "${field.name}"`;
+    const current = contextFields.get(field.name);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await createContextField(uow, field);
+        record({ path, change: 'created', target });
+        return;
+      }
+      const wanted = {
+        description: field.description === undefined ? current.description : field.description,
+        stickiness: field.stickiness ?? current.stickiness,
+        sortOrder: field.sortOrder ?? current.sortOrder,
+        legalValues: field.legalValues ?? current.legalValues,
+      };
+      const { name: _name, createdAt: _createdAt, ...stored } = current;
+      if (same(stored, wanted)) return;
+      await updateContextField(uow, field.name, wanted);
+      record({ path, change: 'updated', target });
+    });
+  }
+
+  const tagTypes = new Map((await listTagTypes(uow.tx)).map((t) => [t.name, t]));
+  for (const [index, tagType] of (file.tagTypes ?? []).entries()) {
+    const path = pointer('tagTypes', index);
+    const target = `tag type "${tagType.name}"`;
+    const current = tagTypes.get(tagType.name);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await ensureTagType(uow, tagType);
+        record({ path, change: 'created', target });
+      } else if (
+        (tagType.description !== undefined && tagType.description !== current.description) ||
+        (tagType.icon !== undefined && tagType.icon !== current.icon)
+      ) {
+        await updateTagType(uow, tagType.name, { description: tagType.description, icon: tagType.icon });
+        record({ path, change: 'updated', target });
+      }
+    });
+  }
+
+  const definitions = new Map((await listStrategyDefinitions(uow.tx)).map((d) => [d.name, d]));
+  for (const [index, definition] of (file.strategies ?? []).entries()) {
+    const path = pointer('strategies', index);
+    const target = `strategy "${definition.name}"`;
+    const current = definitions.get(definition.name);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await createStrategyDefinition(uow, definition);
+        record({ path, change: 'created', target });
+        return;
+      }
+      if (!current.editable) throw new BadDataError(`"${definition.name}" is a built-in strategy; a file cannot redefine it`);
+      const wanted = {
+        title: definition.title === undefined ? current.title : definition.title,
+        description: definition.description ?? current.description,
+        parameters: (definition.parameters ?? current.parameters).map((p) => ({
+          name: p.name,
+          type: p.type,
+          description: p.description ?? '',
+          required: p.required ?? false,
+        })),
+      };
+      if (same({ title: current.title, description: current.description, parameters: current.parameters }, wanted)) return;
+      await updateStrategyDefinition(uow, definition.name, wanted);
+      record({ path, change: 'updated', target });
+    });
+  }
+
+  const segments = new Map((await listSegments(uow.tx)).map((s) => [s.name, s]));
+  for (const [index, segment] of (file.segments ?? []).entries()) {
+    const path = pointer('segments', index);
+    const target = `segment "${segment.name}"`;
+    const current = segments.get(segment.name);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await createSegment(uow, segment);
+        record({ path, change: 'created', target });
+        return;
+      }
+      const wanted = {
+        name: segment.name,
+        description: segment.description === undefined ? current.description : segment.description,
+        project: segment.project === undefined ? current.project : segment.project,
+        constraints: segment.constraints,
+      };
+      const stored = { description: current.description, project: current.project, constraints: current.constraints };
+      if (same(stored, { ...wanted, name: undefined, constraints: normalizeConstraints(wanted.constraints) })) return;
+      await updateSegment(uow, current.id, wanted);
+      record({ path, change: 'updated', target });
+    });
+  }
+}
+
+/** What the file wants of one project, with its flags: applied in the caller's unit of work. */
+export async function applyProject(uow: UnitOfWork, file: FlagsFile, projectIndex: number, report: ApplyReport): Promise<void> {
+  const project = file.projects![projectIndex]!;
+  const projectPath = pointer('projects', projectIndex);
+  const target = `project "${project.id}"`;
+  await atEntry(projectPath, target, () => applyProjectSettings(uow, project, projectPath, report));
+
+  const segmentIds = new Map((await listSegments(uow.tx)).map((s) => [s.name, s.id]));
+  const names = (project.flags ?? []).map((flag) => flag.name);
+  const existing = new Map(
+    (names.length === 0 ? [] : await uow.tx.selectFrom('features').selectAll().where('name', 'in', names).execute()).map((row) => [
+      row.name,
+      row,
+    ]),
+  );
+  for (const [index, flag] of (project.flags ?? []).entries()) {
+    const path = `${projectPath}${pointer('flags', index)}`;
+    await atEntry(path, `flag "${flag.name}"`, () =>
+      applyFlag(uow, { project: project.id, flag, path, row: existing.get(flag.name), segmentIds, report }),
+    );
+  }
+  // Dependencies last: a flag may depend on one the file lists after it.
+  for (const [index, flag] of (project.flags ?? []).entries()) {
+    if (flag.dependencies === undefined || flag.archived) continue;
+    const path = `${projectPath}${pointer('flags', index, 'dependencies')}`;
+    await atEntry(path, `flag "${flag.name}"`, () => applyDependencies(uow, project.id, flag, path, report));
+  }
+}
+
+async function applyProjectSettings(uow: UnitOfWork, project: FileProject, path: string, report: ApplyReport): Promise<void> {
+  const target = `project "${project.id}"`;
+  const current = (await listProjects(uow.tx)).find((p) => p.id === project.id);
+  if (!current) {
+    await createProject(uow, {
+      id: project.id,
+      name: project.name ?? project.id,
+      description: project.description,
+      mode: project.mode,
+      environments: project.environments,
+    });
+    report.changes.push({ path, change: 'created', target });
+    return;
+  }
+  const wanted = {
+    name: project.name ?? current.name,
+    description: project.description === undefined ? current.description : project.description,
+    mode: project.mode ?? (current.mode as FileProject['mode']),
+  };
+  if (!same({ name: current.name, description: current.description, mode: current.mode }, wanted)) {
+    await updateProject(uow, project.id, wanted);
+    report.changes.push({ path, change: 'updated', target });
+  }
+  for (const environment of project.environments ?? []) {
+    if (current.environments.includes(environment)) continue;
+    await addProjectEnvironment(uow, project.id, environment);
+    report.changes.push({ path, change: 'updated', target, detail: `environment "${environment}" added` });
+  }
+}
+
+interface FlagContext {
+  project: string;
+  flag: FileFlag;
+  path: string;
+  row:
+    | { project: string; type: string; description: string | null; impression_data: boolean; stale: boolean; archived_at: Date | null }
+    | undefined;
+  segmentIds: Map<string, number>;
+  report: ApplyReport;
+}
+
+async function applyFlag(uow: UnitOfWork, context: FlagContext): Promise<void> {
+  const { project, flag, path, row, report } = context;
+  const target = `flag "${flag.name}"`;
+  if (row && row.project !== project) {
+    throw new BadDataError(`Flag "${flag.name}" exists in project "${row.project}"; move it there in the file, or move the flag first`);
+  }
+  if (row?.archived_at && flag.archived) return;
+  if (!row) {
+    await createFeature(uow, {
+      project,
+      name: flag.name,
+      type: flag.type,
+      description: flag.description,
+      impressionData: flag.impressionData,
+    });
+    report.changes.push({ path, change: 'created', target });
+  } else {
+    if (row.archived_at) {
+      await reviveFeatures(uow, project, [flag.name]);
+      report.changes.push({ path, change: 'revived', target });
+    }
+    const changes = {
+      ...(flag.type !== undefined && flag.type !== row.type ? { type: flag.type } : {}),
+      ...(flag.description !== undefined && (flag.description ?? null) !== row.description ? { description: flag.description } : {}),
+      ...(flag.impressionData !== undefined && flag.impressionData !== row.impression_data ? { impressionData: flag.impressionData } : {}),
+    };
+    if (Object.keys(changes).length > 0) {
+      await updateFeature(uow, project, flag.name, changes);
+      report.changes.push({ path, change: 'updated', target, detail: Object.keys(changes).join(', ') });
+    }
+  }
+  if (flag.stale !== undefined && flag.stale !== (row?.stale ?? false)) {
+    await setFeaturesStale(uow, project, [flag.name], flag.stale);
+    report.changes.push({ path, change: 'updated', target, detail: `stale: ${!flag.stale} → ${flag.stale}` });
+  }
+  if (flag.tags !== undefined) await applyTags(uow, flag, path, report);
+  for (const [environment, wanted] of Object.entries(flag.environments ?? {})) {
+    await applyFlagEnvironment(uow, context, environment, wanted, `${path}${pointer('environments', environment)}`);
+  }
+  if (flag.archived) {
+    await archiveFeatures(uow, project, [flag.name]);
+    report.changes.push({ path, change: 'archived', target });
+  }
+}
+
+async function applyTags(uow: UnitOfWork, flag: FileFlag, path: string, report: ApplyReport): Promise<void> {
+  const current = (await loadFeatureTags(uow.tx, [flag.name])).get(flag.name) ?? [];
+  const key = (tag: { type: string; value: string }) => `${tag.type}:${tag.value}`;
+  const wanted = new Set((flag.tags ?? []).map(key));
+  const held = new Set(current.map(key));
+  const addedTags = (flag.tags ?? []).filter((tag) => !held.has(key(tag)));
+  const removedTags = current.filter((tag) => !wanted.has(key(tag)));
+  if (addedTags.length === 0 && removedTags.length === 0) return;
+  await updateFeatureTags(uow, flag.name, { addedTags, removedTags });
+  report.changes.push({
+    path: `${path}/tags`,
+    change: 'updated',
+    target: `flag "${flag.name}"`,
+    detail: `tags: ${[...addedTags.map((t) => `+${key(t)}`), ...removedTags.map((t) => `-${key(t)}`)].join(' ')}`,
+  });
+}
+
+/** The strategy as the file gives it, with segment names turned into the ids of this instance. */
+function strategyInput(strategy: FileStrategy, sortOrder: number, segmentIds: Map<string, number>, path: string): StrategyInput {
+  const segments = (strategy.segments ?? []).map((name, index) => {
+    const id = segmentIds.get(name);
+    if (id === undefined) {
+      throw new BadDataError(`No segment is named "${name}"; list it under segments`, [
+        { path: `${path}/segments/${index}`, message: `unknown segment "${name}"` },
+      ]);
+    }
+    return id;
+  });
+  return {
+    name: strategy.name,
+    title: strategy.title ?? null,
+    disabled: strategy.disabled ?? false,
+    sortOrder,
+    parameters: strategy.parameters ?? {},
+    constraints: strategy.constraints ?? [],
+    variants: strategy.variants ?? [],
+    segments,
+  };
+}
+
+/** The changes that make one environment's strategies the file's: updates in place, additions, removals, order. */
+async function strategyChanges(
+  uow: UnitOfWork,
+  featureName: string,
+  current: Array<StrategyView & { environment: string }>,
+  wanted: FileStrategy[],
+  segmentIds: Map<string, number>,
+  path: string,
+): Promise<FeatureChange[]> {
+  const changes: FeatureChange[] = [];
+  const reorder: Array<{ id: string; sortOrder: number }> = [];
+  for (const [index, strategy] of wanted.entries()) {
+    const strategyPath = `${path}/strategies/${index}`;
+    const input = strategyInput(strategy, index, segmentIds, strategyPath);
+    const normalized = await atEntry(strategyPath, `strategy "${strategy.name}" of flag "${featureName}"`, () =>
+      resolveStrategy(uow.tx, input, featureName, strategyPath, { allowDeprecated: current[index]?.name === strategy.name }),
+    );
+    const held = current[index];
+    if (!held) {
+      changes.push({ action: 'addStrategy', feature: featureName, payload: input });
+      continue;
+    }
+    const { id, featureName: _feature, environment: _environment, sortOrder, ...stored } = held;
+    if (!same(stored, normalized)) changes.push({ action: 'updateStrategy', feature: featureName, payload: { ...input, id } });
+    else if (sortOrder !== index) reorder.push({ id, sortOrder: index });
+  }
+  for (const extra of current.slice(wanted.length)) {
+    changes.push({ action: 'deleteStrategy', feature: featureName, payload: { id: extra.id } });
+  }
+  if (reorder.length > 0) changes.push({ action: 'reorderStrategy', feature: featureName, payload: reorder });
+  return changes;
+}
+
+const canonicalVariants = (variants: Variant[], path: string) =>
+  distributeWeights(
+    variants.map((v) => ({ ...v, stickiness: v.stickiness ?? 'default' })),
+    path,
+  ).map(({ overrides, ...v }) => ({ ...v, overrides: overrides ?? [] }));
+
+async function flagEnvironmentChanges(
+  uow: UnitOfWork,
+  context: FlagContext,
+  environment: string,
+  wanted: FileFlagEnvironment,
+  path: string,
+): Promise<FeatureChange[]> {
+  const featureName = context.flag.name;
+  const state = await uow.tx
+    .selectFrom('feature_environments')
+    .select(['enabled', 'variants'])
+    .where('feature_name', '=', featureName)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  const current = (await loadStrategies(uow.tx, [featureName])).filter((s) => s.environment === environment);
+  const changes: FeatureChange[] = [];
+  if (wanted.strategies !== undefined) {
+    changes.push(...(await strategyChanges(uow, featureName, current, wanted.strategies, context.segmentIds, path)));
+  }
+  if (wanted.variants !== undefined) {
+    const held = canonicalVariants((state?.variants ?? []) as Variant[], `${path}/variants`);
+    const next = canonicalVariants(wanted.variants as Variant[], `${path}/variants`);
+    if (!same(held, next)) changes.push({ action: 'patchVariant', feature: featureName, payload: { variants: wanted.variants } });
+  }
+  if (wanted.enabled !== undefined && wanted.enabled !== (state?.enabled ?? false)) {
+    changes.push({ action: 'updateEnabled', feature: featureName, payload: { enabled: wanted.enabled } });
+  }
+  return changes;
+}
+
+function describe(changes: FeatureChange[]): string {
+  const counts = new Map<string, number>();
+  for (const change of changes) {
+    const label =
+      change.action === 'updateEnabled'
+        ? `enabled → ${change.payload.enabled}`
+        : change.action === 'patchVariant'
+          ? 'variants'
+          : ({ addStrategy: 'strategy added', updateStrategy: 'strategy updated', deleteStrategy: 'strategy removed' }[
+              change.action as 'addStrategy'
+            ] ?? 'strategies reordered');
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return [...counts].map(([label, count]) => (count > 1 ? `${count} × ${label}` : label)).join(', ');
+}
+
+async function isProtected(uow: UnitOfWork, scope: ChangeRequestScope): Promise<boolean> {
+  const settings = await uow.tx
+    .selectFrom('change_request_settings')
+    .select('enabled')
+    .where('project', '=', scope.project)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  return settings?.enabled === true;
+}
+
+async function applyFlagEnvironment(
+  uow: UnitOfWork,
+  context: FlagContext,
+  environment: string,
+  wanted: FileFlagEnvironment,
+  path: string,
+): Promise<void> {
+  const scope = { project: context.project, environment };
+  const target = `flag "${context.flag.name}" in "${environment}"`;
+  const changes = await flagEnvironmentChanges(uow, context, environment, wanted, path);
+  if (changes.length === 0) return;
+  if (await isProtected(uow, scope)) {
+    await proposeChanges(uow, scope, context.flag.name, changes, path, context.report);
+    return;
+  }
+  for (const change of changes) await atEntry(path, target, () => applyChange(uow, scope, change));
+  context.report.changes.push({ path, change: 'updated', target, detail: describe(changes) });
+  // Turning on an environment without strategies adds the default one; a file that lists none means none.
+  if (wanted.strategies?.length === 0 && changes.some((c) => c.action === 'updateEnabled' && c.payload.enabled)) {
+    for (const change of await flagEnvironmentChanges(uow, context, environment, { strategies: [] }, path)) {
+      await applyChange(uow, scope, change);
+    }
+  }
+}
+
+/**
+ * A protected environment's changes go to the caller's open change request of it, in place of what that
+ * request already proposed for the flag; when it already proposes exactly these changes, nothing is done,
+ * so applying the same file again while the request waits for review changes nothing.
+ */
+async function proposeChanges(
+  uow: UnitOfWork,
+  scope: ChangeRequestScope,
+  featureName: string,
+  changes: FeatureChange[],
+  path: string,
+  report: ApplyReport,
+): Promise<void> {
+  const { createdByUserId } = actorIdentity(uow.actor);
+  const open = await uow.tx
+    .selectFrom('change_requests')
+    .select('id')
+    .where('project', '=', scope.project)
+    .where('environment', '=', scope.environment)
+    .where('created_by_user_id', '=', createdByUserId)
+    .where('state', 'in', OPEN_STATES)
+    .executeTakeFirst();
+  const proposed = open
+    ? await uow.tx
+        .selectFrom('change_request_changes')
+        .select(['id', 'action', 'payload'])
+        .where('change_request_id', '=', open.id)
+        .where('feature_name', '=', featureName)
+        .orderBy('id')
+        .execute()
+    : [];
+  const target = `flag "${featureName}" in "${scope.environment}"`;
+  const noteRequest = (id: number) => {
+    if (!report.changeRequests.some((cr) => cr.id === id)) report.changeRequests.push({ ...scope, id });
+  };
+  if (
+    open &&
+    same(
+      proposed.map((p) => ({ action: p.action, payload: p.payload })),
+      changes.map((c) => ({ action: c.action, payload: c.payload ?? null })),
+    )
+  ) {
+    noteRequest(open.id);
+    return;
+  }
+  for (const change of proposed) await discardChange(uow, scope.project, open!.id, change.id);
+  const id = await atEntry(path, target, () => addChanges(uow, scope, changes, () => path));
+  noteRequest(id);
+  report.changes.push({ path, change: 'proposed', target, detail: `${describe(changes)} (change request ${id})` });
+}
+
+async function applyDependencies(uow: UnitOfWork, project: string, flag: FileFlag, path: string, report: ApplyReport): Promise<void> {
+  const current = await parentsOf(uow.tx, flag.name);
+  const wanted = (flag.dependencies ?? []).map((d) => ({ feature: d.feature, enabled: d.enabled ?? true, variants: d.variants ?? [] }));
+  const target = `flag "${flag.name}"`;
+  for (const dependency of wanted) {
+    const held = current.find((d) => d.feature === dependency.feature);
+    if (held && same({ enabled: held.enabled, variants: held.variants }, { enabled: dependency.enabled, variants: dependency.variants })) {
+      continue;
+    }
+    await addDependency(uow, project, flag.name, dependency);
+    report.changes.push({ path, change: 'updated', target, detail: `depends on ${quote(dependency.feature)}` });
+  }
+  for (const held of current) {
+    if (wanted.some((d) => d.feature === held.feature)) continue;
+    await removeDependency(uow, project, flag.name, held.feature);
+    report.changes.push({ path, change: 'updated', target, detail: `no longer depends on ${quote(held.feature)}` });
+  }
+}
+
+/** The whole file in the caller's unit of work: shared definitions first, then each project. */
+export async function applyFlagsFile(uow: UnitOfWork, file: FlagsFile, report: ApplyReport): Promise<void> {
+  await applyShared(uow, file, report);
+  for (const index of (file.projects ?? []).keys()) await applyProject(uow, file, index, report);
+}
+
+/** The most flags one file may hold: it is applied in one transaction, which must stay short. */
+export const MAX_FILE_FLAGS = 5000;
+
+/**
+ * Applies a whole file in one transaction, so that nothing is applied when any entry is refused; a dry run
+ * does the same work and rolls it back, so it reports exactly what the real run would do.
+ */
+export async function applyFlagsFileAtomically(
+  deps: UnitOfWorkDeps,
+  actor: Actor,
+  file: FlagsFile,
+  dryRun: boolean,
+): Promise<ApplyReport & { dryRun: boolean }> {
+  const count = (file.projects ?? []).reduce((sum, project) => sum + (project.flags ?? []).length, 0);
+  if (count > MAX_FILE_FLAGS) {
+    throw new BadDataError(`A file may hold at most ${MAX_FILE_FLAGS} flags (this one has ${count}); split it by project`, [
+      { path: '/projects', message: `${count} flags in all` },
+    ]);
+  }
+  const report = emptyReport();
+  await inUnitOfWork(deps, actor, (uow) => applyFlagsFile(uow, file, report), { rollback: dryRun });
+  return { dryRun, ...report };
+}
