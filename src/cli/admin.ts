@@ -1,7 +1,10 @@
 /**
- * Operator commands, run beside (PostgreSQL) or instead of (embedded database) the server, with the same
- * environment variables: `npm run admin -- reset-password <username or email>`.
+ * Operator commands: `reset-password` and a direct `import-unleash` run beside (PostgreSQL) or instead of
+ * (embedded database) the server, with its environment variables; `apply`, `export` and `import-unleash --url`
+ * talk to a running Vexil over HTTP, so they run from CI against any instance.
  */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirInUseError } from '../db/data-dir-lock.js';
 import { openDatabase } from '../db/database.js';
@@ -9,19 +12,32 @@ import { migrateToLatest } from '../db/migrate.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
+import { applyFlagsFile, applyProject, applyShared, emptyReport, type ApplyReport } from '../domain/flags-file/apply-flags-file.js';
+import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { changeUserPassword } from '../domain/users/users.commands.js';
 import { createLogger } from '../http/plugins/logging.js';
 import { systemClock } from '../shared/clock.js';
 import { generatedPassword, hashPassword } from '../shared/secrets.js';
+import { flagsFileYaml, locatedProblems, parseFlagsYaml } from './flags-yaml.js';
+import { adminApi, ApiAnswerError, CommandError } from './http-api.js';
+import { readUnleash } from './unleash-source.js';
 
-const USAGE = `Usage: npm run admin -- <command>
+const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
   reset-password <username or email>   Give the user a new random password, printed once, and end their sessions
+  apply -f <flags.yaml> [--dry-run]    Make a Vexil's configuration what the flags file says (shows what changes)
+  export [--project <id>] [--archived] Print a Vexil's configuration as a flags file (YAML)
+  import-unleash --from <unleash url> --from-token <admin token> [--project <id>] [--dry-run]
+                                       Bring projects, environments, segments, context fields, tags, strategies
+                                       and flags from a running Unleash
 
-The database is the server's: DATABASE_URL, or the embedded database in DATA_DIR (stop the server first).`;
+Options:
+  --url <vexil url>, --token <admin token>   The Vexil to talk to (or VEXIL_URL, VEXIL_TOKEN). import-unleash
+                                             without them writes into the server's database directly.
 
-class CommandError extends Error {}
+reset-password and a direct import-unleash use the server's database: DATABASE_URL, or the embedded database in
+DATA_DIR (stop the server first).`;
 
 async function resetPassword(login: string): Promise<string> {
   const config = loadConfig();
@@ -48,10 +64,164 @@ async function resetPassword(login: string): Promise<string> {
   }
 }
 
+/** Runs `work` on the server's database (migrated first), closing it afterwards. */
+async function withServerDatabase<T>(work: (deps: { db: Awaited<ReturnType<typeof openDatabase>>['db'] }) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase(config.database);
+  try {
+    if (config.database.kind === 'postgres') await waitForDatabase(database.db, config.database.waitMs, createLogger('warn'));
+    await migrateToLatest(database.db);
+    return await work({ db: database.db });
+  } finally {
+    await database.close();
+  }
+}
+
+const SIGNS: Record<string, string> = { created: '+', updated: '~', archived: '-', revived: '+', proposed: '?' };
+
+/** What an apply changed (or would), a line per change, and a summary. */
+function describeReport(report: ApplyReport, dryRun: boolean): string {
+  const lines = report.changes.map((c) => `${SIGNS[c.change] ?? ' '} ${c.change.padEnd(8)} ${c.target}${c.detail ? `: ${c.detail}` : ''}`);
+  const counts = new Map<string, number>();
+  for (const change of report.changes) counts.set(change.change, (counts.get(change.change) ?? 0) + 1);
+  const summary =
+    report.changes.length === 0
+      ? 'Nothing to change: the configuration already matches.'
+      : `${dryRun ? 'Would change' : 'Changed'}: ${[...counts].map(([kind, count]) => `${count} ${kind}`).join(', ')}.`;
+  const requests = report.changeRequests.map(
+    (cr) =>
+      `Change request ${cr.id} (project "${cr.project}", environment "${cr.environment}") holds the changes to that protected environment; it needs review.`,
+  );
+  return [...lines, summary, ...requests, ...(dryRun ? ['Dry run: nothing was written.'] : [])].join('\n') + '\n';
+}
+
+function vexilApi(values: { url?: string; token?: string }) {
+  const url = values.url ?? process.env.VEXIL_URL;
+  const token = values.token ?? process.env.VEXIL_TOKEN;
+  if (!url || !token) throw new CommandError('Name the Vexil to talk to: --url and --token (or VEXIL_URL and VEXIL_TOKEN)');
+  return adminApi('Vexil', url, token);
+}
+
+async function applyCommand(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: { file: { type: 'string', short: 'f' }, url: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    strict: true,
+  });
+  if (!values.file) throw new CommandError('Name the flags file: apply -f flags.yaml');
+  const api = vexilApi(values);
+  let text: string;
+  try {
+    text = await readFile(values.file, 'utf8');
+  } catch (error) {
+    throw new CommandError(`Could not read ${values.file}: ${(error as Error).message}`);
+  }
+  const parsed = parseFlagsYaml(text, values.file);
+  const dryRun = values['dry-run'] ?? false;
+  try {
+    const report = await api.post<ApplyReport>(`/api/admin/flags-file/apply${dryRun ? '?dryRun=true' : ''}`, parsed.file);
+    return describeReport(report, dryRun);
+  } catch (error) {
+    if (error instanceof ApiAnswerError && error.status === 400) {
+      throw new CommandError(`${locatedProblems(parsed, error.message, error.details)}\nNothing was applied.`);
+    }
+    throw error;
+  }
+}
+
+async function exportCommand(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, token: { type: 'string' }, project: { type: 'string' }, archived: { type: 'boolean' } },
+    strict: true,
+  });
+  const api = vexilApi(values);
+  const query = new URLSearchParams({
+    ...(values.project ? { project: values.project } : {}),
+    ...(values.archived ? { archived: 'true' } : {}),
+  }).toString();
+  const file = await api.get<FlagsFile>(`/api/admin/flags-file${query ? `?${query}` : ''}`);
+  return flagsFileYaml(file, api.baseUrl);
+}
+
+/** Shared definitions, then one project at a time: a failure leaves no project half-imported. */
+async function importIntoRunningVexil(api: ReturnType<typeof adminApi>, file: FlagsFile, dryRun: boolean): Promise<ApplyReport> {
+  if (dryRun) return api.post<ApplyReport>('/api/admin/flags-file/apply?dryRun=true', file);
+  const report = emptyReport();
+  const merge = (part: ApplyReport) => {
+    report.changes.push(...part.changes);
+    report.changeRequests.push(...part.changeRequests);
+  };
+  merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { ...file, projects: [] }));
+  for (const project of file.projects ?? []) {
+    merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { version: 1, projects: [project] }));
+  }
+  return report;
+}
+
+async function importUnleashCommand(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      from: { type: 'string' },
+      'from-token': { type: 'string' },
+      project: { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (!values.from || !values['from-token']) throw new CommandError('Name the Unleash to read: --from <url> --from-token <admin token>');
+  const dryRun = values['dry-run'] ?? false;
+  const { file, notBrought } = await readUnleash(adminApi('Unleash', values.from, values['from-token']), values.project);
+  const flagCount = (file.projects ?? []).reduce((sum, p) => sum + (p.flags?.length ?? 0), 0);
+  const read = `Read from Unleash: ${file.projects?.length ?? 0} projects, ${flagCount} flags, ${file.segments?.length ?? 0} segments, ${file.contextFields?.length ?? 0} context fields, ${file.strategies?.length ?? 0} custom strategies.\n`;
+
+  let report: ApplyReport;
+  if (values.url || values.token || process.env.VEXIL_URL) {
+    report = await importIntoRunningVexil(vexilApi(values), file, dryRun);
+  } else {
+    report = await withServerDatabase(async ({ db }) => {
+      const deps = { db, clock: systemClock };
+      if (dryRun) {
+        const planned = emptyReport();
+        await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => applyFlagsFile(uow, file, planned), { rollback: true });
+        return planned;
+      }
+      const applied = emptyReport();
+      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => applyShared(uow, file, applied));
+      for (const index of (file.projects ?? []).keys()) {
+        await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => applyProject(uow, file, index, applied));
+      }
+      return applied;
+    });
+  }
+  const left = `Not brought over:\n${notBrought.map((line) => `  - ${line}`).join('\n')}\n`;
+  return `${read}${describeReport(report, dryRun)}${left}`;
+}
+
 async function run(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === 'reset-password' && rest.length === 1 && rest[0]!.trim() !== '') {
     process.stdout.write(await resetPassword(rest[0]!.trim()));
+    return 0;
+  }
+  const commands: Record<string, (args: string[]) => Promise<string>> = {
+    apply: applyCommand,
+    export: exportCommand,
+    'import-unleash': importUnleashCommand,
+  };
+  const handler = command === undefined ? undefined : commands[command];
+  if (handler) {
+    try {
+      process.stdout.write(await handler(rest));
+    } catch (error) {
+      // parseArgs names the unknown or malformed option; the usage follows.
+      if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+        throw new CommandError(`${(error as Error).message}\n\n${USAGE}`);
+      throw error;
+    }
     return 0;
   }
   process.stderr.write(

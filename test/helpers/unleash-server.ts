@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** The real unleash-server from npm, run as a child process for import and parity tests. */
+export interface RunningUnleash {
+  baseUrl: string;
+  adminToken: string;
+  version: string;
+  stop(): Promise<void>;
+}
+
+const MAIN = join(import.meta.dirname, '../peers/unleash-server-main.mjs');
+
+/** The PostgreSQL server of the test run: TEST_DATABASE_URL, or the local one; undefined when none answers. */
+export async function reachablePostgres(): Promise<string | undefined> {
+  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts Unleash on a database of its own on that server; stop() ends the process by its PID and drops the database. */
+export async function startUnleash(serverUrl: string): Promise<RunningUnleash> {
+  const name = `unleash_peer_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const adminToken = `*:*.unleash-peer-${randomBytes(8).toString('hex')}`;
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', UNLEASH_DATABASE_URL: url.toString(), UNLEASH_ADMIN_TOKEN: adminToken, TZ: 'UTC' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`unleash-server did not start within 120 s: ${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const listening = output.match(/UNLEASH_LISTENING (\d+)/);
+      if (listening) {
+        clearTimeout(timer);
+        resolve(Number(listening[1]));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    exited.then(() => reject(new Error(`unleash-server exited: ${output}`)));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const health = (await (await fetch(`${baseUrl}/api/admin/ui-config`, { headers: { authorization: adminToken } })).json()) as {
+    version: string;
+  };
+  return {
+    baseUrl,
+    adminToken,
+    version: health.version,
+    stop: async () => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+      await exited;
+      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}

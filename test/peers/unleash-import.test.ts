@@ -1,0 +1,403 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Context, Unleash } from 'unleash-client';
+import { expectStatus } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { reachablePostgres, startUnleash, type RunningUnleash } from '../helpers/unleash-server.js';
+
+/**
+ * Moving in from Unleash: the real unleash-server from npm is filled through its admin API with flags using
+ * every strategy kind, constraint operator, segments, strategy and environment variants, dependencies, tags,
+ * stale and archived flags; `npm run admin -- import-unleash` brings it into a Vexil; the official Node SDK
+ * then evaluates both servers' flags for the same 1,000 contexts, and every answer agrees.
+ */
+const postgres = await reachablePostgres();
+const skip = postgres ? false : 'no PostgreSQL answers (TEST_DATABASE_URL or 127.0.0.1:5432); unleash-server needs one';
+
+let unleash: RunningUnleash;
+let ctx: TestApp;
+let vexilUrl: string;
+const sdks: Unleash[] = [];
+
+async function unleashCall(method: string, path: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${unleash.baseUrl}${path}`, {
+    method,
+    headers: { authorization: unleash.adminToken, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`Unleash ${method} ${path}: ${response.status} ${await response.text()}`);
+  return response;
+}
+
+const FEATURES = '/api/admin/projects/default/features';
+const strategyOf = (flag: string, environment: string, strategy: unknown) =>
+  unleashCall('POST', `${FEATURES}/${flag}/environments/${environment}/strategies`, strategy);
+const turnOn = (flag: string, environment: string) => unleashCall('POST', `${FEATURES}/${flag}/environments/${environment}/on`);
+
+const constraint = (contextName: string, operator: string, values: string | string[], extra: Record<string, unknown> = {}) => ({
+  contextName,
+  operator,
+  ...(Array.isArray(values) ? { values } : { value: values }),
+  ...extra,
+});
+
+/** Every operator Unleash 7 has (it has no SEMVER_GTE or SEMVER_LTE), each on a strategy of its own in one flag, so any one that matches turns it on. */
+const OPERATOR_CONSTRAINTS = [
+  constraint('plan', 'IN', ['pro', 'team']),
+  constraint('plan', 'NOT_IN', ['free', 'pro', 'team']),
+  constraint('email', 'STR_STARTS_WITH', ['admin@']),
+  constraint('email', 'STR_ENDS_WITH', ['@VEXIL.DEV'], { caseInsensitive: true }),
+  constraint('email', 'STR_CONTAINS', ['+beta']),
+  constraint('age', 'NUM_EQ', '42'),
+  constraint('age', 'NUM_GT', '90'),
+  constraint('age', 'NUM_GTE', '88'),
+  constraint('age', 'NUM_LT', '3'),
+  constraint('age', 'NUM_LTE', '5', { inverted: true }),
+  constraint('currentTime', 'DATE_AFTER', '2020-01-01T00:00:00.000Z'),
+  constraint('currentTime', 'DATE_BEFORE', '2020-01-01T00:00:00.000Z'),
+  constraint('version', 'SEMVER_EQ', '1.2.3'),
+  constraint('version', 'SEMVER_GT', '3.0.0'),
+  constraint('version', 'SEMVER_LT', '1.0.0-beta.2'),
+  constraint('email', 'REGEX', '^me\\+', { caseInsensitive: true }),
+];
+
+/** Fills Unleash with what a real team has; returns the flag names to compare. */
+async function fillUnleash(): Promise<string[]> {
+  await unleashCall('POST', '/api/admin/context', {
+    name: 'plan',
+    stickiness: true,
+    legalValues: [{ value: 'free' }, { value: 'pro', description: 'Paying' }, { value: 'team' }],
+  });
+  await unleashCall('POST', '/api/admin/tag-types', { name: 'team', description: 'Owning team' });
+  await unleashCall('POST', '/api/admin/strategies', {
+    name: 'custom-rollout',
+    description: 'A strategy of our own',
+    parameters: [{ name: 'percent', type: 'percentage', description: 'How many', required: false }],
+  });
+  const segment = (await (
+    await unleashCall('POST', '/api/admin/segments', {
+      name: 'beta-testers',
+      description: 'Beta testers',
+      constraints: [constraint('userId', 'IN', ['u1', 'u2', 'u3', 'u10', 'u100', 'u500'])],
+    })
+  ).json()) as { id: number };
+  const eu = (await (
+    await unleashCall('POST', '/api/admin/segments', { name: 'europe', constraints: [constraint('region', 'IN', ['eu'])] })
+  ).json()) as { id: number };
+
+  const create = async (name: string, extra: Record<string, unknown> = {}) => {
+    await unleashCall('POST', FEATURES, { name, ...extra });
+    return name;
+  };
+  const flags: string[] = [];
+
+  flags.push(await create('rollout', { type: 'experiment', description: 'Half of everyone', impressionData: true }));
+  for (const environment of ['development', 'production']) {
+    await strategyOf('rollout', environment, {
+      name: 'flexibleRollout',
+      parameters: { rollout: environment === 'production' ? '30' : '70', stickiness: 'default', groupId: 'rollout' },
+      variants: [
+        { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' } },
+        { name: 'green', weight: 500, weightType: 'variable', stickiness: 'default' },
+      ],
+    });
+    await turnOn('rollout', environment);
+  }
+  await unleashCall('POST', '/api/admin/features/rollout/tags', { type: 'team', value: 'growth' });
+
+  flags.push(await create('sticky-session'));
+  await strategyOf('sticky-session', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '45', stickiness: 'sessionId', groupId: 'other-group' },
+  });
+  await strategyOf('sticky-session', 'production', {
+    name: 'flexibleRollout',
+    title: 'Pro plan',
+    parameters: { rollout: '20', stickiness: 'plan', groupId: 'sticky-session' },
+    constraints: [constraint('plan', 'IN', ['pro'])],
+  });
+  await turnOn('sticky-session', 'production');
+
+  flags.push(await create('operators'));
+  for (const c of OPERATOR_CONSTRAINTS) await strategyOf('operators', 'production', { name: 'default', constraints: [c] });
+  await turnOn('operators', 'production');
+
+  flags.push(await create('segmented', { type: 'permission' }));
+  await strategyOf('segmented', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '100', stickiness: 'default', groupId: 'segmented' },
+    segments: [segment.id, eu.id],
+  });
+  await strategyOf('segmented', 'production', { name: 'default', segments: [segment.id], disabled: true });
+  await turnOn('segmented', 'production');
+
+  // Unleash 7 keeps the older built-in strategies only where an instance still uses them; add those it has.
+  const builtIn = new Set(
+    ((await (await unleashCall('GET', '/api/admin/strategies')).json()) as { strategies: Array<{ name: string }> }).strategies.map(
+      (s) => s.name,
+    ),
+  );
+  flags.push(await create('classic'));
+  if (builtIn.has('userWithId')) await strategyOf('classic', 'production', { name: 'userWithId', parameters: { userIds: 'u7, u8,u9' } });
+  if (builtIn.has('remoteAddress')) {
+    await strategyOf('classic', 'production', { name: 'remoteAddress', parameters: { IPs: '10.0.0.1, 192.168.1.0/24' } });
+  }
+  await strategyOf('classic', 'production', { name: 'custom-rollout', parameters: { percent: '50' } });
+  await strategyOf('classic', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '10', stickiness: 'random', groupId: 'classic' },
+    constraints: [constraint('userId', 'IN', ['never'])],
+  });
+  await turnOn('classic', 'production');
+
+  // Unleash 7 refuses environment variants on new flags ("use strategy variants instead"): fixed and variable
+  // weights, payloads and stickiness on a strategy.
+  flags.push(await create('variants', { type: 'experiment' }));
+  await strategyOf('variants', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '100', stickiness: 'userId', groupId: 'variants' },
+    variants: [
+      { name: 'a', weight: 200, weightType: 'fix', stickiness: 'userId', payload: { type: 'json', value: '{"n":1}' } },
+      { name: 'b', weight: 400, weightType: 'variable', stickiness: 'userId', payload: { type: 'number', value: '7' } },
+      { name: 'c', weight: 400, weightType: 'variable', stickiness: 'userId' },
+    ],
+  });
+  await turnOn('variants', 'production');
+
+  flags.push(await create('parent'));
+  await strategyOf('parent', 'production', {
+    name: 'flexibleRollout',
+    parameters: { rollout: '60', stickiness: 'userId', groupId: 'parent' },
+    variants: [
+      { name: 'on-a', weight: 500, weightType: 'variable', stickiness: 'userId' },
+      { name: 'on-b', weight: 500, weightType: 'variable', stickiness: 'userId' },
+    ],
+  });
+  await turnOn('parent', 'production');
+  flags.push(await create('child'));
+  await strategyOf('child', 'production', { name: 'default' });
+  await turnOn('child', 'production');
+  await unleashCall('POST', `${FEATURES}/child/dependencies`, { feature: 'parent', enabled: true, variants: ['on-a'] });
+
+  flags.push(await create('stale-but-on'));
+  await strategyOf('stale-but-on', 'production', { name: 'default' });
+  await turnOn('stale-but-on', 'production');
+  await unleashCall('POST', '/api/admin/projects/default/stale', { features: ['stale-but-on'], stale: true });
+
+  flags.push(await create('off-with-strategies'));
+  await strategyOf('off-with-strategies', 'production', { name: 'default' });
+
+  await create('retired', { description: 'Gone' });
+  await unleashCall('DELETE', `${FEATURES}/retired`);
+  return flags;
+}
+
+/** 1,000 contexts spread over every field the flags read. */
+function contexts(): Context[] {
+  const plans = ['free', 'pro', 'team', 'other'];
+  const emails = ['admin@x.io', 'a@vexil.dev', 'me+beta@x.io', 'me@x.io'];
+  const versions = ['0.4.0', '1.0.0-beta.1', '1.2.3', '2.9.9', '3.0.1', '10.0.0'];
+  return Array.from({ length: 1000 }, (_, i) => ({
+    userId: `u${i}`,
+    sessionId: `s${(i * 7919) % 1000}`,
+    remoteAddress: i % 5 === 0 ? '10.0.0.1' : `192.168.${i % 3}.${i % 250}`,
+    properties: {
+      plan: plans[i % plans.length]!,
+      email: emails[i % emails.length]!,
+      age: String(i % 100),
+      version: versions[i % versions.length]!,
+      region: i % 3 === 0 ? 'eu' : 'us',
+    },
+  }));
+}
+
+async function unleashClientToken(environment: string): Promise<string> {
+  const response = await unleashCall('POST', '/api/admin/api-tokens', {
+    tokenName: `sdk-${environment}`,
+    type: 'client',
+    environment,
+    projects: ['*'],
+  });
+  return ((await response.json()) as { secret: string }).secret;
+}
+
+describe('import from a running Unleash', { skip, timeout: 300_000 }, () => {
+  let flags: string[];
+  let importOutput: string;
+  let eventsBefore: number;
+
+  before(async () => {
+    unleash = await startUnleash(postgres!);
+    flags = await fillUnleash();
+    ctx = await startTestApp();
+    vexilUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    eventsBefore = await lastEventId(ctx);
+    const result = await runAdminCommand(
+      ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+      {},
+    );
+    assert.equal(result.code, 0, `import-unleash failed: ${result.stderr}${result.stdout}`);
+    importOutput = result.stdout;
+  });
+
+  after(async () => {
+    for (const sdk of sdks) sdk.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await ctx?.close();
+    await unleash?.stop();
+  });
+
+  test(`every evaluation and variant of the official SDK agrees for 1,000 contexts`, async () => {
+    for (const environment of ['development', 'production']) {
+      const fromUnleash = await startNodeSdk(unleash.baseUrl, await unleashClientToken(environment), { refreshInterval: 3_600_000 });
+      const fromVexil = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', environment), { refreshInterval: 3_600_000 });
+      sdks.push(fromUnleash, fromVexil);
+      let enabledAnswers = 0;
+      for (const context of contexts()) {
+        for (const flag of flags) {
+          const expected = fromUnleash.isEnabled(flag, context);
+          assert.equal(fromVexil.isEnabled(flag, context), expected, `${flag} in ${environment} for ${JSON.stringify(context)}`);
+          if (expected) enabledAnswers++;
+          assert.deepEqual(
+            fromVexil.getVariant(flag, context),
+            fromUnleash.getVariant(flag, context),
+            `variant of ${flag} in ${environment}`,
+          );
+        }
+      }
+      // Both on and off answers were compared, so agreement is not two servers saying "off" to everything.
+      const answers = 1000 * flags.length;
+      assert.ok(enabledAnswers > 500 && enabledAnswers < answers, `${enabledAnswers} of ${answers} answers were on in ${environment}`);
+    }
+  });
+
+  test('what was brought is Unleash’s, recorded as events, and listed with what was not', async () => {
+    const feature = (await ctx.admin.get('/api/admin/projects/default/features/rollout')).json() as {
+      type: string;
+      description: string;
+      impressionData: boolean;
+      tags: unknown[];
+    };
+    assert.deepEqual(
+      [feature.type, feature.description, feature.impressionData, feature.tags],
+      ['experiment', 'Half of everyone', true, [{ type: 'team', value: 'growth' }]],
+    );
+    const stale = (await ctx.admin.get('/api/admin/projects/default/features/stale-but-on')).json() as { stale: boolean };
+    assert.equal(stale.stale, true);
+    const child = (await ctx.admin.get('/api/admin/projects/default/features/child')).json() as { dependencies: unknown[] };
+    assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['on-a'] }]);
+    const archived = await ctx.admin.get('/api/admin/search/features?query=retired&archived=IS:true');
+    expectStatus(archived, 200);
+    assert.deepEqual(
+      (archived.json() as { features: Array<{ name: string; archivedAt: string | null }> }).features.map((f) => [
+        f.name,
+        f.archivedAt !== null,
+      ]),
+      [['retired', true]],
+    );
+    const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ name: string }> };
+    assert.deepEqual(segments.segments.map((s) => s.name).sort(), ['beta-testers', 'europe']);
+    const custom = await ctx.admin.get('/api/admin/strategies/custom-rollout');
+    expectStatus(custom, 200);
+
+    const events = await eventsSince(ctx, eventsBefore);
+    assert.ok(events.some((e) => e.type === 'feature-created' && e.featureName === 'rollout'));
+    assert.ok(events.every((e) => e.createdBy === 'admin-token'));
+    assert.match(importOutput, /Read from Unleash: 1 projects, 11 flags, 2 segments/);
+    assert.match(importOutput, /Not brought over:\n {2}- users \(\d+\): passwords cannot be read/);
+    assert.match(importOutput, /API tokens \(\d+\): secrets cannot be read/);
+  });
+
+  test('importing again changes nothing', async () => {
+    const before = await lastEventId(ctx);
+    const result = await runAdminCommand(
+      ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+      {},
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Nothing to change: the configuration already matches\./);
+    assert.equal(await lastEventId(ctx), before);
+  });
+
+  test('a change in Unleash is brought by the next import, and a dry run only shows it', async () => {
+    await unleashCall('POST', `${FEATURES}/off-with-strategies/environments/production/on`);
+    const args = [
+      'import-unleash',
+      '--from',
+      unleash.baseUrl,
+      '--from-token',
+      unleash.adminToken,
+      '--url',
+      vexilUrl,
+      '--token',
+      ADMIN_TOKEN,
+    ];
+    const dry = await runAdminCommand([...args, '--dry-run'], {});
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /~ updated {2}flag "off-with-strategies" in "production": enabled → true/);
+    assert.match(dry.stdout, /Dry run: nothing was written\./);
+    const feature = async () =>
+      (
+        (await ctx.admin.get('/api/admin/projects/default/features/off-with-strategies')).json() as {
+          environments: Array<{ name: string; enabled: boolean }>;
+        }
+      ).environments.find((e) => e.name === 'production')!.enabled;
+    assert.equal(await feature(), false);
+    const real = await runAdminCommand(args, {});
+    assert.equal(real.code, 0, real.stderr);
+    assert.equal(await feature(), true);
+  });
+
+  test('without --url it writes into the server’s own database, as the system', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'vexil-import-'));
+    try {
+      const result = await runAdminCommand(['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken], {
+        DATA_DIR: dataDir,
+      });
+      assert.equal(result.code, 0, `${result.stderr}${result.stdout}`);
+      assert.match(result.stdout, /^Changed: .*\d+ created/m);
+      const server = await startServer({ DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
+      try {
+        const get = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { authorization: ADMIN_TOKEN } })).json();
+        const rollout = (await get('/api/admin/projects/default/features/rollout')) as {
+          environments: Array<{ name: string; enabled: boolean; strategies: Array<{ parameters: Record<string, string> }> }>;
+        };
+        const production = rollout.environments.find((e) => e.name === 'production')!;
+        assert.deepEqual([production.enabled, production.strategies.map((s) => s.parameters.rollout)], [true, ['30']]);
+        const events = (await get('/api/admin/search/events?type=IS:feature-created&limit=100')) as {
+          events: Array<{ createdBy: string; featureName: string }>;
+        };
+        assert.deepEqual(
+          events.events.map((e) => e.createdBy),
+          events.events.map(() => 'system'),
+        );
+        assert.ok(events.events.some((e) => e.featureName === 'rollout'));
+      } finally {
+        await stopServer(server);
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('an unreachable Unleash and a bad token fail with the reason and a non-zero exit', async () => {
+    const unreachable = await runAdminCommand(
+      ['import-unleash', '--from', 'http://127.0.0.1:9', '--from-token', 'x', '--url', vexilUrl, '--token', ADMIN_TOKEN],
+      {},
+    );
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /Could not reach Unleash at http:\/\/127\.0\.0\.1:9/);
+    const badToken = await runAdminCommand(
+      ['import-unleash', '--from', unleash.baseUrl, '--from-token', '*:*.wrong', '--url', vexilUrl, '--token', ADMIN_TOKEN],
+      {},
+    );
+    assert.equal(badToken.code, 1);
+    assert.match(badToken.stderr, /Unleash refused the token \(401/);
+  });
+});
