@@ -115,6 +115,12 @@ export const OPERATIONS: Record<string, Operation> = {
     'applyFlagsFile',
     'Make the configuration what a flags file says, in one transaction (dryRun: report without changing)',
   ),
+  'POST /api/admin/features-batch/export': op('exportFeatures', "Export flags of one environment in Unleash's file format"),
+  'POST /api/admin/features-batch/validate': op('validateImport', 'Check an export file against this instance before importing it'),
+  'POST /api/admin/features-batch/import': op(
+    'importToggles',
+    "Import an export file into a project's environment, in one transaction (a protected environment gets a change request)",
+  ),
   'GET /api/admin/segments': op('getSegments', 'List segments'),
   'POST /api/admin/segments': op('createSegment', 'Create a segment'),
   'POST /api/admin/segments/validate': op('validateSegment', 'Check that a segment name is free', 204),

@@ -27,6 +27,8 @@ import { featureSearchRoutes } from './feature-search.routes.js';
 import { featureSearchSchemas } from './feature-search.schemas.js';
 import { featureRoutes } from './features.routes.js';
 import { featureSchemas } from './features.schemas.js';
+import { featuresBatchRoutes } from './features-batch.routes.js';
+import { featuresBatchSchemas } from './features-batch.schemas.js';
 import { flagsFileRoutes } from './flags-file.routes.js';
 import { flagsFileSchemas } from './flags-file.schemas.js';
 import { healthRoutes } from './health.routes.js';
@@ -75,6 +77,7 @@ export const routeModules: RouteModule[] = [
   applicationRoutes,
   uiConfigRoutes,
   flagsFileRoutes,
+  featuresBatchRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -97,4 +100,5 @@ export const sharedSchemas: TSchema[] = [
   ...uiConfigSchemas,
   ...sdkSchemas,
   ...flagsFileSchemas,
+  ...featuresBatchSchemas,
 ];

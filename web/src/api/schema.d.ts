@@ -388,6 +388,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/features-batch/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Export flags of one environment in Unleash's file format */
+        post: operations["exportFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/features-batch/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an export file into a project's environment, in one transaction (a protected environment gets a change request) */
+        post: operations["importToggles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/features-batch/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check an export file against this instance before importing it */
+        post: operations["validateImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/features/{featureName}/tags": {
         parameters: {
             query?: never;
@@ -2587,6 +2638,102 @@ export interface components {
             /** @enum {number} */
             version: 1;
         };
+        exportQuerySchema: {
+            /** @description Answer as a file to save */
+            downloadFile?: boolean;
+            environment: string;
+            /** @description By name; all when empty */
+            features?: string[];
+            project?: string;
+            /** @description Flags with this tag value (or type:value) */
+            tag?: string;
+        };
+        exportResultSchema: {
+            contextFields?: ({
+                description?: string | null;
+                legalValues?: components["schemas"]["legalValueSchema"][];
+                name: string;
+                sortOrder?: number;
+                stickiness?: boolean;
+            } & {
+                [key: string]: unknown;
+            })[];
+            dependencies?: {
+                /** @description One parent per flag */
+                dependencies: {
+                    enabled?: boolean;
+                    feature: string;
+                    variants?: string[];
+                }[];
+                feature: string;
+            }[];
+            featureEnvironments?: ({
+                enabled: boolean;
+                environment?: string;
+                featureName?: string;
+                name: string;
+                variants?: components["schemas"]["variantSchema"][];
+            } & {
+                [key: string]: unknown;
+            })[];
+            features: ({
+                archived?: boolean;
+                description?: string | null;
+                impressionData?: boolean;
+                name: string;
+                project?: string;
+                stale?: boolean;
+                type?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            featureStrategies: ({
+                constraints?: components["schemas"]["constraintSchema"][];
+                disabled?: boolean | null;
+                featureName?: string;
+                id?: string;
+                name: string;
+                parameters?: {
+                    [key: string]: string | number;
+                };
+                segments?: number[];
+                sortOrder?: number;
+                title?: string | null;
+                variants?: components["schemas"]["strategyVariantSchema"][];
+            } & {
+                [key: string]: unknown;
+            })[];
+            featureTags?: ({
+                featureName: string;
+                tagType?: string;
+                tagValue: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Read and reported, not kept: Vexil has no feature links */
+            links?: ({
+                feature: string;
+                links: ({
+                    title?: string | null;
+                    url: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            segments?: {
+                id: number;
+                name: string;
+            }[];
+            tagTypes: ({
+                description?: string | null;
+                icon?: string | null;
+                name: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
         featureEnvironmentSchema: {
             enabled: boolean;
             environment: string;
@@ -2894,6 +3041,25 @@ export interface components {
             } & {
                 [key: string]: string;
             };
+        };
+        importTogglesSchema: {
+            data: components["schemas"]["exportResultSchema"];
+            environment: string;
+            project: string;
+        };
+        importTogglesValidateSchema: {
+            errors: {
+                affectedItems: string[];
+                message: string;
+            }[];
+            permissions: {
+                affectedItems: string[];
+                message: string;
+            }[];
+            warnings: {
+                affectedItems: string[];
+                message: string;
+            }[];
         };
         integrationEventSchema: {
             /** Format: date-time */
@@ -5331,6 +5497,243 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    exportFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["exportQuerySchema"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["exportResultSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    importToggles: {
+        parameters: {
+            query?: {
+                /** @description Report what would change, changing nothing */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["importTogglesSchema"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applyReportSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["importTogglesSchema"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["importTogglesValidateSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

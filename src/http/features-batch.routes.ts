@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { exportFeatures, recordExport, type ExportQuery } from '../domain/features-batch/features-export.js';
+import { importFeaturesAtomically, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
+import type { RouteModule } from './deps.js';
+import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
+import { ApplyReportSchema } from './flags-file.schemas.js';
+import { actorOf, can } from './plugins/access.js';
+
+const tags = ['Import/Export'];
+const BATCH = '/api/admin/features-batch';
+/** An export of the most flags an import takes, with their strategies, fits well within this. */
+const DOCUMENT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** Unleash's export and import of flags, one environment at a time, in its file format. */
+export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
+  app.post(
+    `${BATCH}/export`,
+    {
+      schema: { tags, body: Type.Ref(ExportQuerySchema), response: { 200: Type.Ref(ExportResultSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request, reply) => {
+      const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
+      const result = await exportFeatures(deps.db, query);
+      await inUnitOfWork(deps, actorOf(request), (uow) => recordExport(uow, query, result));
+      if (downloadFile) {
+        const day = deps.clock.now().toISOString().slice(0, 10);
+        reply.header('content-disposition', `attachment; filename="export-${query.environment}-${day}.json"`);
+      }
+      return result;
+    },
+  );
+
+  app.post(
+    `${BATCH}/validate`,
+    {
+      bodyLimit: DOCUMENT_BODY_LIMIT,
+      schema: { tags, body: Type.Ref(ImportTogglesSchema), response: { 200: Type.Ref(ImportTogglesValidateSchema) } },
+      config: { access: can('READ') },
+    },
+    async (request) => validateImport(deps.db, actorOf(request), request.body as ImportDocument),
+  );
+
+  app.post(
+    `${BATCH}/import`,
+    {
+      bodyLimit: DOCUMENT_BODY_LIMIT,
+      schema: {
+        tags,
+        querystring: Type.Object({ dryRun: Type.Optional(Type.Boolean({ description: 'Report what would change, changing nothing' })) }),
+        body: Type.Ref(ImportTogglesSchema),
+        response: { 200: Type.Ref(ApplyReportSchema) },
+      },
+      // What the document needs beyond this (creating flags, context fields, tag types) is checked against it.
+      config: { access: can('UPDATE_FEATURE') },
+    },
+    async (request) => importFeaturesAtomically(deps, actorOf(request), request.body as ImportDocument, request.query.dryRun ?? false),
+  );
+};
