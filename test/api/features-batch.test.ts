@@ -249,6 +249,26 @@ describe('import in Unleash’s format', () => {
     assert.deepEqual(await configurationOf(project, child), exported);
   });
 
+  test('a file without sortOrder (as Unleash exports) keeps the order of the strategies a flag has, and puts new ones after', async () => {
+    const { project, child } = await configuredProject();
+    const data = await exportOf({ environment: 'production', features: [child] });
+    const withoutOrder = data.featureStrategies.map(({ sortOrder: _sortOrder, id: _id, ...rest }) => rest).reverse();
+    const before = await lastEventId(ctx);
+    assert.deepEqual((await importDocument(project, { ...data, featureStrategies: withoutOrder })).changes, []);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+
+    const added = { name: 'default', featureName: child, title: 'Everyone else' };
+    await importDocument(project, { ...data, featureStrategies: [added, ...withoutOrder] });
+    assert.deepEqual(
+      (await configurationOf(project, child)).strategies.map((s) => [s.name, s.title]),
+      [
+        ['flexibleRollout', 'Pro users'],
+        ['userWithId', null],
+        ['default', 'Everyone else'],
+      ],
+    );
+  });
+
   test('into an environment that requires change requests, becomes a change request and leaves the flag as it is', async () => {
     const { project, child } = await configuredProject();
     const data = await exportOf({ environment: 'production', features: [child] });

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Context, Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -227,6 +228,35 @@ async function unleashClientToken(environment: string): Promise<string> {
   return ((await response.json()) as { secret: string }).secret;
 }
 
+async function vexilSegmentId(name: string): Promise<number> {
+  const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ id: number; name: string }> };
+  return segments.segments.find((s) => s.name === name)!.id;
+}
+
+/** A user of Unleash's own, signed in, with a personal access token. */
+async function unleashPersonalToken(): Promise<string> {
+  const password = 'Vexil-peer-Passw0rd!';
+  await unleashCall('POST', '/api/admin/user-admin', { username: 'importer', rootRole: 1, password, sendEmail: false });
+  const login = await fetch(`${unleash.baseUrl}/auth/simple/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'importer', password }),
+  });
+  assert.equal(login.status, 200, await login.text());
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const created = await fetch(`${unleash.baseUrl}/api/admin/user/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ description: 'import', expiresAt: new Date(Date.now() + 86_400_000).toISOString() }),
+  });
+  const body = await created.text();
+  assert.equal(created.status, 201, body);
+  return (JSON.parse(body) as { secret: string }).secret;
+}
+
 describe('import from a running Unleash', { skip, timeout: 300_000 }, () => {
   let flags: string[];
   let importOutput: string;
@@ -352,6 +382,64 @@ describe('import from a running Unleash', { skip, timeout: 300_000 }, () => {
     const real = await runAdminCommand(args, {});
     assert.equal(real.code, 0, real.stderr);
     assert.equal(await feature(), true);
+  });
+
+  test('Unleash’s export file imports into Vexil as already equal, and Vexil’s into Unleash, which then evaluates alike', async () => {
+    const fromUnleash = (await (
+      await unleashCall('POST', '/api/admin/features-batch/export', { environment: 'production', project: 'default' })
+    ).json()) as { features: Array<{ name: string }> };
+    assert.ok(fromUnleash.features.some((f) => f.name === 'segmented'));
+    const document = { project: 'default', environment: 'production', data: fromUnleash };
+    const validation = await ctx.admin.post('/api/admin/features-batch/validate', document);
+    expectStatus(validation, 200);
+    assert.deepEqual((validation.json() as { errors: unknown[] }).errors, []);
+    const imported = await ctx.admin.post('/api/admin/features-batch/import', document);
+    expectStatus(imported, 200);
+    assert.deepEqual(
+      (imported.json() as { changes: unknown[] }).changes,
+      [],
+      'the configuration import-unleash brought is what Unleash exports',
+    );
+
+    const flag = 'made-in-vexil';
+    await createFlag(ctx, 'default', {
+      name: flag,
+      environment: 'production',
+      strategies: [
+        {
+          name: 'flexibleRollout',
+          parameters: { rollout: '35', stickiness: 'userId', groupId: flag },
+          constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'team'] }],
+          variants: [
+            { name: 'x', weight: 300, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"x":true}' } },
+            { name: 'y', weight: 700, weightType: 'variable', stickiness: 'userId' },
+          ],
+        },
+        { name: 'default', segments: [await vexilSegmentId('beta-testers')] },
+      ],
+    });
+    const fromVexil = await ctx.admin.post('/api/admin/features-batch/export', { environment: 'production', features: [flag] });
+    expectStatus(fromVexil, 200);
+    // Unleash refuses admin tokens for imports: a person's access token, as its documentation asks.
+    const pat = await unleashPersonalToken();
+    const intoUnleash = await fetch(`${unleash.baseUrl}/api/admin/features-batch/import`, {
+      method: 'POST',
+      headers: { authorization: pat, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'default', environment: 'production', data: fromVexil.json() }),
+    });
+    assert.equal(intoUnleash.status, 200, await intoUnleash.text());
+
+    const unleashSdk = await startNodeSdk(unleash.baseUrl, await unleashClientToken('production'), { refreshInterval: 3_600_000 });
+    const vexilSdk = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', 'production'), { refreshInterval: 3_600_000 });
+    sdks.push(unleashSdk, vexilSdk);
+    let on = 0;
+    for (const context of contexts()) {
+      const expected = unleashSdk.isEnabled(flag, context);
+      assert.equal(vexilSdk.isEnabled(flag, context), expected, JSON.stringify(context));
+      assert.deepEqual(vexilSdk.getVariant(flag, context), unleashSdk.getVariant(flag, context));
+      if (expected) on++;
+    }
+    assert.ok(on > 50 && on < 950, `${on} of 1,000 answers were on`);
   });
 
   test('without --url it writes into the server’s own database, as the system', async () => {

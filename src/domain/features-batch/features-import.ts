@@ -4,6 +4,8 @@ import { BadDataError, NotFoundError, PermissionError } from '../../shared/error
 import { roleHasPermission, type Permission } from '../access/permissions.js';
 import { actorRootRole } from '../access/actor.js';
 import { listContextFields } from '../context-fields/context-fields.queries.js';
+import { normalizeConstraints } from '../features/constraints.js';
+import { loadStrategies } from '../features/feature-views.js';
 import { recordEvent } from '../events/record-event.js';
 import { applyProject, applyShared, emptyReport, type ApplyReport } from '../flags-file/apply-flags-file.js';
 import type { FileFlag, FileStrategy, FlagsFile } from '../flags-file/flags-file.js';
@@ -77,6 +79,27 @@ interface Assessment {
   importable: Set<string>;
   newContextFields: Set<string>;
   newTagTypes: Set<string>;
+  /** Per flag that exists, its strategies in the environment as `strategyKey`s, in their current order. */
+  currentOrder: Map<string, string[]>;
+}
+
+/** What a strategy is, whatever its id and place: how a file without `sortOrder` is matched to the strategies held. */
+function strategyKey(
+  strategy: Pick<ExportedStrategy, 'name' | 'title' | 'disabled' | 'parameters' | 'constraints' | 'variants'>,
+  segmentNames: string[],
+): string {
+  const parameters = Object.entries(strategy.parameters ?? {})
+    .map(([key, value]) => [key, String(value)])
+    .sort(([a], [b]) => (a! < b! ? -1 : 1));
+  return JSON.stringify([
+    strategy.name,
+    strategy.title ?? null,
+    strategy.disabled ?? false,
+    parameters,
+    normalizeConstraints(strategy.constraints),
+    [...segmentNames].sort(),
+    (strategy.variants ?? []).map((v) => [v.name, v.weight, v.payload ?? null]),
+  ]);
 }
 
 /** What importing the document would meet here, read in one go (the caller's transaction on import). */
@@ -197,7 +220,23 @@ async function assess(db: Db, actor: Actor, document: ImportDocument): Promise<A
   const role = actorRootRole(actor);
   const missingPermissions = needed.filter((permission) => !roleHasPermission(role, permission));
   const importable = new Set(data.features.filter((f) => !stored.get(f.name)?.archived_at).map((f) => f.name));
-  return { errors, warnings, missingPermissions, importable, newContextFields, newTagTypes };
+  const segmentNameOf = new Map(segments.map((s) => [s.id, s.name]));
+  const currentOrder = new Map<string, string[]>();
+  const held = await loadStrategies(
+    db,
+    rows.filter((row) => row.project === project).map((row) => row.name),
+  );
+  for (const strategy of held.filter((h) => h.environment === environment)) {
+    const keys = currentOrder.get(strategy.featureName) ?? [];
+    keys.push(
+      strategyKey(
+        strategy,
+        strategy.segments.map((id) => segmentNameOf.get(id) ?? String(id)),
+      ),
+    );
+    currentOrder.set(strategy.featureName, keys);
+  }
+  return { errors, warnings, missingPermissions, importable, newContextFields, newTagTypes, currentOrder };
 }
 
 /** What an import would meet, without changing anything: Unleash's `POST /api/admin/features-batch/validate`. */
@@ -208,6 +247,32 @@ export async function validateImport(db: Db, actor: Actor, document: ImportDocum
     warnings: grouped(warnings),
     permissions: missingPermissions.length > 0 ? [{ message: MESSAGES.permissions, affectedItems: missingPermissions }] : [],
   };
+}
+
+/**
+ * A flag's strategies in the order the file gives them (`sortOrder`). Unleash's export leaves `sortOrder` out, so
+ * a file without it says nothing about order: strategies the flag already has keep their place, and new ones
+ * follow in the file's order, so importing such a file does not reshuffle what decides a variant.
+ */
+function inEvaluationOrder(
+  strategies: Array<{ strategy: ExportedStrategy; index: number }>,
+  currentKeys: string[],
+  segmentNames: Map<number, string>,
+): Array<{ strategy: ExportedStrategy; index: number }> {
+  if (strategies.some((s) => s.strategy.sortOrder !== undefined)) {
+    return [...strategies].sort((a, b) => (a.strategy.sortOrder ?? 0) - (b.strategy.sortOrder ?? 0));
+  }
+  const free = [...currentKeys];
+  const placed = strategies.map((entry) => {
+    const key = strategyKey(
+      entry.strategy,
+      (entry.strategy.segments ?? []).map((id) => segmentNames.get(id) ?? String(id)),
+    );
+    const at = free.indexOf(key);
+    if (at >= 0) free[at] = '';
+    return { entry, place: at >= 0 ? at : Number.MAX_SAFE_INTEGER };
+  });
+  return placed.sort((a, b) => a.place - b.place).map((p) => p.entry);
 }
 
 /**
@@ -232,8 +297,10 @@ function asFlagsFile(document: ImportDocument, assessment: Assessment) {
   const flags: FileFlag[] = [];
   for (const [featureIndex, feature] of data.features.entries()) {
     if (!assessment.importable.has(feature.name)) continue;
-    const strategies = [...(strategiesOf.get(feature.name) ?? [])].sort(
-      (a, b) => (a.strategy.sortOrder ?? 0) - (b.strategy.sortOrder ?? 0),
+    const strategies = inEvaluationOrder(
+      strategiesOf.get(feature.name) ?? [],
+      assessment.currentOrder.get(feature.name) ?? [],
+      segmentNames,
     );
     const state = environmentOf.get(feature.name);
     const dependencies = dependenciesOf.get(feature.name);
