@@ -24,7 +24,12 @@ export function parseFlagsYaml(text: string, fileName: string): ParsedFlagsFile 
     throw new CommandError(`${fileName}: a flags file is a mapping starting with "version: 1"`);
   }
   const locate = (pointer: string | undefined) => {
-    const path = (pointer ?? '').split('/').slice(1).map(unescapePointer);
+    // Schema refusals point into the request (`/body/projects/0/…`), the apply's own into the file (`/projects/0/…`).
+    const path = (pointer ?? '')
+      .replace(/^\/body(?=\/|$)/, '')
+      .split('/')
+      .slice(1)
+      .map(unescapePointer);
     for (let length = path.length; length >= 0; length--) {
       const node = length === 0 ? document.contents : document.getIn(path.slice(0, length), true);
       const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
