@@ -36,15 +36,27 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
+/** The releases of unleash-server the peer tests run, as npm packages (dev dependencies): 7.x and 8.x. */
+export const UNLEASH_PACKAGES = ['unleash-server', 'unleash-server-8'] as const;
+
 /** Starts Unleash on a database of its own on that server; stop() ends the process by its PID and drops the database. */
-export async function startUnleash(serverUrl: string): Promise<RunningUnleash> {
+export async function startUnleash(
+  serverUrl: string,
+  packageName: (typeof UNLEASH_PACKAGES)[number] = 'unleash-server',
+): Promise<RunningUnleash> {
   const name = `unleash_peer_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const adminToken = `*:*.unleash-peer-${randomBytes(8).toString('hex')}`;
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', UNLEASH_DATABASE_URL: url.toString(), UNLEASH_ADMIN_TOKEN: adminToken, TZ: 'UTC' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      UNLEASH_PACKAGE: packageName,
+      UNLEASH_DATABASE_URL: url.toString(),
+      UNLEASH_ADMIN_TOKEN: adminToken,
+      TZ: 'UTC',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));

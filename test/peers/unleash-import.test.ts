@@ -10,7 +10,7 @@ import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { reachablePostgres, startUnleash, type RunningUnleash } from '../helpers/unleash-server.js';
+import { reachablePostgres, startUnleash, UNLEASH_PACKAGES, type RunningUnleash } from '../helpers/unleash-server.js';
 
 /**
  * Moving in from Unleash: the real unleash-server from npm is filled through its admin API with flags using
@@ -257,235 +257,238 @@ async function unleashPersonalToken(): Promise<string> {
   return (JSON.parse(body) as { secret: string }).secret;
 }
 
-describe('import from a running Unleash', { skip, timeout: 300_000 }, () => {
-  let flags: string[];
-  let importOutput: string;
-  let eventsBefore: number;
+for (const peer of UNLEASH_PACKAGES) {
+  describe(`import from a running Unleash (${peer})`, { skip, timeout: 300_000 }, () => {
+    let flags: string[];
+    let importOutput: string;
+    let eventsBefore: number;
 
-  before(async () => {
-    unleash = await startUnleash(postgres!);
-    flags = await fillUnleash();
-    ctx = await startTestApp();
-    vexilUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    eventsBefore = await lastEventId(ctx);
-    const result = await runAdminCommand(
-      ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
-      {},
-    );
-    assert.equal(result.code, 0, `import-unleash failed: ${result.stderr}${result.stdout}`);
-    importOutput = result.stdout;
-  });
+    before(async () => {
+      unleash = await startUnleash(postgres!, peer);
+      assert.equal(unleash.version.split('.')[0], peer === 'unleash-server' ? '7' : '8');
+      flags = await fillUnleash();
+      ctx = await startTestApp();
+      vexilUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      eventsBefore = await lastEventId(ctx);
+      const result = await runAdminCommand(
+        ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+        {},
+      );
+      assert.equal(result.code, 0, `import-unleash failed: ${result.stderr}${result.stdout}`);
+      importOutput = result.stdout;
+    });
 
-  after(async () => {
-    for (const sdk of sdks) sdk.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await ctx?.close();
-    await unleash?.stop();
-  });
+    after(async () => {
+      for (const sdk of sdks) sdk.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await ctx?.close();
+      await unleash?.stop();
+    });
 
-  test(`every evaluation and variant of the official SDK agrees for 1,000 contexts`, async () => {
-    for (const environment of ['development', 'production']) {
-      const fromUnleash = await startNodeSdk(unleash.baseUrl, await unleashClientToken(environment), { refreshInterval: 3_600_000 });
-      const fromVexil = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', environment), { refreshInterval: 3_600_000 });
-      sdks.push(fromUnleash, fromVexil);
-      let enabledAnswers = 0;
-      for (const context of contexts()) {
-        for (const flag of flags) {
-          const expected = fromUnleash.isEnabled(flag, context);
-          assert.equal(fromVexil.isEnabled(flag, context), expected, `${flag} in ${environment} for ${JSON.stringify(context)}`);
-          if (expected) enabledAnswers++;
-          assert.deepEqual(
-            fromVexil.getVariant(flag, context),
-            fromUnleash.getVariant(flag, context),
-            `variant of ${flag} in ${environment}`,
-          );
+    test(`every evaluation and variant of the official SDK agrees for 1,000 contexts`, async () => {
+      for (const environment of ['development', 'production']) {
+        const fromUnleash = await startNodeSdk(unleash.baseUrl, await unleashClientToken(environment), { refreshInterval: 3_600_000 });
+        const fromVexil = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', environment), { refreshInterval: 3_600_000 });
+        sdks.push(fromUnleash, fromVexil);
+        let enabledAnswers = 0;
+        for (const context of contexts()) {
+          for (const flag of flags) {
+            const expected = fromUnleash.isEnabled(flag, context);
+            assert.equal(fromVexil.isEnabled(flag, context), expected, `${flag} in ${environment} for ${JSON.stringify(context)}`);
+            if (expected) enabledAnswers++;
+            assert.deepEqual(
+              fromVexil.getVariant(flag, context),
+              fromUnleash.getVariant(flag, context),
+              `variant of ${flag} in ${environment}`,
+            );
+          }
         }
+        // Both on and off answers were compared, so agreement is not two servers saying "off" to everything.
+        const answers = 1000 * flags.length;
+        assert.ok(enabledAnswers > 500 && enabledAnswers < answers, `${enabledAnswers} of ${answers} answers were on in ${environment}`);
       }
-      // Both on and off answers were compared, so agreement is not two servers saying "off" to everything.
-      const answers = 1000 * flags.length;
-      assert.ok(enabledAnswers > 500 && enabledAnswers < answers, `${enabledAnswers} of ${answers} answers were on in ${environment}`);
-    }
-  });
-
-  test('what was brought is Unleash’s, recorded as events, and listed with what was not', async () => {
-    const feature = (await ctx.admin.get('/api/admin/projects/default/features/rollout')).json() as {
-      type: string;
-      description: string;
-      impressionData: boolean;
-      tags: unknown[];
-    };
-    assert.deepEqual(
-      [feature.type, feature.description, feature.impressionData, feature.tags],
-      ['experiment', 'Half of everyone', true, [{ type: 'team', value: 'growth' }]],
-    );
-    const stale = (await ctx.admin.get('/api/admin/projects/default/features/stale-but-on')).json() as { stale: boolean };
-    assert.equal(stale.stale, true);
-    const child = (await ctx.admin.get('/api/admin/projects/default/features/child')).json() as { dependencies: unknown[] };
-    assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['on-a'] }]);
-    const archived = await ctx.admin.get('/api/admin/search/features?query=retired&archived=IS:true');
-    expectStatus(archived, 200);
-    assert.deepEqual(
-      (archived.json() as { features: Array<{ name: string; archivedAt: string | null }> }).features.map((f) => [
-        f.name,
-        f.archivedAt !== null,
-      ]),
-      [['retired', true]],
-    );
-    const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ name: string }> };
-    assert.deepEqual(segments.segments.map((s) => s.name).sort(), ['beta-testers', 'europe']);
-    const custom = await ctx.admin.get('/api/admin/strategies/custom-rollout');
-    expectStatus(custom, 200);
-
-    const events = await eventsSince(ctx, eventsBefore);
-    assert.ok(events.some((e) => e.type === 'feature-created' && e.featureName === 'rollout'));
-    assert.ok(events.every((e) => e.createdBy === 'admin-token'));
-    assert.match(importOutput, /Read from Unleash: 1 projects, 11 flags, 2 segments/);
-    assert.match(importOutput, /Not brought over:\n {2}- users \(\d+\): passwords cannot be read/);
-    assert.match(importOutput, /API tokens \(\d+\): secrets cannot be read/);
-  });
-
-  test('importing again changes nothing', async () => {
-    const before = await lastEventId(ctx);
-    const result = await runAdminCommand(
-      ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
-      {},
-    );
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /Nothing to change: the configuration already matches\./);
-    assert.equal(await lastEventId(ctx), before);
-  });
-
-  test('a change in Unleash is brought by the next import, and a dry run only shows it', async () => {
-    await unleashCall('POST', `${FEATURES}/off-with-strategies/environments/production/on`);
-    const args = [
-      'import-unleash',
-      '--from',
-      unleash.baseUrl,
-      '--from-token',
-      unleash.adminToken,
-      '--url',
-      vexilUrl,
-      '--token',
-      ADMIN_TOKEN,
-    ];
-    const dry = await runAdminCommand([...args, '--dry-run'], {});
-    assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /~ updated {2}flag "off-with-strategies" in "production": enabled → true/);
-    assert.match(dry.stdout, /Dry run: nothing was written\./);
-    const feature = async () =>
-      (
-        (await ctx.admin.get('/api/admin/projects/default/features/off-with-strategies')).json() as {
-          environments: Array<{ name: string; enabled: boolean }>;
-        }
-      ).environments.find((e) => e.name === 'production')!.enabled;
-    assert.equal(await feature(), false);
-    const real = await runAdminCommand(args, {});
-    assert.equal(real.code, 0, real.stderr);
-    assert.equal(await feature(), true);
-  });
-
-  test('Unleash’s export file imports into Vexil as already equal, and Vexil’s into Unleash, which then evaluates alike', async () => {
-    const fromUnleash = (await (
-      await unleashCall('POST', '/api/admin/features-batch/export', { environment: 'production', project: 'default' })
-    ).json()) as { features: Array<{ name: string }> };
-    assert.ok(fromUnleash.features.some((f) => f.name === 'segmented'));
-    const document = { project: 'default', environment: 'production', data: fromUnleash };
-    const validation = await ctx.admin.post('/api/admin/features-batch/validate', document);
-    expectStatus(validation, 200);
-    assert.deepEqual((validation.json() as { errors: unknown[] }).errors, []);
-    const imported = await ctx.admin.post('/api/admin/features-batch/import', document);
-    expectStatus(imported, 200);
-    assert.deepEqual(
-      (imported.json() as { changes: unknown[] }).changes,
-      [],
-      'the configuration import-unleash brought is what Unleash exports',
-    );
-
-    const flag = 'made-in-vexil';
-    await createFlag(ctx, 'default', {
-      name: flag,
-      environment: 'production',
-      strategies: [
-        {
-          name: 'flexibleRollout',
-          parameters: { rollout: '35', stickiness: 'userId', groupId: flag },
-          constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'team'] }],
-          variants: [
-            { name: 'x', weight: 300, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"x":true}' } },
-            { name: 'y', weight: 700, weightType: 'variable', stickiness: 'userId' },
-          ],
-        },
-        { name: 'default', segments: [await vexilSegmentId('beta-testers')] },
-      ],
     });
-    const fromVexil = await ctx.admin.post('/api/admin/features-batch/export', { environment: 'production', features: [flag] });
-    expectStatus(fromVexil, 200);
-    // Unleash refuses admin tokens for imports: a person's access token, as its documentation asks.
-    const pat = await unleashPersonalToken();
-    const intoUnleash = await fetch(`${unleash.baseUrl}/api/admin/features-batch/import`, {
-      method: 'POST',
-      headers: { authorization: pat, 'content-type': 'application/json' },
-      body: JSON.stringify({ project: 'default', environment: 'production', data: fromVexil.json() }),
+
+    test('what was brought is Unleash’s, recorded as events, and listed with what was not', async () => {
+      const feature = (await ctx.admin.get('/api/admin/projects/default/features/rollout')).json() as {
+        type: string;
+        description: string;
+        impressionData: boolean;
+        tags: unknown[];
+      };
+      assert.deepEqual(
+        [feature.type, feature.description, feature.impressionData, feature.tags],
+        ['experiment', 'Half of everyone', true, [{ type: 'team', value: 'growth' }]],
+      );
+      const stale = (await ctx.admin.get('/api/admin/projects/default/features/stale-but-on')).json() as { stale: boolean };
+      assert.equal(stale.stale, true);
+      const child = (await ctx.admin.get('/api/admin/projects/default/features/child')).json() as { dependencies: unknown[] };
+      assert.deepEqual(child.dependencies, [{ feature: 'parent', enabled: true, variants: ['on-a'] }]);
+      const archived = await ctx.admin.get('/api/admin/search/features?query=retired&archived=IS:true');
+      expectStatus(archived, 200);
+      assert.deepEqual(
+        (archived.json() as { features: Array<{ name: string; archivedAt: string | null }> }).features.map((f) => [
+          f.name,
+          f.archivedAt !== null,
+        ]),
+        [['retired', true]],
+      );
+      const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ name: string }> };
+      assert.deepEqual(segments.segments.map((s) => s.name).sort(), ['beta-testers', 'europe']);
+      const custom = await ctx.admin.get('/api/admin/strategies/custom-rollout');
+      expectStatus(custom, 200);
+
+      const events = await eventsSince(ctx, eventsBefore);
+      assert.ok(events.some((e) => e.type === 'feature-created' && e.featureName === 'rollout'));
+      assert.ok(events.every((e) => e.createdBy === 'admin-token'));
+      assert.match(importOutput, /Read from Unleash: 1 projects, 11 flags, 2 segments/);
+      assert.match(importOutput, /Not brought over:\n {2}- users \(\d+\): passwords cannot be read/);
+      assert.match(importOutput, /API tokens \(\d+\): secrets cannot be read/);
     });
-    assert.equal(intoUnleash.status, 200, await intoUnleash.text());
 
-    const unleashSdk = await startNodeSdk(unleash.baseUrl, await unleashClientToken('production'), { refreshInterval: 3_600_000 });
-    const vexilSdk = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', 'production'), { refreshInterval: 3_600_000 });
-    sdks.push(unleashSdk, vexilSdk);
-    let on = 0;
-    for (const context of contexts()) {
-      const expected = unleashSdk.isEnabled(flag, context);
-      assert.equal(vexilSdk.isEnabled(flag, context), expected, JSON.stringify(context));
-      assert.deepEqual(vexilSdk.getVariant(flag, context), unleashSdk.getVariant(flag, context));
-      if (expected) on++;
-    }
-    assert.ok(on > 50 && on < 950, `${on} of 1,000 answers were on`);
-  });
+    test('importing again changes nothing', async () => {
+      const before = await lastEventId(ctx);
+      const result = await runAdminCommand(
+        ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+        {},
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /Nothing to change: the configuration already matches\./);
+      assert.equal(await lastEventId(ctx), before);
+    });
 
-  test('without --url it writes into the server’s own database, as the system', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'vexil-import-'));
-    try {
-      const result = await runAdminCommand(['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken], {
-        DATA_DIR: dataDir,
+    test('a change in Unleash is brought by the next import, and a dry run only shows it', async () => {
+      await unleashCall('POST', `${FEATURES}/off-with-strategies/environments/production/on`);
+      const args = [
+        'import-unleash',
+        '--from',
+        unleash.baseUrl,
+        '--from-token',
+        unleash.adminToken,
+        '--url',
+        vexilUrl,
+        '--token',
+        ADMIN_TOKEN,
+      ];
+      const dry = await runAdminCommand([...args, '--dry-run'], {});
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.match(dry.stdout, /~ updated {2}flag "off-with-strategies" in "production": enabled → true/);
+      assert.match(dry.stdout, /Dry run: nothing was written\./);
+      const feature = async () =>
+        (
+          (await ctx.admin.get('/api/admin/projects/default/features/off-with-strategies')).json() as {
+            environments: Array<{ name: string; enabled: boolean }>;
+          }
+        ).environments.find((e) => e.name === 'production')!.enabled;
+      assert.equal(await feature(), false);
+      const real = await runAdminCommand(args, {});
+      assert.equal(real.code, 0, real.stderr);
+      assert.equal(await feature(), true);
+    });
+
+    test('Unleash’s export file imports into Vexil as already equal, and Vexil’s into Unleash, which then evaluates alike', async () => {
+      const fromUnleash = (await (
+        await unleashCall('POST', '/api/admin/features-batch/export', { environment: 'production', project: 'default' })
+      ).json()) as { features: Array<{ name: string }> };
+      assert.ok(fromUnleash.features.some((f) => f.name === 'segmented'));
+      const document = { project: 'default', environment: 'production', data: fromUnleash };
+      const validation = await ctx.admin.post('/api/admin/features-batch/validate', document);
+      expectStatus(validation, 200);
+      assert.deepEqual((validation.json() as { errors: unknown[] }).errors, []);
+      const imported = await ctx.admin.post('/api/admin/features-batch/import', document);
+      expectStatus(imported, 200);
+      assert.deepEqual(
+        (imported.json() as { changes: unknown[] }).changes,
+        [],
+        'the configuration import-unleash brought is what Unleash exports',
+      );
+
+      const flag = 'made-in-vexil';
+      await createFlag(ctx, 'default', {
+        name: flag,
+        environment: 'production',
+        strategies: [
+          {
+            name: 'flexibleRollout',
+            parameters: { rollout: '35', stickiness: 'userId', groupId: flag },
+            constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'team'] }],
+            variants: [
+              { name: 'x', weight: 300, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"x":true}' } },
+              { name: 'y', weight: 700, weightType: 'variable', stickiness: 'userId' },
+            ],
+          },
+          { name: 'default', segments: [await vexilSegmentId('beta-testers')] },
+        ],
       });
-      assert.equal(result.code, 0, `${result.stderr}${result.stdout}`);
-      assert.match(result.stdout, /^Changed: .*\d+ created/m);
-      const server = await startServer({ DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
-      try {
-        const get = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { authorization: ADMIN_TOKEN } })).json();
-        const rollout = (await get('/api/admin/projects/default/features/rollout')) as {
-          environments: Array<{ name: string; enabled: boolean; strategies: Array<{ parameters: Record<string, string> }> }>;
-        };
-        const production = rollout.environments.find((e) => e.name === 'production')!;
-        assert.deepEqual([production.enabled, production.strategies.map((s) => s.parameters.rollout)], [true, ['30']]);
-        const events = (await get('/api/admin/search/events?type=IS:feature-created&limit=100')) as {
-          events: Array<{ createdBy: string; featureName: string }>;
-        };
-        assert.deepEqual(
-          events.events.map((e) => e.createdBy),
-          events.events.map(() => 'system'),
-        );
-        assert.ok(events.events.some((e) => e.featureName === 'rollout'));
-      } finally {
-        await stopServer(server);
-      }
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+      const fromVexil = await ctx.admin.post('/api/admin/features-batch/export', { environment: 'production', features: [flag] });
+      expectStatus(fromVexil, 200);
+      // Unleash refuses admin tokens for imports: a person's access token, as its documentation asks.
+      const pat = await unleashPersonalToken();
+      const intoUnleash = await fetch(`${unleash.baseUrl}/api/admin/features-batch/import`, {
+        method: 'POST',
+        headers: { authorization: pat, 'content-type': 'application/json' },
+        body: JSON.stringify({ project: 'default', environment: 'production', data: fromVexil.json() }),
+      });
+      assert.equal(intoUnleash.status, 200, await intoUnleash.text());
 
-  test('an unreachable Unleash and a bad token fail with the reason and a non-zero exit', async () => {
-    const unreachable = await runAdminCommand(
-      ['import-unleash', '--from', 'http://127.0.0.1:9', '--from-token', 'x', '--url', vexilUrl, '--token', ADMIN_TOKEN],
-      {},
-    );
-    assert.equal(unreachable.code, 1);
-    assert.match(unreachable.stderr, /Could not reach Unleash at http:\/\/127\.0\.0\.1:9/);
-    const badToken = await runAdminCommand(
-      ['import-unleash', '--from', unleash.baseUrl, '--from-token', '*:*.wrong', '--url', vexilUrl, '--token', ADMIN_TOKEN],
-      {},
-    );
-    assert.equal(badToken.code, 1);
-    assert.match(badToken.stderr, /Unleash refused the token \(401/);
+      const unleashSdk = await startNodeSdk(unleash.baseUrl, await unleashClientToken('production'), { refreshInterval: 3_600_000 });
+      const vexilSdk = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', 'production'), { refreshInterval: 3_600_000 });
+      sdks.push(unleashSdk, vexilSdk);
+      let on = 0;
+      for (const context of contexts()) {
+        const expected = unleashSdk.isEnabled(flag, context);
+        assert.equal(vexilSdk.isEnabled(flag, context), expected, JSON.stringify(context));
+        assert.deepEqual(vexilSdk.getVariant(flag, context), unleashSdk.getVariant(flag, context));
+        if (expected) on++;
+      }
+      assert.ok(on > 50 && on < 950, `${on} of 1,000 answers were on`);
+    });
+
+    test('without --url it writes into the server’s own database, as the system', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'vexil-import-'));
+      try {
+        const result = await runAdminCommand(['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken], {
+          DATA_DIR: dataDir,
+        });
+        assert.equal(result.code, 0, `${result.stderr}${result.stdout}`);
+        assert.match(result.stdout, /^Changed: .*\d+ created/m);
+        const server = await startServer({ DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
+        try {
+          const get = async (path: string) => (await fetch(`${server.baseUrl}${path}`, { headers: { authorization: ADMIN_TOKEN } })).json();
+          const rollout = (await get('/api/admin/projects/default/features/rollout')) as {
+            environments: Array<{ name: string; enabled: boolean; strategies: Array<{ parameters: Record<string, string> }> }>;
+          };
+          const production = rollout.environments.find((e) => e.name === 'production')!;
+          assert.deepEqual([production.enabled, production.strategies.map((s) => s.parameters.rollout)], [true, ['30']]);
+          const events = (await get('/api/admin/search/events?type=IS:feature-created&limit=100')) as {
+            events: Array<{ createdBy: string; featureName: string }>;
+          };
+          assert.deepEqual(
+            events.events.map((e) => e.createdBy),
+            events.events.map(() => 'system'),
+          );
+          assert.ok(events.events.some((e) => e.featureName === 'rollout'));
+        } finally {
+          await stopServer(server);
+        }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    test('an unreachable Unleash and a bad token fail with the reason and a non-zero exit', async () => {
+      const unreachable = await runAdminCommand(
+        ['import-unleash', '--from', 'http://127.0.0.1:9', '--from-token', 'x', '--url', vexilUrl, '--token', ADMIN_TOKEN],
+        {},
+      );
+      assert.equal(unreachable.code, 1);
+      assert.match(unreachable.stderr, /Could not reach Unleash at http:\/\/127\.0\.0\.1:9/);
+      const badToken = await runAdminCommand(
+        ['import-unleash', '--from', unleash.baseUrl, '--from-token', '*:*.wrong', '--url', vexilUrl, '--token', ADMIN_TOKEN],
+        {},
+      );
+      assert.equal(badToken.code, 1);
+      assert.match(badToken.stderr, /Unleash refused the token \(401/);
+    });
   });
-});
+}

@@ -1,6 +1,7 @@
-// Runs the real unleash-server from npm for a test, on the PostgreSQL database named by UNLEASH_DATABASE_URL, on a
-// free port; prints the port once it listens, and stops cleanly on SIGTERM.
-import { start } from 'unleash-server';
+// Runs the real unleash-server from npm for a test (UNLEASH_PACKAGE: `unleash-server` for 7.x, `unleash-server-8`), on
+// the PostgreSQL database named by UNLEASH_DATABASE_URL, on a free port; prints the port once it listens, and stops
+// cleanly on SIGTERM.
+const { start } = await import(process.env.UNLEASH_PACKAGE ?? 'unleash-server');
 
 const url = new URL(process.env.UNLEASH_DATABASE_URL);
 const instance = await start({
