@@ -12,7 +12,14 @@ import { migrateToLatest } from '../db/migrate.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { waitForDatabase } from '../db/wait-for-database.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { applyFlagsFile, applyProject, applyShared, emptyReport, type ApplyReport } from '../domain/flags-file/apply-flags-file.js';
+import {
+  applyFlagsFile,
+  applyProject,
+  applyShared,
+  emptyReport,
+  withoutUnknowableIds,
+  type ApplyReport,
+} from '../domain/flags-file/apply-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { changeUserPassword } from '../domain/users/users.commands.js';
 import { createLogger } from '../http/plugins/logging.js';
@@ -88,10 +95,12 @@ function describeReport(report: ApplyReport, dryRun: boolean): string {
     report.changes.length === 0
       ? 'Nothing to change: the configuration already matches.'
       : `${dryRun ? 'Would change' : 'Changed'}: ${[...counts].map(([kind, count]) => `${count} ${kind}`).join(', ')}.`;
-  const requests = report.changeRequests.map(
-    (cr) =>
-      `Change request ${cr.id} (project "${cr.project}", environment "${cr.environment}") holds the changes to that protected environment; it needs review.`,
-  );
+  const requests = report.changeRequests.map((cr) => {
+    const where = `(project "${cr.project}", environment "${cr.environment}")`;
+    return cr.id === null
+      ? `A new change request ${where} would hold the changes to that protected environment.`
+      : `Change request ${cr.id} ${where} holds the changes to that protected environment; it needs review.`;
+  });
   return [...lines, summary, ...requests, ...(dryRun ? ['Dry run: nothing was written.'] : [])].join('\n') + '\n';
 }
 
@@ -187,7 +196,7 @@ async function importUnleashCommand(args: string[]): Promise<string> {
       if (dryRun) {
         const planned = emptyReport();
         await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => applyFlagsFile(uow, file, planned), { rollback: true });
-        return planned;
+        return withoutUnknowableIds(planned);
       }
       const applied = emptyReport();
       await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => applyShared(uow, file, applied));

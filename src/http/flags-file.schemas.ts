@@ -161,7 +161,14 @@ export const ApplyReportSchema = Type.Object(
         detail: Type.Optional(Type.String()),
       }),
     ),
-    changeRequests: Type.Array(Type.Object({ project: Type.String(), environment: Type.String(), id: Type.Integer() })),
+    changeRequests: Type.Array(
+      Type.Object({
+        project: Type.String(),
+        environment: Type.String(),
+        id: Nullable(Type.Integer({ description: 'null in a dry run for a change request it would open' })),
+        created: Type.Boolean({ description: 'Opened by this apply' }),
+      }),
+    ),
   },
   { $id: 'applyReportSchema' },
 );

@@ -11,7 +11,7 @@ const ctx = useTestApp();
 interface Report {
   dryRun: boolean;
   changes: Array<{ path: string; change: string; target: string; detail?: string }>;
-  changeRequests: Array<{ project: string; environment: string; id: number }>;
+  changeRequests: Array<{ project: string; environment: string; id: number | null; created: boolean }>;
 }
 
 interface FileFlag {
@@ -255,7 +255,7 @@ describe('flags file: apply', () => {
     const report = await apply(file);
     assert.equal(report.changeRequests.length, 1);
     const [request] = report.changeRequests;
-    assert.deepEqual([request!.project, request!.environment], [project, 'production']);
+    assert.deepEqual([request!.project, request!.environment, request!.created], [project, 'production', true]);
     assert.deepEqual(
       report.changes.map((c) => [c.change, c.target]),
       [['proposed', `flag "${flag}" in "production"`]],
@@ -274,7 +274,7 @@ describe('flags file: apply', () => {
     const before = await lastEventId(ctx);
     const again = await apply(file);
     assert.deepEqual(again.changes, []);
-    assert.deepEqual(again.changeRequests, report.changeRequests);
+    assert.deepEqual(again.changeRequests, [{ ...request, created: false }]);
     assert.equal(await lastEventId(ctx), before, 'proposing the same changes again records nothing');
   });
 });

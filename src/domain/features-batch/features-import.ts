@@ -7,7 +7,7 @@ import { listContextFields } from '../context-fields/context-fields.queries.js';
 import { normalizeConstraints } from '../features/constraints.js';
 import { loadStrategies } from '../features/feature-views.js';
 import { recordEvent } from '../events/record-event.js';
-import { applyProject, applyShared, emptyReport, type ApplyReport } from '../flags-file/apply-flags-file.js';
+import { applyProject, applyShared, emptyReport, withoutUnknowableIds, type ApplyReport } from '../flags-file/apply-flags-file.js';
 import type { FileFlag, FileStrategy, FlagsFile } from '../flags-file/flags-file.js';
 import { listProjects } from '../projects/projects.js';
 import { listSegments } from '../segments/segments.queries.js';
@@ -419,5 +419,5 @@ export async function importFeaturesAtomically(
   dryRun: boolean,
 ): Promise<ApplyReport & { dryRun: boolean }> {
   const report = await inUnitOfWork(deps, actor, (uow) => importFeatures(uow, document), { rollback: dryRun });
-  return { dryRun, ...report };
+  return { dryRun, ...(dryRun ? withoutUnknowableIds(report) : report) };
 }

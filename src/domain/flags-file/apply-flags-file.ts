@@ -38,8 +38,11 @@ export interface PlannedChange {
 
 export interface ApplyReport {
   changes: PlannedChange[];
-  /** The change requests the changes to protected environments went to. */
-  changeRequests: Array<{ project: string; environment: string; id: number }>;
+  /**
+   * The change requests the changes to protected environments went to: `created` when this apply opened it. A dry
+   * run cannot know the id of a request it would open (ids are not given back by a rollback): it is null there.
+   */
+  changeRequests: Array<{ project: string; environment: string; id: number | null; created: boolean }>;
 }
 
 export const emptyReport = (): ApplyReport => ({ changes: [], changeRequests: [] });
@@ -504,8 +507,8 @@ async function proposeChanges(
         .execute()
     : [];
   const target = `flag "${featureName}" in "${scope.environment}"`;
-  const noteRequest = (id: number) => {
-    if (!report.changeRequests.some((cr) => cr.id === id)) report.changeRequests.push({ ...scope, id });
+  const noteRequest = (id: number, created: boolean) => {
+    if (!report.changeRequests.some((cr) => cr.id === id)) report.changeRequests.push({ ...scope, id, created });
   };
   if (
     open &&
@@ -514,13 +517,20 @@ async function proposeChanges(
       changes.map((c) => ({ action: c.action, payload: c.payload ?? null })),
     )
   ) {
-    noteRequest(open.id);
+    noteRequest(open.id, false);
     return;
   }
   for (const change of proposed) await discardChange(uow, scope.project, open!.id, change.id);
   const id = await atEntry(path, target, () => addChanges(uow, scope, changes, () => path));
-  noteRequest(id);
-  report.changes.push({ path, change: 'proposed', target, detail: `${describe(changes)} (change request ${id})` });
+  const created = !open && !report.changeRequests.some((cr) => cr.id === id);
+  noteRequest(id, created);
+  const request = report.changeRequests.find((cr) => cr.id === id)!;
+  report.changes.push({
+    path,
+    change: 'proposed',
+    target,
+    detail: `${describe(changes)} (${request.created ? 'new change request' : `change request ${id}`})`,
+  });
 }
 
 async function applyDependencies(uow: UnitOfWork, project: string, flag: FileFlag, path: string, report: ApplyReport): Promise<void> {
@@ -569,5 +579,10 @@ export async function applyFlagsFileAtomically(
   }
   const report = emptyReport();
   await inUnitOfWork(deps, actor, (uow) => applyFlagsFile(uow, file, report), { rollback: dryRun });
-  return { dryRun, ...report };
+  return { dryRun, ...(dryRun ? withoutUnknowableIds(report) : report) };
+}
+
+/** A dry run's report, without the ids of change requests it opened and rolled back: those never exist. */
+export function withoutUnknowableIds(report: ApplyReport): ApplyReport {
+  return { ...report, changeRequests: report.changeRequests.map((cr) => (cr.created ? { ...cr, id: null } : cr)) };
 }

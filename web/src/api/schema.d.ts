@@ -2086,8 +2086,10 @@ export interface components {
         };
         applyReportSchema: {
             changeRequests: {
+                /** @description Opened by this apply */
+                created: boolean;
                 environment: string;
-                id: number;
+                id: number | null;
                 project: string;
             }[];
             changes: {
