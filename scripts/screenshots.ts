@@ -1,7 +1,7 @@
 // Takes the screenshots in docs/screenshots (`npm run screenshots`): starts Vexil on a throw-away embedded
 // database, fills it through the API as a team would, and photographs the main pages in Debian's Chromium.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -215,6 +215,20 @@ async function main(): Promise<void> {
       await form.getByLabel('New password for sam').fill('password123');
       await form.getByRole('button', { name: 'Set password' }).click();
       await form.locator('.field-error').waitFor();
+    });
+    // The development configuration of a project, previewed for import into its protected production.
+    const exportFile = join(dataDir, 'checkout-development.json');
+    await writeFile(
+      exportFile,
+      JSON.stringify(await call('POST', '/api/admin/features-batch/export', { environment: 'development', project: 'checkout' })),
+    );
+    await shoot('/flags?project=IS:checkout&sortBy=name', 'flags-import', async (flags) => {
+      await flags.getByRole('button', { name: 'Export / import' }).click();
+      const panel = flags.getByRole('region', { name: 'Import' });
+      await panel.getByLabel('Project to import into').selectOption('checkout');
+      await panel.getByLabel('Environment to import into').selectOption('production');
+      await panel.getByLabel('Export file').setInputFiles(exportFile);
+      await panel.getByTestId('import-preview').waitFor();
     });
     await shoot('/admin/segments', 'segments');
     await shoot('/admin/environments', 'environments');

@@ -13,7 +13,7 @@ import { ChangeRequestPage } from './pages/change-request';
 import { ChangeRequests } from './pages/change-requests';
 import { EventLog } from './pages/event-log';
 import { FlagPage } from './pages/flag/flag-page';
-import { Flags } from './pages/flags';
+import { Flags } from './pages/flags/flags-page';
 import { IntegrationPage, Integrations } from './pages/integrations';
 import { NotFound } from './pages/not-found';
 import { Profile } from './pages/profile';

@@ -19,6 +19,8 @@ type Query<Path extends keyof paths> = paths[Path] extends { get: { parameters: 
 
 export type EventQuery = Query<'/api/admin/search/events'>;
 export type FeatureSearchQuery = Query<'/api/admin/search/features'>;
+/** An export file (Unleash's format) and where to import it. */
+export type ImportDocument = JsonBody<'/api/admin/features-batch/import', 'post'>;
 export interface FlagPath {
   projectId: string;
   featureName: string;
@@ -475,6 +477,18 @@ export const actions = {
     ({ projectId, id, title }: { projectId: string; id: string; title: string }) =>
       ok(api.PUT('/api/admin/projects/{projectId}/change-requests/{id}/title', { params: { path: { projectId, id } }, body: { title } })),
     [keys.changeRequests, keys.events],
+  ),
+  exportFlags: action(
+    (body: JsonBody<'/api/admin/features-batch/export', 'post'>) => ok(api.POST('/api/admin/features-batch/export', { body })),
+    [keys.events],
+  ),
+  validateImport: action((body: ImportDocument) => ok(api.POST('/api/admin/features-batch/validate', { body })), []),
+  /** A dry run reports what the import would change and makes nothing stale. */
+  importFlags: action(
+    ({ document, dryRun }: { document: ImportDocument; dryRun: boolean }) =>
+      ok(api.POST('/api/admin/features-batch/import', { body: document, params: { query: { dryRun } } })),
+    ({ dryRun }) =>
+      dryRun ? [] : [keys.flags, keys.featureSearch, keys.events, keys.changeRequests, keys.tags, keys.tagTypes, keys.contextFields],
   ),
 };
 

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { actions, queries } from '../api/queries';
-import { ErrorMessage, formatDate, Loading, Pager, useAction } from '../components/ui';
+import { actions, queries } from '../../api/queries';
+import { ErrorMessage, formatDate, Loading, Pager, useAction } from '../../components/ui';
+import { ExportPanel, ImportPanel } from './transfer-panel';
 
 const IS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'];
 const INCLUDE = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'];
@@ -172,16 +173,31 @@ export function Flags() {
     </th>
   );
   const favorite = useAction(actions.setFavorite);
+  const [transferOpen, setTransferOpen] = useState(false);
+  const [selected, setSelected] = useState<string[]>([]);
+  const toggleSelected = (name: string) =>
+    setSelected((current) => (current.includes(name) ? current.filter((entry) => entry !== name) : [...current, name]));
   const unused = Object.keys(FILTERS).filter((name) => !search.has(name));
 
   return (
     <div>
       <div className="spread">
         <h1>Flags</h1>
-        <Link className="button primary" to="/admin/projects">
-          New flag in a project…
-        </Link>
+        <div className="row">
+          <button type="button" aria-expanded={transferOpen} onClick={() => setTransferOpen(!transferOpen)}>
+            Export / import
+          </button>
+          <Link className="button primary" to="/admin/projects">
+            New flag in a project…
+          </Link>
+        </div>
       </div>
+      {transferOpen && (
+        <div className="columns">
+          <ExportPanel selected={selected} />
+          <ImportPanel />
+        </div>
+      )}
       <div className="card stack">
         {/* biome-ignore lint/a11y/useSemanticElements: a form with the search role; the <search> element is too new for every browser we serve */}
         <form
@@ -295,6 +311,9 @@ export function Flags() {
               <thead>
                 <tr>
                   <th scope="col">
+                    <span className="sr-only">Selected for export</span>
+                  </th>
+                  <th scope="col">
                     <span className="sr-only">Favorite</span>
                   </th>
                   {sortHeader('name', 'Name')}
@@ -313,6 +332,14 @@ export function Flags() {
               <tbody>
                 {results.data.features.map((flag) => (
                   <tr key={flag.name} data-testid="flag-row">
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${flag.name} for export`}
+                        checked={selected.includes(flag.name)}
+                        onChange={() => toggleSelected(flag.name)}
+                      />
+                    </td>
                     <td>
                       <button
                         type="button"
