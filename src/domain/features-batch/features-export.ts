@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError } from '../../shared/errors.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { MAX_FILE_FLAGS } from '../flags-file/apply-flags-file.js';
 import { listContextFields } from '../context-fields/context-fields.queries.js';
 import { listEnvironments } from '../environments/environments.js';
 import type { Constraint, StrategyVariant, Variant } from '../features/feature-views.js';
@@ -94,7 +95,8 @@ async function selectedFeatureRows(db: Db, query: ExportQuery) {
   } else if (query.project !== undefined) {
     select = select.where('project', '=', query.project);
   }
-  return select.execute();
+  // One more than an import takes, to tell an export that is too large from one that is exactly full.
+  return select.limit(MAX_FILE_FLAGS + 1).execute();
 }
 
 /** Context fields a strategy, segment-free constraint or variant of the export reads, as Unleash lists them. */
@@ -119,6 +121,12 @@ export async function exportFeatures(db: Db, query: ExportQuery): Promise<Export
   const environments = await listEnvironments(db);
   if (!environments.some((e) => e.name === query.environment)) throw new NotFoundError(`Could not find environment "${query.environment}"`);
   const rows = await selectedFeatureRows(db, query);
+  if (rows.length > MAX_FILE_FLAGS) {
+    throw new BadDataError(
+      `An export holds at most ${MAX_FILE_FLAGS} flags, as many as an import takes; choose a project, a tag or flag names`,
+      [{ path: '/body', message: `more than ${MAX_FILE_FLAGS} flags selected` }],
+    );
+  }
   const views = await loadFeatureViews(db, rows, null);
   const [contextFields, segments, tagTypes] = await Promise.all([listContextFields(db), listSegments(db), listTagTypes(db)]);
 
