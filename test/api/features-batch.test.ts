@@ -185,8 +185,36 @@ describe('export in Unleash’s format', () => {
     assert.match(JSON.stringify(unknownField.details), /everything/);
   });
 
+  test('an export holds at most as many flags as an import takes (5,000), and says how to narrow it', async () => {
+    const project = await createProject(ctx);
+    // Set-up in one statement: 5,001 flags through the API would take most of a minute.
+    const now = new Date();
+    await ctx.db
+      .insertInto('features')
+      .values(
+        Array.from({ length: 5001 }, (_, i) => ({
+          name: `${project}-bulk-${i}`,
+          project,
+          type: 'release',
+          description: null,
+          impression_data: false,
+          created_at: now,
+          created_by_user_id: null,
+          created_by: 'test',
+          archived_at: null,
+        })),
+      )
+      .execute();
+    const refused = expectError(await ctx.admin.post(`${BATCH}/export`, { environment: 'production', project }), 400, 'BadDataError');
+    assert.match(refused.message, /at most 5000 flags.*choose a project, a tag or flag names/);
+    await ctx.db.deleteFrom('features').where('project', '=', project).where('name', '=', `${project}-bulk-0`).execute();
+    assert.equal((await exportOf({ environment: 'production', project })).features.length, 5000);
+    await ctx.db.deleteFrom('features').where('project', '=', project).execute();
+  });
+
   test('downloadFile answers as a file to save', async () => {
-    const response = await ctx.admin.post(`${BATCH}/export`, { environment: 'development', features: [], downloadFile: true });
+    const project = await createProject(ctx);
+    const response = await ctx.admin.post(`${BATCH}/export`, { environment: 'development', project, downloadFile: true });
     expectStatus(response, 200);
     assert.match(String(response.headers['content-disposition']), /^attachment; filename="export-development-\d{4}-\d{2}-\d{2}\.json"$/);
   });

@@ -372,58 +372,44 @@ describe('reading flags', () => {
 });
 
 describe('updating a flag with PUT', () => {
-  test('a new description records feature-metadata-updated with the flag before and after', async () => {
-    const project = await createProject(ctx);
-    const flag = await createFlag(project, { description: 'old' });
-    const before = await lastEventId(ctx);
-    const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { description: 'new' });
-    expectStatus(response, 200);
-    const updated = response.json() as Feature;
-    assert.deepEqual(updated, { ...flag, description: 'new' });
-    assert.deepEqual(await getFlag(project, flag.name), updated);
-    assertEvents(await eventsSince(ctx, before), [
-      {
-        type: 'feature-metadata-updated',
-        featureName: flag.name,
-        project,
-        data: metadataOf(updated),
-        preData: metadataOf(flag),
-      },
-    ]);
-  });
+  /** A PUT of one field: the answer and the stored flag are the flag with that field changed, and its event says so. */
+  const SINGLE_FIELD_UPDATES: Array<{
+    title: string;
+    created?: Record<string, unknown>;
+    body: Record<string, unknown>;
+    event: (before: Feature, after: Feature) => { type: string; data: unknown; preData: unknown };
+  }> = [
+    {
+      title: 'a new description records feature-metadata-updated with the flag before and after',
+      created: { description: 'old' },
+      body: { description: 'new' },
+      event: (before, after) => ({ type: 'feature-metadata-updated', data: metadataOf(after), preData: metadataOf(before) }),
+    },
+    {
+      title: 'impressionData records feature-metadata-updated',
+      body: { impressionData: true },
+      event: (before, after) => ({ type: 'feature-metadata-updated', data: metadataOf(after), preData: metadataOf(before) }),
+    },
+    {
+      title: 'a new type records feature-type-updated',
+      body: { type: 'kill-switch' },
+      event: () => ({ type: 'feature-type-updated', data: { type: 'kill-switch' }, preData: { type: 'release' } }),
+    },
+  ];
 
-  test('impressionData records feature-metadata-updated', async () => {
-    const project = await createProject(ctx);
-    const flag = await createFlag(project);
-    const before = await lastEventId(ctx);
-    const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { impressionData: true });
-    expectStatus(response, 200);
-    const updated = response.json() as Feature;
-    assert.equal(updated.impressionData, true);
-    assert.deepEqual(await getFlag(project, flag.name), { ...flag, impressionData: true });
-    assertEvents(await eventsSince(ctx, before), [
-      {
-        type: 'feature-metadata-updated',
-        featureName: flag.name,
-        project,
-        data: metadataOf(updated),
-        preData: metadataOf(flag),
-      },
-    ]);
-  });
-
-  test('a new type records feature-type-updated', async () => {
-    const project = await createProject(ctx);
-    const flag = await createFlag(project);
-    const before = await lastEventId(ctx);
-    const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, { type: 'kill-switch' });
-    expectStatus(response, 200);
-    assert.deepEqual(response.json(), { ...flag, type: 'kill-switch' });
-    assert.deepEqual(await getFlag(project, flag.name), { ...flag, type: 'kill-switch' });
-    assertEvents(await eventsSince(ctx, before), [
-      { type: 'feature-type-updated', featureName: flag.name, project, data: { type: 'kill-switch' }, preData: { type: 'release' } },
-    ]);
-  });
+  for (const update of SINGLE_FIELD_UPDATES) {
+    test(update.title, async () => {
+      const project = await createProject(ctx);
+      const flag = await createFlag(project, update.created);
+      const before = await lastEventId(ctx);
+      const response = await ctx.admin.put(`/api/admin/projects/${project}/features/${flag.name}`, update.body);
+      expectStatus(response, 200);
+      const updated = response.json() as Feature;
+      assert.deepEqual(updated, { ...flag, ...update.body });
+      assert.deepEqual(await getFlag(project, flag.name), updated);
+      assertEvents(await eventsSince(ctx, before), [{ featureName: flag.name, project, ...update.event(flag, updated) }]);
+    });
+  }
 
   test('stale true then false records feature-stale-on then feature-stale-off', async () => {
     const project = await createProject(ctx);

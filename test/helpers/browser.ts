@@ -32,6 +32,15 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Signs in on the sign-in page as a person would, and waits for the Flags page it leads to. */
+export async function signIn(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Username or email').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/flags/);
+}
+
 /** Collects the page's uncaught script errors and console errors other than failed requests (CSP refusals among them). */
 export function watchForProblems(page: Page, problems: string[]): void {
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));

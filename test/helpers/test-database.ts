@@ -17,7 +17,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function adminQuery(url: string, statement: string): Promise<void> {
+/** One statement on the server's maintenance connection (CREATE and DROP DATABASE cannot run in a transaction). */
+export async function adminQuery(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

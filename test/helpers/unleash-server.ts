@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { adminQuery } from './test-database.js';
 
 /** The real unleash-server from npm, run as a child process for import and parity tests. */
 export interface RunningUnleash {
@@ -23,16 +24,6 @@ export async function reachablePostgres(): Promise<string | undefined> {
     return url;
   } catch {
     return undefined;
-  }
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
   }
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
 import { logIn, startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
 import { createServerDatabase } from '../helpers/test-database.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
@@ -48,11 +48,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     watchForProblems(page, pageProblems);
     page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username or email').fill('ops');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/flags/);
+    await signIn(page, server.baseUrl, 'ops', STRONG_PASSWORD);
   });
 
   after(async () => {
@@ -204,11 +200,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     const viewer = await context.newPage();
     watchForProblems(viewer, pageProblems);
-    await viewer.goto(`${server.baseUrl}/login`);
-    await viewer.getByLabel('Username or email').fill('watcher');
-    await viewer.getByLabel('Password').fill(STRONG_PASSWORD);
-    await viewer.getByRole('button', { name: 'Sign in' }).click();
-    await viewer.waitForURL(/\/flags/);
+    await signIn(viewer, server.baseUrl, 'watcher', STRONG_PASSWORD);
     assert.match(await textOf(viewer.getByRole('note')), /read-only access/);
     await viewer.goto(`${server.baseUrl}/projects/default/flags/watched-flag`);
     assert.equal(await viewer.getByTestId('environment-development').getByRole('switch').isDisabled(), true);
@@ -251,11 +243,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     const editor = await context.newPage();
     watchForProblems(editor, pageProblems);
     editor.on('dialog', (dialog) => void dialog.accept());
-    await editor.goto(`${server.baseUrl}/login`);
-    await editor.getByLabel('Username or email').fill('eddie');
-    await editor.getByLabel('Password').fill(STRONG_PASSWORD);
-    await editor.getByRole('button', { name: 'Sign in' }).click();
-    await editor.waitForURL(/\/flags/);
+    await signIn(editor, server.baseUrl, 'eddie', STRONG_PASSWORD);
     await editor.goto(`${server.baseUrl}/admin/segments`);
     await editor.locator('.card', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
     const form = editor.getByRole('form', { name: 'Edit segment vip' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startServer, stopServer, waitForOutput, type RunningServer } from '../helpers/server-process.js';
 import { createServerDatabase } from '../helpers/test-database.js';
@@ -26,12 +26,8 @@ let changeRequestUrl: string;
 const PROJECT = 'checkout';
 const FLAG = 'new-checkout';
 
-async function signIn(username: string, password: string): Promise<void> {
-  await page.goto(`${server.baseUrl}/login`);
-  await page.getByLabel('Username or email').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/flags/);
+async function signInAs(username: string, password: string): Promise<void> {
+  await signIn(page, server.baseUrl, username, password);
   assert.equal(await textOf(page.getByTestId('signed-in-as')), username);
 }
 
@@ -76,7 +72,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     assert.equal(await textOf(page.getByRole('alert')), 'Wrong username or password');
-    await signIn('admin', adminPassword);
+    await signInAs('admin', adminPassword);
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Flags');
   });
 
@@ -95,7 +91,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await form.getByRole('button', { name: 'Change password' }).click();
     await shows(page, 'Your password was changed');
     await signOut();
-    await signIn('admin', adminPassword);
+    await signInAs('admin', adminPassword);
   });
 
   test('creates a project and a flag in it', async () => {
@@ -228,7 +224,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     assert.equal(await page.getByRole('button', { name: 'Approve' }).isDisabled(), true);
     await signOut();
 
-    await signIn('reviewer', STRONG_PASSWORD);
+    await signInAs('reviewer', STRONG_PASSWORD);
     await page.goto(changeRequestUrl);
     await page.getByRole('textbox', { name: 'Comment' }).fill('Looks right to me');
     await page.getByRole('button', { name: 'Comment' }).click();
@@ -238,7 +234,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await shows(page, /Approved by reviewer/);
     await signOut();
 
-    await signIn('admin', adminPassword);
+    await signInAs('admin', adminPassword);
     await page.goto(changeRequestUrl);
     await page.getByRole('button', { name: 'Apply now' }).click();
     await waitForTexts(page.getByTestId('cr-state'), (texts) => texts[0] === 'Applied');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, shows, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
 import { startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
 import { createServerDatabase } from '../helpers/test-database.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
@@ -49,11 +49,7 @@ describe('export and import on the Flags page', { timeout: 180_000 }, () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 1000 }, acceptDownloads: true });
     watchForProblems(page, pageProblems);
-    await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username or email').fill('ops');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/flags/);
+    await signIn(page, server.baseUrl, 'ops', STRONG_PASSWORD);
   });
 
   after(async () => {
