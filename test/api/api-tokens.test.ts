@@ -674,4 +674,25 @@ describe('token expiry', () => {
     // A token without expiry keeps working.
     expectStatus(await ctx.admin.get('/api/admin/projects'), 200);
   });
+
+  test('an SDK token is trusted for 10 s at a time and then checked again, never past its own expiry', async () => {
+    const token = await createToken({ tokenName: uniqueName('sdk'), type: 'client', environment: 'production' });
+    const poll = () => ctx.as(token.secret).get('/api/client/features');
+    expectStatus(await poll(), 200);
+    ctx.clock.advance(11_000);
+    expectStatus(await poll(), 200); // checked again, and trusted for 10 s more
+    // Removed behind the server's back (no notification): only the trust window keeps it working.
+    await ctx.db.deleteFrom('api_token_projects').where('token_id', '=', token.id).execute();
+    await ctx.db.deleteFrom('api_tokens').where('id', '=', token.id).execute();
+    ctx.clock.advance(5_000);
+    expectStatus(await poll(), 200);
+    ctx.clock.advance(6_000);
+    expectError(await poll(), 401, 'UnauthorizedError');
+
+    const expiresAt = new Date(ctx.clock.now().getTime() + 3_000).toISOString();
+    const shortLived = await createToken({ tokenName: uniqueName('sdk'), type: 'client', environment: 'production', expiresAt });
+    expectStatus(await ctx.as(shortLived.secret).get('/api/client/features'), 200);
+    ctx.clock.advance(4_000);
+    expectError(await ctx.as(shortLived.secret).get('/api/client/features'), 401, 'UnauthorizedError');
+  });
 });

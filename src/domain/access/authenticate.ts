@@ -9,6 +9,8 @@ export interface SdkToken {
   type: Exclude<ApiTokenType, 'admin'>;
   environment: string;
   projects: string[] | '*';
+  /** When it stops working; a cache may trust it no longer than this. */
+  expiresAt: Date | null;
 }
 
 /** What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs. */
@@ -67,6 +69,7 @@ async function authenticateApiToken(db: Db, secretHash: string, now: Date): Prom
       type: row.type,
       environment: row.environment!,
       projects: projects.length === 0 ? '*' : projects.map((p) => p.project_id),
+      expiresAt: row.expires_at,
     },
   };
 }

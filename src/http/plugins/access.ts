@@ -90,20 +90,22 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     }
     const sdkAccess = access.kind === 'client' || access.kind === 'frontend';
     const cached = token && sdkAccess ? sdkTokens.get(token) : undefined;
-    const credential: Credential =
-      cached && cached.until > now.getTime()
-        ? { kind: 'apiToken', token: cached.token }
-        : token
-          ? await authenticateToken(deps.db, token, now)
-          : await authenticateSession(deps.db, sessionId!, now);
+    // An entry past its time is checked against the database again, and trusted anew if still valid.
+    const trusted = cached && cached.until > now.getTime() ? cached : undefined;
+    const credential: Credential = trusted
+      ? { kind: 'apiToken', token: trusted.token }
+      : token
+        ? await authenticateToken(deps.db, token, now)
+        : await authenticateSession(deps.db, sessionId!, now);
     switch (credential.kind) {
       case 'invalid':
         throw new UnauthorizedError(token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again');
       case 'apiToken':
         if (access.kind === credential.token.type) {
-          if (!cached && token) {
+          if (!trusted && token) {
             if (sdkTokens.size >= SDK_TOKEN_CACHE_SIZE) sdkTokens.clear();
-            sdkTokens.set(token, { token: credential.token, until: now.getTime() + SDK_TOKEN_CACHE_MS });
+            const expiresAt = credential.token.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+            sdkTokens.set(token, { token: credential.token, until: Math.min(now.getTime() + SDK_TOKEN_CACHE_MS, expiresAt) });
           }
           request.sdkToken = credential.token;
           return;
