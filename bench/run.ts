@@ -83,8 +83,10 @@ interface Case {
   path: string;
   /** Sent instead of the admin token (SDK cases send a client token, and the ETag they hold). */
   headers?: Record<string, string>;
-  /** The second column's concurrency: 16 by default, 64 for what SDK fleets poll. */
+  /** The second column's concurrency: 16 by default. */
   connections?: number;
+  /** A path per request instead of `path`, e.g. a new user id each time. */
+  pathOfRequest?: () => string;
 }
 
 /** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
@@ -100,13 +102,28 @@ async function sdkCases(baseUrl: string): Promise<Case[]> {
   const body = (await first.json()) as { features: unknown[] };
   const etag = first.headers.get('etag')!;
   const label = `${body.features.length} flags`;
+  const frontend = await fetch(`${baseUrl}/api/admin/api-tokens`, {
+    method: 'POST',
+    headers: { authorization: TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify({ tokenName: `bench-frontend-${Date.now()}`, type: 'frontend', environment: 'production', projects: ['*'] }),
+  });
+  if (!frontend.ok) throw new Error(`creating a frontend token answered ${frontend.status}: ${await frontend.text()}`);
+  const frontendSecret = ((await frontend.json()) as { secret: string }).secret;
+  const enabled = (
+    (await (await fetch(`${baseUrl}/api/frontend?userId=probe`, { headers: { authorization: frontendSecret } })).json()) as {
+      toggles: unknown[];
+    }
+  ).toggles.length;
+  let user = 0;
   return [
     // 304 first: the 200 case leaves the load generator itself busy with megabytes of bodies for a while.
+    { name: `client features (${label}), 304`, path: '/api/client/features', headers: { authorization: secret, 'if-none-match': etag } },
     {
-      name: `client features (${label}), 304`,
-      path: '/api/client/features',
-      headers: { authorization: secret, 'if-none-match': etag },
-      connections: 64,
+      // Each request a user of its own, as browsers send: nothing can be answered from a previous request's context.
+      name: `frontend API, a new userId each request (${label}; ${enabled} on for the probe user)`,
+      path: '/api/frontend?userId=u0',
+      headers: { authorization: frontendSecret },
+      pathOfRequest: () => `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}`,
     },
     { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
   ];
@@ -162,11 +179,13 @@ async function drain(baseUrl: string): Promise<void> {
 }
 
 async function measure(baseUrl: string, benchCase: Case, connections: number, duration: number): Promise<Measurement> {
+  const pathOfRequest = benchCase.pathOfRequest;
   const result = await autocannon({
     url: `${baseUrl}${benchCase.path}`,
     connections,
     duration,
     headers: benchCase.headers ?? { authorization: TOKEN },
+    ...(pathOfRequest ? { requests: [{ setupRequest: (request) => ({ ...request, path: pathOfRequest() }) }] } : {}),
   });
   return {
     requestsPerSecond: result.requests.average,
@@ -392,6 +411,29 @@ async function changeToSdkLatency(writer: Server, reader: Server, project: strin
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
+/** Each selected case at one connection and at its concurrency, as table rows. */
+async function measureCases(baseUrl: string, filter: string | undefined, duration: number): Promise<string[]> {
+  const rows: string[] = [];
+  const all = [...(await cases(baseUrl)), ...(await sdkCases(baseUrl))];
+  const selected = all.filter((c) => !filter || c.name.includes(filter));
+  for (const benchCase of selected) {
+    await drain(baseUrl);
+    await measure(baseUrl, benchCase, 1, 1); // warm-up: plans, caches, JIT
+    const one = await measure(baseUrl, benchCase, 1, duration);
+    await drain(baseUrl);
+    const connections = benchCase.connections ?? 16;
+    const many = await measure(baseUrl, benchCase, connections, duration);
+    const errors = one.errors + many.errors;
+    rows.push(
+      `| ${benchCase.name} | ${one.requestsPerSecond.toFixed(0)} | ${ms(one.p50)} | ${ms(one.p99)} | c=${connections}: ${many.requestsPerSecond.toFixed(0)} | ${ms(many.p50)} | ${ms(many.p99)} |${errors > 0 ? ` ${errors} errors |` : ''}`,
+    );
+    process.stderr.write(`${rows.at(-1)}\n`);
+  }
+  return rows;
+}
+
+const TABLE_HEAD = ['| case | c=1 req/s | c=1 p50 | c=1 p99 | c=N req/s | c=N p50 | c=N p99 |', '|---|---|---|---|---|---|---|'];
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -400,6 +442,8 @@ async function main(): Promise<void> {
       duration: { type: 'string', default: '5' },
       'hot-project': { type: 'string', default: 'bench-0' },
       cases: { type: 'string' },
+      /** With --cases: measure only those cases (no start-up, streaming, export, delivery or change-to-SDK figures). */
+      only: { type: 'boolean', default: false },
       'lag-seconds': { type: 'string', default: '10' },
     },
   });
@@ -407,33 +451,23 @@ async function main(): Promise<void> {
     ? { DATABASE_URL: values['database-url'] }
     : { DATA_DIR: values['data-dir'] ?? './bench-data' };
   const duration = Number(values.duration);
+  const only = values.only && values.cases !== undefined;
   // Three starts, the median reported: the first may pay for cold file caches.
   const profiles: StartupProfile[] = [];
-  for (let run = 0; run < 3; run++) profiles.push(await profileStartup(env));
+  for (let run = 0; run < (only ? 0 : 3); run++) profiles.push(await profileStartup(env));
   const startup = profiles.sort((a, b) => a.toHealthyMs - b.toHealthyMs)[1]!;
   const server = await startServer(env);
   try {
+    if (only) {
+      process.stdout.write(`${[...TABLE_HEAD, ...(await measureCases(server.baseUrl, values.cases, duration))].join('\n')}\n`);
+      return;
+    }
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
     const stream = await streamWithMemory(server, `/api/admin/events?project=${values['hot-project']}`);
     const exported = await streamWithMemory(server, '/api/admin/events/export?format=ndjson');
     const exportedCsv = await streamWithMemory(server, '/api/admin/events/export?format=csv');
     const { totalEvents } = await getJson<{ totalEvents: number }>(server.baseUrl, '/api/admin/events');
-    const rows: string[] = [];
-    const all = [...(await cases(server.baseUrl)), ...(await sdkCases(server.baseUrl))];
-    const selected = all.filter((c) => !values.cases || c.name.includes(values.cases));
-    for (const benchCase of selected) {
-      await drain(server.baseUrl);
-      await measure(server.baseUrl, benchCase, 1, 1); // warm-up: plans, caches, JIT
-      const one = await measure(server.baseUrl, benchCase, 1, duration);
-      await drain(server.baseUrl);
-      const connections = benchCase.connections ?? 16;
-      const many = await measure(server.baseUrl, benchCase, connections, duration);
-      const errors = one.errors + many.errors;
-      rows.push(
-        `| ${benchCase.name} | ${one.requestsPerSecond.toFixed(0)} | ${ms(one.p50)} | ${ms(one.p99)} | c=${connections}: ${many.requestsPerSecond.toFixed(0)} | ${ms(many.p50)} | ${ms(many.p99)} |${errors > 0 ? ` ${errors} errors |` : ''}`,
-      );
-      process.stderr.write(`${rows.at(-1)}\n`);
-    }
+    const rows = await measureCases(server.baseUrl, values.cases, duration);
     await drain(server.baseUrl);
     const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
     // On PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one.
@@ -462,8 +496,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         '',
-        '| case | c=1 req/s | c=1 p50 | c=1 p99 | c=N req/s | c=N p50 | c=N p99 |',
-        '|---|---|---|---|---|---|---|',
+        ...TABLE_HEAD,
         ...rows,
         '',
         `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
