@@ -245,3 +245,40 @@ describe('the flag set of an environment a project does not have', () => {
     }
   });
 });
+
+describe('ETags follow what a token sees', () => {
+  async function etagOf(token: string): Promise<string> {
+    const response = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: token } });
+    assert.equal(response.status, 200);
+    return response.headers.get('etag')!;
+  }
+  const statusWith = async (token: string, etag: string) =>
+    (await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: token, 'if-none-match': etag } })).status;
+
+  test('events no SDK can see keep every ETag; a change in one project keeps the ETags of tokens of the others', async () => {
+    const everything = await createSdkToken(ctx, 'client', 'development');
+    const mineBefore = await etagOf(myToken);
+    const allBefore = await etagOf(everything);
+
+    // Tokens, users and the like are recorded as events, but change nothing an SDK reads. The wait gives the
+    // commit's notification time to arrive; were it late, the assertions would pass without proving anything.
+    await createSdkToken(ctx, 'client', 'production');
+    expectStatus(await ctx.admin.post('/api/admin/user-admin', { username: uniqueName('someone'), rootRole: 'Viewer' }), 201);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await statusWith(everything, allBefore), 304);
+    assert.equal(await statusWith(myToken, mineBefore), 304);
+
+    expectStatus(await ctx.admin.post(`${featurePath(theirs, `${theirs}-on`)}/environments/development/on`), 200);
+    expectStatus(await ctx.admin.post(`${featurePath(theirs, `${theirs}-off`)}/environments/development/on`), 200);
+    await eventually(async () => (await statusWith(everything, allBefore)) === 200, 2000);
+    assert.equal(await statusWith(myToken, mineBefore), 304, 'their change leaves my ETag as it was');
+    const delta = await fetch(`${baseUrl}/api/client/delta`, {
+      headers: { authorization: myToken, 'if-none-match': `"${mineBefore.split(':')[1]!.replace('"', '')}"` },
+    });
+    assert.equal(delta.status, 304);
+
+    expectStatus(await ctx.admin.post(`${featurePath(mine, `${mine}-on`)}/environments/development/off`), 200);
+    await eventually(async () => (await statusWith(myToken, mineBefore)) === 200, 2000);
+    expectStatus(await ctx.admin.post(`${featurePath(mine, `${mine}-on`)}/environments/development/on`), 200);
+  });
+});

@@ -26,7 +26,10 @@ export interface ClientScope {
   tag?: string[];
 }
 
-/** One answer of `/api/client/features` for a scope, serialised once per revision. */
+/**
+ * One answer of `/api/client/features` for a scope, serialised once per revision that changed it. `revision` is
+ * the last revision that changed what the scope sees, so its ETag holds across changes that are not its business.
+ */
 export interface ScopedFeatures {
   revision: number;
   etag: string;
@@ -73,7 +76,10 @@ interface EnvironmentEntry {
   stale: boolean;
   reloading?: Promise<EnvironmentConfiguration>;
   history: ConfigurationChange[];
+  /** Answers of the current configuration, per scope. */
   answers: Map<string, ScopedFeatures>;
+  /** Answers of the configuration before, and the change from it: kept by the scopes that change did not touch. */
+  previous?: { answers: Map<string, ScopedFeatures>; change: ConfigurationChange };
 }
 
 /** Deltas kept per environment: an SDK further behind than this is sent a hydration. */
@@ -133,7 +139,11 @@ function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration)
  * of the scope's flags uses it and it changed or a sent flag names it, and removed when the scope's flags no
  * longer use it.
  */
-function scopedEvents(scope: ClientScope, changes: ConfigurationChange[], current: ScopedFeatures): DeltaEvent[] {
+function scopedEvents(
+  scope: ClientScope,
+  changes: ConfigurationChange[],
+  current: Pick<ScopedFeatures, 'segments' | 'revision'>,
+): DeltaEvent[] {
   const events: DeltaEvent[] = [];
   const usedBefore = new Set<number>();
   const named = new Set<number>();
@@ -238,17 +248,19 @@ export class ClientFeatureStore {
       return configuration;
     }
     entry.reloading = undefined;
+    // A change that arrives while this load runs marks the entry stale again; load once more for it.
+    if (entry.stale && this.listeners.size > 0) queueMicrotask(() => this.configuration(environment).catch(() => undefined));
     if (configuration.revision === entry.configuration.revision) return entry.configuration;
     const change = diff(entry.configuration, configuration);
+    // Events SDKs cannot see (tokens, users, comments…) change nothing they read: the revision, and so every
+    // ETag, stays as it was.
+    if (change.flags.length === 0 && change.segments.length === 0) return entry.configuration;
     entry.history.push(change);
     if (entry.history.length > HISTORY_LENGTH) entry.history.splice(0, entry.history.length - HISTORY_LENGTH);
     entry.configuration = configuration;
-    entry.answers.clear();
-    // A change that arrived while this load ran has marked the entry stale again; load once more for it.
-    if (entry.stale && this.listeners.size > 0) this.configuration(environment).catch(() => undefined);
-    if (change.flags.length > 0 || change.segments.length > 0) {
-      for (const listener of this.listeners) listener(environment, change, configuration);
-    }
+    entry.previous = { answers: entry.answers, change };
+    entry.answers = new Map();
+    for (const listener of this.listeners) listener(environment, change, configuration);
     return configuration;
   }
 
@@ -261,10 +273,17 @@ export class ClientFeatureStore {
   private answer(scope: ClientScope, configuration: EnvironmentConfiguration): ScopedFeatures {
     const entry = this.environments.get(scope.environment)!;
     const key = scopeKey(scope);
-    const cached = entry.answers.get(key);
-    if (cached && cached.revision === configuration.revision) return cached;
+    const current = configuration === entry.configuration;
+    const cached = current ? entry.answers.get(key) : undefined;
+    if (cached) return cached;
     const features = configuration.features.filter((feature) => inScope(scope, feature, configuration.tags.get(feature.name)));
     const segments = segmentsUsedBy(features, configuration.segments);
+    // The answer before this configuration's change still holds when that change is nothing the scope sees.
+    const kept = current && entry.previous ? entry.previous.answers.get(key) : undefined;
+    if (kept && scopedEvents(scope, [entry.previous!.change], { segments, revision: configuration.revision }).length === 0) {
+      entry.answers.set(key, kept);
+      return kept;
+    }
     const query = {
       ...(scope.project ? { project: scope.project } : {}),
       ...(scope.namePrefix ? { namePrefix: scope.namePrefix } : {}),
@@ -288,7 +307,7 @@ export class ClientFeatureStore {
       enabledFeatures: features.filter((feature) => feature.enabled),
       segments,
     };
-    if (configuration === entry.configuration) entry.answers.set(key, answer);
+    if (current) entry.answers.set(key, answer);
     return answer;
   }
 
