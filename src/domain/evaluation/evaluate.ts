@@ -63,6 +63,24 @@ class InMemoryRepository {
 }
 
 /**
+ * One SDK client per configuration, built on its first evaluation and shared by every request until the next
+ * change: building one indexes every flag of the environment. Keyed by the configuration's flag list, so a
+ * client lives exactly as long as the configuration it reads.
+ */
+const clients = new WeakMap<ClientFeature[], Promise<InstanceType<SdkEngine['UnleashClient']>>>();
+
+function clientOf(all: ClientFeature[], segments: Map<number, ClientSegment>) {
+  let client = clients.get(all);
+  if (!client) {
+    client = sdkEngine().then(
+      ({ UnleashClient, strategies }) => new UnleashClient(new InMemoryRepository(all, segments) as never, [...strategies.values()]),
+    );
+    clients.set(all, client);
+  }
+  return client;
+}
+
+/**
  * Evaluates every given flag for one context, as the SDK would with this configuration. `all` flags are
  * needed for dependencies: a child's parent may lie outside the flags asked about.
  */
@@ -72,8 +90,7 @@ export async function evaluateAll(
   segments: Map<number, ClientSegment>,
   context: Context,
 ): Promise<EvaluatedToggle[]> {
-  const { UnleashClient, strategies } = await sdkEngine();
-  const client = new UnleashClient(new InMemoryRepository(all, segments) as never, [...strategies.values()]);
+  const client = await clientOf(all, segments);
   return features.map((feature) => {
     const variant = client.getVariant(feature.name, context);
     const enabled = variant.feature_enabled ?? false;
