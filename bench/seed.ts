@@ -77,6 +77,8 @@ const sqlArray = (values: string[]) => sql.raw(`ARRAY[${values.map((v) => `'${v}
 export interface SeedSize {
   flags: number;
   events: number;
+  /** The share of flags on in production, in percent; two in three (as in the other environments) when absent. */
+  productionOnPercent?: number;
 }
 
 export function projectCount(flags: number): number {
@@ -124,10 +126,14 @@ async function seedCatalog(db: Db, flags: number, projects: number): Promise<voi
     JOIN users u ON u.username = 'bench-user-' || (1 + k % ${USERS})`.execute(db);
 }
 
-async function seedFlagConfiguration(db: Db): Promise<void> {
+async function seedFlagConfiguration(db: Db, productionOnPercent: number | undefined): Promise<void> {
+  const enabled =
+    productionOnPercent === undefined
+      ? sql`abs(hashtext(f.name || e)) % 3 <> 0`
+      : sql`CASE WHEN e = 'production' THEN abs(hashtext(f.name || e)) % 100 < ${productionOnPercent} ELSE abs(hashtext(f.name || e)) % 3 <> 0 END`;
   await sql`
     INSERT INTO feature_environments (feature_name, environment, enabled, variants)
-    SELECT f.name, e, abs(hashtext(f.name || e)) % 3 <> 0,
+    SELECT f.name, e, ${enabled},
       CASE WHEN abs(hashtext(f.name)) % 10 = 0
         THEN '[{"name":"control","weight":500,"weightType":"variable","stickiness":"default","overrides":[]},{"name":"treatment","weight":500,"weightType":"variable","stickiness":"default","overrides":[]}]'::jsonb
         ELSE '[]'::jsonb END
@@ -217,7 +223,7 @@ export async function seed(db: Db, size: SeedSize, onProgress: (step: string, do
     onProgress(name, done, steps);
   };
   await step('projects, users, segments, flags', () => seedCatalog(db, size.flags, projects));
-  await step('environments, strategies, tags, favorites, lifecycle', () => seedFlagConfiguration(db));
+  await step('environments, strategies, tags, favorites, lifecycle', () => seedFlagConfiguration(db, size.productionOnPercent));
   for (let from = 1; from <= size.events; from += EVENT_BATCH) {
     const to = Math.min(size.events, from + EVENT_BATCH - 1);
     await step(`events ${from.toLocaleString('en')}–${to.toLocaleString('en')}`, () =>
@@ -236,13 +242,18 @@ async function main(): Promise<void> {
     options: {
       flags: { type: 'string', default: '5000' },
       events: { type: 'string', default: '120000' },
+      'production-on-percent': { type: 'string' },
       'database-url': { type: 'string' },
       'data-dir': { type: 'string' },
     },
   });
-  const size = { flags: Number(values.flags), events: Number(values.events) };
+  const onPercent = values['production-on-percent'] === undefined ? undefined : Number(values['production-on-percent']);
+  const size = { flags: Number(values.flags), events: Number(values.events), productionOnPercent: onPercent };
   if (!Number.isInteger(size.flags) || size.flags < 10 || !Number.isInteger(size.events) || size.events < 0) {
     throw new Error('--flags must be a whole number of at least 10 and --events a whole number');
+  }
+  if (onPercent !== undefined && !(Number.isInteger(onPercent) && onPercent >= 0 && onPercent <= 100)) {
+    throw new Error('--production-on-percent must be a whole number from 0 to 100');
   }
   const config = databaseFromArgs(values['database-url'], values['data-dir']);
   const database = await openDatabase(config);
