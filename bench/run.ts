@@ -85,8 +85,9 @@ interface Case {
   headers?: Record<string, string>;
   /** The second column's concurrency: 16 by default. */
   connections?: number;
-  /** A path per request instead of `path`, e.g. a new user id each time. */
-  pathOfRequest?: () => string;
+  /** Each request's own path and body instead of `path`: a new user id, a new description… */
+  requestOf?: () => { path: string; body?: string };
+  method?: 'GET' | 'PUT';
 }
 
 /** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
@@ -123,7 +124,7 @@ async function sdkCases(baseUrl: string): Promise<Case[]> {
       name: `frontend API, a new userId each request (${label}; ${enabled} on for the probe user)`,
       path: '/api/frontend?userId=u0',
       headers: { authorization: frontendSecret },
-      pathOfRequest: () => `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}`,
+      requestOf: () => ({ path: `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}` }),
     },
     { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
   ];
@@ -134,6 +135,9 @@ async function cases(baseUrl: string): Promise<Case[]> {
   const creators = await getJson<Array<{ id: number; name: string }>>(baseUrl, '/api/admin/event-creators');
   const user = creators.find((c) => c.name.startsWith('bench-user-')) ?? creators[0]!;
   const { total } = await getJson<{ total: number }>(baseUrl, '/api/admin/search/features?limit=1');
+  const sample = (await getJson<{ features: Array<{ name: string; project: string }> }>(baseUrl, '/api/admin/search/features?limit=100'))
+    .features;
+  let updates = 0;
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
   return [
     { name: 'events: 100 newest', path: '/api/admin/events' },
@@ -155,6 +159,20 @@ async function cases(baseUrl: string): Promise<Case[]> {
       path: '/api/admin/search/features?sortBy=environment:production&sortOrder=desc',
     },
     { name: 'feature search: deep page', path: `/api/admin/search/features?offset=${Math.max(0, total - 50)}` },
+    {
+      // Each a real change (a new description), recorded as an event, spread over 100 flags as a team's edits are.
+      name: 'flag updates: PUT a new description (100 flags)',
+      path: `/api/admin/projects/${sample[0]!.project}/features/${sample[0]!.name}`,
+      method: 'PUT',
+      headers: { authorization: TOKEN, 'content-type': 'application/json' },
+      requestOf: () => {
+        const flag = sample[++updates % sample.length]!;
+        return {
+          path: `/api/admin/projects/${flag.project}/features/${flag.name}`,
+          body: JSON.stringify({ description: `benchmark update ${updates}` }),
+        };
+      },
+    },
   ];
 }
 
@@ -179,13 +197,14 @@ async function drain(baseUrl: string): Promise<void> {
 }
 
 async function measure(baseUrl: string, benchCase: Case, connections: number, duration: number): Promise<Measurement> {
-  const pathOfRequest = benchCase.pathOfRequest;
+  const requestOf = benchCase.requestOf;
   const result = await autocannon({
     url: `${baseUrl}${benchCase.path}`,
     connections,
     duration,
+    method: benchCase.method ?? 'GET',
     headers: benchCase.headers ?? { authorization: TOKEN },
-    ...(pathOfRequest ? { requests: [{ setupRequest: (request) => ({ ...request, path: pathOfRequest() }) }] } : {}),
+    ...(requestOf ? { requests: [{ setupRequest: (request) => ({ ...request, ...requestOf() }) }] } : {}),
   });
   return {
     requestsPerSecond: result.requests.average,
