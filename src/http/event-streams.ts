@@ -4,6 +4,13 @@ import type { FastifyReply } from 'fastify';
 // A comment line every 30 s keeps proxies from closing an idle stream; the SDK drops a stream silent for 60 s.
 const KEEP_ALIVE_MS = 30_000;
 
+/**
+ * What a stream may hold unsent beyond its opening hydration. A client that does not read (stalled, or hostile)
+ * would otherwise make the server keep every change for it; past this its stream is ended, and an SDK that
+ * reconnects gets a fresh hydration, as after any dropped connection.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
 /** One open server-sent events stream. */
 export interface EventStream {
   send(event: string, id: number, data: unknown): void;
@@ -12,13 +19,18 @@ export interface EventStream {
 }
 
 /**
- * The server-sent events streams of one route module: each opened on a hijacked reply, kept alive, counted,
- * and ended when the server shuts down (SDKs then reconnect, to another instance).
+ * The server-sent events streams of one route module: each opened on a hijacked reply, kept alive by one timer
+ * for all of them, counted, cut off when its client stops reading, and ended when the server shuts down (SDKs
+ * then reconnect, to another instance).
  */
 export class EventStreams {
   private readonly open = new Set<ServerResponse>();
+  private keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(private readonly connections: { inc(): void; dec(): void }) {}
+  constructor(
+    private readonly connections: { inc(): void; dec(): void },
+    private readonly maxUnsentBytes = MAX_UNSENT_BYTES,
+  ) {}
 
   start(reply: FastifyReply): EventStream {
     reply.hijack();
@@ -29,18 +41,33 @@ export class EventStreams {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     this.open.add(response);
     this.connections.inc();
+    this.keepAlive ??= setInterval(() => {
+      for (const stream of this.open) this.write(stream, ': keep-alive\n\n');
+    }, KEEP_ALIVE_MS).unref();
     response.on('close', () => {
-      clearInterval(keepAlive);
       this.open.delete(response);
       this.connections.dec();
+      if (this.open.size === 0) {
+        clearInterval(this.keepAlive);
+        this.keepAlive = undefined;
+      }
     });
     return {
-      send: (event, id, data) => response.write(`event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`),
+      send: (event, id, data) => this.write(response, `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`),
       onClose: (handler) => response.on('close', handler),
     };
+  }
+
+  /** Writes to a stream, or ends it when its client has left more than the bound unread. */
+  private write(response: ServerResponse, text: string): void {
+    if (response.destroyed) return;
+    if (response.writableLength > this.maxUnsentBytes) {
+      response.destroy();
+      return;
+    }
+    response.write(text);
   }
 
   endAll(): void {
