@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -428,6 +428,75 @@ async function changeToSdkLatency(writer: Server, reader: Server, project: strin
   }
 }
 
+/**
+ * Many SDKs streaming from one instance: `count` server-sent event streams opened (each on a narrow scope, so
+ * what is measured is a connection's cost, not `count` copies of a full hydration), one of them never reading.
+ * Reports the server's RSS growth, `/health` under load meanwhile, and how long one change takes to reach every
+ * stream.
+ */
+async function manyStreams(server: Server, project: string, count: number) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response;
+  };
+  const prefix = `streams-${Date.now()}`;
+  const flag = `${prefix}-flag`;
+  await call('POST', `/api/admin/projects/${project}/features`, { name: flag });
+  const created = await call('POST', '/api/admin/api-tokens', {
+    tokenName: prefix,
+    type: 'client',
+    environment: 'production',
+    projects: [project],
+  });
+  const { secret } = (await created.json()) as { secret: string };
+  const request = `GET /api/client/streaming?namePrefix=${prefix} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${secret}\r\nAccept: text/event-stream\r\n\r\n`;
+  const port = Number(new URL(server.baseUrl).port);
+  const sockets: Socket[] = [];
+  const arrivals: Array<(text: string) => void> = [];
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      socket.setEncoding('utf8');
+      let connected = false;
+      socket.on('data', (text: string) => {
+        if (!connected && text.includes('unleash-connected')) {
+          connected = true;
+          resolve();
+        } else for (const arrival of arrivals) arrival(text);
+      });
+      socket.on('error', reject);
+      sockets.push(socket);
+    });
+  const before = await rssKiB(server.process.pid!);
+  for (let opened = 0; opened < count; opened += 200) {
+    await Promise.all(Array.from({ length: Math.min(200, count - opened) }, open));
+  }
+  sockets[0]!.pause(); // a client that stopped reading
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const after = await rssKiB(server.process.pid!);
+  const health = await autocannon({ url: `${server.baseUrl}/health`, connections: 16, duration: 5 });
+  let reached = 0;
+  const allReached = new Promise<void>((resolve) => {
+    arrivals.push((text) => {
+      if (text.includes('unleash-updated') && ++reached === count - 1) resolve();
+    });
+  });
+  const started = performance.now();
+  await call('POST', `/api/admin/projects/${project}/features/${flag}/environments/production/on`);
+  await allReached;
+  const broadcastMs = performance.now() - started;
+  for (const socket of sockets) socket.destroy();
+  return { count, growthMiB: (after - before) / 1024, healthP99: health.latency.p99, healthRps: health.requests.average, broadcastMs };
+}
+
+const streamsLine = (streams: Awaited<ReturnType<typeof manyStreams>>) =>
+  `${streams.count.toLocaleString('en')} open streams (one not reading): server RSS +${streams.growthMiB.toFixed(0)} MiB; /health meanwhile at c=16 ${streams.healthRps.toFixed(0)} req/s, p99 ${streams.healthP99} ms; one change reached every stream in ${streams.broadcastMs.toFixed(0)} ms`;
+
 const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 
 /** Each selected case at one connection and at its concurrency, as table rows. */
@@ -464,6 +533,7 @@ async function main(): Promise<void> {
       /** With --cases: measure only those cases (no start-up, streaming, export, delivery or change-to-SDK figures). */
       only: { type: 'boolean', default: false },
       'lag-seconds': { type: 'string', default: '10' },
+      streams: { type: 'string', default: '10000' },
     },
   });
   const env: Record<string, string> = values['database-url']
@@ -479,6 +549,8 @@ async function main(): Promise<void> {
   try {
     if (only) {
       process.stdout.write(`${[...TABLE_HEAD, ...(await measureCases(server.baseUrl, values.cases, duration))].join('\n')}\n`);
+      if ('open streams'.includes(values.cases!))
+        process.stdout.write(`${streamsLine(await manyStreams(server, values['hot-project'], Number(values.streams)))}\n`);
       return;
     }
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
@@ -489,6 +561,8 @@ async function main(): Promise<void> {
     const rows = await measureCases(server.baseUrl, values.cases, duration);
     await drain(server.baseUrl);
     const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
+    await drain(server.baseUrl);
+    const streams = await manyStreams(server, values['hot-project'], Number(values.streams));
     // On PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one.
     const reader = values['database-url'] ? await startServer(env) : server;
     let latency: Awaited<ReturnType<typeof changeToSdkLatency>>;
@@ -519,6 +593,7 @@ async function main(): Promise<void> {
         ...rows,
         '',
         `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
+        streamsLine(streams),
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
         `Change to SDK: a flag toggled 50 times, 20 streaming Node SDKs on ${across}: ${latency.samples} arrivals, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}`,
         exportLine('NDJSON', exported),
