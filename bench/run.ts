@@ -494,6 +494,18 @@ async function manyStreams(server: Server, project: string, count: number) {
   return { count, growthMiB: (after - before) / 1024, healthP99: health.latency.p99, healthRps: health.requests.average, broadcastMs };
 }
 
+/** Change to SDK: on PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one. */
+async function changeLine(server: Server, env: Record<string, string>, project: string): Promise<string> {
+  const reader = env.DATABASE_URL ? await startServer(env) : server;
+  try {
+    const latency = await changeToSdkLatency(server, reader, project, 20, 50);
+    const across = reader === server ? 'the same instance' : 'another instance on the same PostgreSQL';
+    return `Change to SDK: a flag toggled 50 times, 20 streaming Node SDKs on ${across}: ${latency.samples} arrivals, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}`;
+  } finally {
+    if (reader !== server) reader.process.kill('SIGTERM');
+  }
+}
+
 const streamsLine = (streams: Awaited<ReturnType<typeof manyStreams>>) =>
   `${streams.count.toLocaleString('en')} open streams (one not reading): server RSS +${streams.growthMiB.toFixed(0)} MiB; /health meanwhile at c=16 ${streams.healthRps.toFixed(0)} req/s, p99 ${streams.healthP99} ms; one change reached every stream in ${streams.broadcastMs.toFixed(0)} ms`;
 
@@ -551,6 +563,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${[...TABLE_HEAD, ...(await measureCases(server.baseUrl, values.cases, duration))].join('\n')}\n`);
       if ('open streams'.includes(values.cases!))
         process.stdout.write(`${streamsLine(await manyStreams(server, values['hot-project'], Number(values.streams)))}\n`);
+      if ('change to sdk'.includes(values.cases!)) process.stdout.write(`${await changeLine(server, env, values['hot-project'])}\n`);
       return;
     }
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
@@ -563,15 +576,7 @@ async function main(): Promise<void> {
     const lag = await deliveryLag(server, values['hot-project'], 200, Number(values['lag-seconds']));
     await drain(server.baseUrl);
     const streams = await manyStreams(server, values['hot-project'], Number(values.streams));
-    // On PostgreSQL the change travels to another instance (LISTEN/NOTIFY); the embedded engine has one.
-    const reader = values['database-url'] ? await startServer(env) : server;
-    let latency: Awaited<ReturnType<typeof changeToSdkLatency>>;
-    try {
-      latency = await changeToSdkLatency(server, reader, values['hot-project'], 20, 50);
-    } finally {
-      if (reader !== server) reader.process.kill('SIGTERM');
-    }
-    const across = reader === server ? 'the same instance' : 'another instance on the same PostgreSQL';
+    const change = await changeLine(server, env, values['hot-project']);
     // What the metrics endpoint shows after all of the above: Vexil's own series, and the process's memory.
     const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
     const scraped = scrape
@@ -595,7 +600,7 @@ async function main(): Promise<void> {
         `Streaming every event of ${values['hot-project']}: ${(stream.bytes / 1024 / 1024).toFixed(0)} MiB in ${(stream.totalMs / 1000).toFixed(1)} s, first byte after ${ms(stream.firstByteMs)}, server RSS ${stream.beforeMiB.toFixed(0)} MiB before, ${stream.peakMiB.toFixed(0)} MiB at peak`,
         streamsLine(streams),
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
-        `Change to SDK: a flag toggled 50 times, 20 streaming Node SDKs on ${across}: ${latency.samples} arrivals, p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}`,
+        change,
         exportLine('NDJSON', exported),
         exportLine('CSV', exportedCsv),
         `Start-up on the existing database, median of 3 (spawn to first healthy answer): ${ms(startup.toHealthyMs)}; by the server's account ${ms(startup.startupMs)}: ${phases}`,
