@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseHandle, Db, Unlisten } from '../../db/database.js';
-import { CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
+import { CHANGED_FLAGS, CHANGED_SEGMENTS, CONFIGURATION_CHANNEL, changedFlagOf } from '../../db/notification-channels.js';
 import {
   loadEnvironmentConfiguration,
   type ClientFeature,
@@ -33,7 +33,8 @@ export interface ClientScope {
 export interface ScopedFeatures {
   revision: number;
   etag: string;
-  body: string;
+  /** Serialised when first asked for: streams never need it. */
+  readonly body: string;
   features: ClientFeature[];
   /** The flags on in the environment: the only ones an evaluation can answer as enabled. */
   enabledFeatures: ClientFeature[];
@@ -71,9 +72,72 @@ export interface ConfigurationChange {
   segments: number[];
 }
 
+/** What committed changes named since the configuration was read: some flags, segments, or everything. */
+interface PendingChange {
+  all: boolean;
+  flags: Set<string>;
+  segments: boolean;
+}
+
+/** What a notification's payload says changed for SDKs; undefined when nothing they read did. */
+function pendingOf(payload: string | undefined): PendingChange | undefined {
+  // No payload (listening restarted): anything may have changed.
+  if (payload === undefined) return { all: true, flags: new Set(), segments: true };
+  const entries = payload.split(',');
+  const flags = new Set(entries.flatMap((entry) => changedFlagOf(entry) ?? []));
+  const all = entries.includes(CHANGED_FLAGS);
+  const segments = entries.includes(CHANGED_SEGMENTS);
+  return all || segments || flags.size > 0 ? { all, flags, segments } : undefined;
+}
+
+function mergePending(held: PendingChange | undefined, change: PendingChange): PendingChange {
+  if (!held) return { all: change.all, flags: new Set(change.flags), segments: change.segments };
+  for (const name of change.flags) held.flags.add(name);
+  held.all ||= change.all;
+  held.segments ||= change.segments;
+  return held;
+}
+
+/**
+ * The held configuration with the named flags as `loaded` has them (changed, added, or gone when it has not
+ * got them), in name order, and the segments the result uses, with `loaded`'s definitions where it read them.
+ */
+function merged(held: EnvironmentConfiguration, loaded: EnvironmentConfiguration, names: Set<string>): EnvironmentConfiguration {
+  const fresh = new Map(loaded.features.map((feature) => [feature.name, feature]));
+  const features: ClientFeature[] = [];
+  for (const feature of held.features) {
+    if (!names.has(feature.name)) features.push(feature);
+    else if (fresh.has(feature.name)) {
+      features.push(fresh.get(feature.name)!);
+      fresh.delete(feature.name);
+    }
+  }
+  for (const added of fresh.values()) {
+    let low = 0;
+    let high = features.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (features[middle]!.name < added.name) low = middle + 1;
+      else high = middle;
+    }
+    features.splice(low, 0, added);
+  }
+  const tags = new Map(held.tags);
+  for (const name of names) tags.delete(name);
+  for (const [name, set] of loaded.tags) tags.set(name, set);
+  const segments = new Map<number, ClientSegment>();
+  for (const id of new Set(features.flatMap(segmentIdsOf))) {
+    const segment = loaded.segments.get(id) ?? held.segments.get(id);
+    if (segment) segments.set(id, segment);
+  }
+  return { environment: held.environment, revision: loaded.revision, features, tags, segments };
+}
+
 interface EnvironmentEntry {
   configuration: EnvironmentConfiguration;
   stale: boolean;
+  /** Changes notified since `configuration` was read, for the next reload to read. */
+  pending?: PendingChange;
   reloading?: Promise<EnvironmentConfiguration>;
   history: ConfigurationChange[];
   /** Answers of the current configuration, per scope. */
@@ -106,12 +170,13 @@ function segmentIdsOf(feature: ClientFeature): number[] {
   return feature.strategies.flatMap((strategy) => strategy.segments ?? []);
 }
 
-/** What changed from one configuration to the next. */
-function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration): ConfigurationChange {
+/** What changed from one configuration to the next; only among `names` when only those can have changed. */
+function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration, names?: Set<string>): ConfigurationChange {
   const flags: FlagChange[] = [];
-  const previous = new Map(before.features.map((feature) => [feature.name, feature]));
+  const among = <T extends { name: string }>(features: T[]) => (names ? features.filter((feature) => names.has(feature.name)) : features);
+  const previous = new Map(among(before.features).map((feature) => [feature.name, feature]));
   const current = new Set<string>();
-  for (const feature of after.features) {
+  for (const feature of among(after.features)) {
     current.add(feature.name);
     const old = previous.get(feature.name);
     const oldTags = before.tags.get(feature.name);
@@ -121,7 +186,7 @@ function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration)
       flags.push({ name: feature.name, ...(old ? { before: { feature: old, tags: oldTags } } : {}), after: { feature, tags: newTags } });
     }
   }
-  for (const feature of before.features) {
+  for (const feature of previous.values()) {
     if (!current.has(feature.name)) flags.push({ name: feature.name, before: { feature, tags: before.tags.get(feature.name) } });
   }
   const segments: number[] = [];
@@ -214,7 +279,12 @@ export class ClientFeatureStore {
   private onChange(payload: string | undefined): void {
     const kinds = payload === undefined ? undefined : new Set(payload.split(','));
     for (const { kind, hook } of this.changeHooks) if (!kinds || kinds.has(kind)) hook();
-    for (const entry of this.environments.values()) entry.stale = true;
+    const change = pendingOf(payload);
+    if (!change) return;
+    for (const entry of this.environments.values()) {
+      entry.pending = mergePending(entry.pending, change);
+      entry.stale = true;
+    }
     if (this.listeners.size === 0) return;
     for (const environment of this.environments.keys()) {
       this.configuration(environment).catch(() => undefined);
@@ -231,14 +301,32 @@ export class ClientFeatureStore {
     return reloading;
   }
 
+  /**
+   * Reads what changed since the held configuration: only the flags the notifications named (and segments when
+   * theirs changed), merged into it, so a change costs the same whatever the number of flags; everything when a
+   * change was not about single flags, or on the first read.
+   */
   private async reload(environment: string, entry: EnvironmentEntry | undefined): Promise<EnvironmentConfiguration> {
-    if (entry) entry.stale = false;
+    const pending = entry?.pending;
+    const names = entry && pending && !pending.all ? pending.flags : undefined;
+    if (entry) {
+      entry.stale = false;
+      entry.pending = undefined;
+    }
     let configuration: EnvironmentConfiguration;
     try {
-      configuration = await loadEnvironmentConfiguration(this.db, environment);
+      if (entry && names) {
+        const held = entry.configuration;
+        const segments = pending!.segments ? [...held.segments.keys()] : [];
+        configuration = merged(held, await loadEnvironmentConfiguration(this.db, environment, [...names], segments), names);
+      } else {
+        configuration = await loadEnvironmentConfiguration(this.db, environment);
+      }
     } catch (error) {
       if (entry) {
         entry.stale = true;
+        // What was not read is read on the next try, and all of it: the notifications in between are unknown.
+        entry.pending = mergePending(entry.pending, { all: true, flags: new Set(), segments: true });
         entry.reloading = undefined;
       }
       throw error;
@@ -251,7 +339,7 @@ export class ClientFeatureStore {
     // A change that arrives while this load runs marks the entry stale again; load once more for it.
     if (entry.stale && this.listeners.size > 0) queueMicrotask(() => this.configuration(environment).catch(() => undefined));
     if (configuration.revision === entry.configuration.revision) return entry.configuration;
-    const change = diff(entry.configuration, configuration);
+    const change = diff(entry.configuration, configuration, names);
     // Events SDKs cannot see (tokens, users, comments…) change nothing they read: the revision, and so every
     // ETag, stays as it was.
     if (change.flags.length === 0 && change.segments.length === 0) return entry.configuration;
@@ -291,18 +379,23 @@ export class ClientFeatureStore {
       environment: scope.environment,
       inlineSegmentConstraints: false,
     };
-    const body = JSON.stringify({
-      version: 2,
-      features,
-      segments,
-      query,
-      meta: { revisionId: configuration.revision, etag: null, queryHash: null },
-    });
+    let body: string | undefined;
+    const serialise = () =>
+      JSON.stringify({
+        version: 2,
+        features,
+        segments,
+        query,
+        meta: { revisionId: configuration.revision, etag: null, queryHash: null },
+      });
     const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
     const answer: ScopedFeatures = {
       revision: configuration.revision,
       etag: `"${hash}:${configuration.revision}"`,
-      body,
+      get body() {
+        body ??= serialise();
+        return body;
+      },
       features,
       enabledFeatures: features.filter((feature) => feature.enabled),
       segments,

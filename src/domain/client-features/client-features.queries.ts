@@ -53,7 +53,16 @@ export interface EnvironmentConfiguration {
  * with no strategies or variants, as Unleash serves it: an SDK then answers `false`, not the application's
  * fallback value.
  */
-export async function loadEnvironmentConfiguration(db: Db, environment: string): Promise<EnvironmentConfiguration> {
+export async function loadEnvironmentConfiguration(
+  db: Db,
+  environment: string,
+  /** Only these flags (and the segments they use): what a change named, merged into what is held. */
+  only?: string[],
+  /** Segments to read besides those the flags read use (their definitions changed). */
+  alsoSegments: number[] = [],
+): Promise<EnvironmentConfiguration> {
+  // An empty list selects nothing; `in ()` is not SQL.
+  const named = only && only.length === 0 ? [''] : only;
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -74,6 +83,7 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .select(['f.name', 'f.type', 'f.description', 'f.project', 'f.stale', 'f.impression_data', 'fe.enabled', 'fe.variants'])
         .select(sql<boolean>`pe.project_id IS NOT NULL`.as('has_environment'))
         .where('f.archived_at', 'is', null)
+        .$if(named !== undefined, (query) => query.where('f.name', 'in', named!))
         .orderBy('f.name')
         .execute();
       const strategies = await tx
@@ -102,6 +112,7 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .where('fs.environment', '=', environment)
         .where('fs.disabled', '=', false)
         .where('f.archived_at', 'is', null)
+        .$if(named !== undefined, (query) => query.where('fs.feature_name', 'in', named!))
         .orderBy('fs.sort_order')
         .orderBy('fs.created_at')
         .orderBy('fs.id')
@@ -111,6 +122,7 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .innerJoin('features as f', 'f.name', 'd.child')
         .select(['d.child', 'd.parent', 'd.enabled', 'd.variants'])
         .where('f.archived_at', 'is', null)
+        .$if(named !== undefined, (query) => query.where('d.child', 'in', named!))
         .orderBy('d.parent')
         .execute();
       const tags = await tx
@@ -118,8 +130,9 @@ export async function loadEnvironmentConfiguration(db: Db, environment: string):
         .innerJoin('features as f', 'f.name', 't.feature_name')
         .select(['t.feature_name', 't.tag_type', 't.tag_value'])
         .where('f.archived_at', 'is', null)
+        .$if(named !== undefined, (query) => query.where('t.feature_name', 'in', named!))
         .execute();
-      const segmentIds = [...new Set(strategies.flatMap((s) => s.segment_ids ?? []))];
+      const segmentIds = [...new Set([...strategies.flatMap((s) => s.segment_ids ?? []), ...alsoSegments])];
       const segments =
         segmentIds.length === 0
           ? []

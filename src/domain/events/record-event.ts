@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
-import { CHANGED_ACCESS, CHANGED_SETTINGS, CONFIGURATION_CHANNEL } from '../../db/notification-channels.js';
+import {
+  CHANGED_ACCESS,
+  CHANGED_FLAGS,
+  CHANGED_SEGMENTS,
+  CHANGED_SETTINGS,
+  CONFIGURATION_CHANNEL,
+  flagChanged,
+} from '../../db/notification-channels.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { enqueueIntegrationDeliveries } from '../addons/delivery-outbox.js';
 import { actorIdentity } from '../access/actor.js';
@@ -68,24 +75,69 @@ function changedBy(type: EventType): string | undefined {
   return undefined;
 }
 
+/** Events without a flag that cannot change what SDKs read: about people, tokens, integrations, definitions… */
+const UNSEEN_BY_SDKS = [
+  'api-token-',
+  'user-',
+  'pat-',
+  'addon-',
+  'change-',
+  'setting-',
+  'application-',
+  'tag-',
+  'context-field-',
+  'strategy-',
+  'role-',
+  'group-',
+  'service-account-',
+  'banner-',
+  'public-signup-',
+  'client-',
+  'signal-',
+  'project-access-',
+  'project-user-',
+  'project-group-',
+  'project-favorited',
+  'project-unfavorited',
+  'project-created',
+  'project-updated',
+  'features-exported',
+];
+
+/** What of SDKs' configuration an event may have changed: its flag, segments, all of it, or nothing. */
+function configurationChangedBy(input: EventInput): string | undefined {
+  if (input.featureName) return flagChanged(input.featureName);
+  if (input.type.startsWith('segment-')) return CHANGED_SEGMENTS;
+  if (UNSEEN_BY_SDKS.some((prefix) => input.type.startsWith(prefix))) return undefined;
+  return CHANGED_FLAGS;
+}
+
+/** More flags than this in one commit are announced as a change of everything (a NOTIFY payload is small). */
+const MAX_NAMED_FLAGS = 50;
+
 const changesOfUnit = new WeakMap<UnitOfWork, Set<string>>();
 
 /**
  * One NOTIFY per transaction, delivered when it commits (never for a rollback), naming what besides flags its
  * events changed: SDK caches on every instance refresh, and caches of tokens or settings only when those changed.
  */
-function notifyChange(uow: UnitOfWork, type: EventType): void {
+function notifyChange(uow: UnitOfWork, input: EventInput): void {
   let changes = changesOfUnit.get(uow);
   if (!changes) {
     const changed = new Set<string>();
     changes = changed;
     changesOfUnit.set(uow, changed);
     uow.beforeCommit('configuration-changed', async () => {
-      await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, ${[...changed].sort().join(',')})`.execute(uow.tx);
+      const flags = [...changed].filter((entry) => entry !== CHANGED_ACCESS && entry !== CHANGED_SETTINGS && entry !== CHANGED_SEGMENTS);
+      const payload =
+        flags.length > MAX_NAMED_FLAGS ? [...[...changed].filter((entry) => !flags.includes(entry)), CHANGED_FLAGS] : [...changed];
+      await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, ${payload.sort().join(',')})`.execute(uow.tx);
     });
   }
-  const kind = changedBy(type);
+  const kind = changedBy(input.type);
   if (kind) changes.add(kind);
+  const configuration = configurationChangedBy(input);
+  if (configuration) changes.add(configuration);
 }
 
 /**
@@ -120,6 +172,6 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
     .returning('id')
     .executeTakeFirstOrThrow();
   enqueueIntegrationDeliveries(uow, recorded.id);
-  notifyChange(uow, input.type);
+  notifyChange(uow, input);
   return recorded;
 }
