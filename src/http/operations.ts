@@ -121,6 +121,8 @@ export const OPERATIONS: Record<string, Operation> = {
     'importToggles',
     "Import an export file into a project's environment, in one transaction (a protected environment gets a change request)",
   ),
+  'POST /ofrep/v1/evaluate/flags/:key': { ...op('evaluateFlag', 'OpenFeature (OFREP): evaluate one flag for a context'), errors: [404] },
+  'POST /ofrep/v1/evaluate/flags': op('evaluateFlagsBulk', "OpenFeature (OFREP): evaluate every flag of the token's scope for a context"),
   'GET /api/admin/segments': op('getSegments', 'List segments'),
   'POST /api/admin/segments': op('createSegment', 'Create a segment'),
   'POST /api/admin/segments/validate': op('validateSegment', 'Check that a segment name is free', 204),

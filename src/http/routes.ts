@@ -30,6 +30,8 @@ import { featureSchemas } from './features.schemas.js';
 import { featuresBatchRoutes } from './features-batch.routes.js';
 import { featuresBatchSchemas } from './features-batch.schemas.js';
 import { flagsFileRoutes } from './flags-file.routes.js';
+import { ofrepRoutes } from './ofrep.routes.js';
+import { ofrepSchemas } from './ofrep.schemas.js';
 import { flagsFileSchemas } from './flags-file.schemas.js';
 import { healthRoutes } from './health.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
@@ -78,6 +80,7 @@ export const routeModules: RouteModule[] = [
   uiConfigRoutes,
   flagsFileRoutes,
   featuresBatchRoutes,
+  ofrepRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -101,4 +104,5 @@ export const sharedSchemas: TSchema[] = [
   ...sdkSchemas,
   ...flagsFileSchemas,
   ...featuresBatchSchemas,
+  ...ofrepSchemas,
 ];

@@ -12,13 +12,20 @@ import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../.
  * Who may call a route: anyone, an authenticated caller holding a permission (admin API), or an SDK with a
  * client token (client API).
  */
-export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'client' } | { kind: 'frontend' };
+export type RouteAccess =
+  | { kind: 'public' }
+  | { kind: 'permission'; permission: Permission }
+  | { kind: 'client' }
+  | { kind: 'frontend' }
+  | { kind: 'sdk' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
 /** Server-side SDKs, with a client (backend) token. */
 export const CLIENT: RouteAccess = { kind: 'client' };
 /** Browser and mobile SDKs, with a frontend token. */
 export const FRONTEND: RouteAccess = { kind: 'frontend' };
+/** Either kind of SDK, with its own token (OpenFeature providers: server-side with client tokens, web with frontend ones). */
+export const ANY_SDK: RouteAccess = { kind: 'sdk' };
 
 /** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
 const SDK_TOKEN_CACHE_MS = 10_000;
@@ -54,8 +61,10 @@ export function actorOf(request: FastifyRequest): Actor {
   return request.actor;
 }
 
+/** The token in `Authorization` (with or without `Bearer`), or in `X-API-Key` as OpenFeature providers may send it. */
 function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization?.trim();
+  const apiKey = request.headers['x-api-key'];
+  const header = request.headers.authorization?.trim() || (typeof apiKey === 'string' ? apiKey.trim() : undefined);
   if (!header) return undefined;
   return header.replace(/^Bearer\s+/i, '');
 }
@@ -84,11 +93,11 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     const now = deps.clock.now();
     const token = bearerToken(request);
     // SDKs authenticate with tokens only; session cookies are for people on the admin API.
-    const sessionId = token || access.kind === 'client' || access.kind === 'frontend' ? undefined : request.cookies[SESSION_COOKIE];
+    const sdkAccess = access.kind === 'client' || access.kind === 'frontend' || access.kind === 'sdk';
+    const sessionId = token || sdkAccess ? undefined : request.cookies[SESSION_COOKIE];
     if (!token && !sessionId) {
       throw new AuthenticationRequired('You must log in or send an API token in the Authorization header');
     }
-    const sdkAccess = access.kind === 'client' || access.kind === 'frontend';
     const cached = token && sdkAccess ? sdkTokens.get(token) : undefined;
     // An entry past its time is checked against the database again, and trusted anew if still valid.
     const trusted = cached && cached.until > now.getTime() ? cached : undefined;
@@ -101,7 +110,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
       case 'invalid':
         throw new UnauthorizedError(token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again');
       case 'apiToken':
-        if (access.kind === credential.token.type) {
+        if (access.kind === credential.token.type || access.kind === 'sdk') {
           if (!trusted && token) {
             if (sdkTokens.size >= SDK_TOKEN_CACHE_SIZE) sdkTokens.clear();
             const expiresAt = credential.token.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -123,6 +132,9 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
         }
         if (access.kind === 'frontend') {
           throw new PermissionError('The frontend API takes a frontend token, as browser and mobile SDKs use');
+        }
+        if (access.kind === 'sdk') {
+          throw new PermissionError('This API takes an SDK token: a client token for servers, a frontend token for browsers');
         }
         request.actor = credential.actor;
     }

@@ -89,7 +89,8 @@ function fromFastifyClientError(error: FastifyError): ApiError {
   }
 }
 
-function toApiError(error: FastifyError): ApiError | undefined {
+/** An error in Unleash's vocabulary, or undefined when it is unexpected (a 500). */
+export function toApiError(error: FastifyError): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error.validation) return fromValidation(error);
   const fromDatabase = translateDatabaseError(error);

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const WEB_UI_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
 // Paths the UI never owns: an unknown one there is an API 404 in Unleash's error format, not the app.
-const SERVER_PATHS = /^\/(api|auth|logout|health|internal-backstage|docs|assets)(\/|$|\?)/;
+const SERVER_PATHS = /^\/(api|auth|logout|health|internal-backstage|docs|assets|ofrep)(\/|$|\?)/;
 
 // The built app has no inline script; styles set from script are CSSOM, which `style-src 'self'` allows.
 const CONTENT_SECURITY_POLICY =

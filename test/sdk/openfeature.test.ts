@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { OFREPProvider } from '@openfeature/ofrep-provider';
+import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
+import { OpenFeature as ServerOpenFeature } from '@openfeature/server-sdk';
+import { OpenFeature as WebOpenFeature } from '@openfeature/web-sdk';
+import type { Unleash } from 'unleash-client';
+import { expectStatus } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createFlag, createProject, featurePath } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { ADMIN_TOKEN, useTestApp } from '../helpers/test-app.js';
+
+/**
+ * OpenFeature's real SDKs with their OFREP providers from npm, against a listening Vexil: the server provider
+ * with a client token, the web provider (bulk evaluation, as a browser uses it) with a frontend token. Values,
+ * variants and reasons as they happened, and agreement with the official Unleash SDK, bucket for bucket.
+ */
+let baseUrl: string;
+let clientToken: string;
+let frontendToken: string;
+let otherProjectToken: string;
+const project = uniqueName('of');
+const flags = {
+  static: `${project}-static`,
+  rollout: `${project}-rollout`,
+  targeted: `${project}-targeted`,
+  off: `${project}-off`,
+  colours: `${project}-colours`,
+  limits: `${project}-limits`,
+  layout: `${project}-layout`,
+};
+const sdks: Unleash[] = [];
+
+const ctx = useTestApp({}, async (app) => {
+  baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
+  await createProject(app, { id: project, environments: ['development'] });
+  await createFlag(app, project, { name: flags.static, strategies: [{ name: 'default' }] });
+  await createFlag(app, project, {
+    name: flags.rollout,
+    strategies: [{ name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'default', groupId: flags.rollout } }],
+  });
+  await createFlag(app, project, {
+    name: flags.targeted,
+    strategies: [{ name: 'default', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'] }] }],
+  });
+  await createFlag(app, project, { name: flags.off, strategies: [{ name: 'default' }], enabled: false });
+  const variantFlag = (name: string, variants: unknown[]) =>
+    createFlag(app, project, {
+      name,
+      strategies: [{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: name }, variants }],
+    });
+  await variantFlag(flags.colours, [
+    { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'crimson' } },
+    { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'navy' } },
+  ]);
+  await variantFlag(flags.limits, [
+    { name: 'high', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '250' } },
+  ]);
+  await variantFlag(flags.layout, [
+    {
+      name: 'grid',
+      weight: 1000,
+      weightType: 'variable',
+      stickiness: 'default',
+      payload: { type: 'json', value: '{"columns":3,"dense":true}' },
+    },
+  ]);
+  clientToken = await createSdkToken(app, 'client', 'development', [project]);
+  frontendToken = await createSdkToken(app, 'frontend', 'development', [project]);
+  otherProjectToken = await createSdkToken(app, 'client', 'development', ['default']);
+});
+
+after(async () => {
+  for (const sdk of sdks) sdk.destroy();
+  await ServerOpenFeature.close();
+  await WebOpenFeature.close();
+});
+
+describe('the server SDK with the OFREP provider (client token)', () => {
+  test('booleans, strings, numbers and objects, with their variants and reasons', async () => {
+    await ServerOpenFeature.setProviderAndWait('vexil', new OFREPProvider({ baseUrl, headers: [['Authorization', clientToken]] }));
+    const client = ServerOpenFeature.getClient('vexil');
+    const alice = { targetingKey: 'alice', plan: 'pro' };
+
+    const on = await client.getBooleanDetails(flags.static, false, alice);
+    assert.deepEqual([on.value, on.reason, on.variant, on.flagMetadata], [true, 'STATIC', 'on', { project, flagType: 'release' }]);
+    const targeted = await client.getBooleanDetails(flags.targeted, false, alice);
+    assert.deepEqual([targeted.value, targeted.reason], [true, 'TARGETING_MATCH']);
+    const notTargeted = await client.getBooleanDetails(flags.targeted, true, { targetingKey: 'bob', plan: 'free' });
+    assert.deepEqual([notTargeted.value, notTargeted.reason], [false, 'DEFAULT']);
+    const off = await client.getBooleanDetails(flags.off, true, alice);
+    assert.deepEqual([off.value, off.reason, off.variant], [false, 'DISABLED', 'off']);
+
+    const colour = await client.getStringDetails(flags.colours, 'none', alice);
+    assert.equal(colour.reason, 'SPLIT');
+    assert.deepEqual([colour.variant === 'red' ? 'crimson' : 'navy'], [colour.value]);
+    const limit = await client.getNumberDetails(flags.limits, 0, alice);
+    assert.deepEqual([limit.value, limit.variant], [250, 'high']);
+    const layout = await client.getObjectDetails(flags.layout, {}, alice);
+    assert.deepEqual([layout.value, layout.variant], [{ columns: 3, dense: true }, 'grid']);
+
+    const unknown = await client.getBooleanDetails(uniqueName('nope'), true, alice);
+    assert.deepEqual([unknown.value, unknown.errorCode], [true, 'FLAG_NOT_FOUND']);
+  });
+
+  test('agrees with the official Unleash SDK for 500 contexts, bucket for bucket', async () => {
+    const client = ServerOpenFeature.getClient('vexil');
+    const sdk = await startNodeSdk(baseUrl, clientToken, { refreshInterval: 3_600_000 });
+    sdks.push(sdk);
+    let on = 0;
+    for (let i = 0; i < 500; i++) {
+      const context = { targetingKey: `user-${i}`, plan: i % 3 === 0 ? 'pro' : 'free' };
+      const sdkContext = { userId: context.targetingKey, properties: { plan: context.plan } };
+      for (const flag of [flags.rollout, flags.targeted, flags.static, flags.off]) {
+        const expected = sdk.isEnabled(flag, sdkContext);
+        assert.equal(await client.getBooleanValue(flag, !expected, context), expected, `${flag} for ${context.targetingKey}`);
+        if (flag === flags.rollout && expected) on++;
+      }
+      assert.equal(await client.getStringValue(flags.colours, 'none', context), sdk.getVariant(flags.colours, sdkContext).payload?.value);
+    }
+    assert.ok(on > 150 && on < 250, `${on} of 500 in the 40% rollout`);
+  });
+
+  test('a token sees only its projects: another project’s flag is not found', async () => {
+    await ServerOpenFeature.setProviderAndWait('other', new OFREPProvider({ baseUrl, headers: [['Authorization', otherProjectToken]] }));
+    const details = await ServerOpenFeature.getClient('other').getBooleanDetails(flags.static, false, { targetingKey: 'alice' });
+    assert.deepEqual([details.value, details.errorCode], [false, 'FLAG_NOT_FOUND']);
+  });
+});
+
+describe('the web SDK with the OFREP web provider (frontend token)', () => {
+  test('evaluates every flag once for the context, and reads them from what it holds', async () => {
+    await WebOpenFeature.setContext({ targetingKey: 'alice', plan: 'pro' });
+    await WebOpenFeature.setProviderAndWait(
+      new OFREPWebProvider({ baseUrl, headers: [['X-API-Key', frontendToken]], cacheMode: 'disabled', disableVisibilityRefresh: true }),
+    );
+    const client = WebOpenFeature.getClient();
+    assert.equal(client.getBooleanValue(flags.static, false), true);
+    assert.equal(client.getBooleanValue(flags.targeted, false), true);
+    assert.equal(client.getBooleanValue(flags.off, true), false);
+    assert.deepEqual(client.getObjectValue(flags.layout, {}), { columns: 3, dense: true });
+    assert.equal(client.getBooleanDetails(uniqueName('nope'), true).errorCode, 'FLAG_NOT_FOUND');
+  });
+});
+
+describe('the OFREP endpoints', () => {
+  const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: clientToken }) =>
+    ctx.app.inject({ method: 'POST', url: path, headers, payload: body as Record<string, unknown> });
+
+  test('bulk evaluation has an ETag for the flags and the context, and answers 304 while both are the same', async () => {
+    const first = await post('/ofrep/v1/evaluate/flags', { context: { targetingKey: 'alice' } });
+    expectStatus(first, 200);
+    const etag = String(first.headers.etag);
+    const keys = (first.json() as { flags: Array<{ key: string }> }).flags.map((f) => f.key).sort();
+    assert.deepEqual(keys, Object.values(flags).sort());
+    const again = await post(
+      '/ofrep/v1/evaluate/flags',
+      { context: { targetingKey: 'alice' } },
+      { authorization: clientToken, 'if-none-match': etag },
+    );
+    assert.equal(again.statusCode, 304);
+    const otherUser = await post(
+      '/ofrep/v1/evaluate/flags',
+      { context: { targetingKey: 'bob' } },
+      { authorization: clientToken, 'if-none-match': etag },
+    );
+    expectStatus(otherUser, 200);
+    expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/on`), 200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const changed = await post(
+      '/ofrep/v1/evaluate/flags',
+      { context: { targetingKey: 'alice' } },
+      { authorization: clientToken, 'if-none-match': etag },
+    );
+    expectStatus(changed, 200);
+    expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/off`), 200);
+  });
+
+  test('bad input is a 400 in OFREP’s shape; credentials are 401 and 403', async () => {
+    const key = flags.static;
+    const cases: Array<[unknown, string]> = [
+      [{ context: 'alice' }, 'INVALID_CONTEXT'],
+      [{ context: { targetingKey: 42 } }, 'INVALID_CONTEXT'],
+      [{ context: { targetingKey: 'a', address: { city: 'Oslo' } } }, 'INVALID_CONTEXT'],
+      [{ context: { targetingKey: 'a', currentTime: 'yesterday' } }, 'INVALID_CONTEXT'],
+    ];
+    for (const [body, errorCode] of cases) {
+      const response = await post(`/ofrep/v1/evaluate/flags/${key}`, body);
+      expectStatus(response, 400);
+      const error = response.json() as { key: string; errorCode: string; errorDetails: string };
+      assert.deepEqual([error.key, error.errorCode], [key, errorCode], JSON.stringify(body));
+      assert.ok(error.errorDetails.length > 0);
+    }
+    const broken = await ctx.app.inject({
+      method: 'POST',
+      url: '/ofrep/v1/evaluate/flags',
+      headers: { authorization: clientToken, 'content-type': 'application/json' },
+      payload: '{"context": {',
+    });
+    expectStatus(broken, 400);
+    assert.equal((broken.json() as { errorCode: string }).errorCode, 'PARSE_ERROR');
+    const notFound = await post(`/ofrep/v1/evaluate/flags/${uniqueName('nope')}`, { context: {} });
+    expectStatus(notFound, 404);
+    assert.equal((notFound.json() as { errorCode: string }).errorCode, 'FLAG_NOT_FOUND');
+    expectStatus(await post('/ofrep/v1/evaluate/flags', { context: {} }, {}), 401);
+    expectStatus(await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: 'not-a-token' }), 401);
+    const adminRefused = await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: ADMIN_TOKEN });
+    expectStatus(adminRefused, 403);
+    assert.equal((adminRefused.json() as { errorCode: string }).errorCode, 'GENERAL');
+  });
+});
