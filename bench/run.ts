@@ -87,7 +87,7 @@ interface Case {
   connections?: number;
   /** Each request's own path and body instead of `path`: a new user id, a new description… */
   requestOf?: () => { path: string; body?: string };
-  method?: 'GET' | 'PUT';
+  method?: 'GET' | 'PUT' | 'POST';
 }
 
 /** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
@@ -125,6 +125,17 @@ async function sdkCases(baseUrl: string): Promise<Case[]> {
       path: '/api/frontend?userId=u0',
       headers: { authorization: frontendSecret },
       requestOf: () => ({ path: `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}` }),
+    },
+    {
+      // OpenFeature web providers ask for every flag of their scope, evaluated for their context.
+      name: `OFREP bulk evaluation, a new targetingKey each request (${label})`,
+      path: '/ofrep/v1/evaluate/flags',
+      method: 'POST',
+      headers: { authorization: secret, 'content-type': 'application/json' },
+      requestOf: () => ({
+        path: '/ofrep/v1/evaluate/flags',
+        body: JSON.stringify({ context: { targetingKey: `u${++user}`, plan: user % 3 === 0 ? 'pro' : 'free' } }),
+      }),
     },
     { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
   ];

@@ -12,6 +12,8 @@ import { ANY_SDK, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
+/** A context is a handful of attributes: far less than this. */
+const BODY_LIMIT = 64 * 1024;
 
 type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL';
 
@@ -27,7 +29,13 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
     const key = (request.params as { key?: string } | undefined)?.key;
     const parseError =
       error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY';
-    const apiError = error instanceof InvalidContextError ? new BadDataError(error.message) : toApiError(error);
+    // OFREP knows no 413: a context too large to read is an invalid one.
+    const apiError =
+      error instanceof InvalidContextError
+        ? new BadDataError(error.message)
+        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? new BadDataError(`The request body is larger than ${BODY_LIMIT / 1024} KiB`)
+          : toApiError(error);
     const id = randomUUID();
     if (!apiError) request.log.error({ err: error, errorId: id }, 'Unexpected error');
     const known = apiError ?? new UnknownError(`Unexpected error; it was logged with id ${id}`);
@@ -59,6 +67,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     `${FLAGS}/:key`,
     {
+      bodyLimit: BODY_LIMIT,
       schema: {
         tags,
         params: Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }) }),
@@ -80,6 +89,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     FLAGS,
     {
+      bodyLimit: BODY_LIMIT,
       schema: {
         tags,
         body: Type.Ref(OfrepEvaluationRequestSchema),

@@ -200,6 +200,9 @@ describe('the OFREP endpoints', () => {
     });
     expectStatus(broken, 400);
     assert.equal((broken.json() as { errorCode: string }).errorCode, 'PARSE_ERROR');
+    const huge = await post('/ofrep/v1/evaluate/flags', { context: { targetingKey: 'a', note: 'x'.repeat(70 * 1024) } });
+    expectStatus(huge, 400);
+    assert.deepEqual(huge.json(), { errorCode: 'INVALID_CONTEXT', errorDetails: 'The request body is larger than 64 KiB' });
     const notFound = await post(`/ofrep/v1/evaluate/flags/${uniqueName('nope')}`, { context: {} });
     expectStatus(notFound, 404);
     assert.equal((notFound.json() as { errorCode: string }).errorCode, 'FLAG_NOT_FOUND');

@@ -102,6 +102,18 @@ export async function evaluateForOpenFeature(
   segments: Map<number, ClientSegment>,
   context: EvaluationContext,
 ): Promise<OfrepEvaluation[]> {
-  const outcomes = await playground(features, all, segments, context);
-  return features.map((feature, index) => asOfrep(feature, outcomes[index]!));
+  // A flag that is off in the environment is off for every context: only those that are on need the engine.
+  const on = features.filter((feature) => feature.enabled);
+  const outcomes = new Map((await playground(on, all, segments, context)).map((outcome) => [outcome.name, outcome]));
+  return features.map((feature) =>
+    feature.enabled
+      ? asOfrep(feature, outcomes.get(feature.name)!)
+      : {
+          key: feature.name,
+          value: false,
+          reason: 'DISABLED' as const,
+          variant: 'off',
+          metadata: { project: feature.project, flagType: feature.type },
+        },
+  );
 }
