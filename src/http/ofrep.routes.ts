@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
-import { evaluateForOpenFeature, InvalidContextError, sdkContextOf } from '../domain/evaluation/ofrep.js';
+import { evaluateForOpenFeature, InvalidContextError, type OfrepEvaluation, sdkContextOf } from '../domain/evaluation/ofrep.js';
+import { UsageTally } from '../domain/usage/usage-tally.js';
 import { BadDataError, NotFoundError, UnknownError } from '../shared/errors.js';
 import { NotModified } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
@@ -14,6 +15,9 @@ const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
 /** A context is a handful of attributes: far less than this. */
 const BODY_LIMIT = 64 * 1024;
+/** OFREP evaluations count in a flag's usage under this application, written this often. */
+const USAGE_APPLICATION = 'openfeature';
+const USAGE_WRITE_MS = 5_000;
 
 type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL';
 
@@ -24,6 +28,15 @@ type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GE
  */
 export const ofrepRoutes: RouteModule = async (app, { deps }) => {
   const store = deps.clientFeatures;
+  const usage = new UsageTally(deps, USAGE_APPLICATION, USAGE_WRITE_MS, (error) =>
+    app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
+  );
+  app.addHook('onClose', () => usage.stop());
+  const counted = (evaluations: OfrepEvaluation[]) =>
+    evaluations.map((evaluation) => ({
+      key: evaluation.key,
+      enabled: evaluation.reason !== 'DISABLED' && evaluation.reason !== 'DEFAULT',
+    }));
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const key = (request.params as { key?: string } | undefined)?.key;
@@ -61,7 +74,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
     const scope: ClientScope = { environment: token.environment, projects: token.projects };
     const [answer, configuration] = await Promise.all([store.features(scope), store.configuration(token.environment)]);
     const given = (request.body as { context?: Record<string, unknown> } | undefined)?.context ?? {};
-    return { answer, configuration, given, context: sdkContextOf(given, token.environment, request.ip) };
+    return { token, answer, configuration, given, context: sdkContextOf(given, token.environment, request.ip) };
   };
 
   app.post(
@@ -78,11 +91,12 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { key } = request.params as { key: string };
-      const { answer, configuration, context } = await prepare(request);
+      const { token, answer, configuration, context } = await prepare(request);
       const feature = answer.features.find((candidate) => candidate.name === key);
       if (!feature) throw new NotFoundError(`Flag "${key}" was not found`);
-      const [evaluation] = await evaluateForOpenFeature([feature], configuration.features, configuration.segments, context);
-      return evaluation;
+      const evaluations = await evaluateForOpenFeature([feature], configuration.features, configuration.segments, context);
+      usage.count(token, counted(evaluations));
+      return evaluations[0];
     },
   );
 
@@ -98,13 +112,14 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       config: { access: ANY_SDK },
     },
     async (request, reply) => {
-      const { answer, configuration, given, context } = await prepare(request);
+      const { token, answer, configuration, given, context } = await prepare(request);
       // The same flags and the same context give the same answer: a provider polling with it costs no evaluation.
       const etag = `"${createHash('sha256').update(answer.etag).update(JSON.stringify(given)).digest('hex').slice(0, 24)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
       const held = request.headers['if-none-match'];
       if (held?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return reply.status(304).send();
       const flags = await evaluateForOpenFeature(answer.features, configuration.features, configuration.segments, context);
+      usage.count(token, counted(flags));
       return { flags, metadata: { revision: answer.revision } };
     },
   );

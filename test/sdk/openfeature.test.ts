@@ -6,6 +6,7 @@ import { OpenFeature as ServerOpenFeature } from '@openfeature/server-sdk';
 import { OpenFeature as WebOpenFeature } from '@openfeature/web-sdk';
 import type { Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
+import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
@@ -126,6 +127,23 @@ describe('the server SDK with the OFREP provider (client token)', () => {
     await ServerOpenFeature.setProviderAndWait('other', new OFREPProvider({ baseUrl, headers: [['Authorization', otherProjectToken]] }));
     const details = await ServerOpenFeature.getClient('other').getBooleanDetails(flags.static, false, { targetingKey: 'alice' });
     assert.deepEqual([details.value, details.errorCode], [false, 'FLAG_NOT_FOUND']);
+  });
+});
+
+describe('usage', () => {
+  test('OFREP evaluations count in each flag’s usage (yes and no, last seen), written within seconds', async () => {
+    const usageOf = async (flag: string) => {
+      const result = (await ctx.admin.get(`/api/admin/search/features?project=IS:${project}&query=${flag}`)).json() as {
+        features: Array<{ name: string; environments: Array<{ name: string; lastSeenAt: string | null; yes: number; no: number }> }>;
+      };
+      return result.features.find((f) => f.name === flag)!.environments.find((e) => e.name === 'development')!;
+    };
+    // The 500 contexts above evaluated the 40% rollout: some yes, some no.
+    await eventually(async () => (await usageOf(flags.rollout)).yes > 0, 10_000);
+    const rollout = await usageOf(flags.rollout);
+    assert.ok(rollout.yes > 100 && rollout.no > 100 && rollout.lastSeenAt !== null, JSON.stringify(rollout));
+    const off = await usageOf(flags.off);
+    assert.ok(off.yes === 0 && off.no > 0, JSON.stringify(off));
   });
 });
 
