@@ -3,13 +3,16 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateForOpenFeature, InvalidContextError, type OfrepEvaluation, sdkContextOf } from '../domain/evaluation/ofrep.js';
+import { authenticateApiToken } from '../domain/access/authenticate.js';
 import { UsageTally } from '../domain/usage/usage-tally.js';
-import { BadDataError, NotFoundError, UnknownError } from '../shared/errors.js';
+import { BadDataError, NotFoundError, UnauthorizedError, UnknownError } from '../shared/errors.js';
+import { hashToken } from '../shared/secrets.js';
+import { EventStreams } from './event-streams.js';
 import { NotModified } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { OfrepBulkEvaluationSchema, OfrepEvaluationRequestSchema, OfrepEvaluationSuccessSchema } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
-import { ANY_SDK, sdkTokenOf } from './plugins/access.js';
+import { ANY_SDK, bearerToken, PUBLIC, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
@@ -18,6 +21,9 @@ const BODY_LIMIT = 64 * 1024;
 /** OFREP evaluations count in a flag's usage under this application, written this often. */
 const USAGE_APPLICATION = 'openfeature';
 const USAGE_WRITE_MS = 5_000;
+const EVENTS = '/ofrep/v1/events';
+/** How long a hidden page keeps its stream, as OFREP's default. */
+const INACTIVITY_DELAY_SEC = 120;
 
 type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL';
 
@@ -32,6 +38,8 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
     app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
   );
   app.addHook('onClose', () => usage.stop());
+  const streams = new EventStreams(deps.metrics.streamingConnections);
+  app.addHook('preClose', async () => streams.endAll());
   const counted = (evaluations: OfrepEvaluation[]) =>
     evaluations.map((evaluation) => ({
       key: evaluation.key,
@@ -120,7 +128,57 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       if (held?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return reply.status(304).send();
       const flags = await evaluateForOpenFeature(answer.features, configuration.features, configuration.segments, context);
       usage.count(token, counted(flags));
-      return { flags, metadata: { revision: answer.revision } };
+      // Browsers cannot send headers on an event stream: its channel is the token's stored hash, which every
+      // instance can look up and which is not the secret. It carries change notices only, never flags.
+      const channel = hashToken(bearerToken(request)!);
+      return {
+        flags,
+        metadata: { revision: answer.revision },
+        eventStreams: [
+          {
+            type: 'sse',
+            // `since`: the stream tells at once of a change made before it opened.
+            endpoint: { requestUri: `${EVENTS}?channel=${channel}&since=${answer.revision}` },
+            inactivityDelaySec: INACTIVITY_DELAY_SEC,
+          },
+        ],
+      };
+    },
+  );
+
+  app.get(
+    EVENTS,
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({
+          channel: Type.String({ pattern: '^[0-9a-f]{64}$', errorMessage: 'channel is the one a bulk evaluation named' }),
+          since: Type.Optional(Type.Integer({ minimum: 0, description: 'The revision the provider holds' })),
+        }),
+        response: { 200: { type: 'string', description: 'Server-sent events: `refetchEvaluation` when the flags of the scope change' } },
+      },
+      config: { access: PUBLIC },
+    },
+    async (request, reply) => {
+      const { channel, since } = request.query as { channel: string; since?: number };
+      const credential = await authenticateApiToken(deps.db, channel, deps.clock.now());
+      if (credential.kind !== 'apiToken') throw new UnauthorizedError('The event stream channel is unknown or its token has expired');
+      const token = credential.token;
+      const scope: ClientScope = { environment: token.environment, projects: token.projects };
+      const current = await store.features(scope);
+      const stream = streams.start(reply);
+      const notify = (revision: number) => stream.send('message', revision, { type: 'refetchEvaluation', etag: String(revision) });
+      let sentRevision = current.revision;
+      const unsubscribe = store.subscribe((environment, change, configuration) => {
+        if (environment !== scope.environment || configuration.revision <= sentRevision) return;
+        // Only what the token sees: a change elsewhere is not announced, not even as a notice.
+        if (store.scopedChange(scope, change, configuration).length === 0) return;
+        sentRevision = configuration.revision;
+        notify(configuration.revision);
+      });
+      stream.onClose(unsubscribe);
+      // The scope's answer keeps its revision until something it sees changes: newer means the provider is behind.
+      if (since !== undefined && current.revision > since) notify(current.revision);
     },
   );
 };

@@ -24,7 +24,17 @@ const Evaluation = {
 export const OfrepEvaluationSuccessSchema = Type.Object(Evaluation, { $id: 'ofrepEvaluationSuccess' });
 
 export const OfrepBulkEvaluationSchema = Type.Object(
-  { flags: Type.Array(Type.Object(Evaluation)), metadata: Type.Object({ revision: Type.Integer() }) },
+  {
+    flags: Type.Array(Type.Object(Evaluation)),
+    metadata: Type.Object({ revision: Type.Integer() }),
+    eventStreams: Type.Array(
+      Type.Object({
+        type: Type.Literal('sse'),
+        endpoint: Type.Object({ requestUri: Type.String({ description: 'Relative to the OFREP base URL' }) }),
+        inactivityDelaySec: Type.Integer(),
+      }),
+    ),
+  },
   { $id: 'ofrepBulkEvaluationSuccess' },
 );
 

@@ -122,6 +122,7 @@ export const OPERATIONS: Record<string, Operation> = {
     "Import an export file into a project's environment, in one transaction (a protected environment gets a change request)",
   ),
   'POST /ofrep/v1/evaluate/flags/:key': { ...op('evaluateFlag', 'OpenFeature (OFREP): evaluate one flag for a context'), errors: [404] },
+  'GET /ofrep/v1/events': op('ofrepEvents', 'OpenFeature (OFREP): server-sent refetchEvaluation notices when the flags of a scope change'),
   'POST /ofrep/v1/evaluate/flags': op('evaluateFlagsBulk', "OpenFeature (OFREP): evaluate every flag of the token's scope for a context"),
   'GET /api/admin/segments': op('getSegments', 'List segments'),
   'POST /api/admin/segments': op('createSegment', 'Create a segment'),

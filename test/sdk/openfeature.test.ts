@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { EventSource } from 'eventsource';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
 import { OpenFeature as ServerOpenFeature } from '@openfeature/server-sdk';
@@ -149,6 +150,8 @@ describe('usage', () => {
 
 describe('the web SDK with the OFREP web provider (frontend token)', () => {
   test('evaluates every flag once for the context, and reads them from what it holds', async () => {
+    // Node has no EventSource of its own; browsers do. The provider uses the global one for its event stream.
+    Object.assign(globalThis, { EventSource });
     await WebOpenFeature.setContext({ targetingKey: 'alice', plan: 'pro' });
     await WebOpenFeature.setProviderAndWait(
       new OFREPWebProvider({ baseUrl, headers: [['X-API-Key', frontendToken]], cacheMode: 'disabled', disableVisibilityRefresh: true }),
@@ -159,6 +162,15 @@ describe('the web SDK with the OFREP web provider (frontend token)', () => {
     assert.equal(client.getBooleanValue(flags.off, true), false);
     assert.deepEqual(client.getObjectValue(flags.layout, {}), { columns: 3, dense: true });
     assert.equal(client.getBooleanDetails(uniqueName('nope'), true).errorCode, 'FLAG_NOT_FOUND');
+  });
+
+  test('a change reaches it through the event stream the bulk answer names, without polling', async () => {
+    const client = WebOpenFeature.getClient();
+    assert.equal(client.getBooleanValue(flags.off, true), false);
+    expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/on`), 200);
+    await eventually(() => client.getBooleanValue(flags.off, false) === true, 5000);
+    expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/off`), 200);
+    await eventually(() => client.getBooleanValue(flags.off, true) === false, 5000);
   });
 });
 
@@ -226,6 +238,10 @@ describe('the OFREP endpoints', () => {
     assert.equal((notFound.json() as { errorCode: string }).errorCode, 'FLAG_NOT_FOUND');
     expectStatus(await post('/ofrep/v1/evaluate/flags', { context: {} }, {}), 401);
     expectStatus(await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: 'not-a-token' }), 401);
+    const unknownChannel = await ctx.app.inject({ method: 'GET', url: `/ofrep/v1/events?channel=${'0'.repeat(64)}` });
+    expectStatus(unknownChannel, 401);
+    assert.equal((unknownChannel.json() as { errorCode: string }).errorCode, 'GENERAL');
+    expectStatus(await ctx.app.inject({ method: 'GET', url: '/ofrep/v1/events?channel=my-token' }), 400);
     const adminRefused = await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: ADMIN_TOKEN });
     expectStatus(adminRefused, 403);
     assert.equal((adminRefused.json() as { errorCode: string }).errorCode, 'GENERAL');

@@ -48,7 +48,8 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
   };
 }
 
-async function authenticateApiToken(db: Db, secretHash: string, now: Date): Promise<Credential> {
+/** An API token by the hash it is stored under (what `hashToken` makes of its secret). */
+export async function authenticateApiToken(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('api_tokens')
     .select(['id', 'type', 'token_name', 'environment', 'expires_at', 'seen_at'])

@@ -1918,6 +1918,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ofrep/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenFeature (OFREP): server-sent refetchEvaluation notices when the flags of a scope change */
+        get: operations["ofrepEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3137,6 +3154,15 @@ export interface components {
             name: string;
         };
         ofrepBulkEvaluationSuccess: {
+            eventStreams: {
+                endpoint: {
+                    /** @description Relative to the OFREP base URL */
+                    requestUri: string;
+                };
+                inactivityDelaySec: number;
+                /** @enum {string} */
+                type: "sse";
+            }[];
             flags: {
                 key: string;
                 metadata: {
@@ -14047,6 +14073,39 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    ofrepEvents: {
+        parameters: {
+            query: {
+                channel: string;
+                /** @description The revision the provider holds */
+                since?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events: `refetchEvaluation` when the flags of the scope change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
