@@ -364,14 +364,15 @@ export class ClientFeatureStore {
     const current = configuration === entry.configuration;
     const cached = current ? entry.answers.get(key) : undefined;
     if (cached) return cached;
-    const features = configuration.features.filter((feature) => inScope(scope, feature, configuration.tags.get(feature.name)));
-    const segments = segmentsUsedBy(features, configuration.segments);
-    // The answer before this configuration's change still holds when that change is nothing the scope sees.
+    // The answer before this configuration's change still holds when that change is nothing the scope sees; its
+    // own segments are the ones to ask about, since a scope none of whose flags changed uses the same ones.
     const kept = current && entry.previous ? entry.previous.answers.get(key) : undefined;
-    if (kept && scopedEvents(scope, [entry.previous!.change], { segments, revision: configuration.revision }).length === 0) {
+    if (kept && scopedEvents(scope, [entry.previous!.change], kept).length === 0) {
       entry.answers.set(key, kept);
       return kept;
     }
+    const features = configuration.features.filter((feature) => inScope(scope, feature, configuration.tags.get(feature.name)));
+    const segments = segmentsUsedBy(features, configuration.segments);
     const query = {
       ...(scope.project ? { project: scope.project } : {}),
       ...(scope.namePrefix ? { namePrefix: scope.namePrefix } : {}),
