@@ -63,7 +63,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     const scope = scopeOf(sdkTokenOf(request), request.query);
     const answer = await store.features(scope);
     reply.header('etag', answer.etag).header('cache-control', 'no-cache');
-    if (matchesEtag(answer, request.headers['if-none-match'])) return reply.status(304).send();
+    if (matchesEtag(answer.etag, request.headers['if-none-match'])) return reply.status(304).send();
     const body = request.query.inlineSegmentConstraints === 'true' ? withInlinedSegments(answer) : answer.body;
     return reply.type('application/json; charset=utf-8').send(body);
   };
@@ -119,15 +119,9 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
       const hydration = await store.delta(scope, undefined);
       const stream = streams.start(reply);
       stream.send('unleash-connected', hydration.revision, { events: hydration.events });
-      let sentRevision = hydration.revision;
-      const unsubscribe = store.subscribe((environment, change, configuration) => {
-        if (environment !== scope.environment || configuration.revision <= sentRevision) return;
-        const events = store.scopedChange(scope, change, configuration);
-        // A change outside the scope is not announced at all: even its revision would say that something moved.
-        if (events.length === 0) return;
-        sentRevision = configuration.revision;
-        stream.send('unleash-updated', configuration.revision, { events });
-      });
+      const unsubscribe = store.watch(scope, hydration.revision, (revision, events) =>
+        stream.send('unleash-updated', revision, { events }),
+      );
       stream.onClose(unsubscribe);
     },
   );

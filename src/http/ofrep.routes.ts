@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { ClientScope } from '../domain/client-features/client-feature-store.js';
+import { matchesEtag, type ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateForOpenFeature, InvalidContextError, type OfrepEvaluation, sdkContextOf } from '../domain/evaluation/ofrep.js';
 import { authenticateApiToken } from '../domain/access/authenticate.js';
 import { UsageTally } from '../domain/usage/usage-tally.js';
@@ -124,8 +124,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       // The same flags and the same context give the same answer: a provider polling with it costs no evaluation.
       const etag = `"${createHash('sha256').update(answer.etag).update(JSON.stringify(given)).digest('hex').slice(0, 24)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
-      const held = request.headers['if-none-match'];
-      if (held?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return reply.status(304).send();
+      if (matchesEtag(etag, request.headers['if-none-match'])) return reply.status(304).send();
       const flags = await evaluateForOpenFeature(answer.features, configuration.features, configuration.segments, context);
       usage.count(token, counted(flags));
       // Browsers cannot send headers on an event stream: its channel is the token's stored hash, which every
@@ -168,14 +167,8 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       const current = await store.features(scope);
       const stream = streams.start(reply);
       const notify = (revision: number) => stream.send('message', revision, { type: 'refetchEvaluation', etag: String(revision) });
-      let sentRevision = current.revision;
-      const unsubscribe = store.subscribe((environment, change, configuration) => {
-        if (environment !== scope.environment || configuration.revision <= sentRevision) return;
-        // Only what the token sees: a change elsewhere is not announced, not even as a notice.
-        if (store.scopedChange(scope, change, configuration).length === 0) return;
-        sentRevision = configuration.revision;
-        notify(configuration.revision);
-      });
+      // Only what the token sees: a change elsewhere is not announced, not even as a notice.
+      const unsubscribe = store.watch(scope, current.revision, notify);
       stream.onClose(unsubscribe);
       // The scope's answer keeps its revision until something it sees changes: newer means the provider is behind.
       if (since !== undefined && current.revision > since) notify(current.revision);

@@ -42,8 +42,8 @@ export interface ScopedFeatures {
 }
 
 /** Whether an `If-None-Match` header names the answer's ETag: then no body is needed. */
-export function matchesEtag(answer: ScopedFeatures, ifNoneMatch: string | undefined): boolean {
-  return (ifNoneMatch?.split(',') ?? []).some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
+export function matchesEtag(etag: string, ifNoneMatch: string | undefined): boolean {
+  return (ifNoneMatch?.split(',') ?? []).some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** A flag as it stood at one revision, with the tags the `tag` filter reads. */
@@ -422,8 +422,19 @@ export class ClientFeatureStore {
     return { revision: answer.revision, events: scopedEvents(scope, changes, answer) };
   }
 
-  /** One rebuild's changes as a scope sees them (streaming): nothing when none of them is the scope's business. */
-  scopedChange(scope: ClientScope, change: ConfigurationChange, configuration: EnvironmentConfiguration): DeltaEvent[] {
-    return scopedEvents(scope, [change], this.answer(scope, configuration));
+  /**
+   * Streaming: calls `onChange` with each later rebuild's delta events for the scope, from revision `after` on,
+   * and never for a change that is none of the scope's business (not even its revision would be told). Returns
+   * the unsubscribe function.
+   */
+  watch(scope: ClientScope, after: number, onChange: (revision: number, events: DeltaEvent[]) => void): () => void {
+    let sent = after;
+    return this.subscribe((environment, change, configuration) => {
+      if (environment !== scope.environment || configuration.revision <= sent) return;
+      const events = scopedEvents(scope, [change], this.answer(scope, configuration));
+      if (events.length === 0) return;
+      sent = configuration.revision;
+      onChange(configuration.revision, events);
+    });
   }
 }
