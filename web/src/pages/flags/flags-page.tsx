@@ -147,7 +147,9 @@ export function Flags() {
 
   /** Every change of the view goes through the URL and starts again at the first page. */
   const update = (change: (next: URLSearchParams) => void, keepOffset = false) => {
-    const next = new URLSearchParams(search);
+    // From the URL as it is now, not as it was at the last render: two changes in quick succession (a filter
+    // committed with Enter, then another added) would otherwise have the second undo the first.
+    const next = new URLSearchParams(window.location.search);
     change(next);
     if (!keepOffset) next.delete('offset');
     setSearch(next);
@@ -241,14 +243,16 @@ export function Flags() {
               environments={environmentNames}
               onChange={(changed) =>
                 update((next) => {
+                  const current = next.getAll('status');
                   next.delete('status');
-                  for (const [at, entry] of statuses.entries()) next.append('status', at === index ? changed : entry);
+                  for (const [at, entry] of current.entries()) next.append('status', at === index ? changed : entry);
                 })
               }
               onRemove={() =>
                 update((next) => {
+                  const current = next.getAll('status');
                   next.delete('status');
-                  for (const [at, entry] of statuses.entries()) if (at !== index) next.append('status', entry);
+                  for (const [at, entry] of current.entries()) if (at !== index) next.append('status', entry);
                 })
               }
             />
