@@ -11,6 +11,7 @@ import * as clientApplications from './migrations/0008-client-applications.js';
 import * as strategyDefinitions from './migrations/0009-strategy-definitions.js';
 import * as settings from './migrations/0010-settings.js';
 import * as webhookSigning from './migrations/0011-webhook-signing.js';
+import * as companyAccess from './migrations/0012-company-access.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009-strategy-definitions': strategyDefinitions,
   '0010-settings': settings,
   '0011-webhook-signing': webhookSigning,
+  '0012-company-access': companyAccess,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

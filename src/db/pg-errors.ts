@@ -39,12 +39,13 @@ const uniqueViolations: Record<string, (value: string) => ApiError> = {
   },
   strategy_definitions_pkey: (name) => new NameExistsError(`A strategy named "${name}" already exists`),
   personal_access_tokens_description_key: (key) =>
-    new NameExistsError(`You already have a personal access token described "${key.split(', ').slice(1).join(', ')}"`),
+    new NameExistsError(`This user already has a token described "${key.split(', ').slice(1).join(', ')}"`),
   api_tokens_secret_hash_key: () => new NameExistsError('An API token with this secret already exists'),
   features_pkey: (name) =>
     new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`),
   segments_name_key: (name) => new NameExistsError(`A segment named "${name}" already exists`),
   tag_types_pkey: (name) => new NameExistsError(`A tag type named "${name}" already exists`),
+  groups_name_key: (name) => new NameExistsError(`A group named "${name}" already exists`),
   context_fields_pkey: (name) => new NameExistsError(`A context field named "${name}" already exists`),
 };
 

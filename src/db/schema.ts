@@ -18,9 +18,51 @@ export interface UsersTable {
   login_attempts: Generated<number>;
   created_at: CreatedAt;
   seen_at: Date | null;
+  oidc_issuer: Generated<string | null>;
+  oidc_subject: Generated<string | null>;
+  is_service: Generated<boolean>;
 }
 
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
+export type ProjectRoleName = 'Owner' | 'Member' | 'Viewer';
+
+export interface GroupsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  mappings_sso: string[];
+  root_role: RootRoleName | null;
+  created_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface GroupUsersTable {
+  group_id: number;
+  user_id: number;
+  /** `sso`: added by a sign-in from the provider's groups claim, and removed by a later one without it. */
+  source: 'manual' | 'sso';
+  created_by: string | null;
+  joined_at: CreatedAt;
+}
+
+/** A role in one project, held by a user or by a group (exactly one of the two). */
+export interface ProjectAccessTable {
+  id: Generated<number>;
+  project_id: string;
+  user_id: number | null;
+  group_id: number | null;
+  role: ProjectRoleName;
+  created_at: CreatedAt;
+}
+
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  expires_at: Date;
+}
+
 export type ApiTokenType = 'admin' | 'client' | 'frontend';
 
 export interface ApiTokensTable {
@@ -375,6 +417,10 @@ export interface Database {
   api_token_projects: ApiTokenProjectsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   user_sessions: UserSessionsTable;
+  groups: GroupsTable;
+  group_users: GroupUsersTable;
+  project_access: ProjectAccessTable;
+  oidc_logins: OidcLoginsTable;
   environments: EnvironmentsTable;
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;

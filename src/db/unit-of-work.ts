@@ -1,10 +1,22 @@
 import type { Clock } from '../shared/clock.js';
 import type { Db, Tx } from './database.js';
-import type { RootRoleName } from './schema.js';
+import type { ProjectRoleName, RootRoleName } from './schema.js';
+
+/** The roles a user holds per project, directly or through groups. */
+export type ProjectRoles = ReadonlyMap<string, ReadonlySet<ProjectRoleName>>;
 
 /** Who performs a unit of work: the identity its events are recorded under and permissions are checked against. */
 export type Actor =
-  | { kind: 'user'; userId: number; username: string; rootRole: RootRoleName }
+  | {
+      kind: 'user';
+      userId: number;
+      username: string;
+      /** The strongest of the user's own root role and those of their groups. */
+      rootRole: RootRoleName;
+      projectRoles: ProjectRoles;
+    }
+  /** An identity provider creating or updating the user signing in through it. */
+  | { kind: 'identity-provider'; name: string }
   | { kind: 'admin-token'; tokenId: number; tokenName: string }
   | { kind: 'system' };
 

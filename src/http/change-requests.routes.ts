@@ -31,7 +31,7 @@ import {
 } from './change-requests.schemas.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
 const tags = ['Change Requests'];
 const PROJECT = '/api/admin/projects/:projectId';
@@ -59,7 +59,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${PROJECT}/environments/:environment/change-requests/config`,
     {
       schema: { tags, params: EnvironmentParams, body: Type.Ref(UpdateChangeRequestEnvironmentConfigSchema) },
-      config: { access: can('UPDATE_CHANGE_REQUEST_CONFIG') },
+      config: { access: can('UPDATE_CHANGE_REQUEST_CONFIG', PROJECT_PARAM) },
     },
     async (request, reply) => {
       const { projectId, environment } = request.params;
@@ -72,7 +72,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${PROJECT}/environments/:environment/change-requests`,
     {
       schema: { tags, params: EnvironmentParams, body: Type.Ref(ChangeRequestOneOrManyCreateSchema), response: one },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, environment } = request.params;
@@ -128,7 +128,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     CHANGE_REQUEST,
-    { schema: { tags, params: ChangeRequestParams }, config: { access: can('UPDATE_FEATURE') } },
+    { schema: { tags, params: ChangeRequestParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, id } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => discardChangeRequest(uow, projectId, Number(id)));
@@ -140,7 +140,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${CHANGE_REQUEST}/changes/:changeId`,
     {
       schema: { tags, params: ChangeParams, body: Type.Ref(ChangeRequestCreateSchema), response: one },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, id, changeId } = request.params;
@@ -151,7 +151,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${CHANGE_REQUEST}/changes/:changeId`,
-    { schema: { tags, params: ChangeParams }, config: { access: can('UPDATE_FEATURE') } },
+    { schema: { tags, params: ChangeParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, id, changeId } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => discardChange(uow, projectId, Number(id), Number(changeId)));
@@ -163,7 +163,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${CHANGE_REQUEST}/title`,
     {
       schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestUpdateTitleSchema) },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request, reply) => {
       const { projectId, id } = request.params;

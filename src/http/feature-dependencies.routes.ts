@@ -5,7 +5,7 @@ import { listParentVariants, listPossibleParents } from '../domain/features/depe
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
 const tags = ['Dependencies'];
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
@@ -19,7 +19,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
     `${FEATURE}/dependencies`,
     {
       schema: { tags, params: FeatureParams, body: Type.Ref(CreateDependentFeatureSchema) },
-      config: { access: can('UPDATE_FEATURE_DEPENDENCY') },
+      config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) },
     },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
@@ -30,7 +30,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE}/dependencies/:parent`,
-    { schema: { tags, params: DependencyParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY') } },
+    { schema: { tags, params: DependencyParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, featureName, parent } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeDependency(uow, projectId, featureName, parent));
@@ -40,7 +40,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE}/dependencies`,
-    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY') } },
+    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeAllDependencies(uow, projectId, featureName));

@@ -5,7 +5,7 @@ import { getFeatureLifecycle } from '../domain/features/lifecycle.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
 const tags = ['Lifecycle'];
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
@@ -26,7 +26,7 @@ export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
     `${LIFECYCLE}/complete`,
     {
       schema: { tags, params: FeatureParams, body: Type.Ref(FeatureLifecycleCompletedSchema) },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
@@ -37,7 +37,7 @@ export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${LIFECYCLE}/uncomplete`,
-    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE') } },
+    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => uncompleteFeature(uow, projectId, featureName));

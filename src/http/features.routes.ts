@@ -32,7 +32,8 @@ import {
   UpdateFeatureSchema,
   VariantsSchema,
 } from './features.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
+import { assertActorMay } from '../domain/access/permissions.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
@@ -61,7 +62,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId/features',
     {
       schema: { tags, params: ProjectParams, body: Type.Ref(CreateFeatureSchema), response: { 201: Type.Ref(FeatureSchema) } },
-      config: { access: can('CREATE_FEATURE') },
+      config: { access: can('CREATE_FEATURE', PROJECT_PARAM) },
     },
     async (request, reply) => {
       const actor = actorOf(request);
@@ -81,7 +82,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     FEATURE,
     {
       schema: { tags, params: FeatureParams, body: Type.Ref(UpdateFeatureSchema), response: { 200: Type.Ref(FeatureSchema) } },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, featureName } = request.params;
@@ -95,7 +96,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     FEATURE,
     {
       schema: { tags, params: FeatureParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureSchema) } },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, featureName } = request.params;
@@ -105,11 +106,15 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(FEATURE, { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE') } }, async (request, reply) => {
-    const { projectId, featureName } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
-    return reply.status(202).send();
-  });
+  app.delete(
+    FEATURE,
+    { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE', PROJECT_PARAM) } },
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
+      return reply.status(202).send();
+    },
+  );
 
   app.get(
     '/api/admin/archive/features/:projectId',
@@ -122,7 +127,10 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/archive',
-    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }, config: { access: can('DELETE_FEATURE') } },
+    {
+      schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) },
+      config: { access: can('DELETE_FEATURE', PROJECT_PARAM) },
+    },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, request.params.projectId, request.body.features));
       return reply.status(202).send();
@@ -131,7 +139,10 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/revive',
-    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    {
+      schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
+    },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => reviveFeatures(uow, request.params.projectId, request.body.features));
       return reply.status(200).send();
@@ -140,7 +151,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/archive/:featureName',
-    { schema: { tags, params: Type.Object({ featureName: UrlFriendlyName }) }, config: { access: can('DELETE_FEATURE') } },
+    { schema: { tags, params: Type.Object({ featureName: UrlFriendlyName }) }, config: { access: can('DELETE_FEATURE', FLAG_PARAM) } },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteArchivedFeature(uow, request.params.featureName));
       return reply.status(200).send();
@@ -149,7 +160,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/stale',
-    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchStaleSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchStaleSchema) }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
     async (request, reply) => {
       const { features, stale } = request.body;
       await inUnitOfWork(deps, actorOf(request), (uow) => setFeaturesStale(uow, request.params.projectId, features, stale));
@@ -159,9 +170,14 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${FEATURE}/changeProject`,
-    { schema: { tags, params: FeatureParams, body: Type.Ref(ChangeProjectSchema) }, config: { access: can('UPDATE_FEATURE') } },
+    {
+      schema: { tags, params: FeatureParams, body: Type.Ref(ChangeProjectSchema) },
+      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
+    },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
+      // Moving a flag in is creating one there: the target project must allow it too.
+      assertActorMay(actorOf(request), 'CREATE_FEATURE', request.body.newProjectId);
       await inUnitOfWork(deps, actorOf(request), (uow) => changeFeatureProject(uow, projectId, featureName, request.body.newProjectId));
       return reply.status(200).send();
     },
@@ -173,7 +189,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
   ] as const) {
     app.post(
       `${FEATURE}/environments/:environment/${action}`,
-      { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_FEATURE_ENVIRONMENT') } },
+      { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_FEATURE_ENVIRONMENT', PROJECT_PARAM) } },
       async (request, reply) => {
         const { projectId, featureName, environment } = request.params;
         await inUnitOfWork(deps, actorOf(request), (uow) =>
@@ -201,7 +217,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     VARIANTS,
     {
       schema: { tags: ['Variants'], params: EnvironmentParams, body: Type.Ref(VariantsSchema), response: variantsResponse },
-      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') },
+      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, featureName, environment } = request.params;
@@ -216,7 +232,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     VARIANTS,
     {
       schema: { tags: ['Variants'], params: EnvironmentParams, body: Type.Ref(PatchesSchema), response: variantsResponse },
-      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS') },
+      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId, featureName, environment } = request.params;

@@ -12,7 +12,7 @@ import {
 import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
 
 const tags = ['Projects'];
@@ -66,7 +66,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId',
     {
       schema: { tags, params: ProjectParams, body: Type.Ref(UpdateProjectSchema), response: { 200: Type.Ref(ProjectSchema) } },
-      config: { access: can('UPDATE_PROJECT') },
+      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
     },
     async (request) => {
       const { projectId } = request.params;
@@ -82,7 +82,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/projects/:projectId',
-    { schema: { tags, params: ProjectParams }, config: { access: can('DELETE_PROJECT') } },
+    { schema: { tags, params: ProjectParams }, config: { access: can('DELETE_PROJECT', PROJECT_PARAM) } },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteProject(uow, request.params.projectId));
       return reply.status(200).send();
@@ -93,7 +93,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId/environments',
     {
       schema: { tags, params: ProjectParams, body: Type.Ref(ProjectEnvironmentSchema) },
-      config: { access: can('UPDATE_PROJECT') },
+      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
     },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
@@ -105,7 +105,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId/environments/:environment',
     {
       schema: { tags, params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }) },
-      config: { access: can('UPDATE_PROJECT') },
+      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
     },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) =>

@@ -1,4 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
+import { accessRoutes } from './access.routes.js';
+import { accessSchemas } from './access.schemas.js';
 import { addonRoutes } from './addons.routes.js';
 import { addonSchemas } from './addons.schemas.js';
 import { apiTokenRoutes } from './api-tokens.routes.js';
@@ -56,6 +58,7 @@ export const routeModules: RouteModule[] = [
   metricsRoutes,
   authRoutes,
   userRoutes,
+  accessRoutes,
   apiTokenRoutes,
   projectRoutes,
   environmentRoutes,
@@ -87,6 +90,7 @@ export const routeModules: RouteModule[] = [
 export const sharedSchemas: TSchema[] = [
   ...commonSchemas,
   ...userSchemas,
+  ...accessSchemas,
   ...apiTokenSchemas,
   ...projectSchemas,
   ...featureSchemas,

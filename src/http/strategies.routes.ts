@@ -22,7 +22,7 @@ import {
   SetStrategySortOrderSchema,
   UpdateFeatureStrategySchema,
 } from './features.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
@@ -78,7 +78,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Ref(CreateFeatureStrategySchema),
         response: { 200: Type.Ref(FeatureStrategySchema) },
       },
-      config: { access: can('CREATE_FEATURE_STRATEGY') },
+      config: { access: can('CREATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
   );
@@ -87,7 +87,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/set-sort-order`,
     {
       schema: { tags, params: EnvironmentParams, body: Type.Ref(SetStrategySortOrderSchema) },
-      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => setStrategySortOrder(uow, targetOf(request.params), request.body));
@@ -114,7 +114,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Ref(UpdateFeatureStrategySchema),
         response: { 200: Type.Ref(FeatureStrategySchema) },
       },
-      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
     async (request) => {
       const { id: _id, featureName: _featureName, ...input } = request.body;
@@ -126,7 +126,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/:strategyId`,
     {
       schema: { tags, params: StrategyParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureStrategySchema) } },
-      config: { access: can('UPDATE_FEATURE_STRATEGY') },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
     async (request) => {
       const target = targetOf(request.params);
@@ -142,7 +142,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${STRATEGIES}/:strategyId`,
-    { schema: { tags, params: StrategyParams }, config: { access: can('DELETE_FEATURE_STRATEGY') } },
+    { schema: { tags, params: StrategyParams }, config: { access: can('DELETE_FEATURE_STRATEGY', PROJECT_PARAM) } },
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategy(uow, targetOf(request.params), request.params.strategyId));
       return reply.status(200).send();

@@ -6,7 +6,7 @@ import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, 
 import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { actorOf, can, FLAG_PARAM } from './plugins/access.js';
 import {
   TagsSchema,
   TagTypeName,
@@ -132,7 +132,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Ref(TagSchema),
         response: { 200: Type.Ref(TagSchema), 201: Type.Ref(TagSchema) },
       },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', FLAG_PARAM) },
     },
     async (request, reply) => {
       const { tag, added } = await inUnitOfWork(deps, actorOf(request), (uow) =>
@@ -147,7 +147,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
     FEATURE_TAGS,
     {
       schema: { tags, params: FeatureParams, body: Type.Ref(UpdateTagsSchema), response: { 200: Type.Ref(TagsSchema) } },
-      config: { access: can('UPDATE_FEATURE') },
+      config: { access: can('UPDATE_FEATURE', FLAG_PARAM) },
     },
     async (request) => {
       const current = await inUnitOfWork(deps, actorOf(request), (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
@@ -157,7 +157,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE_TAGS}/:type/:value`,
-    { schema: { tags, params: FeatureTagParams }, config: { access: can('UPDATE_FEATURE') } },
+    { schema: { tags, params: FeatureTagParams }, config: { access: can('UPDATE_FEATURE', FLAG_PARAM) } },
     async (request, reply) => {
       const { featureName, type, value } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeFeatureTag(uow, featureName, { type, value }));

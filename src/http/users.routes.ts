@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
-import { permissionsOfRole, ROOT_ROLE_IDS, ROOT_ROLES } from '../domain/access/permissions.js';
-import { actorRootRole } from '../domain/access/actor.js';
+import { permissionsOfActor, ROOT_ROLE_VIEWS } from '../domain/access/permissions.js';
 import { createPat, deletePat, listPats } from '../domain/personal-access-tokens/personal-access-tokens.js';
 import {
   changeUserPassword,
@@ -31,12 +30,6 @@ import {
   UsersSchema,
 } from './users.schemas.js';
 
-const ROLE_DESCRIPTIONS = {
-  Admin: 'Users with the root role Admin can do anything',
-  Editor: 'Users with the root role Editor can create and change projects and flags',
-  Viewer: 'Users with the root role Viewer can only read',
-};
-
 const UserIdParams = Type.Object({ id: NumericId });
 const tags = ['Users'];
 
@@ -46,12 +39,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, response: { 200: Type.Ref(UsersSchema) } }, config: { access: can('ADMIN') } },
     async () => ({
       users: await listUsers(deps.db),
-      rootRoles: ROOT_ROLES.map((role) => ({
-        id: ROOT_ROLE_IDS[role],
-        name: role,
-        type: 'root',
-        description: ROLE_DESCRIPTIONS[role],
-      })),
+      rootRoles: ROOT_ROLE_VIEWS,
     }),
   );
 
@@ -115,7 +103,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
       const actor = actorOf(request);
       return {
         user: await getActingUser(deps.db, actor),
-        permissions: permissionsOfRole(actorRootRole(actor)).map((permission) => ({ permission })),
+        permissions: permissionsOfActor(actor),
         feedback: [],
         splash: {},
       };

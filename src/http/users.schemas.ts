@@ -71,7 +71,8 @@ export const ChangeOwnPasswordSchema = StrictObject(
 export const MeSchema = Type.Object(
   {
     user: Type.Ref(UserSchema),
-    permissions: Type.Array(Type.Object({ permission: Type.String() })),
+    // A permission without `project` comes from the root role; with one, from a role in that project.
+    permissions: Type.Array(Type.Object({ permission: Type.String(), project: Type.Optional(Type.String()) })),
     feedback: Type.Array(Type.Unknown()),
     splash: Type.Record(Type.String(), Type.Boolean()),
   },

@@ -130,7 +130,7 @@ describe('order of checks: authentication, then validation, then permission', ()
 });
 
 describe('what an Editor may do', () => {
-  test('an Editor creates and updates projects; events name the editor', async () => {
+  test('an Editor creates and updates projects, owning those it creates; events name the editor', async () => {
     const editor = await createUserSession(ctx, 'Editor');
     const client = ctx.withCookie(editor.cookie);
     const id = uniqueName('editor-project');
@@ -148,6 +148,7 @@ describe('what an Editor may do', () => {
       events.map((event) => [event.type, event.createdBy, event.createdByUserId, event.project]),
       [
         ['project-created', editor.username, editor.id, id],
+        ['project-access-added', editor.username, editor.id, id],
         ['project-updated', editor.username, editor.id, id],
       ],
     );

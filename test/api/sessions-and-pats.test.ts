@@ -331,8 +331,11 @@ describe('personal access tokens', () => {
     const created = await ctx.as(`Bearer ${pat.secret}`).post('/api/admin/projects', { id: projectId, name: 'PAT project' });
     expectStatus(created, 201);
     const events = await eventsSince(ctx, since);
-    assert.equal(events.length, 1);
-    assert.equal(events[0]!.type, 'project-created');
+    // The Editor owns the project it made.
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['project-created', 'project-access-added'],
+    );
     assert.equal(events[0]!.createdBy, session.username);
     assert.equal(events[0]!.createdByUserId, session.id);
     assert.equal(events[0]!.project, projectId);

@@ -20,5 +20,7 @@ export function actorIdentity(actor: Actor): { createdBy: string; createdByUserI
       return { createdBy: 'admin-token', createdByUserId: ADMIN_TOKEN_USER_ID };
     case 'system':
       return { createdBy: 'system', createdByUserId: SYSTEM_USER_ID };
+    case 'identity-provider':
+      return { createdBy: actor.name, createdByUserId: SYSTEM_USER_ID };
   }
 }

@@ -1,7 +1,9 @@
 import type { Db } from '../../db/database.js';
 import type { ApiTokenType } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
-import type { Actor } from '../../db/unit-of-work.js';
+import type { Actor, ProjectRoles } from '../../db/unit-of-work.js';
+import type { ProjectRoleName, RootRoleName } from '../../db/schema.js';
+import { strongestRootRole } from './permissions.js';
 
 /** A client or frontend token: one environment, and the projects it may see (`*` for all). */
 export interface SdkToken {
@@ -31,6 +33,38 @@ function isExpired(expiresAt: Date | null, now: Date): boolean {
 /** Personal access tokens look like `user:<secret>`; everything else is an API token (`project:env.secret`). */
 export const PAT_PREFIX = 'user:';
 
+/**
+ * A user as an actor: the root roles of their groups strengthen their own, and their project roles come from
+ * their own grants and their groups'. Read on every request, so a change of access applies at once.
+ */
+export async function userActor(
+  db: Db,
+  user: { id: number; username: string | null; email: string | null; root_role: RootRoleName },
+): Promise<Actor> {
+  const groupIds = db.selectFrom('group_users').select('group_id').where('user_id', '=', user.id);
+  const [groupRoles, projectGrants] = await Promise.all([
+    db.selectFrom('groups').select('root_role').where('id', 'in', groupIds).where('root_role', 'is not', null).execute(),
+    db
+      .selectFrom('project_access')
+      .select(['project_id', 'role'])
+      .where((eb) => eb.or([eb('user_id', '=', user.id), eb('group_id', 'in', groupIds)]))
+      .execute(),
+  ]);
+  const projectRoles = new Map<string, Set<ProjectRoleName>>();
+  for (const grant of projectGrants) {
+    const roles = projectRoles.get(grant.project_id) ?? new Set<ProjectRoleName>();
+    roles.add(grant.role);
+    projectRoles.set(grant.project_id, roles);
+  }
+  return {
+    kind: 'user',
+    userId: user.id,
+    username: (user.username ?? user.email)!,
+    rootRole: strongestRootRole([user.root_role, ...groupRoles.map((group) => group.root_role!)]),
+    projectRoles: projectRoles as ProjectRoles,
+  };
+}
+
 async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('personal_access_tokens as pat')
@@ -44,7 +78,7 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
   }
   return {
     kind: 'actor',
-    actor: { kind: 'user', userId: row.user_id, username: (row.username ?? row.email)!, rootRole: row.root_role },
+    actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
   };
 }
 
@@ -90,6 +124,6 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
-    actor: { kind: 'user', userId: row.user_id, username: (row.username ?? row.email)!, rootRole: row.root_role },
+    actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
   };
 }

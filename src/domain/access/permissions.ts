@@ -1,4 +1,4 @@
-import type { RootRoleName } from '../../db/schema.js';
+import type { ProjectRoleName, RootRoleName } from '../../db/schema.js';
 import { PermissionError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { actorRootRole } from './actor.js';
@@ -47,6 +47,8 @@ export const PERMISSIONS = [
   'APPLY_CHANGE_REQUEST',
   'SKIP_CHANGE_REQUEST',
   'UPDATE_CHANGE_REQUEST_CONFIG',
+  'PROJECT_USER_ACCESS_WRITE',
+  'PROJECT_GROUP_ACCESS_WRITE',
 ] as const;
 
 /**
@@ -69,6 +71,9 @@ const ADMIN_ONLY = new Set<Permission>([
   'CREATE_ADDON',
   'UPDATE_ADDON',
   'DELETE_ADDON',
+  // Who may change a project is decided by Admins, or by the project's Owners for their project.
+  'PROJECT_USER_ACCESS_WRITE',
+  'PROJECT_GROUP_ACCESS_WRITE',
 ]);
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -84,21 +89,108 @@ const ROLE_PERMISSIONS: Record<RootRoleName, ReadonlySet<Permission>> = {
 export const ROOT_ROLE_IDS: Record<RootRoleName, number> = { Admin: 1, Editor: 2, Viewer: 3 };
 export const ROOT_ROLES = Object.keys(ROOT_ROLE_IDS) as RootRoleName[];
 
+const ROOT_ROLE_DESCRIPTIONS: Record<RootRoleName, string> = {
+  Admin: 'Users with the root role Admin can do anything',
+  Editor: 'Users with the root role Editor can create and change projects and flags',
+  Viewer: 'Users with the root role Viewer can only read',
+};
+
+/** The root roles as the API lists them (Unleash's `roleSchema`). */
+export const ROOT_ROLE_VIEWS = ROOT_ROLES.map((role) => ({
+  id: ROOT_ROLE_IDS[role],
+  name: role,
+  type: 'root',
+  description: ROOT_ROLE_DESCRIPTIONS[role],
+}));
+
+/** The root role with Unleash's id `id`, which the schema has already bounded to 1–3. */
+export function rootRoleById(id: number): RootRoleName {
+  const role = ROOT_ROLES.find((candidate) => ROOT_ROLE_IDS[candidate] === id);
+  if (!role) throw new Error(`No root role has id ${id}`);
+  return role;
+}
+
+const ROOT_ROLE_RANK: Record<RootRoleName, number> = { Viewer: 0, Editor: 1, Admin: 2 };
+
+/** The role that grants the most, of a user's own and their groups'. */
+export function strongestRootRole(roles: Iterable<RootRoleName>): RootRoleName {
+  let strongest: RootRoleName = 'Viewer';
+  for (const role of roles) if (ROOT_ROLE_RANK[role] > ROOT_ROLE_RANK[strongest]) strongest = role;
+  return strongest;
+}
+
+/** What changing one project's flags takes: a Member holds it in that project. */
+const PROJECT_MEMBER_PERMISSIONS: Permission[] = [
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_ENVIRONMENT',
+  'CREATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_STRATEGY',
+  'DELETE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  'UPDATE_FEATURE_DEPENDENCY',
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+];
+
+/**
+ * Project roles grant permissions in their project only. An Owner also runs the project (its settings, its
+ * environments, who has access, deleting it); a Viewer is listed among the project's people and changes nothing.
+ */
+const PROJECT_ROLE_PERMISSIONS: Record<ProjectRoleName, ReadonlySet<Permission>> = {
+  Owner: new Set<Permission>([
+    ...PROJECT_MEMBER_PERMISSIONS,
+    'UPDATE_PROJECT',
+    'DELETE_PROJECT',
+    'PROJECT_USER_ACCESS_WRITE',
+    'PROJECT_GROUP_ACCESS_WRITE',
+  ]),
+  Member: new Set(PROJECT_MEMBER_PERMISSIONS),
+  Viewer: new Set<Permission>(['READ']),
+};
+
+/** Project role ids, following Unleash's built-in Owner (4) and Member (5). */
+export const PROJECT_ROLE_IDS: Record<ProjectRoleName, number> = { Owner: 4, Member: 5, Viewer: 6 };
+export const PROJECT_ROLES = Object.keys(PROJECT_ROLE_IDS) as ProjectRoleName[];
+
 export function roleHasPermission(role: RootRoleName, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].has(permission);
 }
 
-export function permissionsOfRole(role: RootRoleName): Permission[] {
-  return [...ROLE_PERMISSIONS[role]];
+export function projectRoleHasPermission(role: ProjectRoleName, permission: Permission): boolean {
+  return PROJECT_ROLE_PERMISSIONS[role].has(permission);
+}
+
+/** Every permission the actor holds: those of its root role (no project) and those its project roles add. */
+export function permissionsOfActor(actor: Actor): Array<{ permission: Permission; project?: string }> {
+  const root = ROLE_PERMISSIONS[actorRootRole(actor)];
+  const entries: Array<{ permission: Permission; project?: string }> = [...root].map((permission) => ({ permission }));
+  if (actor.kind !== 'user') return entries;
+  for (const [project, roles] of actor.projectRoles) {
+    const granted = new Set<Permission>();
+    for (const role of roles) for (const permission of PROJECT_ROLE_PERMISSIONS[role]) granted.add(permission);
+    for (const permission of granted) if (!root.has(permission)) entries.push({ permission, project });
+  }
+  return entries;
+}
+
+/** Whether the actor holds the permission, through its root role or, for a project, a role in that project. */
+export function actorMay(actor: Actor, permission: Permission, project?: string): boolean {
+  if (roleHasPermission(actorRootRole(actor), permission)) return true;
+  if (project === undefined || actor.kind !== 'user') return false;
+  const roles = actor.projectRoles.get(project);
+  return roles !== undefined && [...roles].some((role) => projectRoleHasPermission(role, permission));
 }
 
 /**
- * The 403 of a missing permission. Routes check their declared permission with it; commands check with it
- * the permissions that depend on what a request carries (a change request's action, the state asked for).
+ * The 403 of a missing permission. Routes check their declared permission with it (in the project the request
+ * names, when the route says which); commands check with it the permissions that depend on what a request
+ * carries (a change request's action, the state asked for, the project a flag moves to).
  */
-export function assertActorMay(actor: Actor, permission: Permission): void {
+export function assertActorMay(actor: Actor, permission: Permission, project?: string): void {
+  if (actorMay(actor, permission, project)) return;
   const role = actorRootRole(actor);
-  if (!roleHasPermission(role, permission)) {
-    throw new PermissionError(`You need the ${permission} permission to do this; your role ${role} does not have it`, [permission]);
-  }
+  const where = project === undefined ? '' : ` nor a role in project ${project} that has it`;
+  throw new PermissionError(`You need the ${permission} permission to do this; your role ${role} does not have it${where}`, [permission]);
 }

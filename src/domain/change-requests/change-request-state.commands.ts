@@ -162,7 +162,7 @@ export async function changeChangeRequestState(uow: UnitOfWork, project: string,
     ]);
   }
   const permission = STATE_PERMISSIONS[input.state];
-  if (permission) assertActorMay(uow.actor, permission);
+  if (permission) assertActorMay(uow.actor, permission, project);
   const row = await findChangeRequest(uow.tx, project, id, true);
   assertTransition(row, input.state);
   switch (input.state) {

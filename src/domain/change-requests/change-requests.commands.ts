@@ -110,7 +110,7 @@ export async function addChanges(
   await assertEnabled(uow, scope);
   const prepared = [];
   for (const [index, change] of changes.entries()) {
-    assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action]);
+    assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], scope.project);
     prepared.push({ change, base: await prepareChange(uow.tx, scope, change, pathOf(index)), key: changeKey(change) });
   }
   const row = await openChangeRequestOf(uow, scope);
@@ -190,7 +190,7 @@ export async function editChange(uow: UnitOfWork, project: string, id: number, c
       },
     ]);
   }
-  assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action]);
+  assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], project);
   const base = await prepareChange(uow.tx, scopeOf(row), change, '/body');
   const key = changeKey(change);
   if (key !== null) {

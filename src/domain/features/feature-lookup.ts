@@ -24,6 +24,12 @@ export async function findFeature(
   return row;
 }
 
+/** The project of the flag called `name`, or undefined when there is none (its route then answers 404). */
+export async function projectOfFlag(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('features').select('project').where('name', '=', name).executeTakeFirst();
+  return row?.project;
+}
+
 /** The environment must exist and be enabled in the flag's project. */
 export async function assertProjectEnvironment(tx: Db, project: string, environment: string): Promise<string> {
   const row = await tx

@@ -4,6 +4,7 @@ import type { ProjectsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
+import { makeOwner } from './project-access.js';
 import { iso } from '../users/user-view.js';
 
 export const DEFAULT_PROJECT = 'default';
@@ -104,6 +105,8 @@ export async function createProject(uow: UnitOfWork, input: CreateProjectInput):
     .execute();
   const project = await findProject(uow.tx, input.id);
   await recordEvent(uow, { type: 'project-created', project: input.id, data: project });
+  // An Admin already holds everything; anyone else who creates a project owns it.
+  if (uow.actor.kind === 'user' && uow.actor.rootRole !== 'Admin') await makeOwner(uow, input.id, uow.actor.userId);
   return project;
 }
 

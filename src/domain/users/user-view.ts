@@ -15,7 +15,7 @@ export interface UserView {
   seenAt: string | null;
   loginAttempts: number;
   isAPI: boolean;
-  accountType: 'User';
+  accountType: 'User' | 'Service Account';
 }
 
 export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -32,7 +32,7 @@ export function toUserView(row: Selectable<UsersTable>): UserView {
     seenAt: iso(row.seen_at),
     loginAttempts: row.login_attempts,
     isAPI: false,
-    accountType: 'User',
+    accountType: row.is_service ? 'Service Account' : 'User',
   };
 }
 

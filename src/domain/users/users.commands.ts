@@ -64,7 +64,13 @@ export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promi
 }
 
 async function lockUser(uow: UnitOfWork, id: number) {
-  const row = await uow.tx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  const row = await uow.tx
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .where('is_service', '=', false)
+    .forUpdate()
+    .executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find user ${id}`);
   return row;
 }
@@ -100,7 +106,6 @@ export async function deleteUser(uow: UnitOfWork, id: number): Promise<void> {
   await recordEvent(uow, { type: 'user-deleted', preData: toUserView(before) });
 }
 
-/** Sets a new password and ends the user's sessions, so a leaked session dies with the old password. */
 /** A user changing their own password proves they know the current one, so a borrowed session cannot. */
 export async function assertCurrentPassword(uow: UnitOfWork, id: number, password: string): Promise<void> {
   const row = await uow.tx.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();

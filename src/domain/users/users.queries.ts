@@ -4,12 +4,13 @@ import type { Actor } from '../../db/unit-of-work.js';
 import { adminTokenUserView, toUserView, type UserView } from './user-view.js';
 
 export async function listUsers(db: Db): Promise<UserView[]> {
-  const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
+  // Service accounts are listed on their own page, as Unleash lists them.
+  const rows = await db.selectFrom('users').selectAll().where('is_service', '=', false).orderBy('id').execute();
   return rows.map(toUserView);
 }
 
 export async function getUser(db: Db, id: number): Promise<UserView> {
-  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('is_service', '=', false).executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find user ${id}`);
   return toUserView(row);
 }
@@ -22,6 +23,7 @@ export async function getActingUser(db: Db, actor: Actor): Promise<UserView> {
     case 'admin-token':
       return adminTokenUserView(actor.tokenName);
     case 'system':
-      throw new Error('The system actor does not make requests');
+    case 'identity-provider':
+      throw new Error(`The ${actor.kind} actor does not make requests`);
   }
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../db/unit-of-work.js';
 import { authenticateSession, authenticateToken, type Credential, type SdkToken } from '../../domain/access/authenticate.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
-import { assertActorMay, type Permission } from '../../domain/access/permissions.js';
+import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
+import { projectOfFlag } from '../../domain/features/feature-lookup.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
@@ -14,7 +15,7 @@ import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../.
  */
 export type RouteAccess =
   | { kind: 'public' }
-  | { kind: 'permission'; permission: Permission }
+  | { kind: 'permission'; permission: Permission; projectOf?: ProjectOf }
   | { kind: 'client' }
   | { kind: 'frontend' }
   | { kind: 'sdk' };
@@ -31,8 +32,21 @@ export const ANY_SDK: RouteAccess = { kind: 'sdk' };
 const SDK_TOKEN_CACHE_MS = 10_000;
 const SDK_TOKEN_CACHE_SIZE = 10_000;
 
-export function can(permission: Permission): RouteAccess {
-  return { kind: 'permission', permission };
+/**
+ * The project a request acts in, for routes whose permission a project role can grant. Resolved after
+ * validation, and only when the caller's root role lacks the permission.
+ */
+export type ProjectOf = (request: FastifyRequest, db: Db) => string | undefined | Promise<string | undefined>;
+
+/** The project named by the path's `:projectId`. */
+export const PROJECT_PARAM: ProjectOf = (request) => (request.params as { projectId?: string }).projectId;
+
+/** The project of the flag named by the path's `:featureName` (archived flags included). */
+export const FLAG_PARAM: ProjectOf = (request, db) => projectOfFlag(db, (request.params as { featureName: string }).featureName);
+
+/** A permission of the caller's root role, or, with `projectOf`, of its role in the project the request acts in. */
+export function can(permission: Permission, projectOf?: ProjectOf): RouteAccess {
+  return projectOf ? { kind: 'permission', permission, projectOf } : { kind: 'permission', permission };
 }
 
 declare module 'fastify' {
@@ -143,6 +157,11 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
   scope.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
     if (access?.kind !== 'permission') return;
-    assertActorMay(actorOf(request), access.permission);
+    const actor = actorOf(request);
+    if (access.projectOf && !actorMay(actor, access.permission)) {
+      assertActorMay(actor, access.permission, await access.projectOf(request, deps.db));
+      return;
+    }
+    assertActorMay(actor, access.permission);
   });
 }

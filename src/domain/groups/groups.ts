@@ -1,0 +1,223 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db, Tx } from '../../db/database.js';
+import type { GroupsTable, RootRoleName } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { actorIdentity } from '../access/actor.js';
+import { ROOT_ROLE_IDS } from '../access/permissions.js';
+import { recordEvent } from '../events/record-event.js';
+import { iso, toUserView, type UserView } from '../users/user-view.js';
+
+/** A group as Unleash's `groupSchema` shows it. */
+export interface GroupView {
+  id: number;
+  name: string;
+  description: string | null;
+  mappingsSSO: string[];
+  rootRole: number | null;
+  createdBy: string | null;
+  createdAt: string | null;
+  users: Array<{ joinedAt: string; createdBy: string | null; user: UserView }>;
+  projects: string[];
+  userCount: number;
+}
+
+export interface GroupInput {
+  name: string;
+  description?: string | null;
+  mappingsSSO?: string[];
+  rootRole: RootRoleName | null;
+  /** The members an administrator manages; members a sign-in added from the provider's claim stay. */
+  userIds: number[];
+}
+
+/** An instance has tens of groups; this bounds what one listing reads. */
+export const GROUP_LIST_LIMIT = 1000;
+
+async function groupViews(db: Db, groups: Selectable<GroupsTable>[]): Promise<GroupView[]> {
+  if (groups.length === 0) return [];
+  const ids = groups.map((group) => group.id);
+  const [members, projects] = await Promise.all([
+    db
+      .selectFrom('group_users as gu')
+      .innerJoin('users as u', 'u.id', 'gu.user_id')
+      .selectAll('u')
+      .select(['gu.group_id', 'gu.joined_at', 'gu.created_by as added_by'])
+      .where('gu.group_id', 'in', ids)
+      .orderBy('u.id')
+      .execute(),
+    db
+      .selectFrom('project_access')
+      .select(['group_id', 'project_id'])
+      .distinct()
+      .where('group_id', 'in', ids)
+      .orderBy('project_id')
+      .execute(),
+  ]);
+  return groups.map((group) => {
+    const users = members
+      .filter((member) => member.group_id === group.id)
+      .map(({ group_id: _groupId, joined_at, added_by, ...user }) => ({
+        joinedAt: joined_at.toISOString(),
+        createdBy: added_by,
+        user: toUserView(user),
+      }));
+    return {
+      id: group.id,
+      name: group.name,
+      description: group.description,
+      mappingsSSO: group.mappings_sso,
+      rootRole: group.root_role === null ? null : ROOT_ROLE_IDS[group.root_role],
+      createdBy: group.created_by,
+      createdAt: iso(group.created_at),
+      users,
+      projects: projects.filter((row) => row.group_id === group.id).map((row) => row.project_id),
+      userCount: users.length,
+    };
+  });
+}
+
+export async function listGroups(db: Db): Promise<GroupView[]> {
+  const groups = await db.selectFrom('groups').selectAll().orderBy('name').limit(GROUP_LIST_LIMIT).execute();
+  return groupViews(db, groups);
+}
+
+export async function getGroup(db: Db, id: number): Promise<GroupView> {
+  const group = await db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!group) throw new NotFoundError(`Could not find group ${id}`);
+  return (await groupViews(db, [group]))[0]!;
+}
+
+/** Members must be people: service accounts act through their own root role and project access. */
+async function assertUsersExist(tx: Tx, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  const found = await tx.selectFrom('users').select('id').where('id', 'in', userIds).where('is_service', '=', false).execute();
+  const known = new Set(found.map((row) => row.id));
+  const details = userIds.flatMap((id, index) =>
+    known.has(id) ? [] : [{ path: `/body/users/${index}/user/id`, message: `there is no user with id ${id}` }],
+  );
+  if (details.length > 0) throw new BadDataError(`Unknown user ${details.length === 1 ? 'id' : 'ids'} in the group's members`, details);
+}
+
+function normalisedMappings(mappings: string[] | undefined): string[] {
+  return [...new Set((mappings ?? []).map((mapping) => mapping.trim()).filter((mapping) => mapping !== ''))];
+}
+
+async function setManualMembers(uow: UnitOfWork, groupId: number, userIds: number[]): Promise<void> {
+  const { createdBy } = actorIdentity(uow.actor);
+  await uow.tx.deleteFrom('group_users').where('group_id', '=', groupId).where('source', '=', 'manual').execute();
+  if (userIds.length === 0) return;
+  await uow.tx
+    .insertInto('group_users')
+    .values(
+      userIds.map((userId) => ({
+        group_id: groupId,
+        user_id: userId,
+        source: 'manual' as const,
+        created_by: createdBy,
+        joined_at: uow.now,
+      })),
+    )
+    // A member a sign-in added becomes one the administrator manages.
+    .onConflict((conflict) => conflict.columns(['group_id', 'user_id']).doUpdateSet({ source: 'manual', created_by: createdBy }))
+    .execute();
+}
+
+export async function createGroup(uow: UnitOfWork, input: GroupInput): Promise<GroupView> {
+  const userIds = [...new Set(input.userIds)];
+  await assertUsersExist(uow.tx, input.userIds);
+  const row = await uow.tx
+    .insertInto('groups')
+    .values({
+      name: input.name.trim(),
+      description: input.description ?? null,
+      mappings_sso: normalisedMappings(input.mappingsSSO),
+      root_role: input.rootRole,
+      created_by: actorIdentity(uow.actor).createdBy,
+      created_at: uow.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await setManualMembers(uow, row.id, userIds);
+  const group = (await groupViews(uow.tx, [row]))[0]!;
+  await recordEvent(uow, { type: 'group-created', data: eventData(group) });
+  return group;
+}
+
+/** Events name members by id and username; the full user records stay out of the log. */
+function eventData(group: GroupView) {
+  const { users, ...rest } = group;
+  return { ...rest, users: users.map(({ user }) => ({ id: user.id, username: user.username ?? user.email })) };
+}
+
+export async function updateGroup(uow: UnitOfWork, id: number, input: GroupInput): Promise<GroupView> {
+  const before = await uow.tx.selectFrom('groups').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!before) throw new NotFoundError(`Could not find group ${id}`);
+  await assertUsersExist(uow.tx, input.userIds);
+  const beforeView = (await groupViews(uow.tx, [before]))[0]!;
+  const row = await uow.tx
+    .updateTable('groups')
+    .set({
+      name: input.name.trim(),
+      description: input.description ?? null,
+      mappings_sso: normalisedMappings(input.mappingsSSO),
+      root_role: input.rootRole,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await setManualMembers(uow, id, [...new Set(input.userIds)]);
+  const group = (await groupViews(uow.tx, [row]))[0]!;
+  await recordEvent(uow, { type: 'group-updated', data: eventData(group), preData: eventData(beforeView) });
+  return group;
+}
+
+export async function deleteGroup(uow: UnitOfWork, id: number): Promise<void> {
+  const before = await uow.tx.selectFrom('groups').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!before) throw new NotFoundError(`Could not find group ${id}`);
+  const view = (await groupViews(uow.tx, [before]))[0]!;
+  await uow.tx.deleteFrom('groups').where('id', '=', id).execute();
+  await recordEvent(uow, { type: 'group-deleted', preData: eventData(view) });
+}
+
+/**
+ * Makes the user's membership of SSO-mapped groups follow the groups claim of this sign-in: added to each group
+ * one of whose `mappingsSSO` the claim names, removed from those a previous sign-in added and the claim no longer
+ * names. Members an administrator added are left alone.
+ */
+export async function syncSsoGroups(uow: UnitOfWork, user: { id: number; username: string }, claimed: string[]): Promise<void> {
+  const mapped =
+    claimed.length === 0
+      ? []
+      : await uow.tx
+          .selectFrom('groups')
+          .select(['id', 'name'])
+          .where(sql<boolean>`mappings_sso && ARRAY[${sql.join(claimed)}]::text[]`)
+          .execute();
+  const current = await uow.tx
+    .selectFrom('group_users as gu')
+    .innerJoin('groups as g', 'g.id', 'gu.group_id')
+    .select(['g.id', 'g.name', 'gu.source'])
+    .where('gu.user_id', '=', user.id)
+    .execute();
+  const currentIds = new Set(current.map((row) => row.id));
+  const mappedIds = new Set(mapped.map((group) => group.id));
+  const { createdBy } = actorIdentity(uow.actor);
+  for (const group of mapped.filter((candidate) => !currentIds.has(candidate.id))) {
+    await uow.tx
+      .insertInto('group_users')
+      .values({ group_id: group.id, user_id: user.id, source: 'sso', created_by: createdBy, joined_at: uow.now })
+      .execute();
+    await recordEvent(uow, {
+      type: 'group-user-added',
+      data: { groupId: group.id, group: group.name, userId: user.id, user: user.username },
+    });
+  }
+  for (const group of current.filter((row) => row.source === 'sso' && !mappedIds.has(row.id))) {
+    await uow.tx.deleteFrom('group_users').where('group_id', '=', group.id).where('user_id', '=', user.id).execute();
+    await recordEvent(uow, {
+      type: 'group-user-removed',
+      preData: { groupId: group.id, group: group.name, userId: user.id, user: user.username },
+    });
+  }
+}
