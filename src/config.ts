@@ -31,6 +31,27 @@ export interface Config {
   frontendApiOrigins: string[];
   integrations: IntegrationsConfig;
   sdkBookkeeping: SdkBookkeepingConfig;
+  /** Sign-in through the company's OpenID Connect provider; absent when OIDC_ISSUER is not set. */
+  oidc?: OidcConfig;
+  /** Whether people may sign in with a password (off with OIDC_ONLY=true). */
+  passwordSignIn: boolean;
+}
+
+export interface OidcConfig {
+  issuer: URL;
+  clientId: string;
+  /** Absent for a public client, which PKCE alone protects. */
+  clientSecret?: string;
+  redirectUri: string;
+  scopes: string;
+  /** The root role of a user the provider signs in for the first time. */
+  defaultRole: 'Admin' | 'Editor' | 'Viewer';
+  /** The ID token claim listing the user's groups, matched against groups' `mappingsSSO`. */
+  groupsClaim: string;
+  /** What the sign-in button calls the provider. */
+  name: string;
+  /** Plain http is accepted only for a provider on this machine (development and tests). */
+  allowHttp: boolean;
 }
 
 /** Bounds on what SDKs make Vexil keep: the applications and instances they register. */
@@ -171,15 +192,67 @@ function readHost(env: Env): string {
   return raw;
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
+  const rawIssuer = env.OIDC_ISSUER?.trim();
+  if (!rawIssuer) {
+    for (const variable of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI']) {
+      if (env[variable]?.trim())
+        throw new ConfigError(`${variable} is set but OIDC_ISSUER is not; set OIDC_ISSUER to the provider's issuer URL`);
+    }
+    return undefined;
+  }
+  let issuer: URL;
+  try {
+    issuer = new URL(rawIssuer);
+  } catch {
+    invalid('OIDC_ISSUER', "the provider's issuer URL, such as https://login.example.com", rawIssuer);
+  }
+  const allowHttp = LOOPBACK_HOSTS.has(issuer.hostname);
+  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && allowHttp)) {
+    invalid('OIDC_ISSUER', 'an https:// URL (http:// only for a provider on localhost)', rawIssuer);
+  }
+  const clientId = env.OIDC_CLIENT_ID?.trim();
+  if (!clientId)
+    throw new ConfigError('OIDC_CLIENT_ID must be set when OIDC_ISSUER is: the client id Vexil is registered under at the provider');
+  const redirectUri = env.OIDC_REDIRECT_URI?.trim() || `${baseUrl}/auth/oidc/callback`;
+  try {
+    new URL(redirectUri);
+  } catch {
+    invalid('OIDC_REDIRECT_URI', 'an absolute URL ending in /auth/oidc/callback', redirectUri);
+  }
+  const scopes = (env.OIDC_SCOPES?.trim() || 'openid email profile').split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid')) invalid('OIDC_SCOPES', 'space-separated scopes including openid', env.OIDC_SCOPES ?? '');
+  const role = env.OIDC_DEFAULT_ROLE?.trim() || 'Viewer';
+  const defaultRole = (['Admin', 'Editor', 'Viewer'] as const).find((candidate) => candidate.toLowerCase() === role.toLowerCase());
+  if (!defaultRole) invalid('OIDC_DEFAULT_ROLE', 'Admin, Editor or Viewer', role);
+  return {
+    issuer,
+    clientId,
+    clientSecret: env.OIDC_CLIENT_SECRET?.trim() || undefined,
+    redirectUri,
+    scopes: scopes.join(' '),
+    defaultRole,
+    groupsClaim: env.OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    name: env.OIDC_NAME?.trim() || issuer.hostname,
+    allowHttp,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', 4242, 0, 65535);
+  const baseUrl = readBaseUrl(env, port);
+  const oidc = readOidc(env, baseUrl);
+  const oidcOnly = readBoolean(env, 'OIDC_ONLY', false);
+  if (oidcOnly && !oidc) throw new ConfigError('OIDC_ONLY=true turns password sign-in off, so it needs OIDC_ISSUER and OIDC_CLIENT_ID');
   return {
     port,
     host: readHost(env),
     database: readDatabase(env),
     initAdminApiTokens: readInitAdminApiTokens(env),
     logLevel: readLogLevel(env),
-    baseUrl: readBaseUrl(env, port),
+    baseUrl,
     sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
     readTimeoutMs: readInteger(env, 'READ_TIMEOUT_MS', 10_000, 100, 600_000),
     frontendApiOrigins: readOrigins(env),
@@ -189,5 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
       applicationRetentionDays: readInteger(env, 'CLIENT_APPLICATION_RETENTION_DAYS', 30, 1, 3650),
       newApplicationsPerMinute: readInteger(env, 'CLIENT_NEW_APPLICATIONS_PER_MINUTE', 60, 1, 100_000),
     },
+    ...(oidc ? { oidc } : {}),
+    passwordSignIn: !oidcOnly,
   };
 }

@@ -1,21 +1,115 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { LoginThrottle } from '../domain/users/login-throttle.js';
+import { OidcSignIn, SignInRefused } from '../domain/users/oidc-sign-in.js';
 import { logIn, logOut } from '../domain/users/sessions.commands.js';
-import { PasswordMismatch } from '../shared/errors.js';
+import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
 import { PUBLIC, SESSION_COOKIE } from './plugins/access.js';
-import { LoginSchema, UserSchema } from './users.schemas.js';
+import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
 
 const tags = ['Auth'];
+const OIDC_STATE_COOKIE = 'vexil-oidc-state';
+const OIDC_PATHS = '/auth/oidc';
+
+/** Only a path of this app: where to go after signing in comes from a URL, which anyone can write. */
+function safeReturnPath(next: string | undefined): string {
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
 
 export const authRoutes: RouteModule = async (app, { deps }) => {
   const secureCookie = deps.config.baseUrl.startsWith('https:');
   const throttle = new LoginThrottle();
+  const oidc = deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined;
+
+  const setSessionCookie = (reply: FastifyReply, sessionId: string) =>
+    reply.setCookie(SESSION_COOKIE, sessionId, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secureCookie,
+      path: '/',
+      maxAge: deps.config.sessionTtlHours * 3600,
+    });
+
+  /** A sign-in that cannot go on returns to the sign-in page with one line saying why; the log gets the same line. */
+  const backToSignIn = (reply: FastifyReply, error: unknown) => {
+    const message =
+      error instanceof SignInRefused || error instanceof ApiError ? error.message : 'Sign-in failed on the server; the log says why';
+    if (error instanceof SignInRefused || error instanceof ApiError) reply.log.warn({ reason: message }, 'OpenID Connect sign-in refused');
+    else reply.log.error({ err: error }, 'OpenID Connect sign-in failed');
+    return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(`/login?error=${encodeURIComponent(message)}`, 302);
+  };
+
+  app.get(
+    '/auth/options',
+    { schema: { tags, response: { 200: Type.Ref(SignInOptionsSchema) } }, config: { access: PUBLIC } },
+    async () => ({
+      password: deps.config.passwordSignIn,
+      oidc: oidc ? { name: oidc.config.name, path: `${OIDC_PATHS}/login` } : null,
+    }),
+  );
+
+  app.get(
+    `${OIDC_PATHS}/login`,
+    {
+      schema: { tags, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
+      config: { access: PUBLIC },
+    },
+    async (request, reply) => {
+      if (!oidc) throw new NotFoundError('OpenID Connect sign-in is not configured on this server (OIDC_ISSUER)');
+      try {
+        const { url, state } = await oidc.start(safeReturnPath(request.query.next));
+        return reply
+          .setCookie(OIDC_STATE_COOKIE, state, { httpOnly: true, sameSite: 'lax', secure: secureCookie, path: OIDC_PATHS, maxAge: 600 })
+          .redirect(url, 302);
+      } catch (error) {
+        return backToSignIn(reply, error);
+      }
+    },
+  );
+
+  app.get(
+    `${OIDC_PATHS}/callback`,
+    {
+      schema: {
+        tags,
+        querystring: Type.Object(
+          {
+            code: Type.Optional(Type.String({ maxLength: 4096 })),
+            state: Type.Optional(Type.String({ maxLength: 1024 })),
+            error: Type.Optional(Type.String({ maxLength: 256 })),
+            error_description: Type.Optional(Type.String({ maxLength: 1024 })),
+          },
+          { additionalProperties: true },
+        ),
+      },
+      config: { access: PUBLIC },
+    },
+    async (request, reply) => {
+      if (!oidc) throw new NotFoundError('OpenID Connect sign-in is not configured on this server (OIDC_ISSUER)');
+      try {
+        // The provider redirected to the configured redirect URI; its query is what the token request must echo.
+        const callbackUrl = new URL(deps.config.oidc!.redirectUri);
+        callbackUrl.search = new URL(request.url, 'http://callback').search;
+        const { identity, returnTo } = await oidc.finish(callbackUrl, request.cookies[OIDC_STATE_COOKIE]);
+        const sessionId = await oidc.signIn(identity, deps.config.sessionTtlHours);
+        setSessionCookie(reply, sessionId);
+        return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(returnTo, 302);
+      } catch (error) {
+        return backToSignIn(reply, error);
+      }
+    },
+  );
 
   app.post(
     '/auth/simple/login',
     { schema: { tags, body: Type.Ref(LoginSchema), response: { 200: Type.Ref(UserSchema) } }, config: { access: PUBLIC } },
     async (request, reply) => {
+      if (!deps.config.passwordSignIn) {
+        throw new PermissionError(
+          `Password sign-in is turned off on this server; sign in with ${deps.config.oidc?.name ?? 'your identity provider'}`,
+        );
+      }
       const { username } = request.body;
       throttle.assertAllowed(username, request.ip, deps.clock.now());
       const { user, sessionId } = await logIn(deps, {
@@ -26,15 +120,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         throw error;
       });
       throttle.recordSuccess(username, request.ip);
-      return reply
-        .setCookie(SESSION_COOKIE, sessionId, {
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: secureCookie,
-          path: '/',
-          maxAge: deps.config.sessionTtlHours * 3600,
-        })
-        .send(user);
+      return setSessionCookie(reply, sessionId).send(user);
     },
   );
 

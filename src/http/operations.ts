@@ -8,7 +8,7 @@
 export interface Operation {
   id: string;
   summary: string;
-  status?: 200 | 202 | 204;
+  status?: 200 | 202 | 204 | 302;
   /** Error statuses beyond those its inputs and access imply (see `documentOperation`). */
   errors?: number[];
 }
@@ -29,6 +29,13 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /internal-backstage/prometheus': op('getPrometheusMetrics', 'Metrics in the Prometheus text format'),
   'POST /auth/simple/login': { ...op('login', 'Log in with a username or email and password'), errors: [401, 429] },
   'POST /logout': op('logout', 'Log out, ending the session', 204),
+  'GET /auth/options': op('getSignInOptions', 'How people may sign in: password, and the OpenID Connect provider if one is configured'),
+  'GET /auth/oidc/login': op('startOidcSignIn', 'Start signing in with the OpenID Connect provider (redirects there)', 302),
+  'GET /auth/oidc/callback': op(
+    'finishOidcSignIn',
+    "The provider's redirect back: signs in and redirects into the app, or to the sign-in page with the reason it was refused",
+    302,
+  ),
 
   'GET /api/admin/user-admin': op('getUsers', 'List users with their root roles'),
   'POST /api/admin/user-admin': op('createUser', 'Create a user'),

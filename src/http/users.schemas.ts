@@ -104,7 +104,18 @@ export const CreatePatSchema = StrictObject(
   { $id: 'createPatSchema' },
 );
 
+export const SignInOptionsSchema = Type.Object(
+  {
+    password: Type.Boolean({ description: 'Whether people may sign in with a username and password' }),
+    oidc: Nullable(
+      Type.Object({ name: Type.String(), path: Type.String() }, { description: 'The OpenID Connect provider to sign in with' }),
+    ),
+  },
+  { $id: 'signInOptionsSchema' },
+);
+
 export const userSchemas = [
+  SignInOptionsSchema,
   UserSchema,
   RoleSchema,
   UsersSchema,

@@ -317,5 +317,6 @@ describe('logs never carry secrets', () => {
     assert.equal(redactUrl('/api/admin/api-tokens'), '/api/admin/api-tokens');
     assert.equal(redactUrl('/api/admin/projects/p?x=1'), '/api/admin/projects/p?x=1');
     assert.ok(!redactUrl('/api/admin/api-tokens/*:*.abc?x=1').includes('abc'));
+    assert.equal(redactUrl('/auth/oidc/callback?code=one-time-code&state=s'), '/auth/oidc/callback?code=[redacted]&state=s');
   });
 });

@@ -17,7 +17,35 @@ describe('configuration', () => {
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
       sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60 },
+      passwordSignIn: true,
     });
+  });
+
+  test('reads OpenID Connect sign-in, with the redirect URI under BASE_URL and Viewer as the first role', () => {
+    const config = loadConfig({
+      BASE_URL: 'https://flags.acme.example',
+      OIDC_ISSUER: 'https://login.acme.example/realms/staff',
+      OIDC_CLIENT_ID: 'vexil',
+      OIDC_CLIENT_SECRET: 's3cret',
+      OIDC_SCOPES: 'openid email profile groups',
+      OIDC_GROUPS_CLAIM: 'roles',
+      OIDC_ONLY: 'true',
+    });
+    assert.deepEqual(
+      { ...config.oidc, issuer: config.oidc?.issuer.href },
+      {
+        issuer: 'https://login.acme.example/realms/staff',
+        clientId: 'vexil',
+        clientSecret: 's3cret',
+        redirectUri: 'https://flags.acme.example/auth/oidc/callback',
+        scopes: 'openid email profile groups',
+        defaultRole: 'Viewer',
+        groupsClaim: 'roles',
+        name: 'login.acme.example',
+        allowHttp: false,
+      },
+    );
+    assert.equal(config.passwordSignIn, false);
   });
 
   test('reads every variable', () => {
@@ -53,6 +81,7 @@ describe('configuration', () => {
       frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
       sdkBookkeeping: { instanceRetentionHours: 12, applicationRetentionDays: 7, newApplicationsPerMinute: 500 },
+      passwordSignIn: true,
     });
   });
 
@@ -102,6 +131,24 @@ describe('configuration', () => {
       /^INTEGRATIONS_RETENTION_DAYS must be a whole number from 1 to 3650/,
     ],
   ];
+  const oidc = { OIDC_ISSUER: 'https://login.acme.example', OIDC_CLIENT_ID: 'vexil' };
+  invalid.push(
+    ['an OIDC_ISSUER that is not a URL', { ...oidc, OIDC_ISSUER: 'login.acme.example' }, /^OIDC_ISSUER must be the provider's issuer URL/],
+    [
+      'a plain-http OIDC_ISSUER elsewhere than localhost',
+      { ...oidc, OIDC_ISSUER: 'http://login.acme.example' },
+      /^OIDC_ISSUER must be an https:\/\/ URL/,
+    ],
+    ['OIDC_ISSUER without OIDC_CLIENT_ID', { OIDC_ISSUER: oidc.OIDC_ISSUER }, /^OIDC_CLIENT_ID must be set when OIDC_ISSUER is/],
+    ['OIDC_CLIENT_ID without OIDC_ISSUER', { OIDC_CLIENT_ID: 'vexil' }, /^OIDC_CLIENT_ID is set but OIDC_ISSUER is not/],
+    ['OIDC_ONLY without a provider', { OIDC_ONLY: 'true' }, /^OIDC_ONLY=true turns password sign-in off, so it needs OIDC_ISSUER/],
+    ['an unknown OIDC_DEFAULT_ROLE', { ...oidc, OIDC_DEFAULT_ROLE: 'Owner' }, /^OIDC_DEFAULT_ROLE must be Admin, Editor or Viewer/],
+    [
+      'OIDC_SCOPES without openid',
+      { ...oidc, OIDC_SCOPES: 'email profile' },
+      /^OIDC_SCOPES must be space-separated scopes including openid/,
+    ],
+  );
   for (const [label, env, message] of invalid) {
     test(`stops on ${label}, naming the variable`, () => {
       assert.throws(

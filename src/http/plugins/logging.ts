@@ -4,7 +4,12 @@ import type { LogLevel } from '../../config.js';
 
 /** Token secrets travel in one path (`DELETE /api/admin/api-tokens/:token`); logs show it masked. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/api\/admin\/api-tokens\/)[^/?#]+/, '$1[redacted]');
+  return (
+    url
+      .replace(/(\/api\/admin\/api-tokens\/)[^/?#]+/, '$1[redacted]')
+      // An authorization code is a one-time credential until it is redeemed.
+      .replace(/([?&]code=)[^&#]+/, '$1[redacted]')
+  );
 }
 
 /** Structured JSON logs (pino) that never carry credentials; to standard output unless a stream is given. */

@@ -79,7 +79,8 @@ export function documentOperation(route: RouteOptions): void {
     const declaresSuccess = Object.keys(responses).some((status) => status.startsWith('2'));
     if (!declaresSuccess) {
       if (!operation.status) throw new Error(`${key} answers a body its schema does not declare`);
-      responses[operation.status] = { type: 'null', description: operation.status === 202 ? 'Accepted' : 'Done; no body' };
+      const description = { 200: 'Done; no body', 202: 'Accepted', 204: 'Done; no body', 302: 'Redirects the browser' }[operation.status];
+      responses[operation.status] = { type: 'null', description };
     }
     for (const status of [...errorStatuses(method, route), ...(operation.errors ?? [])]) responses[status] ??= Type.Ref(ErrorSchema);
   }

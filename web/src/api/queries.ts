@@ -41,6 +41,10 @@ export const keys = {
   contextFields: ['context-fields'],
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
+  signInOptions: ['sign-in-options'],
+  groups: ['groups'],
+  serviceAccounts: ['service-accounts'],
+  projectAccess: (projectId: string) => ['project-access', projectId],
   apiTokens: ['api-tokens'],
   addons: ['addons'],
   addon: (id: string) => ['addon', id],
@@ -81,6 +85,14 @@ export const queries = {
   contextFields: () => queryOptions({ queryKey: keys.contextFields, queryFn: () => ok(api.GET('/api/admin/context')) }),
   strategyDefinitions: () => queryOptions({ queryKey: keys.strategyDefinitions, queryFn: () => ok(api.GET('/api/admin/strategies')) }),
   users: () => queryOptions({ queryKey: keys.users, queryFn: () => ok(api.GET('/api/admin/user-admin')) }),
+  signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
+  groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
+  serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
+  projectAccess: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectAccess(projectId),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/access', { params: { path: { projectId } } })),
+    }),
   apiTokens: () => queryOptions({ queryKey: keys.apiTokens, queryFn: () => ok(api.GET('/api/admin/api-tokens')) }),
   addons: () => queryOptions({ queryKey: keys.addons, queryFn: () => ok(api.GET('/api/admin/addons')) }),
   addon: (id: string) => queryOptions({ queryKey: keys.addon(id), queryFn: () => ok(api.GET('/api/admin/addons/{id}', byId(id))) }),
@@ -267,6 +279,76 @@ export const actions = {
     ({ id, password }: { id: number; password: string }) =>
       ok(api.POST('/api/admin/user-admin/{id}/change-password', { ...byId(id), body: { password } })),
     [keys.users, keys.events],
+  ),
+
+  createGroup: action(
+    (body: JsonBody<'/api/admin/groups', 'post'>) => ok(api.POST('/api/admin/groups', { body })),
+    [keys.groups, keys.events],
+  ),
+  updateGroup: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/groups/{groupId}', 'put'>) =>
+      ok(api.PUT('/api/admin/groups/{groupId}', { params: { path: { groupId: String(id) } }, body })),
+    [keys.groups, keys.events, keys.me],
+  ),
+  deleteGroup: action(
+    (id: number) => ok(api.DELETE('/api/admin/groups/{groupId}', { params: { path: { groupId: String(id) } } })),
+    [keys.groups, keys.events, keys.me],
+  ),
+
+  addProjectAccess: action(
+    ({ projectId, ...body }: { projectId: string } & JsonBody<'/api/admin/projects/{projectId}/access', 'post'>) =>
+      ok(api.POST('/api/admin/projects/{projectId}/access', { params: { path: { projectId } }, body })),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+  setProjectRoles: action(
+    ({ projectId, holder, id, roles }: { projectId: string; holder: 'user' | 'group'; id: number; roles: number[] }) =>
+      holder === 'user'
+        ? ok(
+            api.PUT('/api/admin/projects/{projectId}/users/{userId}/roles', {
+              params: { path: { projectId, userId: String(id) } },
+              body: { roles },
+            }),
+          )
+        : ok(
+            api.PUT('/api/admin/projects/{projectId}/groups/{groupId}/roles', {
+              params: { path: { projectId, groupId: String(id) } },
+              body: { roles },
+            }),
+          ),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+  removeProjectAccess: action(
+    ({ projectId, holder, id }: { projectId: string; holder: 'user' | 'group'; id: number }) =>
+      holder === 'user'
+        ? ok(api.DELETE('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(id) } } }))
+        : ok(
+            api.DELETE('/api/admin/projects/{projectId}/groups/{groupId}/roles', { params: { path: { projectId, groupId: String(id) } } }),
+          ),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+
+  createServiceAccount: action(
+    (body: JsonBody<'/api/admin/service-account', 'post'>) => ok(api.POST('/api/admin/service-account', { body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  updateServiceAccount: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/service-account/{id}', 'put'>) =>
+      ok(api.PUT('/api/admin/service-account/{id}', { ...byId(id), body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  deleteServiceAccount: action(
+    (id: number) => ok(api.DELETE('/api/admin/service-account/{id}', byId(id))),
+    [keys.serviceAccounts, keys.events],
+  ),
+  createServiceAccountToken: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/service-account/{id}/token', 'post'>) =>
+      ok(api.POST('/api/admin/service-account/{id}/token', { ...byId(id), body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  deleteServiceAccountToken: action(
+    ({ id, tokenId }: { id: number; tokenId: number }) =>
+      ok(api.DELETE('/api/admin/service-account/{id}/token/{tokenId}', { params: { path: { id: String(id), tokenId: String(tokenId) } } })),
+    [keys.serviceAccounts, keys.events],
   ),
 
   createTagType: action(

@@ -1,7 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { actions } from '../api/queries';
+import { actions, queries } from '../api/queries';
 import { ErrorMessage } from '../components/ui';
 
 export function SignIn() {
@@ -10,6 +10,12 @@ export function SignIn() {
   const queryClient = useQueryClient();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const options = useQuery(queries.signInOptions());
+  const next = search.get('next');
+  // Only a path of this app: `next` comes from the URL, which anyone can write.
+  const returnTo = next?.startsWith('/') && !next.startsWith('//') ? next : '/flags';
+  // Set by the server when a sign-in through the identity provider was refused.
+  const providerError = search.get('error');
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -19,9 +25,7 @@ export function SignIn() {
     try {
       await actions.signIn.run({ username: String(form.get('username')), password: String(form.get('password')) });
       queryClient.clear();
-      const next = search.get('next');
-      // Only a path of this app: `next` comes from the URL, which anyone can write.
-      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/flags', { replace: true });
+      navigate(returnTo, { replace: true });
     } catch (caught) {
       setError(caught);
     } finally {
@@ -33,26 +37,47 @@ export function SignIn() {
     <main className="login">
       <div className="card stack">
         <h1>Sign in to Vexil</h1>
-        <form className="stack" onSubmit={submit}>
-          <label className="field">
-            Username or email
-            <input name="username" autoComplete="username" required autoFocus />
-          </label>
-          <label className="field">
-            Password
-            <input name="password" type="password" autoComplete="current-password" required />
-          </label>
-          <ErrorMessage error={error} />
-          <button className="primary" type="submit" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
-        <p className="muted small">
-          First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in with
-          it, then choose your own password on your profile page. A lost password is reset with{' '}
-          <code>npm run admin -- reset-password admin</code>.
-        </p>
+        {providerError && (
+          <p className="error box" role="alert">
+            {providerError}
+          </p>
+        )}
+        {options.data?.oidc && (
+          <a className="button primary" href={`${options.data.oidc.path}?next=${encodeURIComponent(returnTo)}`}>
+            Sign in with {options.data.oidc.name}
+          </a>
+        )}
+        {options.data?.password === false ? null : (
+          <>
+            {options.data?.oidc && <p className="muted small">or with a username and password:</p>}
+            <PasswordForm busy={busy} error={error} onSubmit={submit} />
+            <p className="muted small">
+              First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in
+              with it, then choose your own password on your profile page. A lost password is reset with{' '}
+              <code>npm run admin -- reset-password admin</code>.
+            </p>
+          </>
+        )}
       </div>
     </main>
+  );
+}
+
+function PasswordForm({ busy, error, onSubmit }: { busy: boolean; error: unknown; onSubmit: (event: FormEvent<HTMLFormElement>) => void }) {
+  return (
+    <form className="stack" onSubmit={onSubmit}>
+      <label className="field">
+        Username or email
+        <input name="username" autoComplete="username" required autoFocus />
+      </label>
+      <label className="field">
+        Password
+        <input name="password" type="password" autoComplete="current-password" required />
+      </label>
+      <ErrorMessage error={error} />
+      <button className="primary" type="submit" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
   );
 }

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { freePort } from '../helpers/oidc-provider.js';
+import { startTestApp, STRONG_PASSWORD, type TestApp } from '../helpers/test-app.js';
+
+// How sign-in is offered, and what happens when the provider cannot be reached. The whole sign-in, against a
+// real provider in a real browser, is in test/ui/oidc-sign-in.test.ts.
+describe('sign-in options', () => {
+  let plain: TestApp;
+  let oidcOnly: TestApp;
+
+  before(async () => {
+    plain = await startTestApp();
+    // Nothing listens on this port: the provider is down or misconfigured.
+    const issuer = `http://127.0.0.1:${await freePort()}`;
+    oidcOnly = await startTestApp({
+      env: { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: 'vexil', OIDC_CLIENT_SECRET: 'secret', OIDC_ONLY: 'true', OIDC_NAME: 'Acme SSO' },
+    });
+  });
+  after(async () => {
+    await plain?.close();
+    await oidcOnly?.close();
+  });
+
+  test('without a provider: password only, and the OpenID Connect paths are not found', async () => {
+    assert.deepEqual(await getOk(plain.as(), '/auth/options'), { password: true, oidc: null });
+    expectError(await plain.as().get('/auth/oidc/login'), 404, 'NotFoundError');
+    expectError(await plain.as().get('/auth/oidc/callback?code=x&state=y'), 404, 'NotFoundError');
+  });
+
+  test('with OIDC_ONLY: the provider is offered and a password sign-in is refused, naming it', async () => {
+    assert.deepEqual(await getOk(oidcOnly.as(), '/auth/options'), {
+      password: false,
+      oidc: { name: 'Acme SSO', path: '/auth/oidc/login' },
+    });
+    expectStatus(
+      await oidcOnly.admin.post('/api/admin/user-admin', { username: 'pat', rootRole: 'Viewer', password: STRONG_PASSWORD }),
+      201,
+    );
+    const refused = expectError(
+      await oidcOnly.as().post('/auth/simple/login', { username: 'pat', password: STRONG_PASSWORD }),
+      403,
+      'PermissionError',
+    );
+    assert.match(refused.message, /Password sign-in is turned off on this server; sign in with Acme SSO/);
+  });
+
+  test('a provider that cannot be reached sends the browser back to the sign-in page with one line, never a 500', async () => {
+    const response = await oidcOnly.as().get('/auth/oidc/login?next=/projects');
+    expectStatus(response, 302);
+    const location = new URL(response.headers.location as string, 'http://vexil');
+    assert.equal(location.pathname, '/login');
+    assert.match(
+      location.searchParams.get('error') ?? '',
+      /^The sign-in provider at http:\/\/127\.0\.0\.1:\d+\/ could not be reached or read/,
+    );
+    assert.equal(
+      response.cookies.find((cookie) => cookie.name === 'vexil-session'),
+      undefined,
+    );
+  });
+
+  test('a callback without a started sign-in is refused with a redirect, and opens no session', async () => {
+    for (const url of [
+      '/auth/oidc/callback?code=abc&state=def',
+      '/auth/oidc/callback',
+      '/auth/oidc/callback?error=access_denied&error_description=User%20cancelled',
+    ]) {
+      const response = await oidcOnly.as().get(url);
+      expectStatus(response, 302);
+      const error = new URL(response.headers.location as string, 'http://vexil').searchParams.get('error') ?? '';
+      assert.match(error, url.includes('access_denied') ? /refused: access_denied \(User cancelled\)/ : /not started in this browser/);
+      assert.equal(
+        response.cookies.find((cookie) => cookie.name === 'vexil-session'),
+        undefined,
+      );
+    }
+  });
+
+  test('an over-long callback parameter is a 400, not a sign-in attempt', async () => {
+    expectError(await oidcOnly.as().get(`/auth/oidc/callback?code=${'x'.repeat(5000)}&state=s`), 400, 'BadDataError');
+  });
+});

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildWebUi, launchBrowser, shows, textOf } from '../helpers/browser.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { freePort, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { createProject, projectPath } from '../helpers/projects.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+// Sign-in through a real OpenID Connect provider (`oidc-provider`, in this process), driven by a real browser:
+// the user is made at the first sign-in, the groups claim grants project access through SSO-mapped groups and
+// takes it away at the next sign-in, and forged, expired, cross-browser and replayed answers are refused.
+let provider: TestOidcProvider;
+let ctx: TestApp;
+let baseUrl: string;
+let browser: Browser;
+const PROVIDER_NAME = 'Acme SSO';
+const MEMBER = 5;
+
+/** A fresh browser (no provider session, no Vexil session), signing in as `login` at the provider's page. */
+async function signInAs(login: string, options: { context?: BrowserContext; onCallback?: (url: string) => void } = {}) {
+  const context = options.context ?? (await browser.newContext());
+  const page = await context.newPage();
+  if (options.onCallback) {
+    const onCallback = options.onCallback;
+    page.on('request', (request) => {
+      if (request.url().includes('/auth/oidc/callback')) onCallback(request.url());
+    });
+  }
+  await page.goto(`${baseUrl}/login?next=${encodeURIComponent('/projects')}`);
+  await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+  await atProvider(page, login);
+  return { context, page };
+}
+
+/** Once a sign-in has left for the provider: signs in on its page, unless it knows the browser and sends it straight back. */
+async function atProvider(page: Page, login: string): Promise<void> {
+  const backInVexil = (url: URL) => url.href.startsWith(baseUrl) && !/^\/(login|auth\/oidc\/login)/.test(url.pathname);
+  await page.waitForURL((url) => url.href.startsWith(provider.issuer) || backInVexil(url) || url.search.includes('error='));
+  if (page.url().startsWith(provider.issuer)) {
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+  }
+  await page.waitForURL((url) => backInVexil(url) || url.search.includes('error='));
+}
+
+async function sessionUser(page: Page): Promise<{ email: string; name: string; rootRole: number } | undefined> {
+  const response = await page.request.get(`${baseUrl}/api/admin/user`);
+  return response.ok() ? ((await response.json()) as { user: { email: string; name: string; rootRole: number } }).user : undefined;
+}
+
+async function refusedWith(page: Page, reason: RegExp): Promise<void> {
+  await page.waitForURL(/\/login\?error=/);
+  assert.match(await textOf(page.getByRole('alert')), reason);
+  assert.equal(await sessionUser(page), undefined, 'a refused sign-in opens no session');
+}
+
+describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
+  before(async () => {
+    buildWebUi();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    provider = await startOidcProvider(`${baseUrl}/auth/oidc/callback`);
+    ctx = await startTestApp({
+      env: {
+        BASE_URL: baseUrl,
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_SCOPES: 'openid email profile groups',
+        OIDC_NAME: PROVIDER_NAME,
+      },
+    });
+    await ctx.app.listen({ port, host: '127.0.0.1' });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await ctx?.close();
+    await provider?.close();
+  });
+
+  test('the first sign-in creates the user, recorded as made by the provider; a later one updates name and email', async () => {
+    provider.accounts.set('ada', { email: 'ada@acme.example', name: 'Ada Lovelace', groups: [] });
+    const before = await lastEventId(ctx);
+    const { context, page } = await signInAs('ada');
+    await page.waitForURL(`${baseUrl}/projects`);
+    const user = await sessionUser(page);
+    assert.deepEqual(user && [user.email, user.name, user.rootRole], ['ada@acme.example', 'Ada Lovelace', 3]);
+    const created = (await eventsSince(ctx, before)).filter((event) => event.type === 'user-created');
+    assert.deepEqual(
+      created.map((event) => [event.createdBy, (event.data as { email: string }).email]),
+      [[PROVIDER_NAME, 'ada@acme.example']],
+    );
+    const seen = await ctx.db.selectFrom('users').select('seen_at').where('email', '=', 'ada@acme.example').executeTakeFirstOrThrow();
+    assert.ok(seen.seen_at, 'a sign-in is when the user was last seen');
+    await context.close();
+
+    provider.accounts.set('ada', { email: 'ada.king@acme.example', name: 'Ada King', groups: [] });
+    const again = await signInAs('ada');
+    const renamed = await sessionUser(again.page);
+    assert.deepEqual(renamed && [renamed.email, renamed.name], ['ada.king@acme.example', 'Ada King']);
+    const users = await ctx.db.selectFrom('users').select('email').where('oidc_subject', '=', 'ada').execute();
+    assert.deepEqual(users, [{ email: 'ada.king@acme.example' }], 'the same user, not a second one');
+    await again.context.close();
+  });
+
+  test('a group claim grants project access through a mapped group, and losing it takes the access away at the next sign-in', async () => {
+    const project = await createProject(ctx);
+    const group = await ctx.admin.post('/api/admin/groups', { name: 'Payments team', mappingsSSO: ['payments'] });
+    assert.equal(group.statusCode, 201);
+    const groupId = (group.json() as { id: number }).id;
+    assert.equal((await ctx.admin.post(`${projectPath(project)}/access`, { roles: [MEMBER], groups: [groupId] })).statusCode, 200);
+
+    provider.accounts.set('grace', { email: 'grace@acme.example', name: 'Grace Hopper', groups: ['payments', 'everyone'] });
+    const { context, page } = await signInAs('grace');
+    const createFlag = (name: string) =>
+      page.request.post(`${baseUrl}${projectPath(project)}/features`, { data: { name }, headers: { 'content-type': 'application/json' } });
+    assert.equal((await createFlag('grace-flag-1')).status(), 201, 'a Member through the payments group');
+    const members = (await ctx.admin.get(`/api/admin/groups/${groupId}`)).json() as {
+      users: Array<{ user: { email: string }; createdBy: string }>;
+    };
+    assert.deepEqual(
+      members.users.map((member) => [member.user.email, member.createdBy]),
+      [['grace@acme.example', PROVIDER_NAME]],
+    );
+
+    provider.accounts.set('grace', { email: 'grace@acme.example', name: 'Grace Hopper', groups: ['everyone'] });
+    const before = await lastEventId(ctx);
+    // The provider remembers this browser: the next sign-in comes straight back with the new claim.
+    await page.goto(`${baseUrl}/auth/oidc/login`);
+    await atProvider(page, 'grace');
+    assert.equal((await createFlag('grace-flag-2')).status(), 403, 'no longer in the payments group');
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).filter((event) => event.type.startsWith('group-user')).map((event) => event.type),
+      ['group-user-removed'],
+    );
+    await context.close();
+  });
+
+  test('an ID token signed with a key the provider never published is refused', async () => {
+    provider.accounts.set('mallory', { email: 'mallory@acme.example', name: 'Mallory', groups: [] });
+    provider.tamperIdToken = (_token, claims) => provider.signWithForeignKey({ ...claims, email: 'admin@acme.example' });
+    try {
+      const { context, page } = await signInAs('mallory');
+      await refusedWith(page, /answer was refused/);
+      await context.close();
+    } finally {
+      provider.tamperIdToken = undefined;
+    }
+    assert.equal(await ctx.db.selectFrom('users').select('id').where('email', '=', 'mallory@acme.example').executeTakeFirst(), undefined);
+  });
+
+  test('an expired ID token is refused, even with the provider signature', async () => {
+    provider.accounts.set('late', { email: 'late@acme.example', name: 'Late', groups: [] });
+    const past = Math.floor(Date.now() / 1000) - 3600;
+    provider.tamperIdToken = (_token, claims) => provider.signWithProviderKey({ ...claims, iat: past - 600, exp: past });
+    try {
+      const { context, page } = await signInAs('late');
+      await refusedWith(page, /answer was refused.*(exp|expired)/i);
+      await context.close();
+    } finally {
+      provider.tamperIdToken = undefined;
+    }
+  });
+
+  test('a callback with another state, or without the browser that started it, is refused', async () => {
+    provider.accounts.set('eve', { email: 'eve@acme.example', name: 'Eve', groups: [] });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    provider.rewriteNextCallback = (params) => params.set('state', 'a-state-this-browser-never-had');
+    await page.goto(`${baseUrl}/login`);
+    await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+    await atProvider(page, 'eve');
+    await refusedWith(page, /not started in this browser/);
+    await context.close();
+  });
+
+  test('a replayed callback, and a used code under a new sign-in, are refused', async () => {
+    provider.accounts.set('rita', { email: 'rita@acme.example', name: 'Rita', groups: [] });
+    let firstCallback = '';
+    const { context, page } = await signInAs('rita', { onCallback: (url) => (firstCallback ||= url) });
+    assert.ok(await sessionUser(page), 'the first use signs in');
+    await page.context().clearCookies();
+    await page.goto(firstCallback);
+    await refusedWith(page, /not started in this browser|already been used/);
+
+    // A new sign-in in the same browser, whose callback carries the old, redeemed code with the new state.
+    const usedCode = new URL(firstCallback).searchParams.get('code')!;
+    provider.rewriteNextCallback = (params) => params.set('code', usedCode);
+    await page.goto(`${baseUrl}/auth/oidc/login`);
+    await atProvider(page, 'rita');
+    await refusedWith(page, /answer was refused.*invalid_grant|grant request is invalid/i);
+    await context.close();
+  });
+
+  test('the sign-in page offers the provider, and shows a refusal in words', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/login?error=${encodeURIComponent('The sign-in provider refused: access_denied')}`);
+    await shows(page, `Sign in with ${PROVIDER_NAME}`);
+    assert.equal(await textOf(page.getByRole('alert')), 'The sign-in provider refused: access_denied');
+    assert.ok(await page.getByLabel('Password').isVisible(), 'password sign-in stays on unless OIDC_ONLY is set');
+    await page.screenshot({ path: 'docs/screenshots/sign-in-oidc.png' });
+    await context.close();
+  });
+});
