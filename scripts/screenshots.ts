@@ -154,6 +154,27 @@ async function main(): Promise<void> {
       title: 'Launch Apple Pay to 10% of staff',
     });
     await asSam('PUT', `/api/admin/projects/checkout/change-requests/${changeRequest.id}/state`, { state: 'In review' });
+
+    // Teams and automation: a group mapped from the identity provider, working in checkout, and a pipeline's account.
+    const users = (await call('GET', '/api/admin/user-admin')) as { users: Array<{ id: number; username: string }> };
+    const sam = users.users.find((user) => user.username === 'sam')!;
+    const payments = (await call('POST', '/api/admin/groups', {
+      name: 'Payments team',
+      description: 'Everyone who ships the checkout',
+      mappingsSSO: ['payments', 'payments-oncall'],
+      users: [{ user: { id: sam.id } }],
+    })) as { id: number };
+    await call('POST', '/api/admin/groups', { name: 'Platform admins', mappingsSSO: ['platform'], rootRole: 1 });
+    await call('POST', '/api/admin/projects/checkout/access', { roles: [5], groups: [payments.id] });
+    const pipeline = (await call('POST', '/api/admin/service-account', { username: 'ci-pipeline', name: 'Deploy pipeline', rootRole: 2 })) as {
+      id: number;
+    };
+    const pipelineToken = (await call('POST', `/api/admin/service-account/${pipeline.id}/token`, {
+      description: 'GitHub Actions',
+      expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+    })) as { secret: string };
+    await call('GET', '/api/admin/projects', undefined, pipelineToken.secret);
+    await call('POST', '/api/admin/projects/checkout/access', { roles: [4], users: [pipeline.id] });
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const browser = await chromium.launch({
@@ -229,6 +250,12 @@ async function main(): Promise<void> {
       await panel.getByLabel('Environment to import into').selectOption('production');
       await panel.getByLabel('Export file').setInputFiles(exportFile);
       await panel.getByTestId('import-preview').waitFor();
+    });
+    await shoot('/admin/groups', 'groups');
+    await shoot('/projects/checkout/access', 'project-access');
+    await shoot('/admin/service-accounts', 'service-accounts', async (accounts) => {
+      await accounts.getByRole('button', { name: 'Tokens' }).click();
+      await accounts.getByRole('table', { name: 'Tokens of ci-pipeline' }).waitFor();
     });
     await shoot('/admin/segments', 'segments');
     await shoot('/admin/environments', 'environments');

@@ -22,7 +22,15 @@ export const GroupSchema = Type.Object(
     createdBy: Nullable(Type.String()),
     createdAt: Nullable(DateTime),
     users: Type.Array(
-      Type.Object({ joinedAt: DateTime, createdBy: Nullable(Type.String()), user: Type.Ref(UserSchema) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          joinedAt: DateTime,
+          createdBy: Nullable(Type.String()),
+          fromSso: Type.Boolean({ description: "Added by a sign-in from the provider's groups claim" }),
+          user: Type.Ref(UserSchema),
+        },
+        { additionalProperties: false },
+      ),
     ),
     projects: Type.Array(Type.String()),
     userCount: Type.Integer(),

@@ -4,6 +4,7 @@ import { expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventFields, eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
+import { createProtectedProject, moveTo, propose, proposePath, setState } from '../helpers/change-requests.js';
 import { type Client, useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -312,6 +313,28 @@ describe('project roles', () => {
       status: 403,
       name: 'PermissionError',
     });
+  });
+
+  test('change requests follow project roles: a Member proposes, another approves and applies; a project Viewer may not approve', async () => {
+    const { project, flags } = await createProtectedProject(ctx);
+    const [author, reviewer, onlooker] = [await person('Viewer'), await person('Viewer'), await person('Viewer')];
+    expectStatus(await ctx.admin.post(`${projectPath(project)}/access`, { roles: [MEMBER], users: [author.id, reviewer.id] }), 200);
+    expectStatus(await ctx.admin.post(`${projectPath(project)}/access`, { roles: [PROJECT_VIEWER], users: [onlooker.id] }), 200);
+    const draft = await propose(author.client, project, { feature: flags[0], action: 'updateEnabled', payload: { enabled: true } });
+    await moveTo(author.client, project, draft.id, { state: 'In review' });
+    await expectRefused(ctx, () => setState(onlooker.client, project, draft.id, { state: 'Approved' }), {
+      status: 403,
+      name: 'PermissionError',
+    });
+    assert.equal((await moveTo(reviewer.client, project, draft.id, { state: 'Approved' })).state, 'Approved');
+    assert.equal((await moveTo(reviewer.client, project, draft.id, { state: 'Applied' })).state, 'Applied');
+    const other = await createProtectedProject(ctx);
+    await expectRefused(
+      ctx,
+      () =>
+        author.client.post(proposePath(other.project), { feature: other.flags[0], action: 'updateEnabled', payload: { enabled: true } }),
+      { status: 403, name: 'PermissionError' },
+    );
   });
 
   test('moving a flag needs a role in the project it moves to', async () => {

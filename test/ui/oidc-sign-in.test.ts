@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, shows, textOf } from '../helpers/browser.js';
@@ -203,7 +205,7 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     await shows(page, `Sign in with ${PROVIDER_NAME}`);
     assert.equal(await textOf(page.getByRole('alert')), 'The sign-in provider refused: access_denied');
     assert.ok(await page.getByLabel('Password').isVisible(), 'password sign-in stays on unless OIDC_ONLY is set');
-    await page.screenshot({ path: 'docs/screenshots/sign-in-oidc.png' });
+    await page.screenshot({ path: join(tmpdir(), 'vexil-sign-in-oidc.png') });
     await context.close();
   });
 });

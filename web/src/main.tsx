@@ -9,6 +9,9 @@ import { AdminContextFields, AdminSegments, AdminTagTypes } from './pages/admin-
 import { AdminProjects } from './pages/admin-projects';
 import { AdminTokens } from './pages/admin-tokens';
 import { AdminUsers } from './pages/admin-users';
+import { AdminGroups } from './pages/admin-groups';
+import { AdminServiceAccounts } from './pages/admin-service-accounts';
+import { ProjectAccess } from './pages/project-access';
 import { ChangeRequestPage } from './pages/change-request';
 import { ChangeRequests } from './pages/change-requests';
 import { EventLog } from './pages/event-log';
@@ -52,6 +55,7 @@ createRoot(document.getElementById('root')!).render(
             <Route index element={<Navigate to="/flags" replace />} />
             <Route path="flags" element={<Flags />} />
             <Route path="projects/:projectId" element={<ProjectPage />} />
+            <Route path="projects/:projectId/access" element={<ProjectAccess />} />
             <Route path="projects/:projectId/flags/:flagName" element={<FlagPage />} />
             <Route path="projects/:projectId/change-requests/:id" element={<ChangeRequestPage />} />
             <Route path="events" element={<EventLog />} />
@@ -62,6 +66,8 @@ createRoot(document.getElementById('root')!).render(
             <Route path="admin/environments" element={<AdminEnvironments />} />
             <Route path="admin/tokens" element={<AdminTokens />} />
             <Route path="admin/users" element={<AdminUsers />} />
+            <Route path="admin/groups" element={<AdminGroups />} />
+            <Route path="admin/service-accounts" element={<AdminServiceAccounts />} />
             <Route path="admin/tag-types" element={<AdminTagTypes />} />
             <Route path="admin/segments" element={<AdminSegments />} />
             <Route path="admin/context-fields" element={<AdminContextFields />} />

@@ -17,7 +17,8 @@ export interface GroupView {
   rootRole: number | null;
   createdBy: string | null;
   createdAt: string | null;
-  users: Array<{ joinedAt: string; createdBy: string | null; user: UserView }>;
+  /** `fromSso`: added by a sign-in from the provider's groups claim, and removed by one without it. */
+  users: Array<{ joinedAt: string; createdBy: string | null; fromSso: boolean; user: UserView }>;
   projects: string[];
   userCount: number;
 }
@@ -42,7 +43,7 @@ async function groupViews(db: Db, groups: Selectable<GroupsTable>[]): Promise<Gr
       .selectFrom('group_users as gu')
       .innerJoin('users as u', 'u.id', 'gu.user_id')
       .selectAll('u')
-      .select(['gu.group_id', 'gu.joined_at', 'gu.created_by as added_by'])
+      .select(['gu.group_id', 'gu.joined_at', 'gu.created_by as added_by', 'gu.source'])
       .where('gu.group_id', 'in', ids)
       .orderBy('u.id')
       .execute(),
@@ -57,9 +58,10 @@ async function groupViews(db: Db, groups: Selectable<GroupsTable>[]): Promise<Gr
   return groups.map((group) => {
     const users = members
       .filter((member) => member.group_id === group.id)
-      .map(({ group_id: _groupId, joined_at, added_by, ...user }) => ({
+      .map(({ group_id: _groupId, joined_at, added_by, source, ...user }) => ({
         joinedAt: joined_at.toISOString(),
         createdBy: added_by,
+        fromSso: source === 'sso',
         user: toUserView(user),
       }));
     return {

@@ -3342,6 +3342,8 @@ export interface components {
             userCount: number;
             users: {
                 createdBy: string | null;
+                /** @description Added by a sign-in from the provider's groups claim */
+                fromSso: boolean;
                 /** Format: date-time */
                 joinedAt: string;
                 user: components["schemas"]["userSchema"];

@@ -9,11 +9,23 @@ export function useMe() {
   return useQuery(queries.me());
 }
 
-/** Whether the signed-in user's role has the permission (Admins have all), to offer only what will be accepted. */
-export function useCan(permission: string): boolean {
+/**
+ * Whether the signed-in user holds the permission (Admins hold all): through their root role, or for `project`
+ * through a role in it. Pages offer only what will be accepted.
+ */
+export function useCan(permission: string, project?: string): boolean {
   const me = useMe().data;
   if (!me) return false;
-  return me.permissions.some((entry) => entry.permission === 'ADMIN' || entry.permission === permission);
+  return me.permissions.some(
+    (entry) =>
+      (entry.permission === 'ADMIN' || entry.permission === permission) && (entry.project === undefined || entry.project === project),
+  );
+}
+
+/** Whether the user may change flags anywhere: in every project, or in one where they have a role. */
+function useChangesFlagsSomewhere(): boolean {
+  const me = useMe().data;
+  return me?.permissions.some((entry) => entry.permission === 'ADMIN' || entry.permission === 'UPDATE_FEATURE') ?? false;
 }
 
 const NAV: Array<[string, string] | string> = [
@@ -26,6 +38,8 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/environments', 'Environments'],
   ['/admin/tokens', 'API tokens'],
   ['/admin/users', 'Users'],
+  ['/admin/groups', 'Groups'],
+  ['/admin/service-accounts', 'Service accounts'],
   ['/admin/segments', 'Segments'],
   ['/admin/context-fields', 'Context fields'],
   ['/admin/tag-types', 'Tag types'],
@@ -57,7 +71,7 @@ function ThemeSwitch() {
 
 export function Layout() {
   const me = useMe();
-  const canChangeFlags = useCan('UPDATE_FEATURE');
+  const canChangeFlags = useChangesFlagsSomewhere();
   const signOut = async () => {
     await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
     window.location.assign('/login');

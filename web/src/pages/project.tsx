@@ -237,6 +237,9 @@ export function ProjectPage() {
             </ConfirmButton>
           </div>
           {details.description && <p>{details.description}</p>}
+          <p>
+            <Link to={`/projects/${encodeURIComponent(projectId)}/access`}>People and access →</Link>
+          </p>
           <ErrorMessage error={remove.error} />
           <h2>Flags</h2>
           <Loaded query={flags} what="flags">

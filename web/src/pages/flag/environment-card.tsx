@@ -39,7 +39,7 @@ export function EnvironmentCard({
   segmentNames: Map<number, string>;
 }) {
   const change = useFlagChange(context);
-  const canSwitch = useCan('UPDATE_FEATURE_ENVIRONMENT');
+  const canSwitch = useCan('UPDATE_FEATURE_ENVIRONMENT', context.projectId);
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [showVariants, setShowVariants] = useState(false);
   const path = { projectId: context.projectId, featureName: context.flagName, environment: environment.name };
