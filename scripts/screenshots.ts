@@ -166,7 +166,11 @@ async function main(): Promise<void> {
     })) as { id: number };
     await call('POST', '/api/admin/groups', { name: 'Platform admins', mappingsSSO: ['platform'], rootRole: 1 });
     await call('POST', '/api/admin/projects/checkout/access', { roles: [5], groups: [payments.id] });
-    const pipeline = (await call('POST', '/api/admin/service-account', { username: 'ci-pipeline', name: 'Deploy pipeline', rootRole: 2 })) as {
+    const pipeline = (await call('POST', '/api/admin/service-account', {
+      username: 'ci-pipeline',
+      name: 'Deploy pipeline',
+      rootRole: 2,
+    })) as {
       id: number;
     };
     const pipelineToken = (await call('POST', `/api/admin/service-account/${pipeline.id}/token`, {
