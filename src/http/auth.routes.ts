@@ -21,6 +21,12 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
   const secureCookie = deps.config.baseUrl.startsWith('https:');
   const throttle = new LoginThrottle();
   const oidc = deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined;
+  if (oidc) {
+    // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
+    app.addHook('onReady', async () => {
+      void oidc.check().then((problem) => problem && app.log.warn(`OpenID Connect sign-in is not ready: ${problem}`));
+    });
+  }
 
   const setSessionCookie = (reply: FastifyReply, sessionId: string) =>
     reply.setCookie(SESSION_COOKIE, sessionId, {

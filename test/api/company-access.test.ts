@@ -147,25 +147,71 @@ describe('groups', () => {
   });
 });
 
-/** What each project role may do in its project, and never in another. */
-async function attempts(project: string, flag: string) {
+/**
+ * One request per permission a project role can grant, in a project with one flag (and a parent flag, and a
+ * strategy made by the admin token), with the status it answers when allowed. Run in this order: the last ones
+ * archive the flag and try to delete the project.
+ */
+async function attempts(project: string) {
+  const flag = await createFlag(ctx, project);
+  const parent = await createFlag(ctx, project);
   const env = `${featurePath(project, flag)}/environments/development`;
+  const strategy = (await ctx.admin.post(`${env}/strategies`, { name: 'default' })).json() as { id: string };
+  const group = await createGroup({ name: uniqueName('holders') });
   return {
-    createFlag: (client: Client) => client.post(`${projectPath(project)}/features`, { name: uniqueName('flag') }),
-    updateFlag: (client: Client) => client.put(featurePath(project, flag), { description: uniqueName('d') }),
-    toggle: (client: Client) => client.post(`${env}/on`),
-    addStrategy: (client: Client) => client.post(`${env}/strategies`, { name: 'default' }),
-    tag: (client: Client) => client.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: uniqueName('t') }),
-    updateProject: (client: Client) => client.put(projectPath(project), { name: uniqueName('renamed') }),
-    manageAccess: (client: Client) => client.post(`${projectPath(project)}/access`, { roles: [PROJECT_VIEWER], users: [1] }),
+    CREATE_FEATURE: { allowed: 201, send: (c: Client) => c.post(`${projectPath(project)}/features`, { name: uniqueName('flag') }) },
+    UPDATE_FEATURE: { allowed: 200, send: (c: Client) => c.put(featurePath(project, flag), { description: uniqueName('d') }) },
+    'UPDATE_FEATURE (tags, by flag name)': {
+      allowed: 201,
+      send: (c: Client) => c.post(`/api/admin/features/${flag}/tags`, { type: 'simple', value: uniqueName('t') }),
+    },
+    UPDATE_FEATURE_ENVIRONMENT: { allowed: 200, send: (c: Client) => c.post(`${env}/on`) },
+    CREATE_FEATURE_STRATEGY: { allowed: 200, send: (c: Client) => c.post(`${env}/strategies`, { name: 'default' }) },
+    UPDATE_FEATURE_STRATEGY: {
+      allowed: 200,
+      send: (c: Client) => c.put(`${env}/strategies/${strategy.id}`, { name: 'default', title: uniqueName('title') }),
+    },
+    UPDATE_FEATURE_ENVIRONMENT_VARIANTS: {
+      allowed: 200,
+      send: (c: Client) => c.put(`${env}/variants`, [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }]),
+    },
+    UPDATE_FEATURE_DEPENDENCY: {
+      allowed: 200,
+      send: (c: Client) => c.post(`${featurePath(project, flag)}/dependencies`, { feature: parent }),
+    },
+    DELETE_FEATURE_STRATEGY: { allowed: 200, send: (c: Client) => c.delete(`${env}/strategies/${strategy.id}`) },
+    UPDATE_PROJECT: { allowed: 200, send: (c: Client) => c.put(projectPath(project), { name: uniqueName('renamed') }) },
+    PROJECT_USER_ACCESS_WRITE: {
+      allowed: 200,
+      send: (c: Client) => c.post(`${projectPath(project)}/access`, { roles: [PROJECT_VIEWER], users: [1] }),
+    },
+    PROJECT_GROUP_ACCESS_WRITE: {
+      allowed: 200,
+      send: (c: Client) => c.put(`${projectPath(project)}/groups/${group.id}/roles`, { roles: [MEMBER] }),
+    },
+    DELETE_FEATURE: { allowed: 202, send: (c: Client) => c.delete(featurePath(project, flag)) },
+    // Allowed, the project is not deleted: it still has flags.
+    DELETE_PROJECT: { allowed: 409, send: (c: Client) => c.delete(projectPath(project)) },
   };
 }
 
 type Attempt = keyof Awaited<ReturnType<typeof attempts>>;
 
+const MEMBER_MAY: Attempt[] = [
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'UPDATE_FEATURE (tags, by flag name)',
+  'UPDATE_FEATURE_ENVIRONMENT',
+  'CREATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  'UPDATE_FEATURE_DEPENDENCY',
+  'DELETE_FEATURE_STRATEGY',
+  'DELETE_FEATURE',
+];
 const ALLOWED: Record<'Owner' | 'Member' | 'Viewer', Attempt[]> = {
-  Owner: ['createFlag', 'updateFlag', 'toggle', 'addStrategy', 'tag', 'updateProject', 'manageAccess'],
-  Member: ['createFlag', 'updateFlag', 'toggle', 'addStrategy', 'tag'],
+  Owner: [...MEMBER_MAY, 'UPDATE_PROJECT', 'PROJECT_USER_ACCESS_WRITE', 'PROJECT_GROUP_ACCESS_WRITE', 'DELETE_PROJECT'],
+  Member: MEMBER_MAY,
   Viewer: [],
 };
 const ROLE_IDS = { Owner: OWNER, Member: MEMBER, Viewer: PROJECT_VIEWER };
@@ -176,20 +222,15 @@ describe('project roles', () => {
       const user = await person('Viewer');
       const project = await createProject(ctx);
       const elsewhere = await createProject(ctx);
-      const flag = await createFlag(ctx, project);
-      const otherFlag = await createFlag(ctx, elsewhere);
       expectStatus(await ctx.admin.post(`${projectPath(project)}/access`, { roles: [ROLE_IDS[role]], users: [user.id] }), 200);
-      const here = await attempts(project, flag);
-      const there = await attempts(elsewhere, otherFlag);
-      for (const [name, attempt] of Object.entries(here) as Array<[Attempt, (c: Client) => ReturnType<Client['get']>]>) {
-        const response = await attempt(user.client);
-        if (ALLOWED[role].includes(name)) {
-          assert.ok(response.statusCode < 300, `${role} may ${name} in ${project}: got ${response.statusCode} ${response.body}`);
-        } else {
-          assert.equal(response.statusCode, 403, `${role} may not ${name}: got ${response.statusCode} ${response.body}`);
-        }
-        const elsewhereResponse = await there[name](user.client);
-        assert.equal(elsewhereResponse.statusCode, 403, `${role} of ${project} may not ${name} in ${elsewhere}`);
+      const here = await attempts(project);
+      const there = await attempts(elsewhere);
+      for (const [permission, attempt] of Object.entries(here) as Array<[Attempt, (typeof here)[Attempt]]>) {
+        const elsewhereResponse = await there[permission].send(user.client);
+        assert.equal(elsewhereResponse.statusCode, 403, `${role} of ${project} may not use ${permission} in ${elsewhere}`);
+        const response = await attempt.send(user.client);
+        const expected = ALLOWED[role].includes(permission) ? attempt.allowed : 403;
+        assert.equal(response.statusCode, expected, `${role} and ${permission}: got ${response.statusCode} ${response.body}`);
       }
     });
   }

@@ -71,6 +71,14 @@ export class OidcSignIn {
     return this.configuration;
   }
 
+  /** Reads the provider's metadata ahead of the first sign-in; returns why it could not, if it could not. */
+  check(): Promise<string | undefined> {
+    return this.discover().then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  }
+
   /** Starts a sign-in; returns where to send the browser and the state for its cookie. */
   async start(returnTo: string): Promise<{ url: string; state: string }> {
     const configuration = await this.discover();
