@@ -4,6 +4,19 @@ import { describeEvent, type DescribedEvent } from '../../src/domain/events/even
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'group-created',
+  'group-updated',
+  'group-deleted',
+  'group-user-added',
+  'group-user-removed',
+  'service-account-created',
+  'service-account-updated',
+  'service-account-deleted',
+  'project-access-added',
+  'project-access-user-roles-updated',
+  'project-access-group-roles-updated',
+  'project-access-user-roles-deleted',
+  'project-access-group-roles-deleted',
   'application-created',
   'addon-config-created',
   'addon-config-updated',

@@ -341,6 +341,66 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Application registered',
     summary: (e, who) => `${who} registered the application ${bold(fields(e.data).appName)} in ${bold(fields(e.data).environment)}`,
   },
+  'group-created': {
+    label: 'Group created',
+    summary: (e, who) => `${who} created the group ${bold(fields(e.data).name)}`,
+  },
+  'group-updated': {
+    label: 'Group updated',
+    summary: (e, who) =>
+      `${who} updated the group ${bold(fields(e.data).name)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'mappingsSSO', 'rootRole', 'users'])}`,
+  },
+  'group-deleted': {
+    label: 'Group deleted',
+    summary: (e, who) => `${who} deleted the group ${bold(fields(e.preData).name)}`,
+  },
+  'group-user-added': {
+    label: 'Joined a group',
+    summary: (e, who) => `${who} added ${bold(fields(e.data).user)} to the group ${bold(fields(e.data).group)}`,
+  },
+  'group-user-removed': {
+    label: 'Left a group',
+    summary: (e, who) => `${who} removed ${bold(fields(e.preData).user)} from the group ${bold(fields(e.preData).group)}`,
+  },
+  'service-account-created': {
+    label: 'Service account created',
+    summary: (e, who) => `${who} created the service account ${bold(fields(e.data).username)}`,
+  },
+  'service-account-updated': {
+    label: 'Service account updated',
+    summary: (e, who) =>
+      `${who} updated the service account ${bold(fields(e.data).username)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'rootRole'])}`,
+  },
+  'service-account-deleted': {
+    label: 'Service account deleted',
+    summary: (e, who) => `${who} deleted the service account ${bold(fields(e.preData).username)}`,
+  },
+  'project-access-added': {
+    label: 'Project access given',
+    summary: (e, who) => {
+      const data = fields(e.data);
+      const holders = [...list(data.users).map((id) => `user ${md(id)}`), ...list(data.groups).map((id) => `group ${md(id)}`)].join(', ');
+      return `${who} gave ${holders || 'nobody'} roles ${md(list(data.roles).join(', '))} in project ${bold(e.project)}`;
+    },
+  },
+  'project-access-user-roles-updated': {
+    label: 'Project roles changed',
+    summary: (e, who) =>
+      `${who} set the roles of user ${bold(fields(e.data).userId)} in project ${bold(e.project)} to ${md(list(fields(e.data).roles).join(', '))}`,
+  },
+  'project-access-group-roles-updated': {
+    label: 'Project roles changed',
+    summary: (e, who) =>
+      `${who} set the roles of group ${bold(fields(e.data).groupId)} in project ${bold(e.project)} to ${md(list(fields(e.data).roles).join(', '))}`,
+  },
+  'project-access-user-roles-deleted': {
+    label: 'Project access removed',
+    summary: (e, who) => `${who} removed user ${bold(fields(e.preData).userId)} from project ${bold(e.project)}`,
+  },
+  'project-access-group-roles-deleted': {
+    label: 'Project access removed',
+    summary: (e, who) => `${who} removed group ${bold(fields(e.preData).groupId)} from project ${bold(e.project)}`,
+  },
   ...CHANGE_REQUEST_DESCRIPTIONS,
 };
 
