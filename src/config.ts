@@ -31,10 +31,19 @@ export interface Config {
   frontendApiOrigins: string[];
   integrations: IntegrationsConfig;
   sdkBookkeeping: SdkBookkeepingConfig;
+  impactMetrics: ImpactMetricsConfig;
   /** Sign-in through the company's OpenID Connect provider; absent when OIDC_ISSUER is not set. */
   oidc?: OidcConfig;
   /** Whether people may sign in with a password (off with OIDC_ONLY=true). */
   passwordSignIn: boolean;
+}
+
+/** Bounds on the impact metrics SDKs send. */
+export interface ImpactMetricsConfig {
+  /** Distinct series (metric name and label values) one application may have. */
+  seriesPerApplication: number;
+  /** How long per-minute values are kept. */
+  retentionDays: number;
 }
 
 export interface OidcConfig {
@@ -261,6 +270,10 @@ export function loadConfig(env: Env = process.env): Config {
       instanceRetentionHours: readInteger(env, 'CLIENT_INSTANCE_RETENTION_HOURS', 48, 1, 24 * 3650),
       applicationRetentionDays: readInteger(env, 'CLIENT_APPLICATION_RETENTION_DAYS', 30, 1, 3650),
       newApplicationsPerMinute: readInteger(env, 'CLIENT_NEW_APPLICATIONS_PER_MINUTE', 60, 1, 100_000),
+    },
+    impactMetrics: {
+      seriesPerApplication: readInteger(env, 'IMPACT_METRICS_SERIES_PER_APPLICATION', 100, 1, 10_000),
+      retentionDays: readInteger(env, 'IMPACT_METRICS_RETENTION_DAYS', 7, 1, 90),
     },
     ...(oidc ? { oidc } : {}),
     passwordSignIn: !oidcOnly,

@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { waitForDatabase } from './db/wait-for-database.js';
 import { bootstrap } from './domain/bootstrap.js';
 import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
+import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/plugins/logging.js';
 import { startDeliveryWorker } from './workers/delivery-worker.js';
@@ -76,6 +77,11 @@ async function main(): Promise<void> {
   const workerDeps = { ...deps, db: database.workerDb };
   const changeRequestScheduler = new ChangeRequestScheduler(workerDeps, app.log);
   changeRequestScheduler.start();
+  const releasePlanScheduler = new ReleasePlanScheduler(
+    { ...workerDeps, impactMetricsRetentionDays: config.impactMetrics.retentionDays },
+    app.log.child({ component: 'release-plans' }),
+  );
+  releasePlanScheduler.start();
   const integrationsLog = app.log.child({ component: 'integrations' });
   const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog, listen: database.listen });
   const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
@@ -88,7 +94,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'Shutting down: finishing requests in flight');
     try {
       stopMaintenance();
-      await changeRequestScheduler.stop();
+      await Promise.all([changeRequestScheduler.stop(), releasePlanScheduler.stop()]);
       // Deliveries in flight finish (each within the delivery timeout) while requests in flight do.
       await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop(), clientRetention.stop()]);
       await database.close();

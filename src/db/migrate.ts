@@ -12,6 +12,7 @@ import * as strategyDefinitions from './migrations/0009-strategy-definitions.js'
 import * as settings from './migrations/0010-settings.js';
 import * as webhookSigning from './migrations/0011-webhook-signing.js';
 import * as companyAccess from './migrations/0012-company-access.js';
+import * as progressiveDelivery from './migrations/0013-progressive-delivery.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0010-settings': settings,
   '0011-webhook-signing': webhookSigning,
   '0012-company-access': companyAccess,
+  '0013-progressive-delivery': progressiveDelivery,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -45,6 +45,12 @@ const uniqueViolations: Record<string, (value: string) => ApiError> = {
     new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`),
   segments_name_key: (name) => new NameExistsError(`A segment named "${name}" already exists`),
   tag_types_pkey: (name) => new NameExistsError(`A tag type named "${name}" already exists`),
+  release_plan_templates_name_key: (name) => new NameExistsError(`A release plan template named "${name}" already exists`),
+  release_plans_flag_environment_key: (key) => {
+    const [flag, environment] = key.split(', ');
+    return new NameExistsError(`Flag "${flag}" already has a release plan in environment "${environment}"; remove it first`);
+  },
+  signal_endpoints_name_key: (name) => new NameExistsError(`A signal endpoint named "${name}" already exists`),
   groups_name_key: (name) => new NameExistsError(`A group named "${name}" already exists`),
   context_fields_pkey: (name) => new NameExistsError(`A context field named "${name}" already exists`),
 };

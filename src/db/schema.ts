@@ -63,6 +63,121 @@ export interface OidcLoginsTable {
   expires_at: Date;
 }
 
+export interface ReleasePlanTemplatesTable {
+  id: string;
+  name: string;
+  description: string | null;
+  milestones: Json;
+  created_by_user_id: number;
+  created_at: Date;
+  archived_at: Date | null;
+}
+
+export interface ReleasePlansTable {
+  id: string;
+  template_id: string | null;
+  name: string;
+  description: string | null;
+  feature_name: string;
+  environment: string;
+  active_milestone_id: string | null;
+  paused_at: Date | null;
+  paused_reason: string | null;
+  created_by_user_id: number;
+  created_at: Date;
+}
+
+export interface ReleasePlanMilestonesTable {
+  id: string;
+  release_plan_id: string;
+  name: string;
+  sort_order: number;
+  strategies: Json;
+  transition_interval_minutes: number | null;
+  started_at: Date | null;
+  /** When the scheduler starts the next milestone; set while this one is active and has a transition. */
+  progress_at: Date | null;
+}
+
+export type SafeguardAggregation = 'count' | 'rps' | 'avg' | 'sum';
+
+export interface ReleasePlanSafeguardsTable {
+  id: string;
+  release_plan_id: string;
+  metric_name: string;
+  app_name: string | null;
+  label_selectors: Json;
+  aggregation: SafeguardAggregation;
+  window_minutes: number;
+  operator: '>' | '<';
+  threshold: number;
+  rollback: boolean;
+  triggered_at: Date | null;
+  created_at: Date;
+}
+
+export type ImpactMetricType = 'counter' | 'gauge' | 'histogram';
+
+export interface ImpactMetricSeriesTable {
+  id: Generated<number>;
+  app_name: string;
+  environment: string;
+  name: string;
+  type: ImpactMetricType;
+  labels: Json;
+  labels_key: string;
+  help: string | null;
+  created_at: Date;
+}
+
+export interface ImpactMetricMinutesTable {
+  series_id: number;
+  minute: Date;
+  value: number;
+  samples: string | number;
+  last: number;
+}
+
+export interface SignalEndpointsTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  created_by_user_id: number;
+  created_at: Date;
+}
+
+export interface SignalEndpointTokensTable {
+  id: Generated<number>;
+  signal_endpoint_id: number;
+  name: string;
+  secret_hash: string;
+  created_by_user_id: number;
+  created_at: Date;
+}
+
+export interface SignalsTable {
+  id: Generated<string>;
+  signal_endpoint_id: number;
+  token_id: number | null;
+  payload: Json;
+  created_at: Date;
+}
+
+export interface ActionSetsTable {
+  id: Generated<number>;
+  project: string;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  actor_id: number;
+  source_id: number;
+  match_payload: Json;
+  actions: Json;
+  created_by_user_id: number;
+  created_at: Date;
+}
+
 export type ApiTokenType = 'admin' | 'client' | 'frontend';
 
 export interface ApiTokensTable {
@@ -172,6 +287,8 @@ export interface FeatureStrategiesTable {
   constraints: Json;
   variants: Json;
   created_at: Date;
+  /** The release plan milestone this strategy came from; it goes when the plan moves on. */
+  milestone_id: Generated<string | null>;
 }
 
 export interface FeatureStrategySegmentsTable {
@@ -421,6 +538,16 @@ export interface Database {
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;
   oidc_logins: OidcLoginsTable;
+  release_plan_templates: ReleasePlanTemplatesTable;
+  release_plans: ReleasePlansTable;
+  release_plan_milestones: ReleasePlanMilestonesTable;
+  release_plan_safeguards: ReleasePlanSafeguardsTable;
+  impact_metric_series: ImpactMetricSeriesTable;
+  impact_metric_minutes: ImpactMetricMinutesTable;
+  signal_endpoints: SignalEndpointsTable;
+  signal_endpoint_tokens: SignalEndpointTokensTable;
+  signals: SignalsTable;
+  action_sets: ActionSetsTable;
   environments: EnvironmentsTable;
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;

@@ -45,6 +45,8 @@ import { segmentSchemas } from './segments.schemas.js';
 import { strategyRoutes } from './strategies.routes.js';
 import { strategyDefinitionRoutes } from './strategy-definitions.routes.js';
 import { strategyDefinitionSchemas } from './strategy-definitions.schemas.js';
+import { releasePlanRoutes } from './release-plans.routes.js';
+import { releasePlanSchemas } from './release-plans.schemas.js';
 import { tagRoutes } from './tags.routes.js';
 import { tagSchemas } from './tags.schemas.js';
 import { uiConfigRoutes } from './ui-config.routes.js';
@@ -84,6 +86,7 @@ export const routeModules: RouteModule[] = [
   flagsFileRoutes,
   featuresBatchRoutes,
   ofrepRoutes,
+  releasePlanRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -109,4 +112,5 @@ export const sharedSchemas: TSchema[] = [
   ...flagsFileSchemas,
   ...featuresBatchSchemas,
   ...ofrepSchemas,
+  ...releasePlanSchemas,
 ];

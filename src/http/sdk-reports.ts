@@ -2,6 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import type { ClientRegistration } from '../domain/client-features/client-registration.js';
+import { recordImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
+import { evaluateSafeguards } from '../domain/release-plans/safeguards.js';
 import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { BadDataError } from '../shared/errors.js';
 import type { RouteDeps } from './deps.js';
@@ -37,16 +39,32 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
  * The handler of one SDK's metrics report, for server-side (client token) and frontend (frontend token) SDKs
  * alike: the token's environment and projects decide where the counts go.
  */
-export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock'>) {
+export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config'>) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
-    const { bucket } = request.body;
+    const { bucket, impactMetrics = [] } = request.body;
     assertReportTime(bucket.stop, deps.clock.now(), '/body/bucket/stop');
     if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
       throw new BadDataError('The metrics bucket ends before it starts', [
         { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
       ]);
     }
-    await recordClientMetrics(deps.db, sdkTokenOf(request), request.body, deps.clock.now());
+    const token = sdkTokenOf(request);
+    // Impact metrics first: a report they refuse (too many series) stores nothing at all.
+    if (impactMetrics.length > 0) {
+      await recordImpactMetrics(
+        deps.db,
+        { appName: request.body.appName, environment: token.environment, metrics: impactMetrics, now: deps.clock.now() },
+        deps.config.impactMetrics,
+      );
+    }
+    await recordClientMetrics(deps.db, token, request.body, deps.clock.now());
+    // A safeguard on these metrics acts on the report that crosses its threshold, not a scheduler pass later.
+    if (impactMetrics.length > 0) {
+      await evaluateSafeguards(deps, {
+        environment: token.environment,
+        metricNames: [...new Set(impactMetrics.map((metric) => metric.name))],
+      });
+    }
     return reply.status(202).send();
   };
 }

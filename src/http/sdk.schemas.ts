@@ -222,9 +222,50 @@ const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
  * SDKs send more than Vexil reads (platform, versions, connection ids), so unknown properties are accepted
  * and ignored here, unlike on the admin API: rejecting them would break every Unleash SDK.
  */
+const MetricLabels = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 200 }), {
+  maxProperties: 20,
+  errorMessage: 'labels are at most 20 names of up to 100 characters, each with a string value of up to 200',
+});
+const FiniteNumber = Type.Number({ minimum: -1e15, maximum: 1e15 });
+
+/**
+ * What the Node SDK's impact metrics API sends with a usage report: counters and gauges (a value per label
+ * set) and histograms (count, sum and buckets). Checked strictly and bounded, as Vexil keeps them.
+ */
+export const ImpactMetricsSchema = Type.Array(
+  Type.Object({
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[a-zA-Z_:][a-zA-Z0-9_:]*$',
+      errorMessage: 'a metric name is letters, digits, _ and : (not starting with a digit), at most 200 characters',
+    }),
+    help: Type.Optional(Type.String({ maxLength: 500 })),
+    type: Type.Union([Type.Literal('counter'), Type.Literal('gauge'), Type.Literal('histogram')], {
+      errorMessage: 'type must be counter, gauge or histogram',
+    }),
+    samples: Type.Array(
+      Type.Object({
+        labels: Type.Optional(MetricLabels),
+        value: Type.Optional(FiniteNumber),
+        count: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+        sum: Type.Optional(FiniteNumber),
+        buckets: Type.Optional(
+          Type.Array(Type.Object({ le: Type.Union([Type.Number(), Type.Literal('+Inf')]), count: Type.Integer({ minimum: 0 }) }), {
+            maxItems: 50,
+          }),
+        ),
+      }),
+      { maxItems: 200, errorMessage: 'a metric carries at most 200 samples' },
+    ),
+  }),
+  { maxItems: 100, errorMessage: 'a report carries at most 100 impact metrics' },
+);
+
 export const ClientMetricsSchema = Type.Object(
   {
     appName: Type.String({ minLength: 1, maxLength: 255 }),
+    impactMetrics: Type.Optional(ImpactMetricsSchema),
     instanceId: Type.Optional(Type.String({ maxLength: 255 })),
     environment: Type.Optional(Type.String()),
     bucket: Type.Object({

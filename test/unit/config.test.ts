@@ -17,6 +17,7 @@ describe('configuration', () => {
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
       sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60 },
+      impactMetrics: { seriesPerApplication: 100, retentionDays: 7 },
       passwordSignIn: true,
     });
   });
@@ -68,6 +69,8 @@ describe('configuration', () => {
       CLIENT_INSTANCE_RETENTION_HOURS: '12',
       CLIENT_APPLICATION_RETENTION_DAYS: '7',
       CLIENT_NEW_APPLICATIONS_PER_MINUTE: '500',
+      IMPACT_METRICS_SERIES_PER_APPLICATION: '50',
+      IMPACT_METRICS_RETENTION_DAYS: '3',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -81,6 +84,7 @@ describe('configuration', () => {
       frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
       sdkBookkeeping: { instanceRetentionHours: 12, applicationRetentionDays: 7, newApplicationsPerMinute: 500 },
+      impactMetrics: { seriesPerApplication: 50, retentionDays: 3 },
       passwordSignIn: true,
     });
   });

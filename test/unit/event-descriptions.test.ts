@@ -4,6 +4,17 @@ import { describeEvent, type DescribedEvent } from '../../src/domain/events/even
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'release-plan-template-created',
+  'release-plan-template-updated',
+  'release-plan-template-archived',
+  'release-plan-added',
+  'release-plan-removed',
+  'release-plan-milestone-started',
+  'release-plan-progressions-paused',
+  'release-plan-progressions-resumed',
+  'safeguard-changed',
+  'safeguard-deleted',
+  'safeguard-triggered',
   'group-created',
   'group-updated',
   'group-deleted',

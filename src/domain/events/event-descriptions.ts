@@ -401,6 +401,60 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Project access removed',
     summary: (e, who) => `${who} removed group ${bold(fields(e.preData).groupId)} from project ${bold(e.project)}`,
   },
+  'release-plan-template-created': {
+    label: 'Release template created',
+    summary: (e, who) =>
+      `${who} created the release plan template ${bold(fields(e.data).name)} with ${list(fields(e.data).milestones).length} milestones`,
+  },
+  'release-plan-template-updated': {
+    label: 'Release template updated',
+    summary: (e, who) => `${who} updated the release plan template ${bold(fields(e.data).name)}`,
+  },
+  'release-plan-template-archived': {
+    label: 'Release template archived',
+    summary: (e, who) => `${who} archived the release plan template ${bold(fields(e.preData).name)}`,
+  },
+  'release-plan-added': {
+    label: 'Release plan added',
+    summary: (e, who, flag, env) => `${who} added the release plan ${bold(fields(e.data).name)} to ${flag} in ${env}`,
+  },
+  'release-plan-removed': {
+    label: 'Release plan removed',
+    summary: (e, who, flag, env) => `${who} removed the release plan ${bold(fields(e.preData).name)} from ${flag} in ${env}`,
+  },
+  'release-plan-milestone-started': {
+    label: 'Milestone started',
+    summary: (e, who, flag, env) => {
+      const data = fields(e.data);
+      const cause = data.cause === 'schedule' ? ' on schedule' : data.cause === 'safeguard' ? ' (safeguard rollback)' : '';
+      return `${who} started the milestone ${bold(data.milestoneName)} of ${flag} in ${env}${cause}`;
+    },
+  },
+  'release-plan-progressions-paused': {
+    label: 'Release plan paused',
+    summary: (e, who, flag, env) => `${who} paused the release plan of ${flag} in ${env}: ${md(fields(e.data).reason)}`,
+  },
+  'release-plan-progressions-resumed': {
+    label: 'Release plan resumed',
+    summary: (_e, who, flag, env) => `${who} resumed the release plan of ${flag} in ${env}`,
+  },
+  'safeguard-changed': {
+    label: 'Safeguard set',
+    summary: (e, who, flag, env) => {
+      const safeguard = fields(fields(e.data).safeguard);
+      const metric = fields(safeguard.impactMetric);
+      const condition = fields(safeguard.triggerCondition);
+      return `${who} guarded the release plan of ${flag} in ${env} with ${bold(metric.metricName)} ${md(condition.operator)} ${md(condition.threshold)}`;
+    },
+  },
+  'safeguard-deleted': {
+    label: 'Safeguard removed',
+    summary: (_e, who, flag, env) => `${who} removed the safeguard of the release plan of ${flag} in ${env}`,
+  },
+  'safeguard-triggered': {
+    label: 'Safeguard triggered',
+    summary: (e, who, flag, env) => `${who} tripped the safeguard of ${flag} in ${env}: ${md(fields(e.data).reason)}`,
+  },
   ...CHANGE_REQUEST_DESCRIPTIONS,
 };
 

@@ -157,6 +157,17 @@ export const VEXIL_EVENT_TYPES = [
   'review-bypassed',
   'change-request-title-updated',
   'change-request-comment-added',
+  'release-plan-template-created',
+  'release-plan-template-updated',
+  'release-plan-template-archived',
+  'release-plan-added',
+  'release-plan-removed',
+  'release-plan-milestone-started',
+  'release-plan-progressions-paused',
+  'release-plan-progressions-resumed',
+  'safeguard-changed',
+  'safeguard-deleted',
+  'safeguard-triggered',
 ] as const;
 
 export type EventType = (typeof SPEC_EVENT_TYPES)[number] | (typeof VEXIL_EVENT_TYPES)[number];

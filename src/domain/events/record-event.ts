@@ -94,6 +94,8 @@ const UNSEEN_BY_SDKS = [
   'public-signup-',
   'client-',
   'signal-',
+  'actions-',
+  'release-plan-template-',
   'project-access-',
   'project-user-',
   'project-group-',

@@ -154,8 +154,16 @@ export async function addStrategy(uow: UnitOfWork, target: StrategyTarget, input
   return view;
 }
 
-/** Adds a strategy to a flag environment the caller has locked (lockFlagEnvironment); records no event. */
-export async function insertStrategy(uow: UnitOfWork, target: StrategyTarget, input: StrategyInput): Promise<StrategyView> {
+/**
+ * Adds a strategy to a flag environment the caller has locked (lockFlagEnvironment); records no event. A release
+ * plan's strategies name the milestone they came from, so the plan can take them back when it moves on.
+ */
+export async function insertStrategy(
+  uow: UnitOfWork,
+  target: StrategyTarget,
+  input: StrategyInput,
+  milestoneId: string | null = null,
+): Promise<StrategyView> {
   const strategy = await resolveStrategy(uow.tx, input, target.featureName);
   const sortOrder =
     input.sortOrder ??
@@ -182,6 +190,7 @@ export async function insertStrategy(uow: UnitOfWork, target: StrategyTarget, in
       constraints: JSON.stringify(strategy.constraints),
       variants: JSON.stringify(strategy.variants),
       created_at: uow.now,
+      milestone_id: milestoneId,
     })
     .execute();
   await setStrategySegments(uow, id, strategy.segments);

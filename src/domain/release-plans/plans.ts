@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ReleasePlanMilestonesTable, ReleasePlanSafeguardsTable, ReleasePlansTable } from '../../db/schema.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { actorIdentity } from '../access/actor.js';
+import { recordEvent } from '../events/record-event.js';
+import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
+import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
+import { lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
+import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
+import { getTemplate, type MilestoneView } from './templates.js';
+
+export interface PlanMilestoneView {
+  id: string;
+  name: string;
+  sortOrder: number;
+  releasePlanDefinitionId: string;
+  strategies: StrategyInput[];
+  transitionCondition: { intervalMinutes: number } | null;
+  startedAt: string | null;
+  /** When the scheduler moves on from this milestone, while it is the active one. */
+  progressAt: string | null;
+}
+
+export interface SafeguardView {
+  id: string;
+  impactMetric: {
+    metricName: string;
+    appName: string | null;
+    aggregationMode: string;
+    labelSelectors: Record<string, string[]>;
+    windowMinutes: number;
+  };
+  triggerCondition: { operator: '>' | '<'; threshold: number };
+  action: { id: string; type: 'pause' | 'pauseAndRollback' };
+  triggeredAt: string | null;
+}
+
+/** A plan as Unleash's release plan schema shows it, with Vexil's pause. */
+export interface PlanView {
+  id: string;
+  name: string;
+  description: string | null;
+  featureName: string;
+  environment: string;
+  releasePlanTemplateId: string | null;
+  activeMilestoneId: string | null;
+  pausedAt: string | null;
+  pausedReason: string | null;
+  createdAt: string;
+  createdByUserId: number;
+  milestones: PlanMilestoneView[];
+  safeguards: SafeguardView[];
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toSafeguardView(row: Selectable<ReleasePlanSafeguardsTable>): SafeguardView {
+  return {
+    id: row.id,
+    impactMetric: {
+      metricName: row.metric_name,
+      appName: row.app_name,
+      aggregationMode: row.aggregation,
+      labelSelectors: row.label_selectors as Record<string, string[]>,
+      windowMinutes: row.window_minutes,
+    },
+    triggerCondition: { operator: row.operator, threshold: row.threshold },
+    action: { id: row.release_plan_id, type: row.rollback ? 'pauseAndRollback' : 'pause' },
+    triggeredAt: iso(row.triggered_at),
+  };
+}
+
+function toView(
+  plan: Selectable<ReleasePlansTable>,
+  milestones: Selectable<ReleasePlanMilestonesTable>[],
+  safeguards: Selectable<ReleasePlanSafeguardsTable>[],
+): PlanView {
+  return {
+    id: plan.id,
+    name: plan.name,
+    description: plan.description,
+    featureName: plan.feature_name,
+    environment: plan.environment,
+    releasePlanTemplateId: plan.template_id,
+    activeMilestoneId: plan.active_milestone_id,
+    pausedAt: iso(plan.paused_at),
+    pausedReason: plan.paused_reason,
+    createdAt: plan.created_at.toISOString(),
+    createdByUserId: plan.created_by_user_id,
+    milestones: milestones
+      .filter((milestone) => milestone.release_plan_id === plan.id)
+      .map((milestone) => ({
+        id: milestone.id,
+        name: milestone.name,
+        sortOrder: milestone.sort_order,
+        releasePlanDefinitionId: plan.id,
+        strategies: milestone.strategies as StrategyInput[],
+        transitionCondition:
+          milestone.transition_interval_minutes === null ? null : { intervalMinutes: milestone.transition_interval_minutes },
+        startedAt: iso(milestone.started_at),
+        progressAt: iso(milestone.progress_at),
+      })),
+    safeguards: safeguards.filter((safeguard) => safeguard.release_plan_id === plan.id).map(toSafeguardView),
+  };
+}
+
+async function planViews(db: Db, plans: Selectable<ReleasePlansTable>[]): Promise<PlanView[]> {
+  if (plans.length === 0) return [];
+  const ids = plans.map((plan) => plan.id);
+  const [milestones, safeguards] = await Promise.all([
+    db.selectFrom('release_plan_milestones').selectAll().where('release_plan_id', 'in', ids).orderBy('sort_order').execute(),
+    db.selectFrom('release_plan_safeguards').selectAll().where('release_plan_id', 'in', ids).execute(),
+  ]);
+  return plans.map((plan) => toView(plan, milestones, safeguards));
+}
+
+/** The plans of a flag in an environment (at most one), checking the flag is the project's. */
+export async function listPlans(db: Db, target: FlagEnvironment): Promise<PlanView[]> {
+  const flag = await db
+    .selectFrom('features')
+    .select('name')
+    .where('name', '=', target.featureName)
+    .where('project', '=', target.project)
+    .executeTakeFirst();
+  if (!flag) throw new NotFoundError(`Could not find flag "${target.featureName}" in project "${target.project}"`);
+  const plans = await db
+    .selectFrom('release_plans')
+    .selectAll()
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .execute();
+  return planViews(db, plans);
+}
+
+export async function getPlan(db: Db, target: FlagEnvironment, id: string): Promise<PlanView> {
+  const [plan] = (await listPlans(db, target)).filter((candidate) => candidate.id === id);
+  if (!plan) throw new NotFoundError(`Flag "${target.featureName}" has no release plan ${id} in environment "${target.environment}"`);
+  return plan;
+}
+
+/** The plan row locked for this transaction, after the flag environment (the order every change takes). */
+async function lockPlan(uow: UnitOfWork, target: FlagEnvironment, id: string) {
+  await lockFlagEnvironment(uow, target);
+  const plan = await uow.tx
+    .selectFrom('release_plans')
+    .selectAll()
+    .where('id', '=', id)
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!plan) throw new NotFoundError(`Flag "${target.featureName}" has no release plan ${id} in environment "${target.environment}"`);
+  return plan;
+}
+
+async function viewOf(uow: UnitOfWork, id: string): Promise<PlanView> {
+  const plan = await uow.tx.selectFrom('release_plans').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return (await planViews(uow.tx, [plan]))[0]!;
+}
+
+/** POST …/release-plans: a copy of the template's milestones on the flag environment, none started yet. */
+export async function addPlan(uow: UnitOfWork, target: FlagEnvironment, templateId: string): Promise<PlanView> {
+  await lockFlagEnvironment(uow, target);
+  const template = await getTemplate(uow.tx, templateId).catch(() => {
+    throw new BadDataError(`There is no release plan template ${templateId}`, [
+      { path: '/body/templateId', message: `unknown template ${templateId}` },
+    ]);
+  });
+  if (template.archivedAt) {
+    throw new BadDataError(`The release plan template "${template.name}" is archived`, [
+      { path: '/body/templateId', message: 'archived template' },
+    ]);
+  }
+  const id = randomUUID();
+  await uow.tx
+    .insertInto('release_plans')
+    .values({
+      id,
+      template_id: template.id,
+      name: template.name,
+      description: template.description,
+      feature_name: target.featureName,
+      environment: target.environment,
+      active_milestone_id: null,
+      paused_at: null,
+      paused_reason: null,
+      created_by_user_id: actorIdentity(uow.actor).createdByUserId,
+      created_at: uow.now,
+    })
+    .execute();
+  await uow.tx
+    .insertInto('release_plan_milestones')
+    .values(
+      template.milestones.map((milestone: MilestoneView) => ({
+        id: randomUUID(),
+        release_plan_id: id,
+        name: milestone.name,
+        sort_order: milestone.sortOrder,
+        strategies: JSON.stringify(milestone.strategies),
+        transition_interval_minutes: milestone.transitionCondition?.intervalMinutes ?? null,
+        started_at: null,
+        progress_at: null,
+      })),
+    )
+    .execute();
+  const plan = await viewOf(uow, id);
+  await recordEvent(uow, {
+    type: 'release-plan-added',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    data: plan,
+  });
+  return plan;
+}
+
+/** Takes away the strategies the plan's milestones put on the flag, with their events. */
+async function removePlanStrategies(uow: UnitOfWork, target: FlagEnvironment, planId: string): Promise<FeatureEventInput[]> {
+  const rows = await uow.tx
+    .selectFrom('feature_strategies as fs')
+    .innerJoin('release_plan_milestones as m', 'm.id', 'fs.milestone_id')
+    .select('fs.id')
+    .where('m.release_plan_id', '=', planId)
+    .where('fs.feature_name', '=', target.featureName)
+    .where('fs.environment', '=', target.environment)
+    .execute();
+  const events: FeatureEventInput[] = [];
+  for (const { id } of rows) {
+    const before = await getStrategy(uow.tx, target, id);
+    await uow.tx.deleteFrom('feature_strategies').where('id', '=', id).execute();
+    events.push({ ...target, type: 'feature-strategy-remove', preData: before });
+  }
+  return events;
+}
+
+/** Who or what moved a plan, for its events: a person or token through the API, or the schedule or a safeguard. */
+export type PlanCause = 'request' | 'schedule' | 'safeguard';
+
+/**
+ * Makes the milestone the plan's active one: the strategies of the previous milestone go, this one's come (the
+ * SDKs see them with the commit), and a milestone with a transition is due to move on after its interval.
+ * Starting a plan again resumes it. The caller has locked the plan.
+ */
+async function activate(
+  uow: UnitOfWork,
+  target: FlagEnvironment,
+  planId: string,
+  milestoneId: string,
+  cause: PlanCause,
+): Promise<PlanView> {
+  const milestones = await uow.tx
+    .selectFrom('release_plan_milestones')
+    .selectAll()
+    .where('release_plan_id', '=', planId)
+    .orderBy('sort_order')
+    .execute();
+  const milestone = milestones.find((candidate) => candidate.id === milestoneId);
+  if (!milestone) throw new NotFoundError(`Release plan ${planId} has no milestone ${milestoneId}`);
+  const events = await removePlanStrategies(uow, target, planId);
+  for (const strategy of milestone.strategies as StrategyInput[]) {
+    events.push(strategyAddedEvent(target, await insertStrategy(uow, target, strategy, milestone.id)));
+  }
+  const hasNext = milestones.some((candidate) => candidate.sort_order > milestone.sort_order);
+  const progressAt =
+    hasNext && milestone.transition_interval_minutes !== null
+      ? new Date(uow.now.getTime() + milestone.transition_interval_minutes * 60_000)
+      : null;
+  await uow.tx.updateTable('release_plan_milestones').set({ progress_at: null }).where('release_plan_id', '=', planId).execute();
+  await uow.tx
+    .updateTable('release_plan_milestones')
+    .set({ started_at: uow.now, progress_at: progressAt })
+    .where('id', '=', milestone.id)
+    .execute();
+  await uow.tx
+    .updateTable('release_plans')
+    .set({ active_milestone_id: milestone.id, paused_at: null, paused_reason: null })
+    .where('id', '=', planId)
+    .execute();
+  await recordFeatureEvents(uow, events);
+  const plan = await viewOf(uow, planId);
+  await recordEvent(uow, {
+    type: 'release-plan-milestone-started',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    data: { planId, milestoneId: milestone.id, milestoneName: milestone.name, cause },
+  });
+  return plan;
+}
+
+/** POST …/milestones/:milestoneId/start. */
+export async function startMilestone(uow: UnitOfWork, target: FlagEnvironment, planId: string, milestoneId: string): Promise<PlanView> {
+  await lockPlan(uow, target, planId);
+  return activate(uow, target, planId, milestoneId, 'request');
+}
+
+/** DELETE …/release-plans/:id: the plan and the strategies it put on the flag go. */
+export async function removePlan(uow: UnitOfWork, target: FlagEnvironment, planId: string): Promise<void> {
+  await lockPlan(uow, target, planId);
+  const before = await viewOf(uow, planId);
+  const events = await removePlanStrategies(uow, target, planId);
+  await uow.tx.deleteFrom('release_plans').where('id', '=', planId).execute();
+  await recordFeatureEvents(uow, events);
+  await recordEvent(uow, {
+    type: 'release-plan-removed',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    preData: before,
+  });
+}
+
+/** POST …/release-plans/:id/resume: a paused plan's schedule runs again from now. */
+export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planId: string): Promise<PlanView> {
+  const plan = await lockPlan(uow, target, planId);
+  if (!plan.paused_at) throw new ConflictError(`Release plan ${planId} is not paused`);
+  if (!plan.active_milestone_id) throw new ConflictError(`Release plan ${planId} has not started`);
+  const milestone = await uow.tx
+    .selectFrom('release_plan_milestones')
+    .selectAll()
+    .where('id', '=', plan.active_milestone_id)
+    .executeTakeFirstOrThrow();
+  const hasNext = await uow.tx
+    .selectFrom('release_plan_milestones')
+    .select('id')
+    .where('release_plan_id', '=', planId)
+    .where('sort_order', '>', milestone.sort_order)
+    .executeTakeFirst();
+  const progressAt =
+    hasNext && milestone.transition_interval_minutes !== null
+      ? new Date(uow.now.getTime() + milestone.transition_interval_minutes * 60_000)
+      : null;
+  await uow.tx.updateTable('release_plan_milestones').set({ progress_at: progressAt }).where('id', '=', milestone.id).execute();
+  await uow.tx.updateTable('release_plans').set({ paused_at: null, paused_reason: null }).where('id', '=', planId).execute();
+  await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: null }).where('release_plan_id', '=', planId).execute();
+  const view = await viewOf(uow, planId);
+  await recordEvent(uow, {
+    type: 'release-plan-progressions-resumed',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    data: { planId },
+  });
+  return view;
+}
+
+/** The flag environment a plan is on, with the flag's current project. */
+export async function planTarget(db: Db, planId: string): Promise<FlagEnvironment | undefined> {
+  const row = await db
+    .selectFrom('release_plans as p')
+    .innerJoin('features as f', 'f.name', 'p.feature_name')
+    .select(['f.project', 'p.feature_name', 'p.environment'])
+    .where('p.id', '=', planId)
+    .executeTakeFirst();
+  return row && { project: row.project, featureName: row.feature_name, environment: row.environment };
+}
+
+/**
+ * The scheduler's step: when the plan's active milestone is still `milestoneId` and due, not paused, starts the
+ * next milestone. Checked under the plan's lock, so a step runs once however many instances try it.
+ */
+export async function progressIfDue(uow: UnitOfWork, planId: string, milestoneId: string): Promise<boolean> {
+  const target = await planTarget(uow.tx, planId);
+  if (!target) return false;
+  const plan = await lockPlan(uow, target, planId);
+  const milestones = await uow.tx
+    .selectFrom('release_plan_milestones')
+    .selectAll()
+    .where('release_plan_id', '=', planId)
+    .orderBy('sort_order')
+    .execute();
+  const active = milestones.find((milestone) => milestone.id === plan.active_milestone_id);
+  if (plan.paused_at || !active || active.id !== milestoneId || !active.progress_at || active.progress_at > uow.now) return false;
+  const next = milestones.find((milestone) => milestone.sort_order > active.sort_order);
+  if (!next) return false;
+  await activate(uow, target, planId, next.id, 'schedule');
+  return true;
+}
+
+/**
+ * A tripped safeguard: the plan pauses, and with a rollback its flag goes back to the milestone before the
+ * active one (or, from the first, is turned off in the environment). Recorded as `safeguard-triggered` and
+ * `release-plan-progressions-paused`, which integrations receive like any event.
+ */
+export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId: string, observed: number): Promise<boolean> {
+  const target = await planTarget(uow.tx, planId);
+  if (!target) return false;
+  const plan = await lockPlan(uow, target, planId);
+  const safeguard = await uow.tx
+    .selectFrom('release_plan_safeguards')
+    .selectAll()
+    .where('id', '=', safeguardId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!safeguard || safeguard.triggered_at || plan.paused_at || !plan.active_milestone_id) return false;
+  const reason = `${safeguard.metric_name} ${safeguard.aggregation} over ${safeguard.window_minutes} min was ${observed} (${safeguard.operator} ${safeguard.threshold})`;
+  await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: uow.now }).where('id', '=', safeguardId).execute();
+  await recordEvent(uow, {
+    type: 'safeguard-triggered',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    data: { planId, safeguard: toSafeguardView({ ...safeguard, triggered_at: uow.now }), observed, reason },
+  });
+  if (safeguard.rollback) {
+    const milestones = await uow.tx
+      .selectFrom('release_plan_milestones')
+      .selectAll()
+      .where('release_plan_id', '=', planId)
+      .orderBy('sort_order')
+      .execute();
+    const active = milestones.find((milestone) => milestone.id === plan.active_milestone_id)!;
+    const previous = milestones.filter((milestone) => milestone.sort_order < active.sort_order).at(-1);
+    if (previous) await activate(uow, target, planId, previous.id, 'safeguard');
+    else await setFeatureEnvironmentEnabled(uow, target, false);
+  }
+  await uow.tx.updateTable('release_plan_milestones').set({ progress_at: null }).where('release_plan_id', '=', planId).execute();
+  await uow.tx.updateTable('release_plans').set({ paused_at: uow.now, paused_reason: reason }).where('id', '=', planId).execute();
+  await recordEvent(uow, {
+    type: 'release-plan-progressions-paused',
+    project: target.project,
+    environment: target.environment,
+    featureName: target.featureName,
+    data: { planId, reason, rolledBack: safeguard.rollback },
+  });
+  return true;
+}

@@ -1,0 +1,233 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { availableMetrics, metricSeries } from '../domain/impact-metrics/impact-metrics.js';
+import { addPlan, getPlan, listPlans, removePlan, resumePlan, startMilestone } from '../domain/release-plans/plans.js';
+import { deleteSafeguard, setSafeguard, TIME_RANGE_MINUTES } from '../domain/release-plans/safeguards.js';
+import {
+  archiveTemplate,
+  createTemplate,
+  getTemplate,
+  listTemplates,
+  updateTemplate,
+  type TemplateInput,
+} from '../domain/release-plans/templates.js';
+import { UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import {
+  AvailableImpactMetricsSchema,
+  CreateReleasePlanSchema,
+  CreateReleasePlanTemplateSchema,
+  CreateSafeguardSchema,
+  ImpactMetricPointsSchema,
+  ReleasePlanSafeguardSchema,
+  ReleasePlanSchema,
+  ReleasePlansSchema,
+  ReleasePlanTemplateSchema,
+  ReleasePlanTemplatesSchema,
+} from './release-plans.schemas.js';
+
+const Uuid = Type.String({ format: 'uuid', errorMessage: 'an id here is a UUID' });
+const TemplateParams = Type.Object({ id: Uuid });
+const FlagEnvironmentParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName, environment: UrlFriendlyName });
+const PlanParams = Type.Object({ ...FlagEnvironmentParams.properties, planId: Uuid });
+const MilestoneParams = Type.Object({ ...PlanParams.properties, milestoneId: Uuid });
+const SafeguardParams = Type.Object({ ...PlanParams.properties, safeguardId: Uuid });
+
+const TEMPLATES = '/api/admin/release-plan-templates';
+const PLANS = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/release-plans';
+
+function templateInput(body: typeof CreateReleasePlanTemplateSchema.static): TemplateInput {
+  return {
+    name: body.name,
+    description: body.description,
+    milestones: [...body.milestones]
+      .map((milestone, index) => ({ milestone, index }))
+      // A given sortOrder orders them; without one, the list's order does.
+      .sort((a, b) => (a.milestone.sortOrder ?? a.index) - (b.milestone.sortOrder ?? b.index))
+      .map(({ milestone }) => ({
+        name: milestone.name,
+        strategies: milestone.strategies ?? [],
+        transitionCondition: milestone.transitionCondition ?? null,
+      })),
+  };
+}
+
+const targetOf = (params: { projectId: string; featureName: string; environment: string }) => ({
+  project: params.projectId,
+  featureName: params.featureName,
+  environment: params.environment,
+});
+
+/** Release plan templates, plans on flag environments, their milestones and safeguards, and impact metrics to read. */
+export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
+  const tags = ['Release plans'];
+  app.get(
+    TEMPLATES,
+    { schema: { tags, response: { 200: Type.Ref(ReleasePlanTemplatesSchema) } }, config: { access: can('READ') } },
+    async () => listTemplates(deps.db),
+  );
+  app.post(
+    TEMPLATES,
+    {
+      schema: { tags, body: Type.Ref(CreateReleasePlanTemplateSchema), response: { 201: Type.Ref(ReleasePlanTemplateSchema) } },
+      config: { access: can('CREATE_RELEASE_TEMPLATE') },
+    },
+    async (request, reply) => {
+      const template = await inUnitOfWork(deps, actorOf(request), (uow) => createTemplate(uow, templateInput(request.body)));
+      return reply.status(201).send(template);
+    },
+  );
+  app.get(
+    `${TEMPLATES}/:id`,
+    { schema: { tags, params: TemplateParams, response: { 200: Type.Ref(ReleasePlanTemplateSchema) } }, config: { access: can('READ') } },
+    async (request) => getTemplate(deps.db, request.params.id),
+  );
+  app.put(
+    `${TEMPLATES}/:id`,
+    {
+      schema: {
+        tags,
+        params: TemplateParams,
+        body: Type.Ref(CreateReleasePlanTemplateSchema),
+        response: { 200: Type.Ref(ReleasePlanTemplateSchema) },
+      },
+      config: { access: can('UPDATE_RELEASE_TEMPLATE') },
+    },
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTemplate(uow, request.params.id, templateInput(request.body))),
+  );
+  app.delete(
+    `${TEMPLATES}/:id`,
+    { schema: { tags, params: TemplateParams }, config: { access: can('DELETE_RELEASE_TEMPLATE') } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveTemplate(uow, request.params.id));
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(
+    PLANS,
+    { schema: { tags, params: FlagEnvironmentParams, response: { 200: Type.Ref(ReleasePlansSchema) } }, config: { access: can('READ') } },
+    async (request) => listPlans(deps.db, targetOf(request.params)),
+  );
+  app.post(
+    PLANS,
+    {
+      schema: {
+        tags,
+        params: FlagEnvironmentParams,
+        body: Type.Ref(CreateReleasePlanSchema),
+        response: { 201: Type.Ref(ReleasePlanSchema) },
+      },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+    },
+    async (request, reply) => {
+      const plan = await inUnitOfWork(deps, actorOf(request), (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
+      return reply.status(201).send(plan);
+    },
+  );
+  app.get(
+    `${PLANS}/:planId`,
+    { schema: { tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } }, config: { access: can('READ') } },
+    async (request) => getPlan(deps.db, targetOf(request.params), request.params.planId),
+  );
+  app.delete(
+    `${PLANS}/:planId`,
+    { schema: { tags, params: PlanParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
+      return reply.status(200).send();
+    },
+  );
+  app.post(
+    `${PLANS}/:planId/milestones/:milestoneId/start`,
+    {
+      schema: { tags, params: MilestoneParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+    },
+    async (request) =>
+      inUnitOfWork(deps, actorOf(request), (uow) =>
+        startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId),
+      ),
+  );
+  app.post(
+    `${PLANS}/:planId/resume`,
+    {
+      schema: { tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+    },
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
+  );
+  app.put(
+    `${PLANS}/:planId/safeguards`,
+    {
+      schema: { tags, params: PlanParams, body: Type.Ref(CreateSafeguardSchema), response: { 200: Type.Ref(ReleasePlanSafeguardSchema) } },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+    },
+    async (request) => {
+      const { impactMetric, triggerCondition, action } = request.body;
+      const windowMinutes = impactMetric.windowMinutes ?? TIME_RANGE_MINUTES[impactMetric.timeRange ?? 'hour'];
+      return inUnitOfWork(deps, actorOf(request), (uow) =>
+        setSafeguard(uow, targetOf(request.params), request.params.planId, {
+          metricName: impactMetric.metricName,
+          appName: impactMetric.appName ?? null,
+          aggregationMode: impactMetric.aggregationMode,
+          labelSelectors: impactMetric.labelSelectors ?? {},
+          windowMinutes,
+          operator: triggerCondition.operator,
+          threshold: triggerCondition.threshold,
+          rollback: action?.type === 'pauseAndRollback',
+        }),
+      );
+    },
+  );
+  app.delete(
+    `${PLANS}/:planId/safeguards/:safeguardId`,
+    { schema: { tags, params: SafeguardParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId),
+      );
+      return reply.status(200).send();
+    },
+  );
+
+  const metricTags = ['Impact metrics'];
+  app.get(
+    '/api/admin/impact-metrics',
+    {
+      schema: {
+        tags: metricTags,
+        querystring: Type.Object({ environment: Type.Optional(UrlFriendlyName) }),
+        response: { 200: Type.Ref(AvailableImpactMetricsSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request) => ({ metrics: await availableMetrics(deps.db, request.query.environment) }),
+  );
+  app.get(
+    '/api/admin/impact-metrics/:metricName',
+    {
+      schema: {
+        tags: metricTags,
+        params: Type.Object({ metricName: Type.String({ minLength: 1, maxLength: 200 }) }),
+        querystring: Type.Object({
+          environment: UrlFriendlyName,
+          appName: Type.Optional(Type.String({ maxLength: 255 })),
+          hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 168, default: 1 })),
+        }),
+        response: { 200: Type.Ref(ImpactMetricPointsSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request) => {
+      const { environment, appName, hoursBack = 1 } = request.query;
+      const selector = { metricName: request.params.metricName, environment, appName: appName ?? null };
+      return {
+        metricName: request.params.metricName,
+        environment,
+        points: await metricSeries(deps.db, selector, hoursBack, deps.clock.now()),
+      };
+    },
+  );
+};

@@ -1,0 +1,91 @@
+import type { Db } from '../db/database.js';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import type { Clock } from '../shared/clock.js';
+import { SYSTEM_ACTOR } from '../domain/access/actor.js';
+import { deleteOldImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
+import { progressIfDue } from '../domain/release-plans/plans.js';
+import { evaluateSafeguards } from '../domain/release-plans/safeguards.js';
+
+export interface ReleasePlanSchedulerLog {
+  error(details: object, message: string): void;
+}
+
+export interface ReleasePlanPass {
+  /** The plans that moved on to their next milestone. */
+  progressed: string[];
+  /** The plans a safeguard paused. */
+  paused: string[];
+}
+
+// A pass takes at most this many due milestones, so one pass never holds the process for long.
+const BATCH = 100;
+const HOUR_MS = 3_600_000;
+
+/**
+ * Moves release plans on when their active milestone's time is up, and trips safeguards whose metric crossed
+ * their threshold. Safe with several instances on one PostgreSQL and across restarts (kill -9 included): each
+ * step is decided under the plan's row lock from what is stored (the active milestone and when it is due), in
+ * the transaction that makes it, so a step is made once, and one that was due while no instance ran is made at
+ * the next pass. A plan moves one milestone per step, each new milestone's time counted from when it started,
+ * so none is skipped. The server (`system`) makes the steps; each event says it was the schedule or a safeguard.
+ */
+export class ReleasePlanScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private lastRetention = 0;
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; impactMetricsRetentionDays: number },
+    private readonly log: ReleasePlanSchedulerLog,
+    private readonly intervalMs = 10_000,
+  ) {}
+
+  async runOnce(): Promise<ReleasePlanPass> {
+    const now = this.deps.clock.now();
+    const due = await this.deps.db
+      .selectFrom('release_plan_milestones as m')
+      .innerJoin('release_plans as p', 'p.active_milestone_id', 'm.id')
+      .select(['p.id as planId', 'm.id as milestoneId'])
+      .where('m.progress_at', '<=', now)
+      .where('p.paused_at', 'is', null)
+      .orderBy('m.progress_at')
+      .limit(BATCH)
+      .execute();
+    const pass: ReleasePlanPass = { progressed: [], paused: [] };
+    for (const { planId, milestoneId } of due) {
+      try {
+        if (await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => progressIfDue(uow, planId, milestoneId))) pass.progressed.push(planId);
+      } catch (error) {
+        this.log.error(
+          { err: error, releasePlanId: planId },
+          'Moving a release plan to its next milestone failed; trying again on the next pass',
+        );
+      }
+    }
+    pass.paused = await evaluateSafeguards(this.deps);
+    if (now.getTime() - this.lastRetention >= HOUR_MS) {
+      this.lastRetention = now.getTime();
+      await deleteOldImpactMetrics(this.deps.db, this.deps.impactMetricsRetentionDays, now);
+    }
+    return pass;
+  }
+
+  /** Runs a pass every interval until stopped; a pass never overlaps the next. */
+  start(): void {
+    const tick = () => {
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.log.error({ err: error }, 'A pass of the release plan scheduler failed; trying again later'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}
