@@ -47,6 +47,8 @@ import { strategyDefinitionRoutes } from './strategy-definitions.routes.js';
 import { strategyDefinitionSchemas } from './strategy-definitions.schemas.js';
 import { releasePlanRoutes } from './release-plans.routes.js';
 import { releasePlanSchemas } from './release-plans.schemas.js';
+import { signalRoutes } from './signals.routes.js';
+import { signalSchemas } from './signals.schemas.js';
 import { tagRoutes } from './tags.routes.js';
 import { tagSchemas } from './tags.schemas.js';
 import { uiConfigRoutes } from './ui-config.routes.js';
@@ -87,6 +89,7 @@ export const routeModules: RouteModule[] = [
   featuresBatchRoutes,
   ofrepRoutes,
   releasePlanRoutes,
+  signalRoutes,
 ];
 
 /** Shared schemas, registered once so routes refer to them by `$id` and OpenAPI lists them as components. */
@@ -113,4 +116,5 @@ export const sharedSchemas: TSchema[] = [
   ...featuresBatchSchemas,
   ...ofrepSchemas,
   ...releasePlanSchemas,
+  ...signalSchemas,
 ];

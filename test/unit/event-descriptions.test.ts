@@ -4,6 +4,14 @@ import { describeEvent, type DescribedEvent } from '../../src/domain/events/even
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'signal-endpoint-created',
+  'signal-endpoint-updated',
+  'signal-endpoint-deleted',
+  'signal-endpoint-token-created',
+  'signal-endpoint-token-deleted',
+  'actions-created',
+  'actions-updated',
+  'actions-deleted',
   'release-plan-template-created',
   'release-plan-template-updated',
   'release-plan-template-archived',

@@ -455,6 +455,41 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Safeguard triggered',
     summary: (e, who, flag, env) => `${who} tripped the safeguard of ${flag} in ${env}: ${md(fields(e.data).reason)}`,
   },
+  'signal-endpoint-created': {
+    label: 'Signal endpoint created',
+    summary: (e, who) => `${who} created the signal endpoint ${bold(fields(e.data).name)}`,
+  },
+  'signal-endpoint-updated': {
+    label: 'Signal endpoint updated',
+    summary: (e, who) =>
+      `${who} updated the signal endpoint ${bold(fields(e.data).name)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'enabled'])}`,
+  },
+  'signal-endpoint-deleted': {
+    label: 'Signal endpoint deleted',
+    summary: (e, who) => `${who} deleted the signal endpoint ${bold(fields(e.preData).name)}`,
+  },
+  'signal-endpoint-token-created': {
+    label: 'Signal token created',
+    summary: (e, who) =>
+      `${who} created the token ${bold(fields(e.data).name)} of signal endpoint ${bold(fields(e.data).signalEndpointId)}`,
+  },
+  'signal-endpoint-token-deleted': {
+    label: 'Signal token deleted',
+    summary: (e, who) =>
+      `${who} deleted the token ${bold(fields(e.preData).name)} of signal endpoint ${bold(fields(e.preData).signalEndpointId)}`,
+  },
+  'actions-created': {
+    label: 'Action set created',
+    summary: (e, who) => `${who} created the action set ${bold(fields(e.data).name)} in project ${bold(e.project)}`,
+  },
+  'actions-updated': {
+    label: 'Action set updated',
+    summary: (e, who) => `${who} updated the action set ${bold(fields(e.data).name)} in project ${bold(e.project)}`,
+  },
+  'actions-deleted': {
+    label: 'Action set deleted',
+    summary: (e, who) => `${who} deleted the action set ${bold(fields(e.preData).name)} in project ${bold(e.project)}`,
+  },
   ...CHANGE_REQUEST_DESCRIPTIONS,
 };
 

@@ -1,0 +1,251 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ActionSetsTable } from '../../db/schema.js';
+import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../shared/clock.js';
+import { ApiError, BadDataError, NotFoundError } from '../../shared/errors.js';
+import { actorIdentity } from '../access/actor.js';
+import { userActor } from '../access/authenticate.js';
+import { assertActorMay } from '../access/permissions.js';
+import { recordEvent } from '../events/record-event.js';
+import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
+import { assertProjectEnvironment } from '../features/feature-lookup.js';
+
+/**
+ * Action sets: when a signal endpoint receives a payload that matches, turn flags on or off, as the service
+ * account the set names (so the log says which automation did it, and its roles decide what it may do).
+ */
+
+export const ACTIONS = ['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF'] as const;
+export type ActionName = (typeof ACTIONS)[number];
+
+export interface ActionInput {
+  action: ActionName;
+  sortOrder: number;
+  executionParams: { project: string; environment: string; featureName: string };
+}
+
+export interface ActionSetInput {
+  name: string;
+  description?: string | null;
+  enabled?: boolean;
+  actorId: number;
+  match: { source: 'signal-endpoint'; sourceId: number; payload: Record<string, unknown> };
+  actions: ActionInput[];
+}
+
+export interface ActionSetView extends Omit<ActionSetInput, 'actions' | 'description' | 'enabled'> {
+  id: number;
+  project: string;
+  description: string | null;
+  enabled: boolean;
+  actions: Array<ActionInput & { id: number; createdAt: string; createdByUserId: number }>;
+  createdAt: string;
+  createdByUserId: number;
+}
+
+function toView(row: Selectable<ActionSetsTable>): ActionSetView {
+  const actions = row.actions as ActionInput[];
+  return {
+    id: row.id,
+    project: row.project,
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled,
+    actorId: row.actor_id,
+    match: { source: 'signal-endpoint', sourceId: row.source_id, payload: row.match_payload as Record<string, unknown> },
+    actions: actions.map((action, index) => ({
+      ...action,
+      id: index + 1,
+      createdAt: row.created_at.toISOString(),
+      createdByUserId: row.created_by_user_id,
+    })),
+    createdAt: row.created_at.toISOString(),
+    createdByUserId: row.created_by_user_id,
+  };
+}
+
+export async function listActionSets(db: Db, project: string): Promise<ActionSetView[]> {
+  const rows = await db.selectFrom('action_sets').selectAll().where('project', '=', project).orderBy('id').limit(500).execute();
+  return rows.map(toView);
+}
+
+async function findActionSet(db: Db, project: string, id: number) {
+  const row = await db.selectFrom('action_sets').selectAll().where('project', '=', project).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new NotFoundError(`Project "${project}" has no action set ${id}`);
+  return row;
+}
+
+export async function getActionSet(db: Db, project: string, id: number): Promise<ActionSetView> {
+  return toView(await findActionSet(db, project, id));
+}
+
+/** The actor must be a service account, the source an endpoint, and every action a flag environment of this project. */
+async function assertValid(uow: UnitOfWork, project: string, input: ActionSetInput): Promise<void> {
+  const actor = await uow.tx.selectFrom('users').select('is_service').where('id', '=', input.actorId).executeTakeFirst();
+  if (!actor?.is_service) {
+    throw new BadDataError('Actions run as a service account', [
+      { path: '/body/actorId', message: `${input.actorId} is not a service account` },
+    ]);
+  }
+  const source = await uow.tx.selectFrom('signal_endpoints').select('id').where('id', '=', input.match.sourceId).executeTakeFirst();
+  if (!source) {
+    throw new BadDataError('Unknown signal endpoint', [
+      { path: '/body/match/sourceId', message: `there is no signal endpoint ${input.match.sourceId}` },
+    ]);
+  }
+  for (const [index, action] of input.actions.entries()) {
+    const path = `/body/actions/${index}/executionParams`;
+    const { project: actionProject, environment, featureName } = action.executionParams;
+    if (actionProject !== project) {
+      throw new BadDataError('An action set acts in its own project', [
+        { path: `${path}/project`, message: `must be "${project}" (got "${actionProject}")` },
+      ]);
+    }
+    const flag = await uow.tx
+      .selectFrom('features')
+      .select('name')
+      .where('name', '=', featureName)
+      .where('project', '=', project)
+      .executeTakeFirst();
+    if (!flag)
+      throw new BadDataError('Unknown flag', [
+        { path: `${path}/featureName`, message: `project "${project}" has no flag "${featureName}"` },
+      ]);
+    await assertProjectEnvironment(uow.tx, project, environment).catch((error: unknown) => {
+      throw new BadDataError('Unknown environment', [
+        { path: `${path}/environment`, message: error instanceof Error ? error.message : String(error) },
+      ]);
+    });
+  }
+}
+
+function values(project: string, input: ActionSetInput) {
+  return {
+    project,
+    name: input.name,
+    description: input.description ?? null,
+    enabled: input.enabled ?? true,
+    actor_id: input.actorId,
+    source_id: input.match.sourceId,
+    match_payload: JSON.stringify(input.match.payload),
+    actions: JSON.stringify([...input.actions].sort((a, b) => a.sortOrder - b.sortOrder)),
+  };
+}
+
+export async function createActionSet(uow: UnitOfWork, project: string, input: ActionSetInput): Promise<ActionSetView> {
+  await assertValid(uow, project, input);
+  const row = await uow.tx
+    .insertInto('action_sets')
+    .values({ ...values(project, input), created_by_user_id: actorIdentity(uow.actor).createdByUserId, created_at: uow.now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const view = toView(row);
+  await recordEvent(uow, { type: 'actions-created', project, data: view });
+  return view;
+}
+
+export async function updateActionSet(uow: UnitOfWork, project: string, id: number, input: ActionSetInput): Promise<ActionSetView> {
+  const before = toView(await findActionSet(uow.tx, project, id));
+  await assertValid(uow, project, input);
+  const row = await uow.tx
+    .updateTable('action_sets')
+    .set(values(project, input))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const view = toView(row);
+  await recordEvent(uow, { type: 'actions-updated', project, data: view, preData: before });
+  return view;
+}
+
+export async function deleteActionSet(uow: UnitOfWork, project: string, id: number): Promise<void> {
+  const before = toView(await findActionSet(uow.tx, project, id));
+  await uow.tx.deleteFrom('action_sets').where('id', '=', id).execute();
+  await recordEvent(uow, { type: 'actions-deleted', project, preData: before });
+}
+
+/** Every key the rule names has that value in the signal (compared as JSON); a rule naming nothing matches all. */
+function matches(rule: Record<string, unknown>, payload: Record<string, unknown>): boolean {
+  return Object.entries(rule).every(([key, value]) => JSON.stringify(payload[key]) === JSON.stringify(value));
+}
+
+export interface ActionSetOutcome {
+  actionSetId: number;
+  name: string;
+  state: 'success' | 'failed';
+  message?: string;
+}
+
+/** Signals kept per endpoint, newest first; older ones go as new ones come. */
+const SIGNALS_KEPT = 1000;
+
+/**
+ * A signal an endpoint received: kept (the last thousand per endpoint), and every enabled action set of the
+ * endpoint whose rule it matches runs, each in its own transaction as its service account. A set that cannot
+ * act (its account lacks the permission, the flag is gone) changes nothing and is reported as failed.
+ */
+export async function receiveSignal(
+  deps: { db: Db; clock: Clock },
+  signal: { endpointId: number; tokenId: number; payload: Record<string, unknown> },
+): Promise<{ signalId: number; actionSets: ActionSetOutcome[] }> {
+  const now = deps.clock.now();
+  const row = await deps.db
+    .insertInto('signals')
+    .values({ signal_endpoint_id: signal.endpointId, token_id: signal.tokenId, payload: JSON.stringify(signal.payload), created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const oldest = await deps.db
+    .selectFrom('signals')
+    .select('id')
+    .where('signal_endpoint_id', '=', signal.endpointId)
+    .orderBy('id', 'desc')
+    .offset(SIGNALS_KEPT)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldest)
+    await deps.db.deleteFrom('signals').where('signal_endpoint_id', '=', signal.endpointId).where('id', '<=', oldest.id).execute();
+
+  const sets = await deps.db
+    .selectFrom('action_sets')
+    .selectAll()
+    .where('source_id', '=', signal.endpointId)
+    .where('enabled', '=', true)
+    .orderBy('id')
+    .execute();
+  const outcomes: ActionSetOutcome[] = [];
+  for (const set of sets.filter((candidate) => matches(candidate.match_payload as Record<string, unknown>, signal.payload))) {
+    try {
+      const account = await deps.db
+        .selectFrom('users')
+        .select(['id', 'username', 'email', 'root_role'])
+        .where('id', '=', set.actor_id)
+        .executeTakeFirstOrThrow();
+      const actor = await userActor(deps.db, account);
+      await inUnitOfWork(deps, actor, async (uow) => {
+        for (const action of set.actions as ActionInput[]) {
+          const { project, environment, featureName } = action.executionParams;
+          assertActorMay(uow.actor, 'UPDATE_FEATURE_ENVIRONMENT', project);
+          await setFeatureEnvironmentEnabled(uow, { project, environment, featureName }, action.action === 'TOGGLE_FEATURE_ON');
+        }
+      });
+      outcomes.push({ actionSetId: set.id, name: set.name, state: 'success' });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes.push({ actionSetId: set.id, name: set.name, state: 'failed', message: error.message });
+    }
+  }
+  return { signalId: Number(row.id), actionSets: outcomes };
+}
+
+/** The last signals an endpoint received, newest first. */
+export async function listSignals(db: Db, endpointId: number, limit: number) {
+  const rows = await db
+    .selectFrom('signals')
+    .select(['id', 'payload', 'created_at'])
+    .where('signal_endpoint_id', '=', endpointId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((signal) => ({ id: Number(signal.id), payload: signal.payload, createdAt: signal.created_at.toISOString() }));
+}

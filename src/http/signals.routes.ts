@@ -1,0 +1,201 @@
+import { Type } from '@sinclair/typebox';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import {
+  createActionSet,
+  deleteActionSet,
+  getActionSet,
+  listActionSets,
+  listSignals,
+  receiveSignal,
+  updateActionSet,
+} from '../domain/signals/action-sets.js';
+import {
+  authenticateSignal,
+  createSignalEndpoint,
+  createSignalEndpointToken,
+  deleteSignalEndpoint,
+  deleteSignalEndpointToken,
+  getSignalEndpoint,
+  listSignalEndpoints,
+  updateSignalEndpoint,
+} from '../domain/signals/signal-endpoints.js';
+import { AuthenticationRequired, NotFoundError, UnauthorizedError } from '../shared/errors.js';
+import { NumericId, UrlFriendlyName } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
+import { actorOf, bearerToken, can, PUBLIC } from './plugins/access.js';
+import {
+  ActionSetSchema,
+  ActionSetsSchema,
+  CreateActionSetSchema,
+  CreateSignalEndpointSchema,
+  CreateSignalEndpointTokenSchema,
+  SignalEndpointSchema,
+  SignalEndpointsSchema,
+  SignalEndpointTokenSchema,
+  SignalReceivedSchema,
+  SignalsSchema,
+} from './signals.schemas.js';
+
+const ENDPOINTS = '/api/admin/signal-endpoints';
+const EndpointParams = Type.Object({ id: NumericId });
+const TokenParams = Type.Object({ id: NumericId, tokenId: NumericId });
+const ACTIONS = '/api/admin/projects/:projectId/actions';
+const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
+const ActionSetParams = Type.Object({ projectId: UrlFriendlyName, actionSetId: NumericId });
+/** What a monitoring tool may post as one signal. */
+const SIGNAL_BODY_LIMIT = 64 * 1024;
+
+/** Signal endpoints monitoring tools call, and the action sets that turn flags on and off when a signal matches. */
+export const signalRoutes: RouteModule = async (app, { deps }) => {
+  const tags = ['Signals'];
+  const admin = { access: can('ADMIN') };
+  app.get(ENDPOINTS, { schema: { tags, response: { 200: Type.Ref(SignalEndpointsSchema) } }, config: admin }, async () => ({
+    signalEndpoints: await listSignalEndpoints(deps.db),
+  }));
+  app.post(
+    ENDPOINTS,
+    { schema: { tags, body: Type.Ref(CreateSignalEndpointSchema), response: { 201: Type.Ref(SignalEndpointSchema) } }, config: admin },
+    async (request, reply) =>
+      reply.status(201).send(await inUnitOfWork(deps, actorOf(request), (uow) => createSignalEndpoint(uow, request.body))),
+  );
+  app.get(
+    `${ENDPOINTS}/:id`,
+    { schema: { tags, params: EndpointParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
+    async (request) => getSignalEndpoint(deps.db, Number(request.params.id)),
+  );
+  app.put(
+    `${ENDPOINTS}/:id`,
+    {
+      schema: {
+        tags,
+        params: EndpointParams,
+        body: Type.Ref(CreateSignalEndpointSchema),
+        response: { 200: Type.Ref(SignalEndpointSchema) },
+      },
+      config: admin,
+    },
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
+  );
+  app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: EndpointParams }, config: admin }, async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
+    return reply.status(200).send();
+  });
+  app.post(
+    `${ENDPOINTS}/:id/tokens`,
+    {
+      schema: {
+        tags,
+        params: EndpointParams,
+        body: Type.Ref(CreateSignalEndpointTokenSchema),
+        response: { 201: Type.Ref(SignalEndpointTokenSchema) },
+      },
+      config: admin,
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await inUnitOfWork(deps, actorOf(request), (uow) => createSignalEndpointToken(uow, Number(request.params.id), request.body.name)),
+        ),
+  );
+  app.delete(`${ENDPOINTS}/:id/tokens/:tokenId`, { schema: { tags, params: TokenParams }, config: admin }, async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) =>
+      deleteSignalEndpointToken(uow, Number(request.params.id), Number(request.params.tokenId)),
+    );
+    return reply.status(200).send();
+  });
+  app.get(
+    `${ENDPOINTS}/:id/signals`,
+    {
+      schema: {
+        tags,
+        params: EndpointParams,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
+        response: { 200: Type.Ref(SignalsSchema) },
+      },
+      config: admin,
+    },
+    async (request) => {
+      await getSignalEndpoint(deps.db, Number(request.params.id));
+      return { signals: await listSignals(deps.db, Number(request.params.id), request.query.limit ?? 50) };
+    },
+  );
+
+  app.post(
+    '/api/signal-endpoint/:name',
+    {
+      bodyLimit: SIGNAL_BODY_LIMIT,
+      schema: {
+        tags,
+        params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: Type.Object({}, { additionalProperties: true, maxProperties: 200 }),
+        response: { 202: Type.Ref(SignalReceivedSchema) },
+      },
+      // An endpoint's own tokens, not the API's: checked here, so an API token is no way in.
+      config: { access: PUBLIC },
+    },
+    async (request, reply) => {
+      const token = bearerToken(request);
+      if (!token) throw new AuthenticationRequired("Send one of the signal endpoint's tokens in the Authorization header");
+      const found = await authenticateSignal(deps.db, request.params.name, token);
+      if (found === 'unknown') throw new NotFoundError(`There is no enabled signal endpoint "${request.params.name}"`);
+      if (found === 'unauthorized') throw new UnauthorizedError(`The token is not one of signal endpoint "${request.params.name}"'s`);
+      const outcome = await receiveSignal(deps, { ...found, payload: request.body as Record<string, unknown> });
+      return reply.status(202).send(outcome);
+    },
+  );
+
+  const actionTags = ['Actions'];
+  app.get(
+    ACTIONS,
+    { schema: { tags: actionTags, params: ProjectParams, response: { 200: Type.Ref(ActionSetsSchema) } }, config: admin },
+    async (request) => ({ actions: await listActionSets(deps.db, request.params.projectId) }),
+  );
+  app.post(
+    ACTIONS,
+    {
+      schema: {
+        tags: actionTags,
+        params: ProjectParams,
+        body: Type.Ref(CreateActionSetSchema),
+        response: { 201: Type.Ref(ActionSetSchema) },
+      },
+      config: admin,
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await inUnitOfWork(deps, actorOf(request), (uow) => createActionSet(uow, request.params.projectId, request.body))),
+  );
+  app.get(
+    `${ACTIONS}/:actionSetId`,
+    { schema: { tags: actionTags, params: ActionSetParams, response: { 200: Type.Ref(ActionSetSchema) } }, config: admin },
+    async (request) => getActionSet(deps.db, request.params.projectId, Number(request.params.actionSetId)),
+  );
+  app.put(
+    `${ACTIONS}/:actionSetId`,
+    {
+      schema: {
+        tags: actionTags,
+        params: ActionSetParams,
+        body: Type.Ref(CreateActionSetSchema),
+        response: { 200: Type.Ref(ActionSetSchema) },
+      },
+      config: admin,
+    },
+    async (request) =>
+      inUnitOfWork(deps, actorOf(request), (uow) =>
+        updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body),
+      ),
+  );
+  app.delete(
+    `${ACTIONS}/:actionSetId`,
+    { schema: { tags: actionTags, params: ActionSetParams }, config: admin },
+    async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) =>
+        deleteActionSet(uow, request.params.projectId, Number(request.params.actionSetId)),
+      );
+      return reply.status(200).send();
+    },
+  );
+};

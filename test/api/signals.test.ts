@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
+import { useTestApp } from '../helpers/test-app.js';
+
+// A monitoring tool calls a signal endpoint with its token; an action set whose rule matches turns a kill
+// switch off as its service account.
+const ctx = useTestApp();
+
+interface Setup {
+  project: string;
+  flag: string;
+  endpoint: { id: number; name: string };
+  token: string;
+  account: { id: number; username: string };
+  actionSetId: number;
+}
+
+async function serviceAccount(rootRole: number): Promise<{ id: number; username: string }> {
+  const response = await ctx.admin.post('/api/admin/service-account', { username: uniqueName('pager'), rootRole });
+  expectStatus(response, 201);
+  return response.json() as { id: number; username: string };
+}
+
+async function setUp(rootRole = 2): Promise<Setup> {
+  const project = await createProject(ctx);
+  const flag = await createFlag(ctx, project, { type: 'kill-switch', environment: 'production', enabled: true });
+  const created = await ctx.admin.post('/api/admin/signal-endpoints', { name: uniqueName('pagerduty'), description: 'Incidents' });
+  expectStatus(created, 201);
+  const endpoint = created.json() as { id: number; name: string };
+  const tokenResponse = await ctx.admin.post(`/api/admin/signal-endpoints/${endpoint.id}/tokens`, { name: 'pagerduty-webhook' });
+  expectStatus(tokenResponse, 201);
+  const token = (tokenResponse.json() as { token: string }).token;
+  const account = await serviceAccount(rootRole);
+  const actionSet = await ctx.admin.post(`${projectPath(project)}/actions`, {
+    name: 'Kill checkout on incident',
+    actorId: account.id,
+    match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: { event: 'incident.triggered', service: 'checkout' } },
+    actions: [{ action: 'TOGGLE_FEATURE_OFF', sortOrder: 1, executionParams: { project, environment: 'production', featureName: flag } }],
+  });
+  expectStatus(actionSet, 201);
+  return { project, flag, endpoint, token, account, actionSetId: (actionSet.json() as { id: number }).id };
+}
+
+async function isOn(project: string, flag: string): Promise<boolean> {
+  const body = await getOk<{ environments: Array<{ name: string; enabled: boolean }> }>(ctx.admin, featurePath(project, flag));
+  return body.environments.find((environment) => environment.name === 'production')!.enabled;
+}
+
+const signal = (name: string, token: string | undefined, payload: unknown) => ctx.as(token).post(`/api/signal-endpoint/${name}`, payload);
+
+describe('signals and actions', () => {
+  test('a matching signal turns the kill switch off as the service account; the log names it', async () => {
+    const s = await setUp();
+    const before = await lastEventId(ctx);
+    const response = await signal(s.endpoint.name, `Bearer ${s.token}`, {
+      event: 'incident.triggered',
+      service: 'checkout',
+      severity: 'critical',
+    });
+    expectStatus(response, 202);
+    assert.deepEqual((response.json() as { actionSets: unknown[] }).actionSets, [
+      { actionSetId: s.actionSetId, name: 'Kill checkout on incident', state: 'success' },
+    ]);
+    assert.equal(await isOn(s.project, s.flag), false);
+    const events = await eventsSince(ctx, before);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdBy, event.featureName, event.environment]),
+      [['feature-environment-disabled', s.account.username, s.flag, 'production']],
+    );
+    const signals = await getOk<{ signals: Array<{ payload: unknown }> }>(
+      ctx.admin,
+      `/api/admin/signal-endpoints/${s.endpoint.id}/signals`,
+    );
+    assert.deepEqual(
+      signals.signals.map((entry) => entry.payload),
+      [{ event: 'incident.triggered', service: 'checkout', severity: 'critical' }],
+    );
+  });
+
+  test('a signal that does not match its rule changes nothing', async () => {
+    const s = await setUp();
+    const before = await lastEventId(ctx);
+    const response = await signal(s.endpoint.name, s.token, { event: 'incident.resolved', service: 'checkout' });
+    expectStatus(response, 202);
+    assert.deepEqual((response.json() as { actionSets: unknown[] }).actionSets, []);
+    assert.equal(await isOn(s.project, s.flag), true);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+
+  test('a wrong token, an API token, no token or an unknown endpoint are refused, and nothing changes', async () => {
+    const s = await setUp();
+    const payload = { event: 'incident.triggered', service: 'checkout' };
+    const read = () => isOn(s.project, s.flag);
+    await expectRefused(ctx, () => signal(s.endpoint.name, 'not-the-token', payload), { status: 401, name: 'UnauthorizedError' }, read);
+    await expectRefused(
+      ctx,
+      () => signal(s.endpoint.name, '*:*.test-admin-token-0123456789abcdef', payload),
+      { status: 401, name: 'UnauthorizedError' },
+      read,
+    );
+    await expectRefused(ctx, () => signal(s.endpoint.name, undefined, payload), { status: 401, name: 'AuthenticationRequired' }, read);
+    await expectRefused(ctx, () => signal('no-such-endpoint', s.token, payload), { status: 404, name: 'NotFoundError' }, read);
+    const other = await setUp();
+    await expectRefused(ctx, () => signal(s.endpoint.name, other.token, payload), { status: 401, name: 'UnauthorizedError' }, read);
+    const big = { ...payload, blob: 'x'.repeat(70_000) };
+    const tooBig = await signal(s.endpoint.name, s.token, big);
+    assert.equal(tooBig.statusCode, 413);
+    assert.equal(await read(), true);
+  });
+
+  test('an action set whose account may not change the flag fails alone and changes nothing', async () => {
+    const s = await setUp(3);
+    const response = await signal(s.endpoint.name, s.token, { event: 'incident.triggered', service: 'checkout' });
+    expectStatus(response, 202);
+    const [outcome] = (response.json() as { actionSets: Array<{ state: string; message: string }> }).actionSets;
+    assert.equal(outcome?.state, 'failed');
+    assert.match(outcome?.message ?? '', /UPDATE_FEATURE_ENVIRONMENT/);
+    assert.equal(await isOn(s.project, s.flag), true);
+  });
+
+  test('signal token secrets are shown once and never recorded', async () => {
+    const before = await lastEventId(ctx);
+    const s = await setUp();
+    const endpoint = await getOk<{ tokens: Array<Record<string, unknown>> }>(ctx.admin, `/api/admin/signal-endpoints/${s.endpoint.id}`);
+    assert.deepEqual(
+      endpoint.tokens.map((token) => token.name),
+      ['pagerduty-webhook'],
+    );
+    assert.ok(!JSON.stringify(endpoint).includes(s.token));
+    for (const event of await eventsSince(ctx, before))
+      assert.ok(!JSON.stringify(event).includes(s.token), `${event.type} leaks the token`);
+  });
+
+  test('bad action sets and endpoints are refused with a 400 at the entry', async () => {
+    const s = await setUp();
+    const person = await ctx.admin.post('/api/admin/user-admin', { username: uniqueName('human'), rootRole: 'Editor' });
+    const personId = (person.json() as { id: number }).id;
+    const good = {
+      name: 'rule',
+      actorId: s.account.id,
+      match: { source: 'signal-endpoint', sourceId: s.endpoint.id, payload: {} },
+      actions: [
+        {
+          action: 'TOGGLE_FEATURE_OFF',
+          sortOrder: 1,
+          executionParams: { project: s.project, environment: 'production', featureName: s.flag },
+        },
+      ],
+    };
+    const action = good.actions[0]!;
+    const read = () => getOk(ctx.admin, `${projectPath(s.project)}/actions`);
+    const cases: Array<[unknown, string]> = [
+      [{ ...good, actorId: personId }, '/body/actorId'],
+      [{ ...good, match: { ...good.match, sourceId: 987654 } }, '/body/match/sourceId'],
+      [
+        { ...good, actions: [{ ...action, executionParams: { ...action.executionParams, featureName: 'no-such-flag' } }] },
+        '/body/actions/0/executionParams/featureName',
+      ],
+      [
+        { ...good, actions: [{ ...action, executionParams: { ...action.executionParams, environment: 'nowhere' } }] },
+        '/body/actions/0/executionParams/environment',
+      ],
+      [
+        { ...good, actions: [{ ...action, executionParams: { ...action.executionParams, project: 'default' } }] },
+        '/body/actions/0/executionParams/project',
+      ],
+      [{ ...good, actions: [{ ...action, action: 'DELETE_EVERYTHING' }] }, '/body/actions/0/action'],
+      [{ ...good, actions: [] }, '/body/actions'],
+    ];
+    for (const [body, path] of cases) {
+      await expectRefused(
+        ctx,
+        () => ctx.admin.post(`${projectPath(s.project)}/actions`, body),
+        { status: 400, name: 'BadDataError', path },
+        read,
+      );
+    }
+    await expectRefused(ctx, () => ctx.admin.post('/api/admin/signal-endpoints', { name: 'Has Spaces' }), {
+      status: 400,
+      name: 'BadDataError',
+      path: '/body/name',
+    });
+    await expectRefused(ctx, () => ctx.admin.post('/api/admin/signal-endpoints', { name: s.endpoint.name }), {
+      status: 409,
+      name: 'NameExistsError',
+    });
+  });
+});
