@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
 import { listApplications } from '../domain/client-features/applications.queries.js';
+import { flagUsageOverTime } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
+import { UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema } from './sdk.schemas.js';
+import { ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema, FeatureUsageOverTimeSchema } from './sdk.schemas.js';
 import { readBoundsOf } from './read-bounds.js';
 import { can } from './plugins/access.js';
 
@@ -58,6 +60,33 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
           interval: row.interval_ms,
           lastSeen: row.seen_at.toISOString(),
         })),
+      };
+    },
+  );
+
+  app.get(
+    '/api/admin/client-metrics/features/:name/raw',
+    {
+      schema: {
+        tags,
+        params: Type.Object({ name: UrlFriendlyName }),
+        querystring: Type.Object({
+          hoursBack: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 720, default: 24, errorMessage: 'hoursBack is 1 to 720 (30 days)' }),
+          ),
+        }),
+        response: { 200: Type.Ref(FeatureUsageOverTimeSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request) => {
+      const hoursBack = request.query.hoursBack ?? 24;
+      return {
+        version: 1,
+        maturity: 'stable',
+        featureName: request.params.name,
+        hoursBack,
+        lastHourUsage: await flagUsageOverTime(deps.db, request.params.name, hoursBack, deps.clock.now()),
       };
     },
   );

@@ -93,6 +93,10 @@ export const OPERATIONS: Record<string, Operation> = {
   [`GET ${PROJECT}/actions/:actionSetId`]: op('getActionSet', 'Get an action set'),
   [`PUT ${PROJECT}/actions/:actionSetId`]: op('updateActionSet', 'Update an action set'),
   [`DELETE ${PROJECT}/actions/:actionSetId`]: op('deleteActionSet', 'Delete an action set', 200),
+  'GET /api/admin/client-metrics/features/:name/raw': op(
+    'getRawFeatureMetrics',
+    "A flag's evaluations per hour, environment and application",
+  ),
   'GET /api/admin/groups': op('getGroups', 'List groups with their members and root roles'),
   'POST /api/admin/groups': op('createGroup', 'Create a group'),
   'GET /api/admin/groups/:groupId': op('getGroup', 'Get a group'),

@@ -262,6 +262,20 @@ export const ImpactMetricsSchema = Type.Array(
   { maxItems: 100, errorMessage: 'a report carries at most 100 impact metrics' },
 );
 
+/** A flag's evaluations per hour, environment and application (Unleash's raw feature metrics). */
+export const FeatureUsageOverTimeSchema = Type.Object(
+  {
+    version: Type.Integer(),
+    maturity: Type.String(),
+    featureName: Type.String(),
+    hoursBack: Type.Integer(),
+    lastHourUsage: Type.Array(
+      Type.Object({ environment: Type.String(), appName: Type.String(), timestamp: DateTime, yes: Type.Integer(), no: Type.Integer() }),
+    ),
+  },
+  { $id: 'featureUsageOverTimeSchema' },
+);
+
 export const ClientMetricsSchema = Type.Object(
   {
     appName: Type.String({ minLength: 1, maxLength: 255 }),
@@ -330,6 +344,7 @@ export const PlaygroundRequestSchema = Type.Object(
 export const sdkSchemas = [
   ClientRegistrationSchema,
   ClientMetricsSchema,
+  FeatureUsageOverTimeSchema,
   BulkMetricsSchema,
   FrontendApiBodySchema,
   PlaygroundRequestSchema,

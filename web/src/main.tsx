@@ -10,6 +10,7 @@ import { AdminProjects } from './pages/admin-projects';
 import { AdminTokens } from './pages/admin-tokens';
 import { AdminUsers } from './pages/admin-users';
 import { AdminGroups } from './pages/admin-groups';
+import { AdminReleaseTemplates } from './pages/admin-release-templates';
 import { AdminServiceAccounts } from './pages/admin-service-accounts';
 import { ProjectAccess } from './pages/project-access';
 import { ChangeRequestPage } from './pages/change-request';
@@ -67,6 +68,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="admin/tokens" element={<AdminTokens />} />
             <Route path="admin/users" element={<AdminUsers />} />
             <Route path="admin/groups" element={<AdminGroups />} />
+            <Route path="admin/release-templates" element={<AdminReleaseTemplates />} />
             <Route path="admin/service-accounts" element={<AdminServiceAccounts />} />
             <Route path="admin/tag-types" element={<AdminTagTypes />} />
             <Route path="admin/segments" element={<AdminSegments />} />

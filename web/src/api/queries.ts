@@ -42,6 +42,12 @@ export const keys = {
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
   signInOptions: ['sign-in-options'],
+  releaseTemplates: ['release-templates'],
+  /** Every flag's release plans; a flag environment's key starts with it. */
+  releasePlans: ['release-plans'],
+  releasePlansOf: (path: FlagEnvironmentPath) => ['release-plans', path.projectId, path.featureName, path.environment],
+  flagUsage: (featureName: string, hoursBack: number) => ['flag-usage', featureName, hoursBack],
+  impactMetric: (metricName: string, environment: string, hoursBack: number) => ['impact-metric', metricName, environment, hoursBack],
   groups: ['groups'],
   serviceAccounts: ['service-accounts'],
   projectAccess: (projectId: string) => ['project-access', projectId],
@@ -85,6 +91,30 @@ export const queries = {
   contextFields: () => queryOptions({ queryKey: keys.contextFields, queryFn: () => ok(api.GET('/api/admin/context')) }),
   strategyDefinitions: () => queryOptions({ queryKey: keys.strategyDefinitions, queryFn: () => ok(api.GET('/api/admin/strategies')) }),
   users: () => queryOptions({ queryKey: keys.users, queryFn: () => ok(api.GET('/api/admin/user-admin')) }),
+  releaseTemplates: () =>
+    queryOptions({ queryKey: keys.releaseTemplates, queryFn: () => ok(api.GET('/api/admin/release-plan-templates')) }),
+  releasePlans: (path: FlagEnvironmentPath) =>
+    queryOptions({
+      queryKey: keys.releasePlansOf(path),
+      queryFn: () =>
+        ok(
+          api.GET('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans', { params: { path } }),
+        ),
+    }),
+  flagUsage: (featureName: string, hoursBack: number) =>
+    queryOptions({
+      queryKey: keys.flagUsage(featureName, hoursBack),
+      queryFn: () =>
+        ok(api.GET('/api/admin/client-metrics/features/{name}/raw', { params: { path: { name: featureName }, query: { hoursBack } } })),
+      refetchInterval: 60_000,
+    }),
+  impactMetric: (metricName: string, environment: string, hoursBack: number) =>
+    queryOptions({
+      queryKey: keys.impactMetric(metricName, environment, hoursBack),
+      queryFn: () =>
+        ok(api.GET('/api/admin/impact-metrics/{metricName}', { params: { path: { metricName }, query: { environment, hoursBack } } })),
+      refetchInterval: 30_000,
+    }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
   groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
   serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
@@ -180,6 +210,10 @@ function action<Input, Output>(
 /** What a change to a flag makes stale: its page, the lists of flags and events, and its pending change requests. */
 const flagChanged = (path: FlagPath) => [keys.flag(path), keys.featureSearch, keys.events, keys.pendingForFlag(path)];
 
+type SafeguardBody = JsonBody<
+  '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/safeguards',
+  'put'
+>;
 type StrategyBody = JsonBody<'/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', 'post'>;
 type ChangeBody = JsonBody<'/api/admin/projects/{projectId}/environments/{environment}/change-requests', 'post'>;
 /** One change of a flag as a change request carries it. */
@@ -279,6 +313,63 @@ export const actions = {
     ({ id, password }: { id: number; password: string }) =>
       ok(api.POST('/api/admin/user-admin/{id}/change-password', { ...byId(id), body: { password } })),
     [keys.users, keys.events],
+  ),
+
+  createReleaseTemplate: action(
+    (body: JsonBody<'/api/admin/release-plan-templates', 'post'>) => ok(api.POST('/api/admin/release-plan-templates', { body })),
+    [keys.releaseTemplates, keys.events],
+  ),
+  archiveReleaseTemplate: action(
+    (id: string) => ok(api.DELETE('/api/admin/release-plan-templates/{id}', byId(id))),
+    [keys.releaseTemplates, keys.events],
+  ),
+  addReleasePlan: action(
+    ({ templateId, ...path }: FlagEnvironmentPath & { templateId: string }) =>
+      ok(
+        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans', {
+          params: { path },
+          body: { templateId },
+        }),
+      ),
+    (path) => [keys.releasePlansOf(path), ...flagChanged(path)],
+  ),
+  removeReleasePlan: action(
+    ({ planId, ...path }: FlagEnvironmentPath & { planId: string }) =>
+      ok(
+        api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}', {
+          params: { path: { ...path, planId } },
+        }),
+      ),
+    (path) => [keys.releasePlansOf(path), ...flagChanged(path)],
+  ),
+  startMilestone: action(
+    ({ planId, milestoneId, ...path }: FlagEnvironmentPath & { planId: string; milestoneId: string }) =>
+      ok(
+        api.POST(
+          '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/milestones/{milestoneId}/start',
+          { params: { path: { ...path, planId, milestoneId } } },
+        ),
+      ),
+    (path) => [keys.releasePlansOf(path), ...flagChanged(path)],
+  ),
+  resumeReleasePlan: action(
+    ({ planId, ...path }: FlagEnvironmentPath & { planId: string }) =>
+      ok(
+        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/resume', {
+          params: { path: { ...path, planId } },
+        }),
+      ),
+    (path) => [keys.releasePlansOf(path), ...flagChanged(path)],
+  ),
+  setSafeguard: action(
+    ({ planId, body, ...path }: FlagEnvironmentPath & { planId: string; body: SafeguardBody }) =>
+      ok(
+        api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/safeguards', {
+          params: { path: { ...path, planId } },
+          body,
+        }),
+      ),
+    (path) => [keys.releasePlansOf(path), keys.events],
   ),
 
   createGroup: action(

@@ -158,6 +158,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/client-metrics/features/{name}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A flag's evaluations per hour, environment and application */
+        get: operations["getRawFeatureMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/context": {
         parameters: {
             query?: never;
@@ -3595,6 +3612,20 @@ export interface components {
             title: string | null;
             variants: components["schemas"]["strategyVariantSchema"][];
         };
+        featureUsageOverTimeSchema: {
+            featureName: string;
+            hoursBack: number;
+            lastHourUsage: {
+                appName: string;
+                environment: string;
+                no: number;
+                /** Format: date-time */
+                timestamp: string;
+                yes: number;
+            }[];
+            maturity: string;
+            version: number;
+        };
         featureVariantsSchema: {
             variants: components["schemas"]["variantSchema"][];
             /** @enum {number} */
@@ -5255,6 +5286,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["featuresSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getRawFeatureMetrics: {
+        parameters: {
+            query?: {
+                hoursBack?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["featureUsageOverTimeSchema"];
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */

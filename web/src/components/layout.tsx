@@ -36,6 +36,7 @@ const NAV: Array<[string, string] | string> = [
   'Admin',
   ['/admin/projects', 'Projects'],
   ['/admin/environments', 'Environments'],
+  ['/admin/release-templates', 'Release templates'],
   ['/admin/tokens', 'API tokens'],
   ['/admin/users', 'Users'],
   ['/admin/groups', 'Groups'],

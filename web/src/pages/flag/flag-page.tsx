@@ -8,6 +8,7 @@ import { DependenciesCard } from './dependencies-card';
 import { EnvironmentCard } from './environment-card';
 import { type FlagContext, useFlagChange } from './flag-change';
 import { LifecycleCard } from './lifecycle-card';
+import { ReleaseSection } from './release-section';
 import { SettingsCard } from './settings-card';
 import { TagsCard } from './tags-card';
 
@@ -128,6 +129,10 @@ export function FlagPage() {
               context={context}
               segmentNames={segmentNames}
             />
+          ))}
+          <h2>Rollout and usage</h2>
+          {feature.environments.map((environment) => (
+            <ReleaseSection key={environment.name} projectId={projectId} featureName={feature.name} environment={environment.name} />
           ))}
           <h2>Settings</h2>
           <SettingsCard feature={feature} context={context} />
