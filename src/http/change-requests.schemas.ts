@@ -45,6 +45,12 @@ export const ChangeRequestCreateSchema = Type.Unsafe<ChangeInput>({
       StrictObject({ feature: UrlFriendlyName }, { description: 'The parent; all parents when left out' }),
       false,
     ),
+    featureChange('addReleasePlan', StrictObject({ templateId: Type.String({ format: 'uuid' }) })),
+    featureChange(
+      'startMilestone',
+      StrictObject({ planId: Type.String({ format: 'uuid' }), milestoneId: Type.String({ format: 'uuid' }) }),
+    ),
+    featureChange('deleteReleasePlan', StrictObject({ planId: Type.String({ format: 'uuid' }) })),
     segmentChange('updateSegment', StrictObject({ ...UpsertSegmentFields, id: SegmentId })),
     segmentChange('deleteSegment', StrictObject({ id: SegmentId })),
   ],

@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, featurePath } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { approvedChangeRequest, createProtectedProject, createTeam, moveTo } from '../helpers/change-requests.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 // Release plans driven through their milestones by hand, by the schedule with the clock moved (no sleeping) and
@@ -79,6 +80,9 @@ async function strategiesOf(flag: string): Promise<Array<{ name: string; paramet
     .find((environment) => environment.name === 'development')!
     .strategies.map(({ name, parameters }) => ({ name, parameters }));
 }
+
+/** The plans a pass moved on, of those given: other tests' plans share the database. */
+const movedOf = (pass: { progressed: string[] }, ...plans: string[]) => pass.progressed.filter((id) => plans.includes(id));
 
 function scheduler(): ReleasePlanScheduler {
   return new ReleasePlanScheduler({ db: ctx.db, clock: ctx.clock, impactMetricsRetentionDays: 7 }, { error: () => undefined });
@@ -183,11 +187,11 @@ describe('release plans', () => {
     assert.deepEqual(await strategiesOf(flag), [{ name: 'userWithId', parameters: { userIds: 'alice,bob' } }]);
 
     const before = await lastEventId(ctx);
-    assert.deepEqual((await scheduler().runOnce()).progressed, [], 'not due yet');
+    assert.deepEqual(movedOf(await scheduler().runOnce(), plan.id), [], 'not due yet');
     // Three hours pass with no instance running: the next pass moves one milestone, not two.
     ctx.clock.advance(3 * HOUR);
     const [first, second] = await Promise.all([scheduler().runOnce(), scheduler().runOnce()]);
-    assert.deepEqual([...first.progressed, ...second.progressed], [plan.id], 'one step, made once');
+    assert.deepEqual([...movedOf(first, plan.id), ...movedOf(second, plan.id)], [plan.id], 'one step, made once');
     const afterStep = await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`);
     assert.equal(afterStep.activeMilestoneId, half!.id);
     assert.equal(afterStep.milestones[1]!.progressAt, new Date(ctx.clock.now().getTime() + HOUR).toISOString(), 'timed from its own start');
@@ -206,13 +210,13 @@ describe('release plans', () => {
     );
 
     ctx.clock.advance(HOUR);
-    assert.deepEqual((await scheduler().runOnce()).progressed, [plan.id]);
+    assert.deepEqual(movedOf(await scheduler().runOnce(), plan.id), [plan.id]);
     await eventually(async () => (await enabledFor(sdk, flag, USERS)).length === USERS.length);
     const finished = await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`);
     assert.equal(finished.activeMilestoneId, everyone!.id);
     assert.equal(finished.milestones[2]!.progressAt, null, 'the last milestone stays');
     ctx.clock.advance(10 * HOUR);
-    assert.deepEqual((await scheduler().runOnce()).progressed, []);
+    assert.deepEqual(movedOf(await scheduler().runOnce(), plan.id), []);
   });
 
   test("removing a plan takes its strategies off the flag and leaves the flag's own", async () => {
@@ -272,6 +276,54 @@ describe('release plans', () => {
   });
 });
 
+describe('release plans in an environment that requires change requests', () => {
+  test('adding a plan and starting a milestone go through a change request, reviewed by someone else', async () => {
+    const team = await createTeam(ctx);
+    const { project, flags } = await createProtectedProject(ctx);
+    const flag = flags[0]!;
+    const template = await createTemplate();
+    const plansPath = `${featurePath(project, flag)}/environments/production/release-plans`;
+    await expectRefused(
+      ctx,
+      () => team.author.client.post(plansPath, { templateId: template.id }),
+      { status: 403, name: 'PermissionError' },
+      () => getOk(ctx.admin, plansPath),
+    );
+
+    const adding = await approvedChangeRequest(team, project, {
+      feature: flag,
+      action: 'addReleasePlan',
+      payload: { templateId: template.id },
+    });
+    await moveTo(team.reviewer.client, project, adding.id, { state: 'Applied' });
+    const [plan] = await getOk<Plan[]>(ctx.admin, plansPath);
+    assert.ok(plan, 'the plan exists once the request is applied');
+
+    const starting = await approvedChangeRequest(team, project, {
+      feature: flag,
+      action: 'startMilestone',
+      payload: { planId: plan.id, milestoneId: plan.milestones[0]!.id },
+    });
+    await moveTo(team.reviewer.client, project, starting.id, { state: 'Applied' });
+    assert.equal((await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`)).activeMilestoneId, plan.milestones[0]!.id);
+    const strategies = await getOk<{ environments: Array<{ name: string; strategies: Array<{ name: string }> }> }>(
+      ctx.admin,
+      featurePath(project, flag),
+    );
+    assert.deepEqual(
+      strategies.environments.find((environment) => environment.name === 'production')!.strategies.map((strategy) => strategy.name),
+      ['userWithId'],
+    );
+
+    const unknownMilestone = await team.author.client.post(`/api/admin/projects/${project}/environments/production/change-requests`, {
+      feature: flag,
+      action: 'startMilestone',
+      payload: { planId: plan.id, milestoneId: '00000000-0000-4000-8000-000000000000' },
+    });
+    assert.equal(unknownMilestone.statusCode, 404);
+  });
+});
+
 describe('impact metrics and safeguards', () => {
   test('a counter sent by the Node SDK trips the safeguard: the plan pauses, rolls back a milestone, and the log says why', async () => {
     const { flag, plansPath, plan } = await flagWithPlan();
@@ -318,7 +370,7 @@ describe('impact metrics and safeguards', () => {
       ],
     );
     ctx.clock.advance(3 * HOUR);
-    assert.deepEqual((await scheduler().runOnce()).progressed, [], 'a paused plan does not move on');
+    assert.deepEqual(movedOf(await scheduler().runOnce(), plan.id), [], 'a paused plan does not move on');
 
     const series = await getOk<{ points: Array<{ value: number }> }>(
       ctx.admin,

@@ -128,6 +128,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
        created_at timestamptz NOT NULL
      )`,
     `CREATE INDEX action_sets_source_idx ON action_sets (source_id)`,
+
+    // A release plan's changes in a protected environment go through change requests.
+    `ALTER TABLE change_request_changes
+       DROP CONSTRAINT change_request_changes_action_check,
+       ADD CONSTRAINT change_request_changes_action_check CHECK (action IN (
+         'updateEnabled', 'addStrategy', 'updateStrategy', 'deleteStrategy', 'reorderStrategy', 'patchVariant',
+         'archiveFeature', 'addDependency', 'deleteDependency', 'updateSegment', 'deleteSegment',
+         'addReleasePlan', 'startMilestone', 'deleteReleasePlan'
+       ))`,
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
 }

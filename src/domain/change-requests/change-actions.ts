@@ -19,6 +19,7 @@ import {
   type StrategyTarget,
 } from '../features/strategies.commands.js';
 import { distributeWeights } from '../features/variants.js';
+import { addPlan, getPlan, removePlan, startMilestone } from '../release-plans/plans.js';
 import { deleteSegment, updateSegment, type UpsertSegmentInput } from '../segments/segments.commands.js';
 import { findSegment } from '../segments/segments.queries.js';
 import type { Db } from '../../db/database.js';
@@ -34,6 +35,9 @@ export const FEATURE_ACTIONS = [
   'archiveFeature',
   'addDependency',
   'deleteDependency',
+  'addReleasePlan',
+  'startMilestone',
+  'deleteReleasePlan',
 ] as const;
 export const SEGMENT_ACTIONS = ['updateSegment', 'deleteSegment'] as const;
 export const CHANGE_ACTIONS = [...FEATURE_ACTIONS, ...SEGMENT_ACTIONS] as const;
@@ -48,7 +52,10 @@ export type FeatureChange =
   | { action: 'patchVariant'; feature: string; payload: { variants: VariantInput[] } }
   | { action: 'archiveFeature'; feature: string; payload?: Record<string, never> }
   | { action: 'addDependency'; feature: string; payload: DependencyInput }
-  | { action: 'deleteDependency'; feature: string; payload?: { feature: string } };
+  | { action: 'deleteDependency'; feature: string; payload?: { feature: string } }
+  | { action: 'addReleasePlan'; feature: string; payload: { templateId: string } }
+  | { action: 'startMilestone'; feature: string; payload: { planId: string; milestoneId: string } }
+  | { action: 'deleteReleasePlan'; feature: string; payload: { planId: string } };
 
 export type SegmentChange =
   | { action: 'updateSegment'; payload: UpsertSegmentInput & { id: number } }
@@ -78,6 +85,9 @@ export const ACTION_PERMISSIONS: Record<ChangeAction, Permission> = {
   archiveFeature: 'DELETE_FEATURE',
   addDependency: 'UPDATE_FEATURE_DEPENDENCY',
   deleteDependency: 'UPDATE_FEATURE_DEPENDENCY',
+  addReleasePlan: 'UPDATE_FEATURE_STRATEGY',
+  startMilestone: 'UPDATE_FEATURE_STRATEGY',
+  deleteReleasePlan: 'UPDATE_FEATURE_STRATEGY',
   updateSegment: 'UPDATE_SEGMENT',
   deleteSegment: 'DELETE_SEGMENT',
 };
@@ -107,6 +117,12 @@ export function changeKey(change: ChangeInput): string | null {
     case 'updateSegment':
     case 'deleteSegment':
       return `segment:${change.payload.id}`;
+    case 'addReleasePlan':
+      return `${flag}:release-plan`;
+    case 'startMilestone':
+      return `${flag}:release-plan:${change.payload.planId}:milestone`;
+    case 'deleteReleasePlan':
+      return `${flag}:release-plan:${change.payload.planId}`;
     case 'addStrategy':
       return null;
   }
@@ -222,6 +238,31 @@ export async function prepareChange(tx: Db, scope: ChangeRequestScope, change: C
       if (!dependency) throw new NotFoundError(`Flag "${change.feature}" does not depend on "${parent}"`);
       return dependency;
     }
+    case 'addReleasePlan': {
+      const template = await tx
+        .selectFrom('release_plan_templates')
+        .select(['name', 'archived_at'])
+        .where('id', '=', change.payload.templateId)
+        .executeTakeFirst();
+      if (!template || template.archived_at) {
+        throw new BadDataError(`There is no release plan template ${change.payload.templateId}`, [
+          { path: `${path}/payload/templateId`, message: template ? 'the template is archived' : 'unknown template' },
+        ]);
+      }
+      return null;
+    }
+    case 'startMilestone': {
+      const plan = await getPlan(tx, target, change.payload.planId);
+      if (!plan.milestones.some((milestone) => milestone.id === change.payload.milestoneId)) {
+        throw new NotFoundError(`Release plan ${plan.id} has no milestone ${change.payload.milestoneId}`, [
+          { path: `${path}/payload/milestoneId`, message: 'not a milestone of this plan' },
+        ]);
+      }
+      return null;
+    }
+    case 'deleteReleasePlan':
+      await getPlan(tx, target, change.payload.planId);
+      return null;
   }
 }
 
@@ -281,6 +322,14 @@ export async function applyChange(uow: UnitOfWork, scope: ChangeRequestScope, ch
       return change.payload
         ? removeDependency(uow, scope.project, change.feature, change.payload.feature)
         : removeAllDependencies(uow, scope.project, change.feature);
+    case 'addReleasePlan':
+      await addPlan(uow, target, change.payload.templateId);
+      return;
+    case 'startMilestone':
+      await startMilestone(uow, target, change.payload.planId, change.payload.milestoneId);
+      return;
+    case 'deleteReleasePlan':
+      return removePlan(uow, target, change.payload.planId);
   }
 }
 

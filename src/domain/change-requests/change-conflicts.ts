@@ -171,6 +171,10 @@ export function changeConflict(live: LiveState, scope: ChangeRequestScope, store
       return missingSegments(live, change);
     case 'updateEnabled':
     case 'archiveFeature':
+    // A plan or milestone that is gone by then refuses the change when it is applied, naming what is missing.
+    case 'addReleasePlan':
+    case 'startMilestone':
+    case 'deleteReleasePlan':
       return undefined;
   }
 }

@@ -2844,6 +2844,32 @@ export interface components {
             };
         } | {
             /** @enum {string} */
+            action: "addReleasePlan";
+            feature: string;
+            payload: {
+                /** Format: uuid */
+                templateId: string;
+            };
+        } | {
+            /** @enum {string} */
+            action: "startMilestone";
+            feature: string;
+            payload: {
+                /** Format: uuid */
+                milestoneId: string;
+                /** Format: uuid */
+                planId: string;
+            };
+        } | {
+            /** @enum {string} */
+            action: "deleteReleasePlan";
+            feature: string;
+            payload: {
+                /** Format: uuid */
+                planId: string;
+            };
+        } | {
+            /** @enum {string} */
             action: "updateSegment";
             payload: {
                 constraints: components["schemas"]["constraintSchema"][];
