@@ -178,6 +178,14 @@ export interface ActionSetsTable {
   created_at: Date;
 }
 
+/** Flag names an application evaluated that no flag has, so its page can warn (bounded per application). */
+export interface ClientApplicationMissingFlagsTable {
+  app_name: string;
+  environment: string;
+  feature_name: string;
+  last_seen_at: Date;
+}
+
 export type ApiTokenType = 'admin' | 'client' | 'frontend';
 
 export interface ApiTokensTable {
@@ -548,6 +556,7 @@ export interface Database {
   signal_endpoint_tokens: SignalEndpointTokensTable;
   signals: SignalsTable;
   action_sets: ActionSetsTable;
+  client_application_missing_flags: ClientApplicationMissingFlagsTable;
   environments: EnvironmentsTable;
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;

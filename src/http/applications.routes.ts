@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
-import { listApplications } from '../domain/client-features/applications.queries.js';
+import { getApplication, listApplications } from '../domain/client-features/applications.queries.js';
 import { flagUsageOverTime } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
@@ -33,34 +33,9 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('READ') },
     },
     async (request) => {
-      const application = await deps.db
-        .selectFrom('client_applications')
-        .selectAll()
-        .where('app_name', '=', request.params.appName)
-        .executeTakeFirst();
+      const application = await getApplication(deps.db, request.params.appName, deps.clock.now());
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
-      const instances = await deps.db
-        .selectFrom('client_instances')
-        .selectAll()
-        .where('app_name', '=', application.app_name)
-        .orderBy('environment')
-        .orderBy('instance_id')
-        .execute();
-      return {
-        appName: application.app_name,
-        strategies: application.strategies,
-        createdAt: application.created_at.toISOString(),
-        seenAt: application.seen_at.toISOString(),
-        instances: instances.map((row) => ({
-          instanceId: row.instance_id,
-          environment: row.environment,
-          sdkVersion: row.sdk_version,
-          clientIp: row.client_ip,
-          started: row.started_at?.toISOString() ?? null,
-          interval: row.interval_ms,
-          lastSeen: row.seen_at.toISOString(),
-        })),
-      };
+      return application;
     },
   );
 

@@ -13,6 +13,7 @@ import { AdminGroups } from './pages/admin-groups';
 import { AdminReleaseTemplates } from './pages/admin-release-templates';
 import { AdminServiceAccounts } from './pages/admin-service-accounts';
 import { ProjectAccess } from './pages/project-access';
+import { ApplicationPage, Applications } from './pages/applications';
 import { ChangeRequestPage } from './pages/change-request';
 import { ChangeRequests } from './pages/change-requests';
 import { EventLog } from './pages/event-log';
@@ -59,6 +60,8 @@ createRoot(document.getElementById('root')!).render(
             <Route path="projects/:projectId/access" element={<ProjectAccess />} />
             <Route path="projects/:projectId/flags/:flagName" element={<FlagPage />} />
             <Route path="projects/:projectId/change-requests/:id" element={<ChangeRequestPage />} />
+            <Route path="applications" element={<Applications />} />
+            <Route path="applications/:appName" element={<ApplicationPage />} />
             <Route path="events" element={<EventLog />} />
             <Route path="change-requests" element={<ChangeRequests />} />
             <Route path="integrations" element={<Integrations />} />

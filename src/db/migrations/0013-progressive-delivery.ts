@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
  * scheduler takes due plans with `progress_at`. A safeguard watches an impact metric and pauses (or rolls back)
  * its plan. Impact metrics are the counters and gauges SDKs define, kept per series and minute. Signal endpoints
  * receive monitoring tools' calls with tokens of their own; action sets turn flags on or off when a signal matches.
+ * Applications' pages read the flags they evaluated and the unknown names they asked for.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const statements = [
@@ -128,6 +129,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
        created_at timestamptz NOT NULL
      )`,
     `CREATE INDEX action_sets_source_idx ON action_sets (source_id)`,
+
+    // An application's page lists the flags it evaluated lately, and the names it asked for that no flag has.
+    `CREATE INDEX feature_usage_hourly_app_idx ON feature_usage_hourly (app_name, hour)`,
+    `CREATE TABLE client_application_missing_flags (
+       app_name text NOT NULL,
+       environment text NOT NULL,
+       feature_name text NOT NULL,
+       last_seen_at timestamptz NOT NULL,
+       PRIMARY KEY (app_name, environment, feature_name)
+     )`,
 
     // A release plan's changes in a protected environment go through change requests.
     `ALTER TABLE change_request_changes

@@ -28,6 +28,21 @@ export async function listApplications(db: Db, parameters: ApplicationsQuery) {
           .whereRef('i.app_name', '=', 'a.app_name')
           .as('environments'),
       )
+      .select((eb) =>
+        eb
+          .selectFrom('client_instances as i')
+          .select((inner) => inner.fn.agg<string[]>('array_agg', ['i.sdk_version']).distinct().as('sdk_versions'))
+          .whereRef('i.app_name', '=', 'a.app_name')
+          .where('i.sdk_version', 'is not', null)
+          .as('sdk_versions'),
+      )
+      .select((eb) =>
+        eb
+          .selectFrom('client_instances as i')
+          .select((inner) => inner.fn.countAll<string>().as('instances'))
+          .whereRef('i.app_name', '=', 'a.app_name')
+          .as('instances'),
+      )
       .orderBy('a.app_name')
       .limit(limit)
       .offset(offset)
@@ -39,9 +54,89 @@ export async function listApplications(db: Db, parameters: ApplicationsQuery) {
       appName: row.app_name,
       strategies: row.strategies,
       environments: [...(row.environments ?? [])].sort(),
+      instances: Number(row.instances ?? 0),
+      sdkVersions: [...(row.sdk_versions ?? [])].sort(),
       createdAt: row.created_at.toISOString(),
       seenAt: row.seen_at.toISOString(),
     })),
     total: Number(total.total),
+  };
+}
+
+/** An application's page shows at most this many instances; the most recently seen first. */
+export const APPLICATION_INSTANCES_LIMIT = 500;
+/** How far back an application's page looks for the flags it evaluated. */
+const FLAGS_WINDOW_MS = 7 * 24 * 3_600_000;
+
+/**
+ * One application: its instances, the flags it evaluated in the last week (with their counts), and the names it
+ * asked for that no flag has.
+ */
+export async function getApplication(db: Db, appName: string, now: Date) {
+  const application = await db.selectFrom('client_applications').selectAll().where('app_name', '=', appName).executeTakeFirst();
+  if (!application) return undefined;
+  const [instances, flags, missing] = await Promise.all([
+    db
+      .selectFrom('client_instances')
+      .selectAll()
+      .where('app_name', '=', appName)
+      .orderBy('seen_at', 'desc')
+      .limit(APPLICATION_INSTANCES_LIMIT)
+      .execute(),
+    db
+      .selectFrom('feature_usage_hourly as u')
+      .innerJoin('features as f', 'f.name', 'u.feature_name')
+      .select([
+        'u.feature_name',
+        'f.project',
+        'u.environment',
+        sql<string>`sum(u.yes)`.as('yes'),
+        sql<string>`sum(u.no)`.as('no'),
+        sql<Date>`max(u.hour)`.as('last_hour'),
+      ])
+      .where('u.app_name', '=', appName)
+      .where('u.hour', '>=', new Date(now.getTime() - FLAGS_WINDOW_MS))
+      .groupBy(['u.feature_name', 'f.project', 'u.environment'])
+      .orderBy('u.feature_name')
+      .orderBy('u.environment')
+      .limit(1000)
+      .execute(),
+    db
+      .selectFrom('client_application_missing_flags as m')
+      .select(['m.feature_name', 'm.environment', 'm.last_seen_at'])
+      .where('m.app_name', '=', appName)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('features').select('name').whereRef('features.name', '=', 'm.feature_name'))),
+      )
+      .orderBy('m.feature_name')
+      .execute(),
+  ]);
+  return {
+    appName: application.app_name,
+    strategies: application.strategies,
+    createdAt: application.created_at.toISOString(),
+    seenAt: application.seen_at.toISOString(),
+    instances: instances.map((row) => ({
+      instanceId: row.instance_id,
+      environment: row.environment,
+      sdkVersion: row.sdk_version,
+      clientIp: row.client_ip,
+      started: row.started_at?.toISOString() ?? null,
+      interval: row.interval_ms,
+      lastSeen: row.seen_at.toISOString(),
+    })),
+    flags: flags.map((row) => ({
+      name: row.feature_name,
+      project: row.project,
+      environment: row.environment,
+      yes: Number(row.yes),
+      no: Number(row.no),
+      lastHour: new Date(row.last_hour).toISOString(),
+    })),
+    missingFlags: missing.map((row) => ({
+      name: row.feature_name,
+      environment: row.environment,
+      lastSeenAt: row.last_seen_at.toISOString(),
+    })),
   };
 }

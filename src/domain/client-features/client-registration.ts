@@ -121,5 +121,7 @@ export async function pruneClientBookkeeping(
     instances += count;
     if (count < PRUNE_BATCH) break;
   }
+  // Missing names an application has not asked for in as long as an application is kept are forgotten too.
+  await db.deleteFrom('client_application_missing_flags').where('last_seen_at', '<', applicationCutoff).execute();
   return { instances, applications };
 }

@@ -37,6 +37,30 @@ export function assertReportTime(reported: string, now: Date, path: string): voi
   }
 }
 
+/** Names an application may have recorded as missing, and how many of one report are looked at. */
+export const MISSING_FLAGS_PER_APPLICATION = 100;
+
+/**
+ * Remembers names the application evaluated that no flag has (a typo, a flag deleted too early), at most
+ * MISSING_FLAGS_PER_APPLICATION per application, so its page can warn (names a flag has by then are not shown).
+ */
+async function recordMissingFlags(db: Db, appName: string, environment: string, missing: string[], seenAt: Date): Promise<void> {
+  if (missing.length === 0) return;
+  const held = await db.selectFrom('client_application_missing_flags').select('feature_name').where('app_name', '=', appName).execute();
+  const known = new Set(held.map((row) => row.feature_name));
+  const room = Math.max(0, MISSING_FLAGS_PER_APPLICATION - known.size);
+  const names = [...missing.filter((name) => known.has(name)), ...missing.filter((name) => !known.has(name)).slice(0, room)].slice(
+    0,
+    MISSING_FLAGS_PER_APPLICATION,
+  );
+  if (names.length === 0) return;
+  await db
+    .insertInto('client_application_missing_flags')
+    .values(names.map((name) => ({ app_name: appName, environment, feature_name: name, last_seen_at: seenAt })))
+    .onConflict((oc) => oc.columns(['app_name', 'environment', 'feature_name']).doUpdateSet({ last_seen_at: sql`excluded.last_seen_at` }))
+    .execute();
+}
+
 /**
  * Records a report: per flag, hourly yes/no counts for the token's environment and application, and when
  * the flag was last evaluated there. Flags that do not exist, or that lie outside the token's projects, are
@@ -48,7 +72,7 @@ export async function recordClientMetrics(db: Db, token: SdkToken, metrics: Clie
   if (reported.length === 0) return 0;
   const stop = new Date(Math.min(Date.parse(metrics.bucket.stop), now.getTime()));
   const hour = new Date(Math.floor(stop.getTime() / HOUR_MS) * HOUR_MS);
-  let known = db
+  const known = db
     .selectFrom('features')
     .select('name')
     .where(
@@ -56,8 +80,16 @@ export async function recordClientMetrics(db: Db, token: SdkToken, metrics: Clie
       'in',
       reported.map(([name]) => name),
     );
-  if (token.projects !== '*') known = known.where('project', 'in', token.projects);
-  const names = new Set((await known.execute()).map((row) => row.name));
+  const existing = await known.select('project').execute();
+  await recordMissingFlags(
+    db,
+    metrics.appName,
+    token.environment,
+    reported.map(([name]) => name).filter((name) => !existing.some((row) => row.name === name)),
+    stop,
+  );
+  const inScope = token.projects === '*' ? existing : existing.filter((row) => (token.projects as string[]).includes(row.project));
+  const names = new Set(inScope.map((row) => row.name));
   const rows = reported.filter(([name]) => names.has(name));
   if (rows.length === 0) return 0;
   await db.transaction().execute(async (tx) => {

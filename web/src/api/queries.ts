@@ -42,6 +42,8 @@ export const keys = {
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
   signInOptions: ['sign-in-options'],
+  applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],
+  application: (appName: string) => ['application', appName],
   releaseTemplates: ['release-templates'],
   /** Every flag's release plans; a flag environment's key starts with it. */
   releasePlans: ['release-plans'],
@@ -113,6 +115,23 @@ export const queries = {
       queryKey: keys.impactMetric(metricName, environment, hoursBack),
       queryFn: () =>
         ok(api.GET('/api/admin/impact-metrics/{metricName}', { params: { path: { metricName }, query: { environment, hoursBack } } })),
+      refetchInterval: 30_000,
+    }),
+  applications: (query: { query?: string; offset: number; limit: number }) =>
+    queryOptions({
+      queryKey: keys.applications(query),
+      queryFn: () =>
+        ok(
+          api.GET('/api/admin/metrics/applications', {
+            params: { query: { ...(query.query ? { query: query.query } : {}), offset: String(query.offset), limit: String(query.limit) } },
+          }),
+        ),
+      placeholderData: (previous) => previous,
+    }),
+  application: (appName: string) =>
+    queryOptions({
+      queryKey: keys.application(appName),
+      queryFn: () => ok(api.GET('/api/admin/metrics/applications/{appName}', { params: { path: { appName } } })),
       refetchInterval: 30_000,
     }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),

@@ -2689,6 +2689,16 @@ export interface components {
             appName: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description The flags it evaluated in the last 7 days, with their counts */
+            flags: {
+                environment: string;
+                /** Format: date-time */
+                lastHour: string;
+                name: string;
+                no: number;
+                project: string;
+                yes: number;
+            }[];
             instances: {
                 clientIp: string | null;
                 environment: string;
@@ -2698,6 +2708,13 @@ export interface components {
                 lastSeen: string;
                 sdkVersion: string | null;
                 started: string | null;
+            }[];
+            /** @description Names it evaluated that no flag has */
+            missingFlags: {
+                environment: string;
+                /** Format: date-time */
+                lastSeenAt: string;
+                name: string;
             }[];
             /** Format: date-time */
             seenAt: string;
@@ -2709,6 +2726,9 @@ export interface components {
                 /** Format: date-time */
                 createdAt: string;
                 environments: string[];
+                /** @description How many SDK instances of the application Vexil knows */
+                instances: number;
+                sdkVersions: string[];
                 /** Format: date-time */
                 seenAt: string;
                 strategies: string[];

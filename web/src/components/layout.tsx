@@ -30,6 +30,7 @@ function useChangesFlagsSomewhere(): boolean {
 
 const NAV: Array<[string, string] | string> = [
   ['/flags', 'Flags'],
+  ['/applications', 'Applications'],
   ['/events', 'Event log'],
   ['/change-requests', 'Change requests'],
   ['/integrations', 'Integrations'],

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Unleash } from 'unleash-client';
+import { buildWebUi, launchBrowser, shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { createFlag } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { startTestApp, STRONG_PASSWORD, type TestApp } from '../helpers/test-app.js';
+
+// What the SDKs see, in the browser: the applications the real Node SDK registered, with the flags it
+// evaluated and the names it asked for that no flag has.
+let ctx: TestApp;
+let baseUrl: string;
+let browser: Browser;
+let page: Page;
+const sdks: Unleash[] = [];
+const problems: string[] = [];
+
+describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
+  before(async () => {
+    buildWebUi();
+    ctx = await startTestApp();
+    baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    assert.equal(
+      (await ctx.admin.post('/api/admin/user-admin', { username: 'obs', rootRole: 'Editor', password: STRONG_PASSWORD })).statusCode,
+      201,
+    );
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    watchForProblems(page, problems);
+    await signIn(page, baseUrl, 'obs', STRONG_PASSWORD);
+  });
+
+  after(async () => {
+    for (const sdk of sdks) sdk.destroy();
+    await browser?.close();
+    await ctx?.close();
+  });
+
+  test('applications: the list, and one application with its instances, flags and a missing flag', async () => {
+    const flag = await createFlag(ctx, 'default', { environment: 'development', enabled: true });
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const sdk = await startNodeSdk(baseUrl, token, {
+      appName: 'checkout-web',
+      instanceId: 'pod-a',
+      disableMetrics: false,
+      metricsInterval: 3_600_000,
+    });
+    sdks.push(sdk);
+    for (let i = 0; i < 12; i++) sdk.isEnabled(flag, { userId: `u${i}` });
+    sdk.isEnabled('checkout-typo');
+    await sdk.flushMetrics();
+
+    await page.goto(`${baseUrl}/applications`);
+    const row = page.getByRole('table', { name: 'Applications' }).locator('tr', { hasText: 'checkout-web' });
+    await waitForTexts(row.locator('td'), (texts) => texts[1] === '1' && texts[3] === 'development');
+    assert.match((await row.locator('td').allInnerTexts())[2]!, /^unleash-node-sdk:\d/);
+    await page.getByRole('searchbox', { name: 'Search applications' }).fill('no-such-app');
+    await shows(page, 'No application matches.');
+    await page.getByRole('searchbox', { name: 'Search applications' }).fill('checkout');
+
+    await row.getByRole('link', { name: 'checkout-web' }).click();
+    await page.waitForURL(/\/applications\/checkout-web/);
+    assert.match(await textOf(page.getByTestId('missing-flags')), /It evaluates flags that do not exist: checkout-typo \(development/);
+    const flagRow = page.getByRole('table', { name: 'Flags evaluated' }).locator('tr', { hasText: flag });
+    await waitForTexts(flagRow.locator('td'), (texts) => texts.slice(0, 4).join('|') === `${flag}|development|12|0`);
+    await waitForTexts(
+      page.getByRole('table', { name: 'Instances' }).locator('tbody tr td:first-child'),
+      (texts) => texts.join() === 'pod-a',
+    );
+    await page.screenshot({ path: join(tmpdir(), 'vexil-application.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  });
+});
