@@ -20,16 +20,14 @@ interface Application {
 
 async function register(token: string, appName: string, instanceId: string, sdkVersion: string) {
   expectStatus(
-    await ctx
-      .as(token)
-      .post('/api/client/register', {
-        appName,
-        instanceId,
-        sdkVersion,
-        strategies: ['default'],
-        started: ctx.clock.now().toISOString(),
-        interval: 15000,
-      }),
+    await ctx.as(token).post('/api/client/register', {
+      appName,
+      instanceId,
+      sdkVersion,
+      strategies: ['default'],
+      started: ctx.clock.now().toISOString(),
+      interval: 15000,
+    }),
     202,
   );
 }
