@@ -73,4 +73,51 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
     await page.screenshot({ path: join(tmpdir(), 'vexil-application.png'), fullPage: true });
     assert.deepEqual(problems, []);
   });
+
+  test('strategies: a custom one is defined with typed parameters, used on a flag through its own fields, kept while in use, deprecated and reactivated', async () => {
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${baseUrl}/admin/strategies`);
+    const form = page.getByRole('form', { name: 'New strategy' });
+    await form.getByLabel('Name').fill('tenant');
+    await form.getByLabel('Description').fill('Tenants on the new billing');
+    await form.getByRole('button', { name: 'Add parameter' }).click();
+    await form.getByLabel('Parameter 1', { exact: true }).fill('tenants');
+    await form.getByLabel('Type').first().selectOption('list');
+    await form.getByLabel('Required').first().check();
+    await form.getByRole('button', { name: 'Add parameter' }).click();
+    await form.getByLabel('Parameter 2', { exact: true }).fill('share');
+    await form.getByLabel('Type').nth(1).selectOption('percentage');
+    await form.getByRole('button', { name: 'Create strategy' }).click();
+    const row = page.getByRole('table', { name: 'Strategies' }).locator('tr', { hasText: 'Tenants on the new billing' });
+    await waitForTexts(row.locator('td'), (texts) => texts[1] === 'tenants (list, required), share (percentage)' && texts[2] === 'custom');
+
+    const flag = await createFlag(ctx, 'default');
+    await page.goto(`${baseUrl}/projects/default/flags/${flag}`);
+    const environment = page.getByTestId('environment-development');
+    await environment.getByRole('button', { name: 'Add strategy' }).click();
+    const strategyForm = environment.getByRole('form', { name: 'Add strategy' });
+    await strategyForm.getByLabel('Strategy').selectOption('tenant');
+    assert.equal(await strategyForm.getByLabel('share').getAttribute('type'), 'number', 'a percentage is a number field');
+    await strategyForm.getByLabel('tenants').fill('acme,globex');
+    await strategyForm.getByLabel('share').fill('30');
+    await strategyForm.getByRole('button', { name: 'Save strategy' }).click();
+    await environment.getByText('tenant', { exact: true }).first().waitFor();
+    const stored = (await ctx.admin.get(`/api/admin/projects/default/features/${flag}`)).json() as {
+      environments: Array<{ name: string; strategies: Array<{ name: string; parameters: Record<string, string> }> }>;
+    };
+    assert.deepEqual(
+      stored.environments.find((entry) => entry.name === 'development')!.strategies.map(({ name, parameters }) => ({ name, parameters })),
+      [{ name: 'tenant', parameters: { tenants: 'acme,globex', share: '30' } }],
+    );
+
+    await page.goto(`${baseUrl}/admin/strategies`);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    assert.match(await textOf(page.getByRole('alert')), new RegExp(`Strategy "tenant" is used by .*${flag}`));
+    await row.getByRole('button', { name: 'Deprecate' }).click();
+    await waitForTexts(row.locator('.badge'), (texts) => texts.join() === 'deprecated');
+    await row.getByRole('button', { name: 'Reactivate' }).click();
+    await waitForTexts(row.locator('.badge'), (texts) => texts.length === 0);
+    await page.screenshot({ path: join(tmpdir(), 'vexil-strategies.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  });
 });

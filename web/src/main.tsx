@@ -11,6 +11,7 @@ import { AdminTokens } from './pages/admin-tokens';
 import { AdminUsers } from './pages/admin-users';
 import { AdminGroups } from './pages/admin-groups';
 import { AdminReleaseTemplates } from './pages/admin-release-templates';
+import { AdminStrategies } from './pages/admin-strategies';
 import { AdminServiceAccounts } from './pages/admin-service-accounts';
 import { ProjectAccess } from './pages/project-access';
 import { ApplicationPage, Applications } from './pages/applications';
@@ -72,6 +73,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="admin/users" element={<AdminUsers />} />
             <Route path="admin/groups" element={<AdminGroups />} />
             <Route path="admin/release-templates" element={<AdminReleaseTemplates />} />
+            <Route path="admin/strategies" element={<AdminStrategies />} />
             <Route path="admin/service-accounts" element={<AdminServiceAccounts />} />
             <Route path="admin/tag-types" element={<AdminTagTypes />} />
             <Route path="admin/segments" element={<AdminSegments />} />

@@ -334,6 +334,27 @@ export const actions = {
     [keys.users, keys.events],
   ),
 
+  createStrategyDefinition: action(
+    (body: JsonBody<'/api/admin/strategies', 'post'>) => ok(api.POST('/api/admin/strategies', { body })),
+    [keys.strategyDefinitions, keys.events],
+  ),
+  updateStrategyDefinition: action(
+    ({ name, ...body }: { name: string } & JsonBody<'/api/admin/strategies/{name}', 'put'>) =>
+      ok(api.PUT('/api/admin/strategies/{name}', { params: { path: { name } }, body })),
+    [keys.strategyDefinitions, keys.events],
+  ),
+  setStrategyDeprecated: action(
+    ({ name, deprecated }: { name: string; deprecated: boolean }) =>
+      deprecated
+        ? ok(api.POST('/api/admin/strategies/{name}/deprecate', { params: { path: { name } } }))
+        : ok(api.POST('/api/admin/strategies/{name}/reactivate', { params: { path: { name } } })),
+    [keys.strategyDefinitions, keys.events],
+  ),
+  deleteStrategyDefinition: action(
+    (name: string) => ok(api.DELETE('/api/admin/strategies/{name}', { params: { path: { name } } })),
+    [keys.strategyDefinitions, keys.events],
+  ),
+
   createReleaseTemplate: action(
     (body: JsonBody<'/api/admin/release-plan-templates', 'post'>) => ok(api.POST('/api/admin/release-plan-templates', { body })),
     [keys.releaseTemplates, keys.events],

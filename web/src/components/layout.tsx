@@ -42,6 +42,7 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/users', 'Users'],
   ['/admin/groups', 'Groups'],
   ['/admin/service-accounts', 'Service accounts'],
+  ['/admin/strategies', 'Strategies'],
   ['/admin/segments', 'Segments'],
   ['/admin/context-fields', 'Context fields'],
   ['/admin/tag-types', 'Tag types'],
