@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Unleash } from 'unleash-client';
+import { expectStatus } from '../helpers/assertions.js';
 import { buildWebUi, launchBrowser, shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
 import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
@@ -118,6 +119,37 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
     await row.getByRole('button', { name: 'Reactivate' }).click();
     await waitForTexts(row.locator('.badge'), (texts) => texts.length === 0);
     await page.screenshot({ path: join(tmpdir(), 'vexil-strategies.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  });
+
+  test('playground: a context evaluated in two environments, with the reason for each flag', async () => {
+    expectStatus(await ctx.admin.post('/api/admin/context', { name: 'tenant', description: 'The customer', stickiness: false }), 201);
+    const flag = await createFlag(ctx, 'default', {
+      environment: 'development',
+      strategies: [
+        {
+          name: 'userWithId',
+          parameters: { userIds: 'alice' },
+          constraints: [{ contextName: 'tenant', operator: 'IN', values: ['acme'] }],
+        },
+      ],
+    });
+    await page.goto(`${baseUrl}/playground`);
+    const form = page.getByRole('form', { name: 'Playground' });
+    await form.getByLabel('userId').fill('alice');
+    await form.getByLabel('tenant').fill('acme');
+    await form.getByRole('button', { name: 'Evaluate' }).click();
+    const row = page.getByTestId(`result-${flag}`);
+    await waitForTexts(row.locator('td'), (texts) => texts.slice(1, 3).join('|') === 'On|Off (disabled here)');
+    await row.getByRole('button', { name: 'Why' }).click();
+    const why = page.getByRole('region', { name: `Why ${flag} in development` });
+    assert.match(await textOf(why), /userWithId → true \(userIds: alice\)\s+tenant IN acme → true/);
+
+    await form.getByLabel('tenant').fill('globex');
+    await form.getByRole('button', { name: 'Evaluate' }).click();
+    await waitForTexts(row.locator('td'), (texts) => texts[1] === 'Off');
+    assert.match(await textOf(why), /tenant IN acme → false/);
+    await page.screenshot({ path: join(tmpdir(), 'vexil-playground.png'), fullPage: true });
     assert.deepEqual(problems, []);
   });
 });

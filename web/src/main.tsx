@@ -23,6 +23,7 @@ import { Flags } from './pages/flags/flags-page';
 import { IntegrationPage, Integrations } from './pages/integrations';
 import { NotFound } from './pages/not-found';
 import { Profile } from './pages/profile';
+import { Playground } from './pages/playground';
 import { ProjectPage } from './pages/project';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
@@ -63,6 +64,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="projects/:projectId/change-requests/:id" element={<ChangeRequestPage />} />
             <Route path="applications" element={<Applications />} />
             <Route path="applications/:appName" element={<ApplicationPage />} />
+            <Route path="playground" element={<Playground />} />
             <Route path="events" element={<EventLog />} />
             <Route path="change-requests" element={<ChangeRequests />} />
             <Route path="integrations" element={<Integrations />} />

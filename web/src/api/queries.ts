@@ -334,6 +334,9 @@ export const actions = {
     [keys.users, keys.events],
   ),
 
+  /** Evaluates every flag for a context, with why: a read, but one the page asks for on demand. */
+  playground: action((body: JsonBody<'/api/admin/playground', 'post'>) => ok(api.POST('/api/admin/playground', { body })), []),
+
   createStrategyDefinition: action(
     (body: JsonBody<'/api/admin/strategies', 'post'>) => ok(api.POST('/api/admin/strategies', { body })),
     [keys.strategyDefinitions, keys.events],

@@ -31,6 +31,7 @@ function useChangesFlagsSomewhere(): boolean {
 const NAV: Array<[string, string] | string> = [
   ['/flags', 'Flags'],
   ['/applications', 'Applications'],
+  ['/playground', 'Playground'],
   ['/events', 'Event log'],
   ['/change-requests', 'Change requests'],
   ['/integrations', 'Integrations'],
