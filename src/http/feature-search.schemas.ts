@@ -63,6 +63,9 @@ export const SearchFeaturesQuerySchema = Type.Object({
   ),
   createdAt: Parameter('IS_BEFORE or IS_ON_OR_AFTER:yyyy-MM-dd'),
   lifecycle: Parameter('IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:initial|pre-live|live|completed|archived'),
+  health: Parameter(
+    'IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:potentially-stale|never-seen|unused-in-production|ready-to-remove (flags that need attention)',
+  ),
   favorite: Parameter('IS or IS_NOT:true|false, for the caller'),
   archived: Parameter('IS or IS_NOT:true|false; archived flags are left out unless asked for'),
   sortBy: Parameter('createdAt (default), name, type, project, stale, lastSeenAt or environment:<name>'),

@@ -152,4 +152,29 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
     await page.screenshot({ path: join(tmpdir(), 'vexil-playground.png'), fullPage: true });
     assert.deepEqual(problems, []);
   });
+
+  test('flag health: the project page counts the flags that need attention, and one click marks stale or archives', async () => {
+    const realNow = ctx.clock.now();
+    ctx.clock.set(new Date(realNow.getTime() - 60 * 86_400_000));
+    const projectResponse = await ctx.admin.post('/api/admin/projects', { id: 'cleanup', name: 'Cleanup' });
+    expectStatus(projectResponse, 201);
+    const oldRelease = await createFlag(ctx, 'cleanup', { name: 'old-release', type: 'release' });
+    const oldExperiment = await createFlag(ctx, 'cleanup', { name: 'old-experiment', type: 'experiment' });
+    ctx.clock.set(realNow);
+    await page.goto(`${baseUrl}/projects/cleanup`);
+    const stale = page.getByTestId('health-potentially-stale');
+    const neverSeen = page.getByTestId('health-never-seen');
+    await waitForTexts(stale.getByTestId('count'), (texts) => texts[0] === '2');
+    await waitForTexts(neverSeen.getByTestId('count'), (texts) => texts[0] === '2');
+    await stale.getByRole('button', { name: `Mark ${oldRelease} stale` }).click();
+    await waitForTexts(stale.getByTestId('count'), (texts) => texts[0] === '1');
+    await neverSeen.getByRole('button', { name: `Archive ${oldExperiment}` }).click();
+    await waitForTexts(neverSeen.getByTestId('count'), (texts) => texts[0] === '1');
+    await waitForTexts(stale.getByTestId('count'), (texts) => texts[0] === '0');
+    await page.getByRole('region', { name: 'Flag health' }).screenshot({ path: join(tmpdir(), 'vexil-flag-health.png') });
+
+    await page.goto(`${baseUrl}/flags?project=IS:cleanup&health=IS:never-seen`);
+    await waitForTexts(page.getByRole('table').locator('tbody tr a').filter({ hasText: /^old-/ }), (texts) => texts.join() === oldRelease);
+    assert.deepEqual(problems, []);
+  });
 });

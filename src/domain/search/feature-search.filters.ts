@@ -20,6 +20,16 @@ export interface SearchContext {
 const SET_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
 const LIST_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'] as const;
 const STATES = ['active', 'stale', 'potentially-stale'] as const;
+/** Flags that need attention (flag health): see `healthCondition`. */
+export const HEALTH_PROBLEMS = ['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove'] as const;
+export type HealthProblem = (typeof HEALTH_PROBLEMS)[number];
+const DAY_MS = 86_400_000;
+/** A new flag gets this long before "never seen" counts against it. */
+const NEVER_SEEN_AFTER_DAYS = 7;
+/** Enabled in production and not evaluated there for this long. */
+const UNUSED_IN_PRODUCTION_DAYS = 30;
+/** On everywhere, unchanged for this long: its code path has won. */
+const READY_TO_REMOVE_DAYS = 21;
 /** Each text term is a trigram search in three places; a person types a few. */
 const MAX_QUERY_TERMS = 10;
 
@@ -84,6 +94,72 @@ function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
     .filter((entry): entry is [string, number] => entry[1] !== null)
     .map(([type, days]) => eb.and([eb('f.type', '=', type), eb('f.created_at', '<', new Date(now.getTime() - days * 86_400_000))]));
   return eb.and([eb('f.stale', '=', false), eb.or(overdue)]);
+}
+
+/**
+ * The health problems, each one condition on the flag: past its type's expected lifetime; never evaluated by any
+ * SDK (after a week); enabled in a production environment yet not evaluated there for 30 days; or on in every
+ * environment of its project with no change for three weeks (ready to remove from the code).
+ */
+export function healthCondition(eb: Eb, problem: HealthProblem, now: Date): Expression<SqlBool> {
+  switch (problem) {
+    case 'potentially-stale':
+      return potentiallyStale(eb, now);
+    case 'never-seen':
+      return eb.and([
+        eb('f.created_at', '<', new Date(now.getTime() - NEVER_SEEN_AFTER_DAYS * DAY_MS)),
+        eb.not(
+          eb.exists(eb.selectFrom('feature_environment_usage as u').select('u.feature_name').whereRef('u.feature_name', '=', 'f.name')),
+        ),
+      ]);
+    case 'unused-in-production': {
+      const since = new Date(now.getTime() - UNUSED_IN_PRODUCTION_DAYS * DAY_MS);
+      return eb.and([
+        eb('f.created_at', '<', since),
+        eb.exists(
+          eb
+            .selectFrom('feature_environments as fe')
+            .innerJoin('environments as e', 'e.name', 'fe.environment')
+            .innerJoin('project_environments as pe', (join) =>
+              join.onRef('pe.environment_name', '=', 'fe.environment').onRef('pe.project_id', '=', 'f.project'),
+            )
+            .leftJoin('feature_environment_usage as u', (join) =>
+              join.onRef('u.feature_name', '=', 'fe.feature_name').onRef('u.environment', '=', 'fe.environment'),
+            )
+            .select('fe.feature_name')
+            .whereRef('fe.feature_name', '=', 'f.name')
+            .where('fe.enabled', '=', true)
+            .where('e.type', '=', 'production')
+            .where((inner) => inner.or([inner('u.last_seen_at', 'is', null), inner('u.last_seen_at', '<', since)])),
+        ),
+      ]);
+    }
+    case 'ready-to-remove':
+      return eb.and([
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('project_environments as pe')
+              .leftJoin('feature_environments as fe', (join) =>
+                join.onRef('fe.environment', '=', 'pe.environment_name').onRef('fe.feature_name', '=', 'f.name'),
+              )
+              .select('pe.environment_name')
+              .whereRef('pe.project_id', '=', 'f.project')
+              .where((inner) => inner.or([inner('fe.enabled', 'is', null), inner('fe.enabled', '=', false)])),
+          ),
+        ),
+        eb('f.created_at', '<', new Date(now.getTime() - READY_TO_REMOVE_DAYS * DAY_MS)),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('events as ev')
+              .select('ev.id')
+              .whereRef('ev.feature_name', '=', 'f.name')
+              .where('ev.created_at', '>=', new Date(now.getTime() - READY_TO_REMOVE_DAYS * DAY_MS)),
+          ),
+        ),
+      ]);
+  }
 }
 
 /** One small function per filter: each narrows the query or throws a 400 naming the parameter. */
@@ -152,6 +228,13 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
           ),
         ),
       ),
+    );
+  },
+  health: (q, raw, context) => {
+    const filter = parseFilter('health', raw, SET_OPERATORS);
+    requireKnown('health', raw, filter.values, HEALTH_PROBLEMS);
+    return q.where((eb) =>
+      setCondition(eb, filter, eb.or(filter.values.map((value) => healthCondition(eb, value as HealthProblem, context.now)))),
     );
   },
   lifecycle: (q, raw) => {

@@ -577,6 +577,10 @@ export const actions = {
       ),
     ({ path }) => flagChanged(path),
   ),
+  archiveFlag: action(
+    (path: FlagPath) => flagRequests.archive(path),
+    (path) => flagChanged(path),
+  ),
   reviveFlag: action(
     (path: FlagPath) =>
       ok(

@@ -13823,6 +13823,8 @@ export interface operations {
                 favorite?: string;
                 /** @description true puts the caller’s favorites first */
                 favoritesFirst?: string;
+                /** @description IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:potentially-stale|never-seen|unused-in-production|ready-to-remove (flags that need attention) */
+                health?: string;
                 /** @description IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:initial|pre-live|live|completed|archived */
                 lifecycle?: string;
                 /** @description Page size, 1 to 1000; default 50 */

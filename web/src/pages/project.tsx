@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
+import { FlagHealth } from './flag-health';
 import { ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'];
@@ -259,6 +260,8 @@ export function ProjectPage() {
             )}
           </Loaded>
           <NewFlagForm projectId={projectId} />
+          <h2>Flag health</h2>
+          <FlagHealth projectId={projectId} />
           <h2>Settings</h2>
           <ProjectSettings project={details} />
           <h2>Environments</h2>

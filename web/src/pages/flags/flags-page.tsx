@@ -18,6 +18,7 @@ const FILTERS: Record<string, { label: string; operators: string[]; hint: string
   createdBy: { label: 'Created by', operators: IS, hint: 'user ids, comma-separated' },
   createdAt: { label: 'Created', operators: ['IS_BEFORE', 'IS_ON_OR_AFTER'], hint: 'a date', date: true },
   lifecycle: { label: 'Lifecycle', operators: IS, hint: 'initial, pre-live, live, completed, archived' },
+  health: { label: 'Health', operators: IS, hint: 'potentially-stale, never-seen, unused-in-production, ready-to-remove' },
   favorite: { label: 'Favorite', operators: ['IS', 'IS_NOT'], hint: 'true or false' },
 };
 const PAGE_SIZE = 25;
@@ -44,6 +45,7 @@ function useSuggestions(): Record<string, Suggestion[]> {
     segment: (segments.data?.segments ?? []).map((segment) => ({ value: segment.name })),
     createdBy: (creators.data ?? []).map((creator) => ({ value: String(creator.id), label: creator.name })),
     lifecycle: fixed(['initial', 'pre-live', 'live', 'completed', 'archived']),
+    health: fixed(['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove']),
     favorite: fixed(['true', 'false']),
   };
 }
