@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -176,5 +178,57 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
     await page.goto(`${baseUrl}/flags?project=IS:cleanup&health=IS:never-seen`);
     await waitForTexts(page.getByRole('table').locator('tbody tr a').filter({ hasText: /^old-/ }), (texts) => texts.join() === oldRelease);
     assert.deepEqual(problems, []);
+  });
+
+  test('connecting an SDK: a token made for the environment, Node code that works as pasted, and its registration seen arriving', async () => {
+    expectStatus(await ctx.admin.post('/api/admin/user-admin', { username: 'boss', rootRole: 'Admin', password: STRONG_PASSWORD }), 201);
+    const adminPage = await (await browser.newContext()).newPage();
+    await signIn(adminPage, baseUrl, 'boss', STRONG_PASSWORD);
+    const flag = await createFlag(ctx, 'default', { environment: 'development', enabled: true });
+    await adminPage.goto(`${baseUrl}/connect?project=default&flag=${flag}`);
+    await adminPage.getByLabel('Environment').selectOption('development');
+    await adminPage.getByRole('button', { name: 'Create a client token for development' }).click();
+    const secret = await textOf(adminPage.getByTestId('secret'));
+    const snippet = await textOf(adminPage.getByTestId('snippet'));
+    assert.ok(snippet.includes(secret) && snippet.includes(`${baseUrl}/api/`), 'the code carries the token and this server');
+
+    // The code as a person would paste it, run by node with the project's unleash-client.
+    const file = join(tmpdir(), `vexil-connect-${process.pid}.cjs`);
+    await writeFile(file, snippet);
+    const child = spawn(process.execPath, [file], { env: { ...process.env, NODE_PATH: join(import.meta.dirname, '../../node_modules') } });
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const timer = setTimeout(() => reject(new Error(`the pasted code printed nothing useful: ${text}`)), 15_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes(' is ')) {
+            clearTimeout(timer);
+            resolve(text.trim());
+          }
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+      });
+      assert.equal(output, `${flag} is on`);
+      await waitForTexts(adminPage.getByTestId('arrival'), (texts) => /^Connected: node-quickstart-\w+ registered/.test(texts[0] ?? ''), 20_000);
+    } finally {
+      child.kill();
+      await rm(file, { force: true });
+    }
+    await adminPage.screenshot({ path: join(tmpdir(), 'vexil-connect.png'), fullPage: true });
+
+    await adminPage.goto(`${baseUrl}/admin/sdk-settings`);
+    const form = adminPage.getByRole('form', { name: 'Frontend API origins' });
+    await form.getByLabel('Origins allowed to call the frontend API').fill('not an origin');
+    await form.getByRole('button', { name: 'Save origins' }).click();
+    await form.getByRole('alert').first().waitFor();
+    await form.getByLabel('Origins allowed to call the frontend API').fill('https://shop.example.com\nhttps://admin.example.com');
+    await form.getByRole('button', { name: 'Save origins' }).click();
+    await shows(adminPage, 'Saved: https://shop.example.com, https://admin.example.com');
+    const config = (await ctx.admin.get('/api/admin/ui-config')).json() as { frontendApiOrigins: string[] };
+    assert.deepEqual(config.frontendApiOrigins, ['https://shop.example.com', 'https://admin.example.com']);
+    await adminPage.context().close();
   });
 });

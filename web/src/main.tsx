@@ -11,7 +11,9 @@ import { AdminTokens } from './pages/admin-tokens';
 import { AdminUsers } from './pages/admin-users';
 import { AdminGroups } from './pages/admin-groups';
 import { AdminReleaseTemplates } from './pages/admin-release-templates';
+import { AdminSdkSettings } from './pages/admin-sdk-settings';
 import { AdminStrategies } from './pages/admin-strategies';
+import { ConnectSdk } from './pages/connect-sdk';
 import { AdminServiceAccounts } from './pages/admin-service-accounts';
 import { ProjectAccess } from './pages/project-access';
 import { ApplicationPage, Applications } from './pages/applications';
@@ -65,6 +67,8 @@ createRoot(document.getElementById('root')!).render(
             <Route path="applications" element={<Applications />} />
             <Route path="applications/:appName" element={<ApplicationPage />} />
             <Route path="playground" element={<Playground />} />
+            <Route path="connect" element={<ConnectSdk />} />
+            <Route path="admin/sdk-settings" element={<AdminSdkSettings />} />
             <Route path="events" element={<EventLog />} />
             <Route path="change-requests" element={<ChangeRequests />} />
             <Route path="integrations" element={<Integrations />} />

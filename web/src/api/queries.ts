@@ -42,6 +42,7 @@ export const keys = {
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
   signInOptions: ['sign-in-options'],
+  uiConfig: ['ui-config'],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],
   application: (appName: string) => ['application', appName],
   releaseTemplates: ['release-templates'],
@@ -134,6 +135,7 @@ export const queries = {
       queryFn: () => ok(api.GET('/api/admin/metrics/applications/{appName}', { params: { path: { appName } } })),
       refetchInterval: 30_000,
     }),
+  uiConfig: () => queryOptions({ queryKey: keys.uiConfig, queryFn: () => ok(api.GET('/api/admin/ui-config')) }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
   groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
   serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
@@ -336,6 +338,11 @@ export const actions = {
 
   /** Evaluates every flag for a context, with why: a read, but one the page asks for on demand. */
   playground: action((body: JsonBody<'/api/admin/playground', 'post'>) => ok(api.POST('/api/admin/playground', { body })), []),
+
+  setFrontendApiOrigins: action(
+    (frontendApiOrigins: string[]) => ok(api.POST('/api/admin/ui-config/cors', { body: { frontendApiOrigins } })),
+    [keys.uiConfig, keys.events],
+  ),
 
   createStrategyDefinition: action(
     (body: JsonBody<'/api/admin/strategies', 'post'>) => ok(api.POST('/api/admin/strategies', { body })),

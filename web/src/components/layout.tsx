@@ -40,6 +40,7 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/environments', 'Environments'],
   ['/admin/release-templates', 'Release templates'],
   ['/admin/tokens', 'API tokens'],
+  ['/admin/sdk-settings', 'SDK settings'],
   ['/admin/users', 'Users'],
   ['/admin/groups', 'Groups'],
   ['/admin/service-accounts', 'Service accounts'],

@@ -130,7 +130,10 @@ export function FlagPage() {
               segmentNames={segmentNames}
             />
           ))}
-          <h2>Rollout and usage</h2>
+          <div className="spread">
+            <h2>Rollout and usage</h2>
+            <Link to={`/connect?project=${encodeURIComponent(projectId)}&flag=${encodeURIComponent(feature.name)}`}>Connect an SDK →</Link>
+          </div>
           {feature.environments.map((environment) => (
             <ReleaseSection key={environment.name} projectId={projectId} featureName={feature.name} environment={environment.name} />
           ))}

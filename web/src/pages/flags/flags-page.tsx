@@ -393,7 +393,11 @@ export function Flags() {
               </tbody>
             </table>
           </div>
-          {results.data.features.length === 0 && <p className="muted">No flag matches these filters.</p>}
+          {results.data.features.length === 0 && (
+            <p className="muted">
+              No flag matches these filters. New here? <Link to="/connect">Connect an SDK</Link> and create a flag in a project.
+            </p>
+          )}
           <ErrorMessage error={favorite.error} />
           <Pager
             offset={offset}
