@@ -212,7 +212,11 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
         });
       });
       assert.equal(output, `${flag} is on`);
-      await waitForTexts(adminPage.getByTestId('arrival'), (texts) => /^Connected: node-quickstart-\w+ registered/.test(texts[0] ?? ''), 20_000);
+      await waitForTexts(
+        adminPage.getByTestId('arrival'),
+        (texts) => /^Connected: node-quickstart-\w+ registered/.test(texts[0] ?? ''),
+        20_000,
+      );
     } finally {
       child.kill();
       await rm(file, { force: true });
