@@ -178,6 +178,15 @@ export interface ActionSetsTable {
   created_at: Date;
 }
 
+export interface FeatureVariantUsageHourlyTable {
+  feature_name: string;
+  environment: string;
+  app_name: string;
+  hour: Date;
+  variant: string;
+  count: ColumnType<string, number, number>;
+}
+
 /** Flag names an application evaluated that no flag has, so its page can warn (bounded per application). */
 export interface ClientApplicationMissingFlagsTable {
   app_name: string;
@@ -557,6 +566,7 @@ export interface Database {
   signals: SignalsTable;
   action_sets: ActionSetsTable;
   client_application_missing_flags: ClientApplicationMissingFlagsTable;
+  feature_variant_usage_hourly: FeatureVariantUsageHourlyTable;
   environments: EnvironmentsTable;
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;

@@ -287,7 +287,14 @@ export const FeatureUsageOverTimeSchema = Type.Object(
     featureName: Type.String(),
     hoursBack: Type.Integer(),
     lastHourUsage: Type.Array(
-      Type.Object({ environment: Type.String(), appName: Type.String(), timestamp: DateTime, yes: Type.Integer(), no: Type.Integer() }),
+      Type.Object({
+        environment: Type.String(),
+        appName: Type.String(),
+        timestamp: DateTime,
+        yes: Type.Integer(),
+        no: Type.Integer(),
+        variants: Type.Record(Type.String(), Type.Integer()),
+      }),
     ),
   },
   { $id: 'featureUsageOverTimeSchema' },
@@ -304,7 +311,11 @@ export const ClientMetricsSchema = Type.Object(
       stop: DateTime,
       toggles: Type.Record(
         Type.String({ minLength: 1, maxLength: 100 }),
-        Type.Object({ yes: Count, no: Count, variants: Type.Optional(Type.Record(Type.String(), Count)) }),
+        Type.Object({
+          yes: Count,
+          no: Count,
+          variants: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Count, { maxProperties: 100 })),
+        }),
         { maxProperties: 10_000 },
       ),
     }),

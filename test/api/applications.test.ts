@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { pruneClientBookkeeping } from '../../src/domain/client-features/client-registration.js';
 import { expectStatus, getOk } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject } from '../helpers/projects.js';
@@ -89,5 +90,36 @@ describe('applications', () => {
     const page = await getOk<Application>(ctx.admin, `/api/admin/metrics/applications/${appName}`);
     assert.equal(page.missingFlags.length, 100);
     assert.ok(page.missingFlags.every((flag) => flag.name.startsWith(`${appName}-missing-`)));
+  });
+
+  test("a flag's hourly usage carries each variant's count, and hours older than the retention go", async () => {
+    const flag = await createFlag(ctx, 'default');
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const now = ctx.clock.now().toISOString();
+    const toggles = { [flag]: { yes: 5, no: 1, variants: { blue: 3, green: 2, disabled: 1 } } };
+    expectStatus(
+      await ctx.as(token).post('/api/client/metrics', { appName: 'paint-shop', bucket: { start: now, stop: now, toggles } }),
+      202,
+    );
+    const usage = await getOk<{ lastHourUsage: Array<{ appName: string; yes: number; no: number; variants: Record<string, number> }> }>(
+      ctx.admin,
+      `/api/admin/client-metrics/features/${flag}/raw?hoursBack=2`,
+    );
+    assert.deepEqual(
+      usage.lastHourUsage.map(({ appName, yes, no, variants }) => ({ appName, yes, no, variants })),
+      [{ appName: 'paint-shop', yes: 5, no: 1, variants: { blue: 3, green: 2, disabled: 1 } }],
+    );
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, 1]));
+    const refused = await ctx.as(token).post('/api/client/metrics', {
+      appName: 'paint-shop',
+      bucket: { start: now, stop: now, toggles: { [flag]: { yes: 1, no: 0, variants: tooMany } } },
+    });
+    assert.equal(refused.statusCode, 400);
+
+    ctx.clock.advance(36 * 86_400_000);
+    await pruneClientBookkeeping(ctx.db, ctx.clock.now(), { instanceRetentionHours: 48, applicationRetentionDays: 30 });
+    const left = await ctx.db.selectFrom('feature_variant_usage_hourly').select('variant').where('feature_name', '=', flag).execute();
+    assert.deepEqual(left, []);
+    ctx.clock.set(new Date());
   });
 });

@@ -43,7 +43,11 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
   });
 
   test('applications: the list, and one application with its instances, flags and a missing flag', async () => {
-    const flag = await createFlag(ctx, 'default', { environment: 'development', enabled: true });
+    const flag = await createFlag(ctx, 'default', {
+      environment: 'development',
+      enabled: true,
+      variants: ['blue', 'green'].map((name) => ({ name, weight: 500, weightType: 'variable', stickiness: 'default' })),
+    });
     const token = await createSdkToken(ctx, 'client', 'development');
     const sdk = await startNodeSdk(baseUrl, token, {
       appName: 'checkout-web',
@@ -52,7 +56,8 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
       metricsInterval: 3_600_000,
     });
     sdks.push(sdk);
-    for (let i = 0; i < 12; i++) sdk.isEnabled(flag, { userId: `u${i}` });
+    const given = { blue: 0, green: 0 };
+    for (let i = 0; i < 12; i++) given[sdk.getVariant(flag, { userId: `u${i}` }).name as 'blue' | 'green'] += 1;
     sdk.isEnabled('checkout-typo');
     await sdk.flushMetrics();
 
@@ -74,6 +79,13 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
       (texts) => texts.join() === 'pod-a',
     );
     await page.screenshot({ path: join(tmpdir(), 'vexil-application.png'), fullPage: true });
+
+    // The flag's chart has a line per variant, its legend the counts the SDK gave.
+    await flagRow.getByRole('link', { name: flag }).click();
+    const rollout = page.getByRole('region', { name: 'Rollout in development' });
+    await waitForTexts(rollout.getByTestId('total-Variant blue'), (texts) => texts[0] === `Variant blue: ${given.blue}`);
+    assert.equal(await textOf(rollout.getByTestId('total-Variant green')), `Variant green: ${given.green}`);
+    assert.equal(await textOf(rollout.getByTestId('total-Yes')), 'Yes: 12');
     assert.deepEqual(problems, []);
   });
 

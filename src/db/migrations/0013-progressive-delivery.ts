@@ -132,6 +132,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
     // An application's page lists the flags it evaluated lately, and the names it asked for that no flag has.
     `CREATE INDEX feature_usage_hourly_app_idx ON feature_usage_hourly (app_name, hour)`,
+    // Per hour, how often each variant was given: the flag page draws one line per variant.
+    `CREATE TABLE feature_variant_usage_hourly (
+       feature_name text NOT NULL,
+       environment text NOT NULL,
+       app_name text NOT NULL,
+       hour timestamptz NOT NULL,
+       variant text NOT NULL,
+       count bigint NOT NULL,
+       PRIMARY KEY (feature_name, environment, hour, app_name, variant)
+     )`,
+    `CREATE INDEX feature_variant_usage_hourly_hour_idx ON feature_variant_usage_hourly (hour)`,
     `CREATE TABLE client_application_missing_flags (
        app_name text NOT NULL,
        environment text NOT NULL,

@@ -9,7 +9,7 @@ export interface ClientMetrics {
   bucket: {
     start: string;
     stop: string;
-    toggles: Record<string, { yes: number; no: number }>;
+    toggles: Record<string, { yes: number; no: number; variants?: Record<string, number> }>;
   };
 }
 
@@ -36,6 +36,9 @@ export function assertReportTime(reported: string, now: Date, path: string): voi
     ]);
   }
 }
+
+/** Variants counted per flag and report; a flag has at most 100, and SDKs send the ones they gave. */
+const MAX_VARIANTS_PER_FLAG = 100;
 
 /** Names an application may have recorded as missing, and how many of one report are looked at. */
 export const MISSING_FLAGS_PER_APPLICATION = 100;
@@ -112,6 +115,30 @@ export async function recordClientMetrics(db: Db, token: SdkToken, metrics: Clie
         }),
       )
       .execute();
+    const variantRows = rows.flatMap(([name, counts]) =>
+      Object.entries(counts.variants ?? {})
+        .filter(([, count]) => count > 0)
+        .slice(0, MAX_VARIANTS_PER_FLAG)
+        .map(([variant, count]) => ({
+          feature_name: name,
+          environment: token.environment,
+          app_name: metrics.appName,
+          hour,
+          variant,
+          count,
+        })),
+    );
+    if (variantRows.length > 0) {
+      await tx
+        .insertInto('feature_variant_usage_hourly')
+        .values(variantRows)
+        .onConflict((oc) =>
+          oc
+            .columns(['feature_name', 'environment', 'hour', 'app_name', 'variant'])
+            .doUpdateSet({ count: sql`feature_variant_usage_hourly.count + excluded.count` }),
+        )
+        .execute();
+    }
     await tx
       .insertInto('feature_environment_usage')
       .values(rows.map(([name]) => ({ feature_name: name, environment: token.environment, last_seen_at: stop })))

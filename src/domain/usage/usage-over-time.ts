@@ -7,6 +7,8 @@ export interface HourlyUsage {
   timestamp: string;
   yes: number;
   no: number;
+  /** How often each variant was given, for flags with variants. */
+  variants: Record<string, number>;
 }
 
 /** An answer lists at most this many hours × applications × environments; the busiest are kept. */
@@ -30,11 +32,26 @@ export async function flagUsageOverTime(db: Db, featureName: string, hoursBack: 
     .orderBy('app_name')
     .limit(USAGE_ROWS_LIMIT)
     .execute();
+  const variantRows = await db
+    .selectFrom('feature_variant_usage_hourly')
+    .select(['environment', 'app_name', 'hour', 'variant', 'count'])
+    .where('feature_name', '=', featureName)
+    .where('hour', '>=', since)
+    .limit(USAGE_ROWS_LIMIT)
+    .execute();
+  const key = (environment: string, appName: string, hour: Date) => `${environment}\u0000${appName}\u0000${hour.toISOString()}`;
+  const variantsOf = new Map<string, Record<string, number>>();
+  for (const row of variantRows) {
+    const counts = variantsOf.get(key(row.environment, row.app_name, row.hour)) ?? {};
+    counts[row.variant] = Number(row.count);
+    variantsOf.set(key(row.environment, row.app_name, row.hour), counts);
+  }
   return rows.map((row) => ({
     environment: row.environment,
     appName: row.app_name,
     timestamp: row.hour.toISOString(),
     yes: Number(row.yes),
     no: Number(row.no),
+    variants: variantsOf.get(key(row.environment, row.app_name, row.hour)) ?? {},
   }));
 }

@@ -3667,6 +3667,9 @@ export interface components {
                 no: number;
                 /** Format: date-time */
                 timestamp: string;
+                variants: {
+                    [key: string]: number;
+                };
                 yes: number;
             }[];
             maturity: string;

@@ -15,6 +15,8 @@ const RANGES = [
   { label: 'Month', hours: 720 },
 ];
 const HOUR_S = 3600;
+/** Colour variables for variant lines, in turn. */
+const VARIANT_COLORS = ['--accent', '--warn', '--focus', '--muted'];
 /** How far back the safeguard's metric is drawn. */
 const IMPACT_HOURS = 6;
 
@@ -28,17 +30,30 @@ function UsageChart({ featureName, environment }: { featureName: string; environ
     const times = Array.from({ length: hours }, (_, index) => lastHour - (hours - 1 - index) * HOUR_S);
     const yes = times.map(() => 0);
     const no = times.map(() => 0);
+    const variants = new Map<string, number[]>();
     for (const row of rows) {
       const index = times.indexOf(Math.floor(Date.parse(row.timestamp) / 1000));
       if (index < 0) continue;
       yes[index]! += row.yes;
       no[index]! += row.no;
+      for (const [variant, count] of Object.entries(row.variants)) {
+        const values = variants.get(variant) ?? times.map(() => 0);
+        values[index]! += count;
+        variants.set(variant, values);
+      }
     }
     return {
       times,
       series: [
         { label: 'Yes', colorVariable: '--ok', values: yes },
         { label: 'No', colorVariable: '--danger', values: no },
+        ...[...variants.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([variant, values], index) => ({
+            label: `Variant ${variant}`,
+            colorVariable: VARIANT_COLORS[index % VARIANT_COLORS.length]!,
+            values,
+          })),
       ],
       applications: [...new Set(rows.map((row) => row.appName))].sort(),
     };
