@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import { InMemStorageProvider, Unleash } from 'unleash-client';
 
 const root = join(import.meta.dirname, '..');
 const OUT = join(root, 'docs/screenshots');
@@ -179,6 +180,73 @@ async function main(): Promise<void> {
     })) as { secret: string };
     await call('GET', '/api/admin/projects', undefined, pipelineToken.secret);
     await call('POST', '/api/admin/projects/checkout/access', { roles: [4], users: [pipeline.id] });
+    // A rollout in steps on search-autocomplete, guarded by an impact metric, and a custom strategy.
+    const template = (await call('POST', '/api/admin/release-plan-templates', {
+      name: 'Careful rollout',
+      description: 'Staff, a tenth, half, everyone',
+      milestones: [
+        {
+          name: 'Staff',
+          strategies: [{ name: 'userWithId', parameters: { userIds: 'maria,sam' } }],
+          transitionCondition: { intervalMinutes: 60 },
+        },
+        ...[10, 50, 100].map((rollout, index) => ({
+          name: rollout === 100 ? 'Everyone' : `${rollout}%`,
+          strategies: [
+            { name: 'flexibleRollout', parameters: { rollout: String(rollout), stickiness: 'default', groupId: 'search-autocomplete' } },
+          ],
+          transitionCondition: index < 2 ? { intervalMinutes: 240 } : null,
+        })),
+      ],
+    })) as { id: string };
+    const plansPath = '/api/admin/projects/search/features/search-autocomplete/environments/development/release-plans';
+    const plan = (await call('POST', plansPath, { templateId: template.id })) as { id: string; milestones: Array<{ id: string }> };
+    await call('PUT', `${plansPath}/${plan.id}/safeguards`, {
+      impactMetric: { metricName: 'search_errors', aggregationMode: 'count', windowMinutes: 5 },
+      triggerCondition: { operator: '>', threshold: 50 },
+      action: { type: 'pauseAndRollback' },
+    });
+    await call('POST', `${plansPath}/${plan.id}/milestones/${plan.milestones[0]!.id}/start`);
+    await call('POST', `${plansPath}/${plan.id}/milestones/${plan.milestones[1]!.id}/start`);
+    await call('POST', '/api/admin/projects/search/features/search-autocomplete/environments/development/on');
+    await call('POST', '/api/admin/strategies', {
+      name: 'tenant',
+      description: 'Tenants on the new billing',
+      parameters: [
+        { name: 'tenants', type: 'list', description: 'Tenant ids', required: true },
+        { name: 'share', type: 'percentage', description: 'Of their users', required: false },
+      ],
+    });
+    // A real SDK registers and reports usage, variants and an impact metric, as an application would.
+    const sdkToken = (
+      (await call('POST', '/api/admin/api-tokens', {
+        tokenName: 'web-shop',
+        type: 'client',
+        environment: 'development',
+        projects: ['*'],
+      })) as {
+        secret: string;
+      }
+    ).secret;
+    const sdk = new Unleash({
+      url: `${vexil.baseUrl}/api/`,
+      appName: 'web-shop',
+      instanceId: 'web-shop-1',
+      customHeaders: { Authorization: sdkToken },
+      metricsInterval: 3_600_000,
+      storageProvider: new InMemStorageProvider(),
+    });
+    await new Promise((resolve) => sdk.once('synchronized', resolve));
+    for (let i = 0; i < 400; i++) {
+      sdk.isEnabled('search-autocomplete', { userId: `user-${i}` });
+      sdk.getVariant('one-page-checkout', { userId: `user-${i}` });
+      if (i % 3 === 0) sdk.isEnabled('apple-pay', { userId: `user-${i}` });
+    }
+    sdk.isEnabled('search-autocomplet');
+    sdk.impactMetrics.defineCounter('search_errors', 'Failed searches');
+    sdk.impactMetrics.incrementCounter('search_errors', 12);
+    await sdk.flushMetrics();
+    sdk.destroy();
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const browser = await chromium.launch({
@@ -255,6 +323,25 @@ async function main(): Promise<void> {
       await panel.getByLabel('Export file').setInputFiles(exportFile);
       await panel.getByTestId('import-preview').waitFor();
     });
+    await shoot('/applications', 'applications');
+    await shoot('/applications/web-shop', 'application');
+    await shoot('/projects/search/flags/search-autocomplete', 'flag-rollout', async (flag) => {
+      await flag.getByRole('region', { name: 'Rollout in development' }).scrollIntoViewIfNeeded();
+    });
+    await shoot('/admin/release-templates', 'release-templates');
+    await shoot('/admin/strategies', 'strategies');
+    await shoot('/playground', 'playground', async (playground) => {
+      const form = playground.getByRole('form', { name: 'Playground' });
+      await form.getByLabel('userId').fill('user-7');
+      await form.getByLabel('appName').fill('web-shop');
+      await form.getByRole('button', { name: 'Evaluate' }).click();
+      await playground.getByTestId('result-one-page-checkout').getByRole('button', { name: 'Why' }).click();
+    });
+    await shoot('/connect?project=checkout&flag=apple-pay', 'connect', async (connect) => {
+      await connect.getByRole('button', { name: /Create a client token/ }).click();
+      await connect.getByTestId('secret').waitFor();
+    });
+    await shoot('/admin/sdk-settings', 'sdk-settings');
     await shoot('/admin/groups', 'groups');
     await shoot('/projects/checkout/access', 'project-access');
     await shoot('/admin/service-accounts', 'service-accounts', async (accounts) => {

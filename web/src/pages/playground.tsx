@@ -8,6 +8,7 @@ type Answer = Schemas['playgroundResponseSchema'];
 type Evaluated = Answer['features'][number];
 
 const STANDARD_FIELDS = ['userId', 'sessionId', 'remoteAddress', 'appName'];
+const SHOWN_RESULTS = 200;
 
 function outcome(feature: Evaluated | undefined): string {
   if (!feature) return '—';
@@ -94,9 +95,11 @@ export function Playground() {
     ).catch(() => null);
     if (answers) setResults(answers);
   };
-  const names = [...new Set(results.flatMap((result) => result.answer.features.map((feature) => feature.name)))]
+  const matching = [...new Set(results.flatMap((result) => result.answer.features.map((feature) => feature.name)))]
     .filter((name) => name.includes(filter.trim()))
     .sort();
+  // Thousands of flags stay quick: the table shows the first ones, the filter finds the others.
+  const names = matching.slice(0, SHOWN_RESULTS);
   const byName = (environment: string, name: string) =>
     results.find((result) => result.environment === environment)?.answer.features.find((feature) => feature.name === name);
   return (
@@ -187,6 +190,11 @@ export function Playground() {
               );
             })}
           </Table>
+          {matching.length > names.length && (
+            <p className="muted small">
+              Showing {names.length} of {matching.length} flags: filter to find the others.
+            </p>
+          )}
         </>
       )}
     </div>
