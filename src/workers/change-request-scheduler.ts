@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { inUnitOfWork, type UnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
+import { RepeatingPass } from './repeating-pass.js';
 import { ApiError } from '../shared/errors.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { applyChangeRequest } from '../domain/change-requests/change-request-apply.js';
@@ -48,15 +49,19 @@ function claimDueRequest(uow: UnitOfWork, id: number) {
 }
 
 export class ChangeRequestScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
-  private stopped = false;
+  private readonly repeating: RepeatingPass;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock },
     private readonly log: SchedulerLog,
-    private readonly intervalMs = 10_000,
-  ) {}
+    intervalMs = 10_000,
+  ) {
+    this.repeating = new RepeatingPass(
+      () => this.runOnce(),
+      (error) => this.log.error({ err: error }, 'A pass of the change request scheduler failed; trying again later'),
+      intervalMs,
+    );
+  }
 
   /** One pass: applies every request due now, oldest schedule first. */
   async runOnce(): Promise<SchedulerPass> {
@@ -133,20 +138,11 @@ export class ChangeRequestScheduler {
 
   /** Runs a pass every interval until stopped; a pass never overlaps the next. */
   start(): void {
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.log.error({ err: error }, 'A pass of the change request scheduler failed; trying again later'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.intervalMs);
+    this.repeating.start();
   }
 
   /** Stops the timer and waits for a pass in flight, so the database can be closed after. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 }

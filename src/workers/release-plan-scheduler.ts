@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
+import { RepeatingPass } from './repeating-pass.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { deleteOldImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
 import { progressIfDue } from '../domain/release-plans/plans.js';
@@ -30,16 +31,20 @@ const HOUR_MS = 3_600_000;
  * so none is skipped. The server (`system`) makes the steps; each event says it was the schedule or a safeguard.
  */
 export class ReleasePlanScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
-  private stopped = false;
+  private readonly repeating: RepeatingPass;
   private lastRetention = 0;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; impactMetricsRetentionDays: number },
     private readonly log: ReleasePlanSchedulerLog,
-    private readonly intervalMs = 10_000,
-  ) {}
+    intervalMs = 10_000,
+  ) {
+    this.repeating = new RepeatingPass(
+      () => this.runOnce(),
+      (error) => this.log.error({ err: error }, 'A pass of the release plan scheduler failed; trying again later'),
+      intervalMs,
+    );
+  }
 
   async runOnce(): Promise<ReleasePlanPass> {
     const now = this.deps.clock.now();
@@ -73,19 +78,11 @@ export class ReleasePlanScheduler {
 
   /** Runs a pass every interval until stopped; a pass never overlaps the next. */
   start(): void {
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.log.error({ err: error }, 'A pass of the release plan scheduler failed; trying again later'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.intervalMs);
+    this.repeating.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  /** Stops the timer and waits for a pass in flight, so the database can be closed after. */
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 }

@@ -42,8 +42,11 @@ export async function listPats(db: Db, actor: Actor): Promise<PatView[]> {
   return rows.map(toPatView);
 }
 
-export async function createPat(uow: UnitOfWork, input: { description: string; expiresAt: Date }): Promise<PatView & { secret: string }> {
-  const userId = ownerOf(uow.actor);
+/**
+ * Stores a new token of the user (a person, or a service account) and returns its row and secret; the secret is
+ * kept only as its hash. The expiry must be in the future.
+ */
+export async function insertPat(uow: UnitOfWork, userId: number, input: { description: string; expiresAt: Date }) {
   if (input.expiresAt.getTime() <= uow.now.getTime()) {
     throw new BadDataError('The expiry date must be in the future', [
       { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
@@ -62,6 +65,11 @@ export async function createPat(uow: UnitOfWork, input: { description: string; e
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { row, secret };
+}
+
+export async function createPat(uow: UnitOfWork, input: { description: string; expiresAt: Date }): Promise<PatView & { secret: string }> {
+  const { row, secret } = await insertPat(uow, ownerOf(uow.actor), input);
   const pat = toPatView(row);
   await recordEvent(uow, { type: 'pat-created', data: pat });
   return { ...pat, secret };

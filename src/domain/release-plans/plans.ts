@@ -5,7 +5,7 @@ import type { ReleasePlanMilestonesTable, ReleasePlanSafeguardsTable, ReleasePla
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
-import { recordEvent } from '../events/record-event.js';
+import { recordEvent, type EventInput } from '../events/record-event.js';
 import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
 import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
 import { lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
@@ -207,14 +207,20 @@ export async function addPlan(uow: UnitOfWork, target: FlagEnvironment, template
     )
     .execute();
   const plan = await viewOf(uow, id);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'release-plan-added',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: plan,
   });
   return plan;
+}
+
+/** An event about a plan, on its flag environment. */
+export function recordPlanEvent(
+  uow: UnitOfWork,
+  target: FlagEnvironment,
+  input: Omit<EventInput, 'project' | 'environment' | 'featureName'>,
+) {
+  return recordEvent(uow, { ...input, project: target.project, environment: target.environment, featureName: target.featureName });
 }
 
 /** Takes away the strategies the plan's milestones put on the flag, with their events. */
@@ -281,11 +287,8 @@ async function activate(
     .execute();
   await recordFeatureEvents(uow, events);
   const plan = await viewOf(uow, planId);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'release-plan-milestone-started',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: { planId, milestoneId: milestone.id, milestoneName: milestone.name, cause },
   });
   return plan;
@@ -304,11 +307,8 @@ export async function removePlan(uow: UnitOfWork, target: FlagEnvironment, planI
   const events = await removePlanStrategies(uow, target, planId);
   await uow.tx.deleteFrom('release_plans').where('id', '=', planId).execute();
   await recordFeatureEvents(uow, events);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'release-plan-removed',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     preData: before,
   });
 }
@@ -337,11 +337,8 @@ export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planI
   await uow.tx.updateTable('release_plans').set({ paused_at: null, paused_reason: null }).where('id', '=', planId).execute();
   await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: null }).where('release_plan_id', '=', planId).execute();
   const view = await viewOf(uow, planId);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'release-plan-progressions-resumed',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: { planId },
   });
   return view;
@@ -398,11 +395,8 @@ export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId
   if (!safeguard || safeguard.triggered_at || plan.paused_at || !plan.active_milestone_id) return false;
   const reason = `${safeguard.metric_name} ${safeguard.aggregation} over ${safeguard.window_minutes} min was ${observed} (${safeguard.operator} ${safeguard.threshold})`;
   await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: uow.now }).where('id', '=', safeguardId).execute();
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'safeguard-triggered',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: { planId, safeguard: toSafeguardView({ ...safeguard, triggered_at: uow.now }), observed, reason },
   });
   if (safeguard.rollback) {
@@ -419,11 +413,8 @@ export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId
   }
   await uow.tx.updateTable('release_plan_milestones').set({ progress_at: null }).where('release_plan_id', '=', planId).execute();
   await uow.tx.updateTable('release_plans').set({ paused_at: uow.now, paused_reason: reason }).where('id', '=', planId).execute();
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'release-plan-progressions-paused',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: { planId, reason, rolledBack: safeguard.rollback },
   });
   return true;

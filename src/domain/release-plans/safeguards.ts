@@ -5,10 +5,9 @@ import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { SYSTEM_ACTOR } from '../access/actor.js';
-import { recordEvent } from '../events/record-event.js';
 import type { FlagEnvironment } from '../features/feature-lookup.js';
 import { aggregateMetric } from '../impact-metrics/impact-metrics.js';
-import { getPlan, toSafeguardView, tripSafeguard, type SafeguardView } from './plans.js';
+import { getPlan, recordPlanEvent, toSafeguardView, tripSafeguard, type SafeguardView } from './plans.js';
 
 /** The windows Unleash names, in minutes; Vexil also takes any `windowMinutes` from 1 to a day. */
 export const TIME_RANGE_MINUTES = { hour: 60, day: 1440, week: 10_080, month: 43_200 } as const;
@@ -50,11 +49,8 @@ export async function setSafeguard(
     .returningAll()
     .executeTakeFirstOrThrow();
   const safeguard = toSafeguardView(row);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'safeguard-changed',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     data: { planId, safeguard },
     ...(plan.safeguards[0] ? { preData: { planId, safeguard: plan.safeguards[0] } } : {}),
   });
@@ -70,11 +66,8 @@ export async function deleteSafeguard(uow: UnitOfWork, target: FlagEnvironment, 
     .returningAll()
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`Release plan ${planId} has no safeguard ${safeguardId}`);
-  await recordEvent(uow, {
+  await recordPlanEvent(uow, target, {
     type: 'safeguard-deleted',
-    project: target.project,
-    environment: target.environment,
-    featureName: target.featureName,
     preData: { planId, safeguard: toSafeguardView(row) },
   });
 }

@@ -2,10 +2,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PersonalAccessTokensTable, RootRoleName, UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, NotFoundError } from '../../shared/errors.js';
-import { hashToken, randomSecret } from '../../shared/secrets.js';
-import { PAT_PREFIX } from '../access/authenticate.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
+import { insertPat } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso, toUserView, type UserView } from './user-view.js';
 
 /**
@@ -147,24 +146,7 @@ export async function createServiceAccountToken(
   input: { description: string; expiresAt: Date },
 ): Promise<ServiceAccountTokenView & { secret: string }> {
   const account = await findServiceAccount(uow.tx, id, true);
-  if (input.expiresAt.getTime() <= uow.now.getTime()) {
-    throw new BadDataError('The expiry date must be in the future', [
-      { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
-    ]);
-  }
-  const secret = `${PAT_PREFIX}${randomSecret()}`;
-  const row = await uow.tx
-    .insertInto('personal_access_tokens')
-    .values({
-      user_id: id,
-      description: input.description,
-      secret_hash: hashToken(secret),
-      expires_at: input.expiresAt,
-      created_at: uow.now,
-      seen_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const { row, secret } = await insertPat(uow, id, input);
   const token = toTokenView(row);
   await recordEvent(uow, { type: 'pat-created', data: { ...token, userId: id, serviceAccount: account.username } });
   return { ...token, secret };
