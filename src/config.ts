@@ -42,6 +42,8 @@ export interface Config {
 export interface ImpactMetricsConfig {
   /** Distinct series (metric name and label values) one application may have. */
   seriesPerApplication: number;
+  /** Distinct series of all applications together. */
+  seriesTotal: number;
   /** How long per-minute values are kept. */
   retentionDays: number;
 }
@@ -273,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     impactMetrics: {
       seriesPerApplication: readInteger(env, 'IMPACT_METRICS_SERIES_PER_APPLICATION', 100, 1, 10_000),
+      seriesTotal: readInteger(env, 'IMPACT_METRICS_SERIES_TOTAL', 10_000, 1, 1_000_000),
       retentionDays: readInteger(env, 'IMPACT_METRICS_RETENTION_DAYS', 7, 1, 90),
     },
     ...(oidc ? { oidc } : {}),

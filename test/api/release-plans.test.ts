@@ -9,7 +9,7 @@ import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, featurePath } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { approvedChangeRequest, createProtectedProject, createTeam, moveTo } from '../helpers/change-requests.js';
-import { useTestApp } from '../helpers/test-app.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
 
 // Release plans driven through their milestones by hand, by the schedule with the clock moved (no sleeping) and
 // by a safeguard tripped with impact metrics the real Node SDK sends; a streaming SDK sees each milestone.
@@ -421,6 +421,21 @@ describe('impact metrics and safeguards', () => {
     }
     assert.deepEqual(await stored(), { series: 0, usage: 0 });
 
+    // Only a registered application adds series.
+    const unregistered = await ctx.as(token).post('/api/client/metrics', report([counter('requests', { route: '/r0' })]));
+    assert.equal(unregistered.statusCode, 400);
+    assert.ok((unregistered.json() as { details: Array<{ path: string }> }).details.some((detail) => detail.path === '/body/appName'));
+    expectStatus(
+      await ctx.as(token).post('/api/client/register', {
+        appName,
+        instanceId: 'pod',
+        strategies: ['default'],
+        started: ctx.clock.now().toISOString(),
+        interval: 15000,
+      }),
+      202,
+    );
+
     // 100 series per application: the report that would make the 101st is refused whole.
     const many = Array.from({ length: 100 }, (_, i) => counter('requests', { route: `/r${i}` }));
     expectStatus(await ctx.as(token).post('/api/client/metrics', report(many)), 202);
@@ -432,5 +447,47 @@ describe('impact metrics and safeguards', () => {
     assert.deepEqual(await stored(), { series: 100, usage: usageBefore });
     const sameType = await ctx.as(token).post('/api/client/metrics', report([{ ...counter('requests', { route: '/r1' }), type: 'gauge' }]));
     assert.equal(sameType.statusCode, 400);
+  });
+});
+
+describe('impact metrics across applications', () => {
+  test('all applications together keep at most IMPACT_METRICS_SERIES_TOTAL series', async () => {
+    const small = await startTestApp({ env: { IMPACT_METRICS_SERIES_TOTAL: '3' } });
+    try {
+      const response = await small.admin.post('/api/admin/api-tokens', {
+        tokenName: 'sdk',
+        type: 'client',
+        environment: 'development',
+        projects: ['*'],
+      });
+      const token = (response.json() as { secret: string }).secret;
+      const now = small.clock.now().toISOString();
+      const send = (appName: string, routes: string[]) =>
+        small.as(token).post('/api/client/metrics', {
+          appName,
+          bucket: { start: now, stop: now, toggles: {} },
+          impactMetrics: [
+            { name: 'requests', help: 'h', type: 'counter', samples: routes.map((route) => ({ labels: { route }, value: 1 })) },
+          ],
+        });
+      for (const appName of ['shop', 'search']) {
+        expectStatus(
+          await small.as(token).post('/api/client/register', { appName, instanceId: 'pod', strategies: [], started: now, interval: 15000 }),
+          202,
+        );
+      }
+      expectStatus(await send('shop', ['/a', '/b']), 202);
+      const refused = await send('search', ['/c', '/d']);
+      assert.equal(refused.statusCode, 400);
+      assert.match((refused.json() as { message: string }).message, /already keeps 3 impact metric series/);
+      const kept = await small.db.selectFrom('impact_metric_series').select(['app_name', 'labels']).orderBy('id').execute();
+      assert.deepEqual(
+        kept.map((row) => row.app_name),
+        ['shop', 'shop'],
+        'nothing of the refused report is kept',
+      );
+    } finally {
+      await small.close();
+    }
   });
 });

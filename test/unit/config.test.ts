@@ -17,7 +17,7 @@ describe('configuration', () => {
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
       sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60 },
-      impactMetrics: { seriesPerApplication: 100, retentionDays: 7 },
+      impactMetrics: { seriesPerApplication: 100, seriesTotal: 10_000, retentionDays: 7 },
       passwordSignIn: true,
     });
   });
@@ -70,6 +70,7 @@ describe('configuration', () => {
       CLIENT_APPLICATION_RETENTION_DAYS: '7',
       CLIENT_NEW_APPLICATIONS_PER_MINUTE: '500',
       IMPACT_METRICS_SERIES_PER_APPLICATION: '50',
+      IMPACT_METRICS_SERIES_TOTAL: '2000',
       IMPACT_METRICS_RETENTION_DAYS: '3',
     });
     assert.deepEqual(config, {
@@ -84,7 +85,7 @@ describe('configuration', () => {
       frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
       sdkBookkeeping: { instanceRetentionHours: 12, applicationRetentionDays: 7, newApplicationsPerMinute: 500 },
-      impactMetrics: { seriesPerApplication: 50, retentionDays: 3 },
+      impactMetrics: { seriesPerApplication: 50, seriesTotal: 2000, retentionDays: 3 },
       passwordSignIn: true,
     });
   });

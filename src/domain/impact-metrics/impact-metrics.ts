@@ -26,6 +26,8 @@ export interface ImpactMetricReport {
 export interface ImpactMetricLimits {
   /** Distinct series one application may have; a report that would add more is refused whole. */
   seriesPerApplication: number;
+  /** Distinct series of all applications together, so many application names cannot add up without bound. */
+  seriesTotal: number;
 }
 
 const MINUTE_MS = 60_000;
@@ -69,6 +71,13 @@ export async function recordImpactMetrics(
     const known = new Map(
       existing.filter((row) => row.environment === input.environment).map((row) => [`${row.name}\u0000${row.labels_key}`, row]),
     );
+    // Only applications whose SDK registered (a registration is rate-limited per token) may add series.
+    const registered = await tx
+      .selectFrom('client_applications')
+      .select('app_name')
+      .where('app_name', '=', input.appName)
+      .executeTakeFirst();
+    let total: number | undefined;
     let seriesCount = existing.length;
     const seriesIds: number[] = [];
     for (const { metric, metricIndex, labels, key } of samples) {
@@ -81,6 +90,24 @@ export async function recordImpactMetrics(
         }
         seriesIds.push(found.id);
         continue;
+      }
+      if (!registered) {
+        throw new BadDataError(`Application ${input.appName} has not registered; its SDK registers before it reports impact metrics`, [
+          { path: '/body/appName', message: 'register the application first (POST /api/client/register)' },
+        ]);
+      }
+      total ??= Number(
+        (
+          await tx
+            .selectFrom('impact_metric_series')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      if (total >= limits.seriesTotal) {
+        throw new BadDataError(`Vexil already keeps ${limits.seriesTotal} impact metric series, the most it keeps`, [
+          { path: `/body/impactMetrics/${metricIndex}`, message: 'no new series can be kept until old ones expire' },
+        ]);
       }
       if (seriesCount >= limits.seriesPerApplication) {
         throw new BadDataError(
@@ -109,6 +136,7 @@ export async function recordImpactMetrics(
         .executeTakeFirstOrThrow();
       known.set(`${metric.name}\u0000${key}`, row);
       seriesCount += 1;
+      total += 1;
       seriesIds.push(row.id);
     }
     for (const [index, { metric, sample }] of samples.entries()) {

@@ -3,6 +3,7 @@ import type { OidcConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { inUnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
+import { TooManyRequestsError } from '../../shared/errors.js';
 import { hashToken } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { createUser } from './users.commands.js';
@@ -26,6 +27,8 @@ export interface OidcIdentity {
 
 /** How long a started sign-in may take to come back. */
 const LOGIN_TTL_MS = 10 * 60_000;
+/** Sign-ins started and not yet back that Vexil keeps at once. */
+const MAX_PENDING_LOGINS = 10_000;
 /** The most group names a claim may bring; more are ignored (providers cap theirs similarly). */
 const MAX_CLAIMED_GROUPS = 500;
 const MAX_GROUP_NAME = 255;
@@ -87,6 +90,14 @@ export class OidcSignIn {
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const now = this.deps.clock.now();
     await this.deps.db.deleteFrom('oidc_logins').where('expires_at', '<=', now).execute();
+    // Anyone may start a sign-in; what they can make Vexil hold meanwhile is bounded.
+    const pending = await this.deps.db
+      .selectFrom('oidc_logins')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(pending.n) >= MAX_PENDING_LOGINS) {
+      throw new TooManyRequestsError('Too many sign-ins are in progress; try again in a few minutes', LOGIN_TTL_MS / 1000);
+    }
     await this.deps.db
       .insertInto('oidc_logins')
       .values({
