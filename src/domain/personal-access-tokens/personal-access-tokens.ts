@@ -18,7 +18,7 @@ export interface PatView {
   userId: number;
 }
 
-function toPatView(row: Selectable<PersonalAccessTokensTable>): PatView {
+export function toPatView(row: Selectable<PersonalAccessTokensTable>): PatView {
   return {
     id: row.id,
     description: row.description,

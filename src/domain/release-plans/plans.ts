@@ -8,7 +8,7 @@ import { actorIdentity } from '../access/actor.js';
 import { recordEvent, type EventInput } from '../events/record-event.js';
 import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
 import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
-import { lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
+import { findFeature, lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
 import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
 import { getTemplate, type MilestoneView } from './templates.js';
 
@@ -119,13 +119,7 @@ async function planViews(db: Db, plans: Selectable<ReleasePlansTable>[]): Promis
 
 /** The plans of a flag in an environment (at most one), checking the flag is the project's. */
 export async function listPlans(db: Db, target: FlagEnvironment): Promise<PlanView[]> {
-  const flag = await db
-    .selectFrom('features')
-    .select('name')
-    .where('name', '=', target.featureName)
-    .where('project', '=', target.project)
-    .executeTakeFirst();
-  if (!flag) throw new NotFoundError(`Could not find flag "${target.featureName}" in project "${target.project}"`);
+  await findFeature(db, target.project, target.featureName);
   const plans = await db
     .selectFrom('release_plans')
     .selectAll()
@@ -139,6 +133,23 @@ export async function getPlan(db: Db, target: FlagEnvironment, id: string): Prom
   const [plan] = (await listPlans(db, target)).filter((candidate) => candidate.id === id);
   if (!plan) throw new NotFoundError(`Flag "${target.featureName}" has no release plan ${id} in environment "${target.environment}"`);
   return plan;
+}
+
+/** A plan's milestones in order. */
+function milestonesOf(db: Db, planId: string) {
+  return db.selectFrom('release_plan_milestones').selectAll().where('release_plan_id', '=', planId).orderBy('sort_order').execute();
+}
+
+/** When a milestone started now moves on by itself: after its interval, if it has one and a milestone follows. */
+function progressAtOf(
+  milestones: Selectable<ReleasePlanMilestonesTable>[],
+  milestone: Selectable<ReleasePlanMilestonesTable>,
+  now: Date,
+): Date | null {
+  const hasNext = milestones.some((candidate) => candidate.sort_order > milestone.sort_order);
+  return hasNext && milestone.transition_interval_minutes !== null
+    ? new Date(now.getTime() + milestone.transition_interval_minutes * 60_000)
+    : null;
 }
 
 /** The plan row locked for this transaction, after the flag environment (the order every change takes). */
@@ -257,23 +268,14 @@ async function activate(
   milestoneId: string,
   cause: PlanCause,
 ): Promise<PlanView> {
-  const milestones = await uow.tx
-    .selectFrom('release_plan_milestones')
-    .selectAll()
-    .where('release_plan_id', '=', planId)
-    .orderBy('sort_order')
-    .execute();
+  const milestones = await milestonesOf(uow.tx, planId);
   const milestone = milestones.find((candidate) => candidate.id === milestoneId);
   if (!milestone) throw new NotFoundError(`Release plan ${planId} has no milestone ${milestoneId}`);
   const events = await removePlanStrategies(uow, target, planId);
   for (const strategy of milestone.strategies as StrategyInput[]) {
     events.push(strategyAddedEvent(target, await insertStrategy(uow, target, strategy, milestone.id)));
   }
-  const hasNext = milestones.some((candidate) => candidate.sort_order > milestone.sort_order);
-  const progressAt =
-    hasNext && milestone.transition_interval_minutes !== null
-      ? new Date(uow.now.getTime() + milestone.transition_interval_minutes * 60_000)
-      : null;
+  const progressAt = progressAtOf(milestones, milestone, uow.now);
   await uow.tx.updateTable('release_plan_milestones').set({ progress_at: null }).where('release_plan_id', '=', planId).execute();
   await uow.tx
     .updateTable('release_plan_milestones')
@@ -318,22 +320,13 @@ export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planI
   const plan = await lockPlan(uow, target, planId);
   if (!plan.paused_at) throw new ConflictError(`Release plan ${planId} is not paused`);
   if (!plan.active_milestone_id) throw new ConflictError(`Release plan ${planId} has not started`);
-  const milestone = await uow.tx
-    .selectFrom('release_plan_milestones')
-    .selectAll()
-    .where('id', '=', plan.active_milestone_id)
-    .executeTakeFirstOrThrow();
-  const hasNext = await uow.tx
-    .selectFrom('release_plan_milestones')
-    .select('id')
-    .where('release_plan_id', '=', planId)
-    .where('sort_order', '>', milestone.sort_order)
-    .executeTakeFirst();
-  const progressAt =
-    hasNext && milestone.transition_interval_minutes !== null
-      ? new Date(uow.now.getTime() + milestone.transition_interval_minutes * 60_000)
-      : null;
-  await uow.tx.updateTable('release_plan_milestones').set({ progress_at: progressAt }).where('id', '=', milestone.id).execute();
+  const milestones = await milestonesOf(uow.tx, planId);
+  const milestone = milestones.find((candidate) => candidate.id === plan.active_milestone_id)!;
+  await uow.tx
+    .updateTable('release_plan_milestones')
+    .set({ progress_at: progressAtOf(milestones, milestone, uow.now) })
+    .where('id', '=', milestone.id)
+    .execute();
   await uow.tx.updateTable('release_plans').set({ paused_at: null, paused_reason: null }).where('id', '=', planId).execute();
   await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: null }).where('release_plan_id', '=', planId).execute();
   const view = await viewOf(uow, planId);
@@ -363,12 +356,7 @@ export async function progressIfDue(uow: UnitOfWork, planId: string, milestoneId
   const target = await planTarget(uow.tx, planId);
   if (!target) return false;
   const plan = await lockPlan(uow, target, planId);
-  const milestones = await uow.tx
-    .selectFrom('release_plan_milestones')
-    .selectAll()
-    .where('release_plan_id', '=', planId)
-    .orderBy('sort_order')
-    .execute();
+  const milestones = await milestonesOf(uow.tx, planId);
   const active = milestones.find((milestone) => milestone.id === plan.active_milestone_id);
   if (plan.paused_at || !active || active.id !== milestoneId || !active.progress_at || active.progress_at > uow.now) return false;
   const next = milestones.find((milestone) => milestone.sort_order > active.sort_order);
@@ -400,12 +388,7 @@ export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId
     data: { planId, safeguard: toSafeguardView({ ...safeguard, triggered_at: uow.now }), observed, reason },
   });
   if (safeguard.rollback) {
-    const milestones = await uow.tx
-      .selectFrom('release_plan_milestones')
-      .selectAll()
-      .where('release_plan_id', '=', planId)
-      .orderBy('sort_order')
-      .execute();
+    const milestones = await milestonesOf(uow.tx, planId);
     const active = milestones.find((milestone) => milestone.id === plan.active_milestone_id)!;
     const previous = milestones.filter((milestone) => milestone.sort_order < active.sort_order).at(-1);
     if (previous) await activate(uow, target, planId, previous.id, 'safeguard');

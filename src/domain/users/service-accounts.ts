@@ -4,7 +4,7 @@ import type { PersonalAccessTokensTable, RootRoleName, UsersTable } from '../../
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { insertPat } from '../personal-access-tokens/personal-access-tokens.js';
+import { insertPat, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso, toUserView, type UserView } from './user-view.js';
 
 /**
@@ -25,14 +25,10 @@ export interface ServiceAccountView extends UserView {
   tokens: ServiceAccountTokenView[];
 }
 
+/** A personal access token's view without its owner, whom the service account around it names. */
 function toTokenView(row: Selectable<PersonalAccessTokensTable>): ServiceAccountTokenView {
-  return {
-    id: row.id,
-    description: row.description,
-    expiresAt: row.expires_at.toISOString(),
-    createdAt: row.created_at.toISOString(),
-    seenAt: iso(row.seen_at),
-  };
+  const { userId: _owner, ...token } = toPatView(row);
+  return token;
 }
 
 function toServiceAccountView(row: Selectable<UsersTable>, tokens: Selectable<PersonalAccessTokensTable>[]): ServiceAccountView {

@@ -97,7 +97,6 @@ export function AdminReleaseTemplates() {
           </Field>
         </div>
         {steps.map((step, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the steps are edited in place; their position is their identity.
           <div key={index} className="row fields" data-testid="milestone-draft">
             <Field label={`Milestone ${index + 1}`} error={create.error} field={`milestones/${index}/name`}>
               <input value={step.name} required onChange={(event) => change(index, 'name', event.target.value)} />

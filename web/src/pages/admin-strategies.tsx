@@ -24,7 +24,6 @@ function ParameterRows({
   return (
     <div className="stack">
       {parameters.map((parameter, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; their position is their identity.
         <div key={index} className="row fields" data-testid="parameter-row">
           <Field label={`Parameter ${index + 1}`} error={error} field={`parameters/${index}/name`}>
             <input value={parameter.name} required onChange={(event) => change(index, { name: event.target.value })} />

@@ -43,7 +43,6 @@ function Explanation({ feature }: { feature: Evaluated }) {
           )}
           <ul>
             {strategy.constraints.map((constraint, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: constraints have no id; their order is theirs.
               <li key={index}>
                 {constraint.contextName} {constraint.inverted ? 'NOT ' : ''}
                 {constraint.operator} {(constraint.values ?? [constraint.value]).filter(Boolean).join(', ')} →{' '}
