@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { eventually } from './eventually.js';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { STRONG_PASSWORD, startTestApp, type TestApp } from './test-app.js';
 
 /** Debian's Chromium (`apt-get install chromium`); `.ci/run` installs it when it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -78,4 +79,40 @@ export async function waitUntil(condition: () => Promise<boolean>, timeout = 15_
   await eventually(condition, timeout).catch(() => {
     throw new Error('the page never reached the expected state');
   });
+}
+
+/** The app in this process on a free port, with the web UI built, and a browser to open its pages in. */
+export async function startUiApp(): Promise<{ ctx: TestApp; baseUrl: string; browser: Browser; close(): Promise<void> }> {
+  buildWebUi();
+  const ctx = await startTestApp();
+  const baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await launchBrowser();
+  return {
+    ctx,
+    baseUrl,
+    browser,
+    close: async () => {
+      await browser.close();
+      await ctx.close();
+    },
+  };
+}
+
+/**
+ * A new user of the role, signed in on a page of its own browser context; dialogs are accepted, and the page's
+ * script errors collect in `problems`.
+ */
+export async function signedInPage(
+  ui: { ctx: TestApp; baseUrl: string; browser: Browser },
+  user: { username: string; rootRole: 'Admin' | 'Editor' | 'Viewer' },
+  viewport = { width: 1360, height: 900 },
+): Promise<{ page: Page; problems: string[] }> {
+  const created = await ui.ctx.admin.post('/api/admin/user-admin', { ...user, password: STRONG_PASSWORD });
+  if (created.statusCode !== 201) throw new Error(`creating ${user.username} failed: ${created.statusCode} ${created.body}`);
+  const page = await (await ui.browser.newContext({ viewport })).newPage();
+  const problems: string[] = [];
+  watchForProblems(page, problems);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, ui.baseUrl, user.username, STRONG_PASSWORD);
+  return { page, problems };
 }

@@ -2,43 +2,33 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Unleash } from 'unleash-client';
-import { buildWebUi, launchBrowser, shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { shows, signedInPage, startUiApp, textOf, waitForTexts } from '../helpers/browser.js';
 import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
-import { startTestApp, STRONG_PASSWORD, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // A release in the browser: a template made on its page, a plan added to a flag and its milestones started,
 // the evaluations the real Node SDK reports drawn on the flag's chart, and a safeguard tripped by the SDK's
 // impact metric pausing the plan on the page.
+let ui: Awaited<ReturnType<typeof startUiApp>>;
 let ctx: TestApp;
 let baseUrl: string;
-let browser: Browser;
 let page: Page;
 let sdk: Unleash | undefined;
-const problems: string[] = [];
+let problems: string[];
 
 describe('release plans in a browser', { timeout: 180_000 }, () => {
   before(async () => {
-    buildWebUi();
-    ctx = await startTestApp();
-    baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    assert.equal(
-      (await ctx.admin.post('/api/admin/user-admin', { username: 'rel', rootRole: 'Editor', password: STRONG_PASSWORD })).statusCode,
-      201,
-    );
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 1000 } });
-    watchForProblems(page, problems);
-    page.on('dialog', (dialog) => void dialog.accept());
-    await signIn(page, baseUrl, 'rel', STRONG_PASSWORD);
+    ui = await startUiApp();
+    ({ ctx, baseUrl } = ui);
+    ({ page, problems } = await signedInPage(ui, { username: 'rel', rootRole: 'Editor' }, { width: 1360, height: 1000 }));
   });
 
   after(async () => {
     sdk?.destroy();
-    await browser?.close();
-    await ctx?.close();
+    await ui?.close();
   });
 
   test('a template is made on its page, with its milestones in order', async () => {

@@ -4,42 +4,33 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
-import { buildWebUi, launchBrowser, shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { shows, signedInPage, startUiApp, textOf, waitForTexts } from '../helpers/browser.js';
 import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
-import { startTestApp, STRONG_PASSWORD, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // What the SDKs see, in the browser: the applications the real Node SDK registered, with the flags it
 // evaluated and the names it asked for that no flag has.
+let ui: Awaited<ReturnType<typeof startUiApp>>;
 let ctx: TestApp;
 let baseUrl: string;
-let browser: Browser;
 let page: Page;
 const sdks: Unleash[] = [];
-const problems: string[] = [];
+let problems: string[];
 
 describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
   before(async () => {
-    buildWebUi();
-    ctx = await startTestApp();
-    baseUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    assert.equal(
-      (await ctx.admin.post('/api/admin/user-admin', { username: 'obs', rootRole: 'Editor', password: STRONG_PASSWORD })).statusCode,
-      201,
-    );
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    watchForProblems(page, problems);
-    await signIn(page, baseUrl, 'obs', STRONG_PASSWORD);
+    ui = await startUiApp();
+    ({ ctx, baseUrl } = ui);
+    ({ page, problems } = await signedInPage(ui, { username: 'obs', rootRole: 'Editor' }));
   });
 
   after(async () => {
     for (const sdk of sdks) sdk.destroy();
-    await browser?.close();
-    await ctx?.close();
+    await ui?.close();
   });
 
   test('applications: the list, and one application with its instances, flags and a missing flag', async () => {
@@ -90,7 +81,6 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
   });
 
   test('strategies: a custom one is defined with typed parameters, used on a flag through its own fields, kept while in use, deprecated and reactivated', async () => {
-    page.on('dialog', (dialog) => void dialog.accept());
     await page.goto(`${baseUrl}/admin/strategies`);
     const form = page.getByRole('form', { name: 'New strategy' });
     await form.getByLabel('Name').fill('tenant');
@@ -193,9 +183,7 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
   });
 
   test('connecting an SDK: a token made for the environment, Node code that works as pasted, and its registration seen arriving', async () => {
-    expectStatus(await ctx.admin.post('/api/admin/user-admin', { username: 'boss', rootRole: 'Admin', password: STRONG_PASSWORD }), 201);
-    const adminPage = await (await browser.newContext()).newPage();
-    await signIn(adminPage, baseUrl, 'boss', STRONG_PASSWORD);
+    const { page: adminPage } = await signedInPage(ui, { username: 'boss', rootRole: 'Admin' });
     const flag = await createFlag(ctx, 'default', { environment: 'development', enabled: true });
     await adminPage.goto(`${baseUrl}/connect?project=default&flag=${flag}`);
     await adminPage.getByLabel('Environment').selectOption('development');
