@@ -20,6 +20,7 @@ import {
 } from '../features/strategies.commands.js';
 import { distributeWeights } from '../features/variants.js';
 import { addPlan, getPlan, removePlan, startMilestone } from '../release-plans/plans.js';
+import { usableTemplate } from '../release-plans/templates.js';
 import { deleteSegment, updateSegment, type UpsertSegmentInput } from '../segments/segments.commands.js';
 import { findSegment } from '../segments/segments.queries.js';
 import type { Db } from '../../db/database.js';
@@ -238,19 +239,9 @@ export async function prepareChange(tx: Db, scope: ChangeRequestScope, change: C
       if (!dependency) throw new NotFoundError(`Flag "${change.feature}" does not depend on "${parent}"`);
       return dependency;
     }
-    case 'addReleasePlan': {
-      const template = await tx
-        .selectFrom('release_plan_templates')
-        .select(['name', 'archived_at'])
-        .where('id', '=', change.payload.templateId)
-        .executeTakeFirst();
-      if (!template || template.archived_at) {
-        throw new BadDataError(`There is no release plan template ${change.payload.templateId}`, [
-          { path: `${path}/payload/templateId`, message: template ? 'the template is archived' : 'unknown template' },
-        ]);
-      }
+    case 'addReleasePlan':
+      await usableTemplate(tx, change.payload.templateId, `${path}/payload/templateId`);
       return null;
-    }
     case 'startMilestone': {
       const plan = await getPlan(tx, target, change.payload.planId);
       if (!plan.milestones.some((milestone) => milestone.id === change.payload.milestoneId)) {

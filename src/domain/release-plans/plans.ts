@@ -3,14 +3,14 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ReleasePlanMilestonesTable, ReleasePlanSafeguardsTable, ReleasePlansTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent, type EventInput } from '../events/record-event.js';
 import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
 import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
 import { findFeature, lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
 import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
-import { getTemplate, type MilestoneView } from './templates.js';
+import { usableTemplate, type MilestoneView } from './templates.js';
 
 export interface PlanMilestoneView {
   id: string;
@@ -175,16 +175,7 @@ async function viewOf(uow: UnitOfWork, id: string): Promise<PlanView> {
 /** POST …/release-plans: a copy of the template's milestones on the flag environment, none started yet. */
 export async function addPlan(uow: UnitOfWork, target: FlagEnvironment, templateId: string): Promise<PlanView> {
   await lockFlagEnvironment(uow, target);
-  const template = await getTemplate(uow.tx, templateId).catch(() => {
-    throw new BadDataError(`There is no release plan template ${templateId}`, [
-      { path: '/body/templateId', message: `unknown template ${templateId}` },
-    ]);
-  });
-  if (template.archivedAt) {
-    throw new BadDataError(`The release plan template "${template.name}" is archived`, [
-      { path: '/body/templateId', message: 'archived template' },
-    ]);
-  }
+  const template = await usableTemplate(uow.tx, templateId, '/body/templateId');
   const id = randomUUID();
   await uow.tx
     .insertInto('release_plans')

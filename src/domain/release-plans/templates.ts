@@ -110,6 +110,16 @@ export async function getTemplate(db: Db, id: string): Promise<TemplateView> {
   return toView(row);
 }
 
+/** The template a plan is made from: it must exist and not be archived, or the request is refused at `path`. */
+export async function usableTemplate(db: Db, id: string, path: string): Promise<TemplateView> {
+  const row = await db.selectFrom('release_plan_templates').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new BadDataError(`There is no release plan template ${id}`, [{ path, message: `unknown template ${id}` }]);
+  if (row.archived_at) {
+    throw new BadDataError(`The release plan template "${row.name}" is archived`, [{ path, message: 'archived template' }]);
+  }
+  return toView(row);
+}
+
 function creatorId(uow: UnitOfWork): number {
   return actorIdentity(uow.actor).createdByUserId;
 }

@@ -113,9 +113,8 @@ async function assertValid(uow: UnitOfWork, project: string, input: ActionSetInp
         { path: `${path}/featureName`, message: `project "${project}" has no flag "${featureName}"` },
       ]);
     await assertProjectEnvironment(uow.tx, project, environment).catch((error: unknown) => {
-      throw new BadDataError('Unknown environment', [
-        { path: `${path}/environment`, message: error instanceof Error ? error.message : String(error) },
-      ]);
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new BadDataError('Unknown environment', [{ path: `${path}/environment`, message: error.message }]);
     });
   }
 }
