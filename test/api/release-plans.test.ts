@@ -116,10 +116,23 @@ describe('release plan templates', () => {
       !(await getOk<Array<{ id: string }>>(ctx.admin, TEMPLATES)).some((entry) => entry.id === template.id),
       'archived ones are not listed',
     );
+    const events = await eventsSince(ctx, before);
     assert.deepEqual(
-      (await eventsSince(ctx, before)).map((event) => event.type),
+      events.map((event) => event.type),
       ['release-plan-template-created', 'release-plan-template-updated', 'release-plan-template-archived'],
     );
+    const created = events[0]!.data as { id: string; milestones: Array<{ name: string; transitionCondition: unknown }> };
+    assert.equal(created.id, template.id);
+    assert.deepEqual(
+      created.milestones.map((milestone) => [milestone.name, milestone.transitionCondition]),
+      [
+        ['Staff', { intervalMinutes: 60 }],
+        ['Half', { intervalMinutes: 60 }],
+        ['Everyone', null],
+      ],
+    );
+    assert.equal(events[0]!.createdBy, 'admin-token');
+    assert.equal((events[2]!.preData as { id: string }).id, template.id);
   });
 
   test('bad templates are refused with a 400 at the entry, and nothing is stored', async () => {

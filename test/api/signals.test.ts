@@ -122,9 +122,26 @@ describe('signals and actions', () => {
     assert.equal(await isOn(s.project, s.flag), true);
   });
 
-  test('signal token secrets are shown once and never recorded', async () => {
+  test('signal token secrets are shown once and never recorded; endpoints, tokens and action sets are each recorded', async () => {
     const before = await lastEventId(ctx);
     const s = await setUp();
+    const recorded = (await eventsSince(ctx, before)).filter(
+      (event) => event.type.startsWith('signal-') || event.type.startsWith('actions-'),
+    );
+    assert.deepEqual(
+      recorded.map((event) => ({
+        type: event.type,
+        createdBy: event.createdBy,
+        project: event.project,
+        name: (event.data as { name: string }).name,
+      })),
+      [
+        { type: 'signal-endpoint-created', createdBy: 'admin-token', project: null, name: s.endpoint.name },
+        { type: 'signal-endpoint-token-created', createdBy: 'admin-token', project: null, name: 'pagerduty-webhook' },
+        { type: 'actions-created', createdBy: 'admin-token', project: s.project, name: 'Kill checkout on incident' },
+      ],
+    );
+    assert.equal((recorded[2]!.data as { actorId: number }).actorId, s.account.id);
     const endpoint = await getOk<{ tokens: Array<Record<string, unknown>> }>(ctx.admin, `/api/admin/signal-endpoints/${s.endpoint.id}`);
     assert.deepEqual(
       endpoint.tokens.map((token) => token.name),
