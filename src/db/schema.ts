@@ -55,12 +55,11 @@ export interface ProjectAccessTable {
   created_at: CreatedAt;
 }
 
-export interface OidcLoginsTable {
-  state_hash: string;
-  code_verifier: string;
-  nonce: string;
-  return_to: string;
-  expires_at: Date;
+/** Keys the instances share (sealing sign-ins in progress), made once by whichever instance needs one first. */
+export interface ServerKeysTable {
+  name: string;
+  key: string;
+  created_at: Date;
 }
 
 export interface ReleasePlanTemplatesTable {
@@ -114,6 +113,8 @@ export interface ReleasePlanSafeguardsTable {
   rollback: boolean;
   triggered_at: Date | null;
   created_at: Date;
+  /** When it was last set or its plan resumed: its window starts no earlier. */
+  armed_at: Date | null;
 }
 
 export type ImpactMetricType = 'counter' | 'gauge' | 'histogram';
@@ -554,7 +555,7 @@ export interface Database {
   groups: GroupsTable;
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;
-  oidc_logins: OidcLoginsTable;
+  server_keys: ServerKeysTable;
   release_plan_templates: ReleasePlanTemplatesTable;
   release_plans: ReleasePlansTable;
   release_plan_milestones: ReleasePlanMilestonesTable;

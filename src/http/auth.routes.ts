@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { LoginThrottle } from '../domain/users/login-throttle.js';
-import { OidcSignIn, SignInRefused } from '../domain/users/oidc-sign-in.js';
+import { LOGIN_TTL_MS, OidcSignIn, SignInRefused } from '../domain/users/oidc-sign-in.js';
 import { logIn, logOut } from '../domain/users/sessions.commands.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
@@ -12,9 +12,19 @@ const tags = ['Auth'];
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
 const OIDC_PATHS = '/auth/oidc';
 
-/** Only a path of this app: where to go after signing in comes from a URL, which anyone can write. */
+/**
+ * Only a path of this app: where to go after signing in comes from a URL, which anyone can write. It is resolved
+ * as a browser would (which drops tabs and newlines and reads `\` as `/`) and kept only when it stays on this
+ * origin.
+ */
 function safeReturnPath(next: string | undefined): string {
-  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  const origin = 'http://vexil.invalid';
+  try {
+    const resolved = new URL(next ?? '/', origin);
+    return next?.startsWith('/') && resolved.origin === origin ? `${resolved.pathname}${resolved.search}${resolved.hash}` : '/';
+  } catch {
+    return '/';
+  }
 }
 
 export const authRoutes: RouteModule = async (app, { deps }) => {
@@ -64,9 +74,15 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     async (request, reply) => {
       if (!oidc) throw new NotFoundError('OpenID Connect sign-in is not configured on this server (OIDC_ISSUER)');
       try {
-        const { url, state } = await oidc.start(safeReturnPath(request.query.next));
+        const { url, cookie } = await oidc.start(safeReturnPath(request.query.next));
         return reply
-          .setCookie(OIDC_STATE_COOKIE, state, { httpOnly: true, sameSite: 'lax', secure: secureCookie, path: OIDC_PATHS, maxAge: 600 })
+          .setCookie(OIDC_STATE_COOKIE, cookie, {
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: secureCookie,
+            path: OIDC_PATHS,
+            maxAge: LOGIN_TTL_MS / 1000,
+          })
           .redirect(url, 302);
       } catch (error) {
         return backToSignIn(reply, error);

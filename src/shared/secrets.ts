@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /** A random secret for tokens and session ids: 32 bytes of entropy, hex so it survives any transport. */
 export function randomSecret(bytes = 32): string {
@@ -48,4 +48,33 @@ export async function verifyPassword(password: string, stored: string): Promise<
     maxmem: SCRYPT_PARAMS.maxmem,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+const SEAL_ALGORITHM = 'aes-256-gcm';
+const SEAL_IV_BYTES = 12;
+const SEAL_TAG_BYTES = 16;
+
+/**
+ * Encrypts and authenticates a JSON value under a 32-byte key, as one URL-safe string: what the holder may carry
+ * (a cookie) but neither read nor change.
+ */
+export function seal(key: Buffer, value: unknown): string {
+  const iv = randomBytes(SEAL_IV_BYTES);
+  const cipher = createCipheriv(SEAL_ALGORITHM, key, iv);
+  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The value `seal` sealed under this key, or undefined for anything else (forged, changed, another key). */
+export function unseal(key: Buffer, sealed: string): unknown {
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length <= SEAL_IV_BYTES + SEAL_TAG_BYTES) return undefined;
+  try {
+    const decipher = createDecipheriv(SEAL_ALGORITHM, key, bytes.subarray(0, SEAL_IV_BYTES));
+    decipher.setAuthTag(bytes.subarray(SEAL_IV_BYTES, SEAL_IV_BYTES + SEAL_TAG_BYTES));
+    const plain = Buffer.concat([decipher.update(bytes.subarray(SEAL_IV_BYTES + SEAL_TAG_BYTES)), decipher.final()]);
+    return JSON.parse(plain.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }

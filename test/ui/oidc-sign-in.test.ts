@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, shows, textOf } from '../helpers/browser.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
@@ -50,6 +51,22 @@ async function atProvider(page: Page, login: string): Promise<void> {
 async function sessionUser(page: Page): Promise<{ email: string; name: string; rootRole: number } | undefined> {
   const response = await page.request.get(`${baseUrl}/api/admin/user`);
   return response.ok() ? ((await response.json()) as { user: { email: string; name: string; rootRole: number } }).user : undefined;
+}
+
+/** Rows in every table of the database, by table. */
+async function rowCounts(app: TestApp): Promise<Record<string, number>> {
+  const tables = await app.db
+    .selectFrom('information_schema.tables' as never)
+    .select('table_name' as never)
+    .where('table_schema' as never, '=', 'public' as never)
+    .where('table_type' as never, '=', 'BASE TABLE' as never)
+    .execute();
+  const counts: Record<string, number> = {};
+  for (const { table_name } of tables as Array<{ table_name: string }>) {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table_name)}`.execute(app.db);
+    counts[table_name] = rows[0]!.n;
+  }
+  return counts;
 }
 
 async function refusedWith(page: Page, reason: RegExp): Promise<void> {
@@ -196,6 +213,56 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     await atProvider(page, 'rita');
     await refusedWith(page, /answer was refused.*invalid_grant|grant request is invalid/i);
     await context.close();
+  });
+
+  test('anyone may start sign-ins without end: the server keeps nothing for them, and a person still signs in', async () => {
+    const rowsBefore = await rowCounts(ctx);
+    const starts = [];
+    for (let i = 0; i < 500; i += 1) starts.push(ctx.as().get('/auth/oidc/login'));
+    for (const response of await Promise.all(starts)) {
+      assert.equal(response.statusCode, 302);
+      assert.ok(String(response.headers.location).startsWith(provider.issuer), 'each is sent to the provider');
+    }
+    assert.deepEqual(await rowCounts(ctx), rowsBefore, 'no table grows with sign-ins started and never finished');
+
+    provider.accounts.set('flo', { email: 'flo@acme.example', name: 'Flo', groups: [] });
+    const { context, page } = await signInAs('flo');
+    await page.waitForURL(`${baseUrl}/projects`);
+    assert.equal((await sessionUser(page))?.email, 'flo@acme.example');
+    await context.close();
+  });
+
+  test('a sealed sign-in cookie that was changed is refused', async () => {
+    provider.accounts.set('tim', { email: 'tim@acme.example', name: 'Tim', groups: [] });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/auth/oidc/login`);
+    const [sealed] = (await context.cookies()).filter((cookie) => cookie.name === 'vexil-oidc-state');
+    assert.ok(sealed, 'the sign-in in progress travels in its cookie');
+    const bytes = Buffer.from(sealed.value, 'base64url');
+    bytes[bytes.length - 1]! ^= 1;
+    await context.addCookies([{ ...sealed, value: bytes.toString('base64url') }]);
+    await atProvider(page, 'tim');
+    await refusedWith(page, /not started in this browser/);
+    await context.close();
+  });
+
+  test('where to go after signing in stays on this server, however the path is written', async () => {
+    provider.accounts.set('otto', { email: 'otto@acme.example', name: 'Otto', groups: [] });
+    for (const next of ['/\t/evil.example/', '/\n/evil.example/', '/\\evil.example/', '//evil.example/', 'https://evil.example/']) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${baseUrl}/auth/oidc/login?next=${encodeURIComponent(next)}`);
+      await atProvider(page, 'otto');
+      assert.equal(new URL(page.url()).origin, baseUrl, `next=${JSON.stringify(next)} keeps the browser here`);
+      assert.equal(new URL(page.url()).pathname, '/', `next=${JSON.stringify(next)} returns to the start page`);
+
+      // The sign-in page builds its link to the provider from `next` too.
+      await page.goto(`${baseUrl}/login?next=${encodeURIComponent(next)}`);
+      const href = await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).getAttribute('href');
+      assert.equal(href, `/auth/oidc/login?next=${encodeURIComponent('/flags')}`);
+      await context.close();
+    }
   });
 
   test('the sign-in page offers the provider, and shows a refusal in words', async () => {

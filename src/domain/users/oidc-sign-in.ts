@@ -3,9 +3,9 @@ import type { OidcConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { inUnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
-import { TooManyRequestsError } from '../../shared/errors.js';
-import { hashToken } from '../../shared/secrets.js';
+import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
+import { serverKey } from '../settings/server-keys.js';
 import { createUser } from './users.commands.js';
 import { markSignedIn, openSession } from './sessions.commands.js';
 import { recordEvent } from '../events/record-event.js';
@@ -25,10 +25,27 @@ export interface OidcIdentity {
   groups: string[];
 }
 
-/** How long a started sign-in may take to come back. */
-const LOGIN_TTL_MS = 10 * 60_000;
-/** Sign-ins started and not yet back that Vexil keeps at once. */
-const MAX_PENDING_LOGINS = 10_000;
+/** How long a started sign-in may take to come back; the browser's cookie lives as long. */
+export const LOGIN_TTL_MS = 10 * 60_000;
+const SEALING_KEY_NAME = 'oidc-sign-in';
+
+/** What a started sign-in must remember until its callback, sealed in the browser's cookie. */
+interface PendingSignIn {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  returnTo: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+function pendingSignInOf(value: unknown): PendingSignIn | undefined {
+  const candidate = value as Partial<PendingSignIn> | undefined;
+  const texts = [candidate?.state, candidate?.nonce, candidate?.codeVerifier, candidate?.returnTo];
+  return texts.every((text) => typeof text === 'string') && typeof candidate?.expiresAt === 'number'
+    ? (candidate as PendingSignIn)
+    : undefined;
+}
 /** The most group names a claim may bring; more are ignored (providers cap theirs similarly). */
 const MAX_CLAIMED_GROUPS = 500;
 const MAX_GROUP_NAME = 255;
@@ -41,12 +58,13 @@ interface Deps {
 
 /**
  * Sign-in through an OpenID Connect provider: authorization code with PKCE, `state` and `nonce`. A started
- * sign-in is stored (hashed state, verifier, nonce) so that any instance can finish it and only once; the state
- * is also kept in the browser's cookie, so a callback finishes only in the browser that started it. The
+ * sign-in (state, verifier, nonce, where to return) is sealed into the browser's cookie under a key the instances
+ * share, so any instance finishes it, only in the browser that started it, and nothing is kept meanwhile. The
  * provider's metadata is fetched on first use and kept; a failed fetch is tried again at the next sign-in.
  */
 export class OidcSignIn {
   private configuration: Promise<oidc.Configuration> | undefined;
+  private key: Promise<Buffer> | undefined;
 
   constructor(
     readonly config: OidcConfig,
@@ -82,67 +100,62 @@ export class OidcSignIn {
     );
   }
 
-  /** Starts a sign-in; returns where to send the browser and the state for its cookie. */
-  async start(returnTo: string): Promise<{ url: string; state: string }> {
-    const configuration = await this.discover();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const codeVerifier = oidc.randomPKCECodeVerifier();
-    const now = this.deps.clock.now();
-    await this.deps.db.deleteFrom('oidc_logins').where('expires_at', '<=', now).execute();
-    // Anyone may start a sign-in; what they can make Vexil hold meanwhile is bounded.
-    const pending = await this.deps.db
-      .selectFrom('oidc_logins')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    if (Number(pending.n) >= MAX_PENDING_LOGINS) {
-      throw new TooManyRequestsError('Too many sign-ins are in progress; try again in a few minutes', LOGIN_TTL_MS / 1000);
-    }
-    await this.deps.db
-      .insertInto('oidc_logins')
-      .values({
-        state_hash: hashToken(state),
-        code_verifier: codeVerifier,
-        nonce,
-        return_to: returnTo,
-        expires_at: new Date(now.getTime() + LOGIN_TTL_MS),
-      })
-      .execute();
-    const url = oidc.buildAuthorizationUrl(configuration, {
-      redirect_uri: this.config.redirectUri,
-      scope: this.config.scopes,
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
+  private sealingKey(): Promise<Buffer> {
+    this.key ??= serverKey(this.deps.db, SEALING_KEY_NAME, this.deps.clock.now()).catch((error: unknown) => {
+      this.key = undefined;
+      throw error;
     });
-    return { url: url.href, state };
+    return this.key;
   }
 
   /**
-   * Finishes a sign-in from the provider's redirect: the state must be the browser's and unused, the code is
-   * redeemed with the verifier, and the ID token's issuer, audience, expiry, nonce and signature are checked.
+   * Starts a sign-in; returns where to send the browser and the sealed state for its cookie. Nothing is stored:
+   * anyone may start a sign-in, as often as they like, and it costs the server no room.
    */
-  async finish(callbackUrl: URL, browserState: string | undefined): Promise<{ identity: OidcIdentity; returnTo: string }> {
+  async start(returnTo: string): Promise<{ url: string; cookie: string }> {
+    const configuration = await this.discover();
+    const pending: PendingSignIn = {
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      codeVerifier: oidc.randomPKCECodeVerifier(),
+      returnTo,
+      expiresAt: this.deps.clock.now().getTime() + LOGIN_TTL_MS,
+    };
+    const url = oidc.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.config.redirectUri,
+      scope: this.config.scopes,
+      code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+      code_challenge_method: 'S256',
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    return { url: url.href, cookie: seal(await this.sealingKey(), pending) };
+  }
+
+  /**
+   * Finishes a sign-in from the provider's redirect: the state must be the one sealed in this browser's cookie,
+   * the code is redeemed with the verifier (the provider redeems a code once), and the ID token's issuer,
+   * audience, expiry, nonce and signature are checked.
+   */
+  async finish(callbackUrl: URL, cookie: string | undefined): Promise<{ identity: OidcIdentity; returnTo: string }> {
     const providerError = callbackUrl.searchParams.get('error');
     if (providerError) {
       const description = callbackUrl.searchParams.get('error_description');
       throw new SignInRefused(`The sign-in provider refused: ${providerError}${description ? ` (${description})` : ''}`);
     }
     const state = callbackUrl.searchParams.get('state');
-    if (!state || !browserState || state !== browserState) {
+    const login = cookie ? pendingSignInOf(unseal(await this.sealingKey(), cookie)) : undefined;
+    if (!state || !login || login.state !== state) {
       throw new SignInRefused('This sign-in was not started in this browser, or has already been used; start again');
     }
-    // Taken once: a replayed callback finds nothing.
-    const login = await this.deps.db.deleteFrom('oidc_logins').where('state_hash', '=', hashToken(state)).returningAll().executeTakeFirst();
-    if (!login || login.expires_at <= this.deps.clock.now()) {
-      throw new SignInRefused('This sign-in has expired or has already been used; start again');
+    if (login.expiresAt <= this.deps.clock.now().getTime()) {
+      throw new SignInRefused('This sign-in has expired; start again');
     }
     const configuration = await this.discover();
     let claims: oidc.IDToken;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
-        pkceCodeVerifier: login.code_verifier,
+        pkceCodeVerifier: login.codeVerifier,
         expectedState: state,
         expectedNonce: login.nonce,
         idTokenExpected: true,
@@ -151,7 +164,7 @@ export class OidcSignIn {
     } catch (error) {
       throw new SignInRefused(`The sign-in provider's answer was refused: ${messageOf(error)}`);
     }
-    return { identity: this.identityOf(claims), returnTo: login.return_to };
+    return { identity: this.identityOf(claims), returnTo: login.returnTo };
   }
 
   private identityOf(claims: oidc.IDToken): OidcIdentity {

@@ -4,6 +4,20 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ErrorMessage } from '../components/ui';
 
+/**
+ * Only a path of this app: `next` comes from the URL, which anyone can write. Resolved as the browser would
+ * (tabs and newlines dropped, `\` read as `/`), it is kept only when it stays on this origin.
+ */
+function sameOriginPath(next: string | null): string | undefined {
+  if (!next?.startsWith('/')) return undefined;
+  try {
+    const resolved = new URL(next, window.location.origin);
+    return resolved.origin === window.location.origin ? `${resolved.pathname}${resolved.search}${resolved.hash}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function SignIn() {
   const [search] = useSearchParams();
   const navigate = useNavigate();
@@ -12,8 +26,7 @@ export function SignIn() {
   const [busy, setBusy] = useState(false);
   const options = useQuery(queries.signInOptions());
   const next = search.get('next');
-  // Only a path of this app: `next` comes from the URL, which anyone can write.
-  const returnTo = next?.startsWith('/') && !next.startsWith('//') ? next : '/flags';
+  const returnTo = sameOriginPath(next) ?? '/flags';
   // Set by the server when a sign-in through the identity provider was refused.
   const providerError = search.get('error');
 
