@@ -19,7 +19,7 @@ import {
   listSignalEndpoints,
   updateSignalEndpoint,
 } from '../domain/signals/signal-endpoints.js';
-import { AuthenticationRequired, NotFoundError, UnauthorizedError } from '../shared/errors.js';
+import { AuthenticationRequired, UnauthorizedError } from '../shared/errors.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, bearerToken, can, PUBLIC } from './plugins/access.js';
@@ -138,8 +138,10 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       const token = bearerToken(request);
       if (!token) throw new AuthenticationRequired("Send one of the signal endpoint's tokens in the Authorization header");
       const found = await authenticateSignal(deps.db, request.params.name, token);
-      if (found === 'unknown') throw new NotFoundError(`There is no enabled signal endpoint "${request.params.name}"`);
-      if (found === 'unauthorized') throw new UnauthorizedError(`The token is not one of signal endpoint "${request.params.name}"'s`);
+      // One answer whether or not the name exists, so names cannot be listed without a token.
+      if (found === 'unknown' || found === 'unauthorized') {
+        throw new UnauthorizedError('No enabled signal endpoint of this name takes this token');
+      }
       const outcome = await receiveSignal(deps, { ...found, payload: request.body as Record<string, unknown> });
       return reply.status(202).send(outcome);
     },

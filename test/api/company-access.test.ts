@@ -449,6 +449,25 @@ describe('service accounts', () => {
     );
   });
 
+  test("a service account's token cannot make tokens for itself", async () => {
+    const created = await ctx.admin.post('/api/admin/service-account', { username: uniqueName('viewer-bot'), rootRole: 3 });
+    expectStatus(created, 201);
+    const account = created.json() as { id: number };
+    const expiresAt = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString();
+    const token = (await ctx.admin.post(`/api/admin/service-account/${account.id}/token`, { description: 'reads', expiresAt })).json() as {
+      id: number;
+      secret: string;
+    };
+    const bot = ctx.as(token.secret);
+    const refused = await expectRefused(ctx, () => bot.post('/api/admin/user/tokens', { description: 'mine', expiresAt }), {
+      status: 403,
+      name: 'PermissionError',
+    });
+    assert.match(refused.message, /made by an Admin/);
+    const stored = await ctx.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', account.id).execute();
+    assert.deepEqual(stored, [{ id: token.id }], 'only the token the Admin made');
+  });
+
   test('a service account cannot sign in with a password', async () => {
     const username = uniqueName('robot');
     expectStatus(await ctx.admin.post('/api/admin/service-account', { username, rootRole: 3 }), 201);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
+import { expectError, expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
@@ -103,9 +103,12 @@ describe('signals and actions', () => {
       read,
     );
     await expectRefused(ctx, () => signal(s.endpoint.name, undefined, payload), { status: 401, name: 'AuthenticationRequired' }, read);
-    await expectRefused(ctx, () => signal('no-such-endpoint', s.token, payload), { status: 404, name: 'NotFoundError' }, read);
+    // An unknown name and a known one with a wrong token answer alike, so names cannot be listed without a token.
+    const unknownName = expectError(await signal('no-such-endpoint', s.token, payload), 401, 'UnauthorizedError');
     const other = await setUp();
-    await expectRefused(ctx, () => signal(s.endpoint.name, other.token, payload), { status: 401, name: 'UnauthorizedError' }, read);
+    const wrongToken = expectError(await signal(s.endpoint.name, other.token, payload), 401, 'UnauthorizedError');
+    assert.equal(unknownName.message, wrongToken.message);
+    assert.equal(await read(), true);
     const big = { ...payload, blob: 'x'.repeat(70_000) };
     const tooBig = await signal(s.endpoint.name, s.token, big);
     assert.equal(tooBig.statusCode, 413);
@@ -150,6 +153,20 @@ describe('signals and actions', () => {
     assert.ok(!JSON.stringify(endpoint).includes(s.token));
     for (const event of await eventsSince(ctx, before))
       assert.ok(!JSON.stringify(event).includes(s.token), `${event.type} leaks the token`);
+  });
+
+  test('a service account that runs action sets cannot be deleted; the refusal names them', async () => {
+    const s = await setUp();
+    const refused = await expectRefused(
+      ctx,
+      () => ctx.admin.delete(`/api/admin/service-account/${s.account.id}`),
+      { status: 409, name: 'ConflictError' },
+      () => getOk(ctx.admin, `${projectPath(s.project)}/actions`),
+    );
+    assert.match(refused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`));
+    expectStatus(await ctx.admin.get(`/api/admin/service-account/${s.account.id}`), 200);
+    expectStatus(await ctx.admin.delete(`${projectPath(s.project)}/actions/${s.actionSetId}`), 200);
+    expectStatus(await ctx.admin.delete(`/api/admin/service-account/${s.account.id}`), 200);
   });
 
   test('bad action sets and endpoints are refused with a 400 at the entry', async () => {

@@ -69,7 +69,13 @@ export async function insertPat(uow: UnitOfWork, userId: number, input: { descri
 }
 
 export async function createPat(uow: UnitOfWork, input: { description: string; expiresAt: Date }): Promise<PatView & { secret: string }> {
-  const { row, secret } = await insertPat(uow, ownerOf(uow.actor), input);
+  const owner = ownerOf(uow.actor);
+  const user = await uow.tx.selectFrom('users').select('is_service').where('id', '=', owner).executeTakeFirstOrThrow();
+  // A token of a service account that could make more would outlive an Admin deleting it.
+  if (user.is_service) {
+    throw new PermissionError("A service account's tokens are made by an Admin (POST /api/admin/service-account/:id/token)");
+  }
+  const { row, secret } = await insertPat(uow, owner, input);
   const pat = toPatView(row);
   await recordEvent(uow, { type: 'pat-created', data: pat });
   return { ...pat, secret };

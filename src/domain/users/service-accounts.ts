@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PersonalAccessTokensTable, RootRoleName, UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError } from '../../shared/errors.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { insertPat, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso, toUserView, type UserView } from './user-view.js';
@@ -131,6 +131,19 @@ export async function updateServiceAccount(
 
 export async function deleteServiceAccount(uow: UnitOfWork, id: number): Promise<void> {
   const before = await findServiceAccount(uow.tx, id, true);
+  // Action sets act as their service account; deleting it would take them away without a word.
+  const actionSets = await uow.tx
+    .selectFrom('action_sets')
+    .select(['id', 'name', 'project'])
+    .where('actor_id', '=', id)
+    .orderBy('id')
+    .execute();
+  if (actionSets.length > 0) {
+    const names = actionSets.map((set) => `"${set.name}" (project "${set.project}", id ${set.id})`).join(', ');
+    throw new ConflictError(
+      `Service account "${before.username}" runs the action sets ${names}; give them another service account or delete them first`,
+    );
+  }
   await uow.tx.deleteFrom('users').where('id', '=', id).execute();
   await recordEvent(uow, { type: 'service-account-deleted', preData: toUserView(before) });
 }
