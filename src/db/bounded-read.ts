@@ -8,10 +8,14 @@ export interface ReadBounds {
   signal: AbortSignal;
 }
 
+/** How often a read past its deadline cancels what its connection runs, so a statement started late ends too. */
+const CANCEL_REPEAT_MS = 100;
+
 /**
  * Runs the queries of one API read so that none can hold PostgreSQL for long: in a read-only transaction with
  * a statement timeout, without JIT (compiling a large plan can cost more than running it), and cancelled with
- * pg_cancel_backend when the client disconnects. A cancelled or timed-out query fails with SQLSTATE 57014,
+ * pg_cancel_backend when the client disconnects. The timeout bounds the whole read too: once it has passed, any
+ * statement the read still runs is cancelled, so a read of several statements cannot take several timeouts. A cancelled or timed-out query fails with SQLSTATE 57014,
  * which the error handler answers with a 503. The embedded engine has no timeouts or cancellation; its reads
  * are kept small by the bounds on what a request may ask for.
  */
@@ -31,9 +35,16 @@ export async function boundedRead<T>(db: Db, bounds: ReadBounds, work: (db: Db) 
       };
       if (bounds.signal.aborted) cancel();
       bounds.signal.addEventListener('abort', cancel, { once: true });
+      let cancelling: NodeJS.Timeout | undefined;
+      const deadline = setTimeout(() => {
+        cancel();
+        cancelling = setInterval(cancel, CANCEL_REPEAT_MS);
+      }, bounds.timeoutMs);
       try {
         return await work(tx);
       } finally {
+        clearTimeout(deadline);
+        clearInterval(cancelling);
         bounds.signal.removeEventListener('abort', cancel);
       }
     });

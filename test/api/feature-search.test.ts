@@ -1079,6 +1079,7 @@ describe('bad input is a 400 naming the parameter', () => {
       [Array.from({ length: 400 }, () => 'status=development:enabled').join('&'), '/query/status', /100/],
       [`status=${values(101, (i) => `env${i}:enabled`)}`, '/query/status', /at most 100 entries/],
       [`query=${values(11, (i) => `term${i}`)}`, '/query/query', /at most 10/],
+      [`query=short,${'y'.repeat(101)}`, '/query/query', /a search term is at most 100 characters/],
     ];
     for (const [query, path, message] of tooMany) {
       const error = expectError(await ctx.admin.get(`/api/admin/search/features?${query}`), 400, 'BadDataError');

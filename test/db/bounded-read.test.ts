@@ -43,6 +43,17 @@ describe('bounded reads', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DA
     assert.equal(answer?.name, 'ServiceUnavailableError');
   });
 
+  test('the timeout bounds the whole read, not each of its statements', async () => {
+    const signal = new AbortController().signal;
+    await expectCancelled(
+      boundedRead(handle.db, { engine: 'postgres', timeoutMs: 600, signal }, async (db) => {
+        // Each statement alone stays under the timeout; together they pass it.
+        for (let i = 0; i < 4; i += 1) await sql`SELECT pg_sleep(0.4)`.execute(db);
+      }),
+      1_200,
+    );
+  });
+
   test('a read whose client goes away is cancelled at once', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);

@@ -302,7 +302,7 @@ export async function deprecatedEventSearch(db: Db, body: DeprecatedSearchBody):
   if (body.project !== undefined) filtered = filtered.where('project', '=', body.project);
   if (body.feature !== undefined) filtered = filtered.where('feature_name', '=', body.feature);
   if (body.query) {
-    const pattern = likePattern(body.query);
+    const pattern = likePattern(body.query, '/body/query');
     filtered = filtered.where((eb) =>
       eb.or([eb(SEARCH_TEXT, 'ilike', pattern), eb('type', 'ilike', pattern), eb('created_by', 'ilike', pattern)]),
     );

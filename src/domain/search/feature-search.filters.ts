@@ -176,7 +176,7 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
     if (terms.length === 0) return q;
     if (terms.length > MAX_QUERY_TERMS) throw invalid('query', raw, `give at most ${MAX_QUERY_TERMS} comma-separated terms`);
     // A union of three lookups, each served by its trigram index; an OR across the tables would read every flag.
-    const patterns = terms.map(likePattern);
+    const patterns = terms.map((term) => likePattern(term));
     return q.where('f.name', 'in', (eb) =>
       eb
         .selectFrom('features as byName')

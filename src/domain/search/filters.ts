@@ -65,7 +65,20 @@ export function parseUserIds(parameter: string, raw: string, values: string[]): 
   });
 }
 
-/** `%` and `_` in a search term are literal characters, not LIKE wildcards. */
-export function likePattern(term: string): string {
+/**
+ * The longest text one search term may be. A substring match costs about its length times the text it reads, so
+ * a long term over a large log could hold the database (and the embedded engine's one connection) for long.
+ */
+export const MAX_SEARCH_TERM_LENGTH = 100;
+
+/**
+ * A search term as an ILIKE pattern matching it anywhere: `%` and `_` in it are literal characters, not
+ * wildcards, and a term longer than MAX_SEARCH_TERM_LENGTH is a 400 naming the parameter.
+ */
+export function likePattern(term: string, path = '/query/query'): string {
+  if (term.length > MAX_SEARCH_TERM_LENGTH) {
+    const message = `a search term is at most ${MAX_SEARCH_TERM_LENGTH} characters (got ${term.length})`;
+    throw new BadDataError(`Invalid query: ${message}`, [{ path, message }]);
+  }
   return `%${term.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
