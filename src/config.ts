@@ -73,6 +73,8 @@ export interface SdkBookkeepingConfig {
   applicationRetentionDays: number;
   /** New applications one SDK token may register per minute (per instance of Vexil); more get a 429. */
   newApplicationsPerMinute: number;
+  /** Applications Vexil keeps in all; a new one beyond gets a 429. */
+  maxApplications: number;
 }
 
 export interface IntegrationsConfig {
@@ -272,6 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
       instanceRetentionHours: readInteger(env, 'CLIENT_INSTANCE_RETENTION_HOURS', 48, 1, 24 * 3650),
       applicationRetentionDays: readInteger(env, 'CLIENT_APPLICATION_RETENTION_DAYS', 30, 1, 3650),
       newApplicationsPerMinute: readInteger(env, 'CLIENT_NEW_APPLICATIONS_PER_MINUTE', 60, 1, 100_000),
+      maxApplications: readInteger(env, 'CLIENT_APPLICATIONS_MAX', 10_000, 1, 10_000_000),
     },
     impactMetrics: {
       seriesPerApplication: readInteger(env, 'IMPACT_METRICS_SERIES_PER_APPLICATION', 100, 1, 10_000),

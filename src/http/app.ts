@@ -60,7 +60,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addHook('onClose', () => clientFeatures.stop());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
-  const newApplicationLimit = new NewApplicationLimit(deps.config.sdkBookkeeping.newApplicationsPerMinute);
+  const newApplicationLimit = new NewApplicationLimit(
+    deps.config.sdkBookkeeping.newApplicationsPerMinute,
+    deps.config.sdkBookkeeping.maxApplications,
+  );
   const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics, newApplicationLimit };
 
   // Browsers call the frontend API from the application's own origin; nothing else is offered to them.

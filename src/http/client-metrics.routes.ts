@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { registerClients } from '../domain/client-features/client-registration.js';
+import { admitReportingApplication, registerClients } from '../domain/client-features/client-registration.js';
 import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import type { RouteModule } from './deps.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
@@ -29,10 +29,6 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
         assertTokenEnvironment(token, metric.environment, `/body/metrics/${i}/environment`);
         assertReportTime(metric.timestamp, now, `/body/metrics/${i}/timestamp`);
       }
-      if (applications.length > 0) {
-        const registrations = applications.map((application) => registrationOf(application, token, request.ip));
-        await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, registrations, deps.newApplicationLimit));
-      }
       // One bucket per application and hour, as single SDKs send them.
       const buckets = new Map<
         string,
@@ -49,9 +45,16 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
         counts.no += metric.no;
         buckets.set(key, bucket);
       }
-      for (const { appName, ...bucket } of buckets.values()) {
-        await recordClientMetrics(deps.db, token, { appName, bucket }, deps.clock.now());
-      }
+      // All of it or nothing, like a single SDK's report: Edge sends a refused report again.
+      await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
+        const registrations = applications.map((application) => registrationOf(application, token, request.ip));
+        await registerClients(uow, token.id, registrations, deps.newApplicationLimit);
+        for (const { appName, ...bucket } of buckets.values()) {
+          const reporter = { appName, instanceId: 'default', environment: token.environment };
+          await admitReportingApplication(uow, token.id, reporter, deps.newApplicationLimit);
+          await recordClientMetrics(uow.tx, token, { appName, bucket }, uow.now);
+        }
+      });
       return reply.status(202).send();
     },
   );

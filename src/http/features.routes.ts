@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { Operation } from 'fast-json-patch';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import {
-  archiveFeatures,
   changeFeatureProject,
   createFeature,
   deleteArchivedFeature,
@@ -19,6 +18,7 @@ import {
 } from '../domain/features/feature-environments.commands.js';
 import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
+import { archiveFlags } from '../domain/release-plans/plans.js';
 import type { RouteModule } from './deps.js';
 import {
   BatchFeaturesSchema,
@@ -111,7 +111,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE', PROJECT_PARAM) } },
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, projectId, [featureName]));
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, projectId, [featureName]));
       return reply.status(202).send();
     },
   );
@@ -132,7 +132,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('DELETE_FEATURE', PROJECT_PARAM) },
     },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFeatures(uow, request.params.projectId, request.body.features));
+      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, request.params.projectId, request.body.features));
       return reply.status(202).send();
     },
   );

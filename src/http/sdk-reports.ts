@@ -1,10 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
-import type { ClientRegistration } from '../domain/client-features/client-registration.js';
+import { admitReportingApplication, type ClientRegistration } from '../domain/client-features/client-registration.js';
 import { recordImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
 import { evaluateSafeguards } from '../domain/release-plans/safeguards.js';
 import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { BadDataError } from '../shared/errors.js';
 import type { RouteDeps } from './deps.js';
 import { sdkTokenOf } from './plugins/access.js';
@@ -37,11 +39,13 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
 
 /**
  * The handler of one SDK's metrics report, for server-side (client token) and frontend (frontend token) SDKs
- * alike: the token's environment and projects decide where the counts go.
+ * alike: the token's environment and projects decide where the counts go. The report is stored whole or not at
+ * all, in one transaction: an SDK sends a refused report again, so a part stored before a refusal would count
+ * twice. Safeguards read the new metrics after the commit, and nothing they do fails the report.
  */
-export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config'>) {
+export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit'>) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
-    const { bucket, impactMetrics = [] } = request.body;
+    const { appName, bucket, impactMetrics = [] } = request.body;
     assertReportTime(bucket.stop, deps.clock.now(), '/body/bucket/stop');
     if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
       throw new BadDataError('The metrics bucket ends before it starts', [
@@ -49,21 +53,24 @@ export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'conf
       ]);
     }
     const token = sdkTokenOf(request);
-    // Impact metrics first: a report they refuse (too many series) stores nothing at all.
-    if (impactMetrics.length > 0) {
-      await recordImpactMetrics(
-        deps.db,
-        { appName: request.body.appName, environment: token.environment, metrics: impactMetrics, now: deps.clock.now() },
-        deps.config.impactMetrics,
-      );
-    }
-    await recordClientMetrics(deps.db, token, request.body, deps.clock.now());
+    await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
+      const reporter = { appName, instanceId: request.body.instanceId ?? 'default', environment: token.environment };
+      await admitReportingApplication(uow, token.id, reporter, deps.newApplicationLimit);
+      if (impactMetrics.length > 0) {
+        await recordImpactMetrics(
+          uow.tx,
+          { appName, environment: token.environment, metrics: impactMetrics, now: uow.now },
+          deps.config.impactMetrics,
+        );
+      }
+      await recordClientMetrics(uow.tx, token, request.body, uow.now);
+    });
     // A safeguard on these metrics acts on the report that crosses its threshold, not a scheduler pass later.
     if (impactMetrics.length > 0) {
-      await evaluateSafeguards(deps, {
-        environment: token.environment,
-        metricNames: [...new Set(impactMetrics.map((metric) => metric.name))],
-      });
+      const scope = { environment: token.environment, metricNames: [...new Set(impactMetrics.map((metric) => metric.name))] };
+      await evaluateSafeguards(deps, scope, (error, releasePlanId) =>
+        request.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard after a metrics report failed; the report is kept'),
+      );
     }
     return reply.status(202).send();
   };

@@ -51,8 +51,10 @@ export class ReleasePlanScheduler {
     const due = await this.deps.db
       .selectFrom('release_plan_milestones as m')
       .innerJoin('release_plans as p', 'p.active_milestone_id', 'm.id')
+      .innerJoin('features as f', 'f.name', 'p.feature_name')
       .select(['p.id as planId', 'm.id as milestoneId'])
       .where('m.progress_at', '<=', now)
+      .where('f.archived_at', 'is', null)
       .where('p.paused_at', 'is', null)
       .orderBy('m.progress_at')
       .limit(BATCH)
@@ -68,7 +70,9 @@ export class ReleasePlanScheduler {
         );
       }
     }
-    pass.paused = await evaluateSafeguards(this.deps);
+    pass.paused = await evaluateSafeguards(this.deps, {}, (error, releasePlanId) =>
+      this.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard failed; trying again on the next pass'),
+    );
     if (now.getTime() - this.lastRetention >= HOUR_MS) {
       this.lastRetention = now.getTime();
       await deleteOldImpactMetrics(this.deps.db, this.deps.impactMetricsRetentionDays, now);

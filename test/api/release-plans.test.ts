@@ -92,6 +92,36 @@ async function enabledFor(sdk: Unleash, flag: string, users: string[]): Promise<
   return users.filter((userId) => sdk.isEnabled(flag, { userId }));
 }
 
+async function setSafeguard(plansPath: string, planId: string, metricName: string, threshold: number): Promise<void> {
+  const response = await ctx.admin.put(`${plansPath}/${planId}/safeguards`, {
+    impactMetric: { metricName, aggregationMode: 'count', windowMinutes: 5 },
+    triggerCondition: { operator: '>', threshold },
+    action: { type: 'pause' },
+  });
+  expectStatus(response, 200);
+}
+
+/** A usage report, as an SDK sends it, carrying `count` more errors of a counter. */
+function errorReport(appName: string, metricName: string, count: number, toggles: Record<string, { yes: number; no: number }> = {}) {
+  const now = ctx.clock.now().toISOString();
+  return {
+    appName,
+    bucket: { start: now, stop: now, toggles },
+    impactMetrics: [{ name: metricName, help: 'errors', type: 'counter', samples: [{ labels: {}, value: count }] }],
+  };
+}
+
+async function metricTotal(appName: string, metricName: string): Promise<number> {
+  const rows = await ctx.db
+    .selectFrom('impact_metric_minutes as m')
+    .innerJoin('impact_metric_series as s', 's.id', 'm.series_id')
+    .select('m.value')
+    .where('s.app_name', '=', appName)
+    .where('s.name', '=', metricName)
+    .execute();
+  return rows.reduce((total, row) => total + row.value, 0);
+}
+
 const USERS = ['alice', 'bob', ...Array.from({ length: 40 }, (_, i) => `user-${i}`)];
 
 describe('release plan templates', () => {
@@ -398,6 +428,63 @@ describe('impact metrics and safeguards', () => {
     assert.equal((resumed.json() as Plan).pausedAt, null);
   });
 
+  test('archiving a flag pauses its plan (recorded); a report carrying its safeguard metric is stored once and answered 202', async () => {
+    const { flag, plansPath, plan } = await flagWithPlan();
+    const metricName = uniqueName('doomed_errors').replace(/-/g, '_');
+    await setSafeguard(plansPath, plan.id, metricName, 3);
+    expectStatus(await ctx.admin.post(`${plansPath}/${plan.id}/milestones/${plan.milestones[0]!.id}/start`), 200);
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.delete(featurePath('default', flag)), 202);
+    const paused = (await eventsSince(ctx, before)).filter((event) => event.type === 'release-plan-progressions-paused');
+    assert.deepEqual(
+      paused.map((event) => [event.featureName, event.data]),
+      [[flag, { planId: plan.id, reason: 'The flag was archived', rolledBack: false }]],
+    );
+
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const appName = uniqueName('doomed-app');
+    const response = await ctx.as(token).post('/api/client/metrics', errorReport(appName, metricName, 5, { [flag]: { yes: 3, no: 1 } }));
+    expectStatus(response, 202);
+    assert.equal(await metricTotal(appName, metricName), 5, 'the impact metric counted once');
+    const usage = await ctx.db.selectFrom('feature_usage_hourly').select(['yes', 'no']).where('app_name', '=', appName).execute();
+    assert.deepEqual(usage, [{ yes: 3, no: 1 }], 'the usage counted once');
+
+    // The scheduler passes over the archived flag's plan, and moves the others on.
+    const other = await flagWithPlan();
+    expectStatus(await ctx.admin.post(`${other.plansPath}/${other.plan.id}/milestones/${other.plan.milestones[0]!.id}/start`), 200);
+    ctx.clock.advance(2 * HOUR);
+    const errors: unknown[] = [];
+    const pass = await new ReleasePlanScheduler(
+      { db: ctx.db, clock: ctx.clock, impactMetricsRetentionDays: 7 },
+      { error: (details) => errors.push(details) },
+    ).runOnce();
+    assert.deepEqual(movedOf(pass, plan.id, other.plan.id), [other.plan.id]);
+    assert.deepEqual(errors, []);
+  });
+
+  test("resuming a plan starts its safeguard's window afresh: the values that tripped it do not trip it again", async () => {
+    const { flag, plansPath, plan } = await flagWithPlan();
+    const metricName = uniqueName('resume_errors').replace(/-/g, '_');
+    await setSafeguard(plansPath, plan.id, metricName, 10);
+    expectStatus(await ctx.admin.post(`${plansPath}/${plan.id}/milestones/${plan.milestones[0]!.id}/start`), 200);
+    await turnOn(flag);
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const appName = uniqueName('resume-app');
+    expectStatus(await ctx.as(token).post('/api/client/metrics', errorReport(appName, metricName, 13)), 202);
+    assert.ok((await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`)).pausedAt, '13 errors trip a threshold of 10');
+
+    ctx.clock.advance(60_000);
+    expectStatus(await ctx.admin.post(`${plansPath}/${plan.id}/resume`), 200);
+    ctx.clock.advance(60_000);
+    expectStatus(await ctx.as(token).post('/api/client/metrics', errorReport(appName, metricName, 2)), 202);
+    assert.equal((await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`)).pausedAt, null, '2 errors since the resume are not over 10');
+
+    ctx.clock.advance(60_000);
+    expectStatus(await ctx.as(token).post('/api/client/metrics', errorReport(appName, metricName, 9)), 202);
+    const again = await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`);
+    assert.match(again.pausedReason ?? '', new RegExp(`${metricName} count over 5 min was 11 \\(> 10\\)`));
+  });
+
   test('bad or oversized impact metrics are refused with a 400 and nothing of the report is stored', async () => {
     const token = await createSdkToken(ctx, 'client', 'development');
     const appName = uniqueName('metrics-app');
@@ -433,21 +520,6 @@ describe('impact metrics and safeguards', () => {
       );
     }
     assert.deepEqual(await stored(), { series: 0, usage: 0 });
-
-    // Only a registered application adds series.
-    const unregistered = await ctx.as(token).post('/api/client/metrics', report([counter('requests', { route: '/r0' })]));
-    assert.equal(unregistered.statusCode, 400);
-    assert.ok((unregistered.json() as { details: Array<{ path: string }> }).details.some((detail) => detail.path === '/body/appName'));
-    expectStatus(
-      await ctx.as(token).post('/api/client/register', {
-        appName,
-        instanceId: 'pod',
-        strategies: ['default'],
-        started: ctx.clock.now().toISOString(),
-        interval: 15000,
-      }),
-      202,
-    );
 
     // 100 series per application: the report that would make the 101st is refused whole.
     const many = Array.from({ length: 100 }, (_, i) => counter('requests', { route: `/r${i}` }));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pruneClientBookkeeping } from '../../src/domain/client-features/client-registration.js';
 import { expectError, expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
@@ -61,6 +62,78 @@ describe('new applications per token and minute', () => {
       (await applications(`?query=${prefix}`)).applications.map((entry) => entry.appName),
       [`${prefix}-a`],
     );
+  });
+});
+
+describe('what usage reports make Vexil keep', () => {
+  test('a report from an application Vexil does not know makes it, under the limit of a registration; a refused one keeps nothing', async () => {
+    ctx.clock.set('2026-05-03T10:00:00.000Z');
+    const project = await createProject(ctx);
+    const flag = await createFlag(ctx, project);
+    // A frontend token ships in public pages: anyone can send what it may send.
+    const token = await createSdkToken(ctx, 'frontend', 'development');
+    const prefix = uniqueName('browser');
+    const now = ctx.clock.now().toISOString();
+    const report = (appName: string) => ({
+      appName,
+      bucket: { start: now, stop: now, toggles: { [flag]: { yes: 1, no: 0 }, [`${prefix}-no-such-flag`]: { yes: 1, no: 0 } } },
+    });
+    const send = (appName: string) => ctx.as(token).post('/api/frontend/client/metrics', report(appName));
+    const kept = async () => ({
+      usage: (
+        await ctx.db.selectFrom('feature_usage_hourly').select('app_name').where('feature_name', '=', flag).orderBy('app_name').execute()
+      ).map((row) => row.app_name),
+      missing: (
+        await ctx.db
+          .selectFrom('client_application_missing_flags')
+          .select('app_name')
+          .where('feature_name', '=', `${prefix}-no-such-flag`)
+          .orderBy('app_name')
+          .execute()
+      ).map((row) => row.app_name),
+    });
+    const admitted = [0, 1, 2].map((i) => `${prefix}-${i}`);
+    const before = await lastEventId(ctx);
+    for (const appName of admitted) expectStatus(await send(appName), 202);
+    const refused = await expectRefused(ctx, () => send(`${prefix}-made-up`), { status: 429, name: 'TooManyRequestsError' });
+    assert.match(refused.message, /registered 3 new applications in the last minute/);
+    assert.deepEqual(await kept(), { usage: admitted, missing: admitted });
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, (event.data as { appName: string }).appName]),
+      admitted.map((appName) => ['application-created', appName]),
+    );
+    // A known application reports as often as it likes.
+    expectStatus(await send(admitted[0]!), 202);
+    assert.equal(
+      (await ctx.db.selectFrom('feature_usage_hourly').select('yes').where('app_name', '=', admitted[0]!).executeTakeFirstOrThrow()).yes,
+      2,
+    );
+  });
+});
+
+describe('applications in all', () => {
+  const small = useTestApp({ env: { CLIENT_APPLICATIONS_MAX: '2' } });
+
+  test('past CLIENT_APPLICATIONS_MAX a new application is a 429 whichever token sends it; known ones go on', async () => {
+    const first = await createSdkToken(small, 'client', 'development');
+    const second = await createSdkToken(small, 'frontend', 'development');
+    const now = small.clock.now().toISOString();
+    const report = (appName: string) => ({ appName, bucket: { start: now, stop: now, toggles: {} } });
+    expectStatus(await small.as(first).post('/api/client/register', { appName: 'shop', instanceId: 'pod', strategies: [] }), 202);
+    expectStatus(await small.as(second).post('/api/frontend/client/metrics', report('web')), 202);
+    const refused = await expectRefused(small, () => small.as(second).post('/api/frontend/client/metrics', report('made-up')), {
+      status: 429,
+      name: 'TooManyRequestsError',
+    });
+    assert.match(refused.message, /already keeps 2 applications, the most it keeps \(CLIENT_APPLICATIONS_MAX\)/);
+    expectError(
+      await small.as(first).post('/api/client/register', { appName: 'another', instanceId: 'pod', strategies: [] }),
+      429,
+      'TooManyRequestsError',
+    );
+    expectStatus(await small.as(second).post('/api/frontend/client/metrics', report('web')), 202);
+    const names = await small.db.selectFrom('client_applications').select('app_name').orderBy('app_name').execute();
+    assert.deepEqual(names, [{ app_name: 'shop' }, { app_name: 'web' }]);
   });
 });
 

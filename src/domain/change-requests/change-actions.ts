@@ -7,7 +7,6 @@ import { addDependency, removeAllDependencies, removeDependency, type Dependency
 import { getEnvironmentVariants, setEnvironmentVariants, setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
 import { findFeature } from '../features/feature-lookup.js';
 import { loadStrategies, type VariantInput } from '../features/feature-views.js';
-import { archiveFeatures } from '../features/features.commands.js';
 import {
   addStrategy,
   deleteStrategy,
@@ -19,7 +18,7 @@ import {
   type StrategyTarget,
 } from '../features/strategies.commands.js';
 import { distributeWeights } from '../features/variants.js';
-import { addPlan, getPlan, removePlan, startMilestone } from '../release-plans/plans.js';
+import { addPlan, archiveFlags, getPlan, removePlan, startMilestone } from '../release-plans/plans.js';
 import { usableTemplate } from '../release-plans/templates.js';
 import { deleteSegment, updateSegment, type UpsertSegmentInput } from '../segments/segments.commands.js';
 import { findSegment } from '../segments/segments.queries.js';
@@ -306,7 +305,7 @@ export async function applyChange(uow: UnitOfWork, scope: ChangeRequestScope, ch
       await setEnvironmentVariants(uow, target, change.payload.variants);
       return;
     case 'archiveFeature':
-      return archiveFeatures(uow, scope.project, [change.feature]);
+      return archiveFlags(uow, scope.project, [change.feature]);
     case 'addDependency':
       return addDependency(uow, scope.project, change.feature, change.payload);
     case 'deleteDependency':

@@ -25,12 +25,7 @@ export interface ClientRegistration {
  * `application-created`; later ones refresh what it reports and when it was seen.
  */
 export async function registerClient(uow: UnitOfWork, registration: ClientRegistration): Promise<{ created: boolean }> {
-  const inserted = await uow.tx
-    .insertInto('client_applications')
-    .values({ app_name: registration.appName, strategies: registration.strategies, created_at: uow.now, seen_at: uow.now })
-    .onConflict((oc) => oc.column('app_name').doUpdateSet({ strategies: registration.strategies, seen_at: uow.now }))
-    .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
-    .executeTakeFirstOrThrow();
+  const created = await upsertApplication(uow, registration.appName, registration.strategies);
   await uow.tx
     .insertInto('client_instances')
     .values({
@@ -54,27 +49,53 @@ export async function registerClient(uow: UnitOfWork, registration: ClientRegist
       })),
     )
     .execute();
-  // xmax is 0 on a row this statement inserted, and set on one it updated.
-  const created = inserted.inserted;
   if (created) {
-    await recordEvent(uow, {
-      type: 'application-created',
+    await recordApplicationCreated(uow, {
+      appName: registration.appName,
+      instanceId: registration.instanceId,
       environment: registration.environment,
-      data: {
-        appName: registration.appName,
-        instanceId: registration.instanceId,
-        environment: registration.environment,
-        sdkVersion: registration.sdkVersion ?? null,
-        strategies: registration.strategies,
-      },
+      sdkVersion: registration.sdkVersion ?? null,
+      strategies: registration.strategies,
     });
   }
   return { created };
 }
 
+/** The application's row made or marked seen; true when this call made it. Strategies are kept unless given. */
+async function upsertApplication(uow: UnitOfWork, appName: string, strategies: string[] | undefined): Promise<boolean> {
+  const inserted = await uow.tx
+    .insertInto('client_applications')
+    .values({ app_name: appName, strategies: strategies ?? [], created_at: uow.now, seen_at: uow.now })
+    .onConflict((oc) => oc.column('app_name').doUpdateSet(strategies ? { strategies, seen_at: uow.now } : { seen_at: uow.now }))
+    .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+    .executeTakeFirstOrThrow();
+  // xmax is 0 on a row this statement inserted, and set on one it updated.
+  return inserted.inserted;
+}
+
+function recordApplicationCreated(
+  uow: UnitOfWork,
+  data: { appName: string; instanceId: string; environment: string; sdkVersion: string | null; strategies: string[] },
+) {
+  return recordEvent(uow, { type: 'application-created', environment: data.environment, data });
+}
+
 /**
- * Registers what one token's SDKs report, in order; a new application beyond the token's limit is refused with
- * a 429, and the unit of work (with what it registered) rolls back.
+ * Counts a new application against the token's limit per minute and the most applications Vexil keeps, or
+ * refuses it with a 429; the caller's unit of work (with the application it made) then rolls back.
+ */
+async function admitNewApplication(uow: UnitOfWork, tokenId: number, limit: NewApplicationLimit): Promise<void> {
+  limit.admit(tokenId, uow.now);
+  const { n } = await uow.tx
+    .selectFrom('client_applications')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  limit.assertRoom(Number(n));
+}
+
+/**
+ * Registers what one token's SDKs report, in order; a new application beyond the token's limit, or beyond the
+ * most Vexil keeps, is refused with a 429, and the unit of work (with what it registered) rolls back.
  */
 export async function registerClients(
   uow: UnitOfWork,
@@ -84,8 +105,24 @@ export async function registerClients(
 ): Promise<void> {
   for (const registration of registrations) {
     const { created } = await registerClient(uow, registration);
-    if (created) limit.admit(tokenId, uow.now);
+    if (created) await admitNewApplication(uow, tokenId, limit);
   }
+}
+
+/**
+ * The application a metrics report comes from, marked seen. Frontend SDKs never register, so their first report
+ * makes the application (recorded as `application-created`) and counts as a new application of the token, under
+ * the same limits as a registration: usage and the names it asked for are kept only for admitted applications.
+ */
+export async function admitReportingApplication(
+  uow: UnitOfWork,
+  tokenId: number,
+  report: { appName: string; instanceId: string; environment: string },
+  limit: NewApplicationLimit,
+): Promise<void> {
+  if (!(await upsertApplication(uow, report.appName, undefined))) return;
+  await admitNewApplication(uow, tokenId, limit);
+  await recordApplicationCreated(uow, { ...report, sdkVersion: null, strategies: [] });
 }
 
 /**

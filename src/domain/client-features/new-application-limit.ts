@@ -11,7 +11,20 @@ const MINUTE_MS = 60_000;
 export class NewApplicationLimit {
   private readonly windows = new Map<number, { startedAt: number; count: number }>();
 
-  constructor(private readonly perMinute: number) {}
+  constructor(
+    private readonly perMinute: number,
+    /** Applications Vexil keeps in all, so that many tokens, or a long time, cannot add up without bound. */
+    private readonly maxApplications: number,
+  ) {}
+
+  /** Refuses one more application when `held` (the count with it) is past the most Vexil keeps. */
+  assertRoom(held: number): void {
+    if (held <= this.maxApplications) return;
+    throw new TooManyRequestsError(
+      `Vexil already keeps ${this.maxApplications} applications, the most it keeps (CLIENT_APPLICATIONS_MAX); applications not seen for CLIENT_APPLICATION_RETENTION_DAYS are forgotten`,
+      3600,
+    );
+  }
 
   /** Counts one new application of the token, or refuses it with a 429 saying when the next is accepted. */
   admit(tokenId: number, now: Date): void {

@@ -12,7 +12,8 @@ import { normalizeConstraints } from '../features/constraints.js';
 import { addDependency, removeDependency } from '../features/dependencies.commands.js';
 import { parentsOf } from '../features/dependencies.queries.js';
 import { loadFeatureTags, loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
-import { archiveFeatures, createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.commands.js';
+import { createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.commands.js';
+import { archiveFlags } from '../release-plans/plans.js';
 import { resolveStrategy, type StrategyInput } from '../features/strategies.commands.js';
 import { distributeWeights } from '../features/variants.js';
 import { addProjectEnvironment, createProject, listProjects, updateProject } from '../projects/projects.js';
@@ -310,7 +311,7 @@ async function applyFlag(uow: UnitOfWork, context: FlagContext): Promise<void> {
     await applyFlagEnvironment(uow, context, environment, wanted, `${path}${pointer('environments', environment)}`);
   }
   if (flag.archived) {
-    await archiveFeatures(uow, project, [flag.name]);
+    await archiveFlags(uow, project, [flag.name]);
     report.changes.push({ path, change: 'archived', target });
   }
 }

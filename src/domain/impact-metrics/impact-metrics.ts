@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import type { ImpactMetricType, SafeguardAggregation } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
 
@@ -42,16 +42,17 @@ function labelsKey(labels: Record<string, string>): string {
 }
 
 /**
- * Records one report's metrics at the minute it arrives. The SDK's own labels say which application and
- * environment; the token's environment is what counts. All of it or nothing: a report that would exceed the
+ * Records one report's metrics at the minute it arrives, in the caller's transaction. The SDK's own labels say
+ * which application and environment; the token's environment is what counts. The caller has admitted the
+ * application (new ones are limited per token and minute). All of it or nothing: a report that would exceed the
  * application's series is refused with the first metric that would.
  */
 export async function recordImpactMetrics(
-  db: Db,
+  tx: Tx,
   input: { appName: string; environment: string; metrics: ImpactMetricReport[]; now: Date },
   limits: ImpactMetricLimits,
 ): Promise<number> {
-  const minute = new Date(Math.floor(input.now.getTime() / MINUTE_MS) * MINUTE_MS);
+  const minute = minuteOf(input.now);
   const samples = input.metrics.flatMap((metric, metricIndex) =>
     metric.samples.map((sample, sampleIndex) => {
       // The SDK puts its application and environment among the labels; they are the series' own columns here.
@@ -60,104 +61,96 @@ export async function recordImpactMetrics(
     }),
   );
   if (samples.length === 0) return 0;
-  return db.transaction().execute(async (tx) => {
-    // One writer per application at a time, so two reports cannot both slip under the series limit.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${`impact-metrics:${input.appName}`}))`.execute(tx);
-    const existing = await tx
-      .selectFrom('impact_metric_series')
-      .select(['id', 'name', 'type', 'labels_key', 'environment'])
-      .where('app_name', '=', input.appName)
-      .execute();
-    const known = new Map(
-      existing.filter((row) => row.environment === input.environment).map((row) => [`${row.name}\u0000${row.labels_key}`, row]),
+  // One writer per application at a time, so two reports cannot both slip under the series limit.
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`impact-metrics:${input.appName}`}))`.execute(tx);
+  const existing = await tx
+    .selectFrom('impact_metric_series')
+    .select(['id', 'name', 'type', 'labels_key', 'environment'])
+    .where('app_name', '=', input.appName)
+    .execute();
+  const known = new Map(
+    existing.filter((row) => row.environment === input.environment).map((row) => [`${row.name}\u0000${row.labels_key}`, row]),
+  );
+  let total: number | undefined;
+  let seriesCount = existing.length;
+  const seriesIds: number[] = [];
+  for (const { metric, metricIndex, labels, key } of samples) {
+    const found = known.get(`${metric.name}\u0000${key}`);
+    if (found) {
+      if (found.type !== metric.type) {
+        throw new BadDataError(`Impact metric ${metric.name} is a ${found.type}, not a ${metric.type}`, [
+          { path: `/body/impactMetrics/${metricIndex}/type`, message: `${metric.name} was first reported as a ${found.type}` },
+        ]);
+      }
+      seriesIds.push(found.id);
+      continue;
+    }
+    total ??= Number(
+      (
+        await tx
+          .selectFrom('impact_metric_series')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
     );
-    // Only applications whose SDK registered (a registration is rate-limited per token) may add series.
-    const registered = await tx
-      .selectFrom('client_applications')
-      .select('app_name')
-      .where('app_name', '=', input.appName)
-      .executeTakeFirst();
-    let total: number | undefined;
-    let seriesCount = existing.length;
-    const seriesIds: number[] = [];
-    for (const { metric, metricIndex, labels, key } of samples) {
-      const found = known.get(`${metric.name}\u0000${key}`);
-      if (found) {
-        if (found.type !== metric.type) {
-          throw new BadDataError(`Impact metric ${metric.name} is a ${found.type}, not a ${metric.type}`, [
-            { path: `/body/impactMetrics/${metricIndex}/type`, message: `${metric.name} was first reported as a ${found.type}` },
-          ]);
-        }
-        seriesIds.push(found.id);
-        continue;
-      }
-      if (!registered) {
-        throw new BadDataError(`Application ${input.appName} has not registered; its SDK registers before it reports impact metrics`, [
-          { path: '/body/appName', message: 'register the application first (POST /api/client/register)' },
-        ]);
-      }
-      total ??= Number(
-        (
-          await tx
-            .selectFrom('impact_metric_series')
-            .select((eb) => eb.fn.countAll<string>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
+    if (total >= limits.seriesTotal) {
+      throw new BadDataError(`Vexil already keeps ${limits.seriesTotal} impact metric series, the most it keeps`, [
+        { path: `/body/impactMetrics/${metricIndex}`, message: 'no new series can be kept until old ones expire' },
+      ]);
+    }
+    if (seriesCount >= limits.seriesPerApplication) {
+      throw new BadDataError(
+        `Application ${input.appName} already has ${limits.seriesPerApplication} impact metric series, the most Vexil keeps`,
+        [
+          {
+            path: `/body/impactMetrics/${metricIndex}`,
+            message: `a new series of ${metric.name} would exceed ${limits.seriesPerApplication} series for ${input.appName}; use fewer label values`,
+          },
+        ],
       );
-      if (total >= limits.seriesTotal) {
-        throw new BadDataError(`Vexil already keeps ${limits.seriesTotal} impact metric series, the most it keeps`, [
-          { path: `/body/impactMetrics/${metricIndex}`, message: 'no new series can be kept until old ones expire' },
-        ]);
-      }
-      if (seriesCount >= limits.seriesPerApplication) {
-        throw new BadDataError(
-          `Application ${input.appName} already has ${limits.seriesPerApplication} impact metric series, the most Vexil keeps`,
-          [
-            {
-              path: `/body/impactMetrics/${metricIndex}`,
-              message: `a new series of ${metric.name} would exceed ${limits.seriesPerApplication} series for ${input.appName}; use fewer label values`,
-            },
-          ],
-        );
-      }
-      const row = await tx
-        .insertInto('impact_metric_series')
-        .values({
-          app_name: input.appName,
-          environment: input.environment,
-          name: metric.name,
-          type: metric.type,
-          labels: JSON.stringify(labels),
-          labels_key: key,
-          help: metric.help ?? null,
-          created_at: input.now,
-        })
-        .returning(['id', 'name', 'type', 'labels_key', 'environment'])
-        .executeTakeFirstOrThrow();
-      known.set(`${metric.name}\u0000${key}`, row);
-      seriesCount += 1;
-      total += 1;
-      seriesIds.push(row.id);
     }
-    for (const [index, { metric, sample }] of samples.entries()) {
-      // Counters add their increments, gauges their samples (for an average) and keep the latest, histograms
-      // their observations' sum and count.
-      const value = metric.type === 'histogram' ? (sample.sum ?? 0) : (sample.value ?? 0);
-      const count = metric.type === 'histogram' ? (sample.count ?? 0) : 1;
-      await tx
-        .insertInto('impact_metric_minutes')
-        .values({ series_id: seriesIds[index]!, minute, value, samples: count, last: value })
-        .onConflict((conflict) =>
-          conflict.columns(['series_id', 'minute']).doUpdateSet({
-            value: sql`impact_metric_minutes.value + excluded.value`,
-            samples: sql`impact_metric_minutes.samples + excluded.samples`,
-            last: sql`excluded.last`,
-          }),
-        )
-        .execute();
-    }
-    return samples.length;
-  });
+    const row = await tx
+      .insertInto('impact_metric_series')
+      .values({
+        app_name: input.appName,
+        environment: input.environment,
+        name: metric.name,
+        type: metric.type,
+        labels: JSON.stringify(labels),
+        labels_key: key,
+        help: metric.help ?? null,
+        created_at: input.now,
+      })
+      .returning(['id', 'name', 'type', 'labels_key', 'environment'])
+      .executeTakeFirstOrThrow();
+    known.set(`${metric.name}\u0000${key}`, row);
+    seriesCount += 1;
+    total += 1;
+    seriesIds.push(row.id);
+  }
+  for (const [index, { metric, sample }] of samples.entries()) {
+    // Counters add their increments, gauges their samples (for an average) and keep the latest, histograms
+    // their observations' sum and count.
+    const value = metric.type === 'histogram' ? (sample.sum ?? 0) : (sample.value ?? 0);
+    const count = metric.type === 'histogram' ? (sample.count ?? 0) : 1;
+    await tx
+      .insertInto('impact_metric_minutes')
+      .values({ series_id: seriesIds[index]!, minute, value, samples: count, last: value })
+      .onConflict((conflict) =>
+        conflict.columns(['series_id', 'minute']).doUpdateSet({
+          value: sql`impact_metric_minutes.value + excluded.value`,
+          samples: sql`impact_metric_minutes.samples + excluded.samples`,
+          last: sql`excluded.last`,
+        }),
+      )
+      .execute();
+  }
+  return samples.length;
+}
+
+/** The start of the minute `at` falls in: impact metrics are kept per minute. */
+export function minuteOf(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
 }
 
 export interface MetricSelector {
@@ -192,8 +185,10 @@ export async function aggregateMetric(
   aggregation: SafeguardAggregation,
   windowMinutes: number,
   now: Date,
+  /** The first minute that counts (a safeguard armed again starts afresh); rps still spans the whole window. */
+  firstMinute: Date | null = null,
 ): Promise<number | undefined> {
-  const since = new Date(now.getTime() - windowMinutes * MINUTE_MS);
+  const since = new Date(Math.max(now.getTime() - windowMinutes * MINUTE_MS, (firstMinute?.getTime() ?? 0) - 1));
   const minutes = db
     .selectFrom('impact_metric_minutes')
     .where('series_id', 'in', seriesOf(db, selector))

@@ -7,9 +7,11 @@ import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent, type EventInput } from '../events/record-event.js';
 import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
+import { archiveFeatures } from '../features/features.commands.js';
 import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
 import { findFeature, lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
 import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
+import { minuteOf } from '../impact-metrics/impact-metrics.js';
 import { usableTemplate, type MilestoneView } from './templates.js';
 
 export interface PlanMilestoneView {
@@ -306,7 +308,10 @@ export async function removePlan(uow: UnitOfWork, target: FlagEnvironment, planI
   });
 }
 
-/** POST …/release-plans/:id/resume: a paused plan's schedule runs again from now. */
+/**
+ * POST …/release-plans/:id/resume: a paused plan's schedule runs again from now, and its safeguard is armed
+ * again with a window that starts at the next whole minute (what it measured before the resume no longer counts).
+ */
 export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planId: string): Promise<PlanView> {
   const plan = await lockPlan(uow, target, planId);
   if (!plan.paused_at) throw new ConflictError(`Release plan ${planId} is not paused`);
@@ -319,7 +324,13 @@ export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planI
     .where('id', '=', milestone.id)
     .execute();
   await uow.tx.updateTable('release_plans').set({ paused_at: null, paused_reason: null }).where('id', '=', planId).execute();
-  await uow.tx.updateTable('release_plan_safeguards').set({ triggered_at: null }).where('release_plan_id', '=', planId).execute();
+  // The safeguard's window starts again with the next whole minute: the values that tripped it, kept per minute,
+  // must not trip it a second time.
+  await uow.tx
+    .updateTable('release_plan_safeguards')
+    .set({ triggered_at: null, armed_at: new Date(minuteOf(uow.now).getTime() + 60_000) })
+    .where('release_plan_id', '=', planId)
+    .execute();
   const view = await viewOf(uow, planId);
   await recordPlanEvent(uow, target, {
     type: 'release-plan-progressions-resumed',
@@ -385,11 +396,37 @@ export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId
     if (previous) await activate(uow, target, planId, previous.id, 'safeguard');
     else await setFeatureEnvironmentEnabled(uow, target, false);
   }
+  await pausePlan(uow, target, planId, reason, safeguard.rollback);
+  return true;
+}
+
+/** Stops a plan's schedule where it stands, recorded as `release-plan-progressions-paused`; the caller holds its lock. */
+async function pausePlan(uow: UnitOfWork, target: FlagEnvironment, planId: string, reason: string, rolledBack: boolean): Promise<void> {
   await uow.tx.updateTable('release_plan_milestones').set({ progress_at: null }).where('release_plan_id', '=', planId).execute();
   await uow.tx.updateTable('release_plans').set({ paused_at: uow.now, paused_reason: reason }).where('id', '=', planId).execute();
   await recordPlanEvent(uow, target, {
     type: 'release-plan-progressions-paused',
-    data: { planId, reason, rolledBack: safeguard.rollback },
+    data: { planId, reason, rolledBack },
   });
-  return true;
+}
+
+/**
+ * Archives flags of one project, and pauses the running release plans on them (recorded): a plan must not go on
+ * changing a flag SDKs no longer get. Reviving a flag leaves its plans paused until someone resumes them.
+ */
+export async function archiveFlags(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
+  await archiveFeatures(uow, project, names);
+  const running = await uow.tx
+    .selectFrom('release_plans')
+    .select(['id', 'feature_name', 'environment'])
+    .where('feature_name', 'in', names)
+    .where('paused_at', 'is', null)
+    .where('active_milestone_id', 'is not', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const plan of running) {
+    const target = { project, featureName: plan.feature_name, environment: plan.environment };
+    await pausePlan(uow, target, plan.id, 'The flag was archived', false);
+  }
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { SYSTEM_ACTOR } from '../access/actor.js';
 import type { FlagEnvironment } from '../features/feature-lookup.js';
-import { aggregateMetric } from '../impact-metrics/impact-metrics.js';
+import { aggregateMetric, minuteOf } from '../impact-metrics/impact-metrics.js';
 import { getPlan, recordPlanEvent, toSafeguardView, tripSafeguard, type SafeguardView } from './plans.js';
 
 /** The windows Unleash names, in minutes; Vexil also takes any `windowMinutes` from 1 to a day. */
@@ -41,6 +41,8 @@ export async function setSafeguard(
     threshold: input.threshold,
     rollback: input.rollback,
     triggered_at: null,
+    // Set (or set again after a trip), it counts from the current minute on.
+    armed_at: minuteOf(uow.now),
   };
   const row = await uow.tx
     .insertInto('release_plan_safeguards')
@@ -77,17 +79,21 @@ const SAFEGUARD_BATCH = 200;
 
 /**
  * Reads each armed safeguard's metric and trips those whose condition holds. Limited to an environment and
- * metric names when a report just brought those. Returns the ids of the plans it paused.
+ * metric names when a report just brought those. One safeguard that fails is reported to `onError` and does not
+ * keep the others from being evaluated. Returns the ids of the plans it paused.
  */
 export async function evaluateSafeguards(
   deps: { db: Db; clock: Clock },
-  scope: { environment?: string; metricNames?: string[] } = {},
+  scope: { environment?: string; metricNames?: string[] },
+  onError: (error: unknown, releasePlanId: string | undefined) => void,
 ): Promise<string[]> {
   let query = deps.db
     .selectFrom('release_plan_safeguards as s')
     .innerJoin('release_plans as p', 'p.id', 's.release_plan_id')
+    .innerJoin('features as f', 'f.name', 'p.feature_name')
     .selectAll('s')
     .select('p.environment')
+    .where('f.archived_at', 'is', null)
     .where('s.triggered_at', 'is', null)
     .where('p.paused_at', 'is', null)
     .where('p.active_milestone_id', 'is not', null)
@@ -97,27 +103,37 @@ export async function evaluateSafeguards(
     if (scope.metricNames.length === 0) return [];
     query = query.where('s.metric_name', 'in', scope.metricNames);
   }
-  const armed = await query.execute();
+  const armed = await query.execute().catch((error: unknown) => {
+    onError(error, undefined);
+    return [];
+  });
   const paused: string[] = [];
   const now = deps.clock.now();
   for (const safeguard of armed) {
-    const observed = await aggregateMetric(
-      deps.db,
-      {
-        metricName: safeguard.metric_name,
-        environment: safeguard.environment,
-        appName: safeguard.app_name,
-        labelSelectors: safeguard.label_selectors as Record<string, string[]>,
-      },
-      safeguard.aggregation,
-      safeguard.window_minutes,
-      now,
-    );
-    if (observed === undefined) continue;
-    const holds = safeguard.operator === '>' ? observed > safeguard.threshold : observed < safeguard.threshold;
-    if (!holds) continue;
-    const tripped = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => tripSafeguard(uow, safeguard.release_plan_id, safeguard.id, observed));
-    if (tripped) paused.push(safeguard.release_plan_id);
+    try {
+      const observed = await aggregateMetric(
+        deps.db,
+        {
+          metricName: safeguard.metric_name,
+          environment: safeguard.environment,
+          appName: safeguard.app_name,
+          labelSelectors: safeguard.label_selectors as Record<string, string[]>,
+        },
+        safeguard.aggregation,
+        safeguard.window_minutes,
+        now,
+        safeguard.armed_at,
+      );
+      if (observed === undefined) continue;
+      const holds = safeguard.operator === '>' ? observed > safeguard.threshold : observed < safeguard.threshold;
+      if (!holds) continue;
+      const tripped = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
+        tripSafeguard(uow, safeguard.release_plan_id, safeguard.id, observed),
+      );
+      if (tripped) paused.push(safeguard.release_plan_id);
+    } catch (error) {
+      onError(error, safeguard.release_plan_id);
+    }
   }
   return paused;
 }

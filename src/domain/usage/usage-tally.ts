@@ -48,7 +48,7 @@ export class UsageTally {
     this.started = now;
     for (const { token, toggles } of batches) {
       const bucket = { start: start.toISOString(), stop: now.toISOString(), toggles: Object.fromEntries(toggles) };
-      await recordClientMetrics(this.deps.db, token, { appName: this.appName, bucket }, now);
+      await this.deps.db.transaction().execute((tx) => recordClientMetrics(tx, token, { appName: this.appName, bucket }, now));
     }
   }
 
