@@ -16,7 +16,7 @@ describe('configuration', () => {
       readTimeoutMs: 10_000,
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
-      sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60 },
+      sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60, maxApplications: 10_000 },
       impactMetrics: { seriesPerApplication: 100, seriesTotal: 10_000, retentionDays: 7 },
       passwordSignIn: true,
     });
