@@ -50,8 +50,7 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
   const evaluate = async (request: FastifyRequest, given: Record<string, unknown>) => {
     const token = sdkTokenOf(request);
     const scope: ClientScope = { environment: token.environment, projects: token.projects };
-    const answer = await store.features(scope);
-    const configuration = await store.configuration(token.environment);
+    const { answer, configuration } = await store.snapshot(scope);
     const context: EvaluationContext = {
       ...(given as EvaluationContext),
       // The token decides the environment, and the caller's address is the one that connected.

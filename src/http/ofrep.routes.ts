@@ -80,7 +80,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
   const prepare = async (request: FastifyRequest) => {
     const token = sdkTokenOf(request);
     const scope: ClientScope = { environment: token.environment, projects: token.projects };
-    const [answer, configuration] = await Promise.all([store.features(scope), store.configuration(token.environment)]);
+    const { answer, configuration } = await store.snapshot(scope);
     const given = (request.body as { context?: Record<string, unknown> } | undefined)?.context ?? {};
     return { token, answer, configuration, given, context: sdkContextOf(given, token.environment, request.ip) };
   };

@@ -211,6 +211,38 @@ describe('the OFREP endpoints', () => {
     expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/off`), 200);
   });
 
+  test('right after a change, every evaluation reads one configuration: the flag and its strategies from the same revision', async () => {
+    const flag = uniqueName('snapshot');
+    await createFlag(ctx, project, {
+      name: flag,
+      strategies: [{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag } }],
+      enabled: false,
+    });
+    const frontend = { authorization: frontendToken };
+    const evaluate = () => post(`/ofrep/v1/evaluate/flags/${flag}`, { context: { targetingKey: 'alice' } });
+    const bulk = () => post('/ofrep/v1/evaluate/flags', { context: { targetingKey: 'alice' } }, frontend);
+    const bulkValue = async () =>
+      (await bulk()).json<{ flags: Array<{ key: string; value: unknown; reason: string }> }>().flags.find((f) => f.key === flag);
+    assert.deepEqual([(await evaluate()).json<{ reason: string }>().reason, (await bulkValue())?.reason], ['DISABLED', 'DISABLED']);
+    for (let round = 0; round < 5; round += 1) {
+      expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 200);
+      // Several requests at once, the first after the write: each answers from one revision, never a mix.
+      const answers = await Promise.all([evaluate(), evaluate(), bulk(), evaluate()]);
+      for (const answer of answers) {
+        const body = answer.json<{
+          key?: string;
+          value?: unknown;
+          reason?: string;
+          flags?: Array<{ key: string; value: unknown; reason: string }>;
+        }>();
+        const mine = body.flags ? body.flags.find((f) => f.key === flag) : body;
+        assert.deepEqual([mine?.value, mine?.reason], [true, 'STATIC'], `round ${round}: ${JSON.stringify(mine)}`);
+      }
+      expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/off`), 200);
+      assert.deepEqual([(await evaluate()).json<{ value: unknown }>().value, (await bulkValue())?.value], [false, false]);
+    }
+  });
+
   test('bad input is a 400 in OFREP’s shape; credentials are 401 and 403', async () => {
     const key = flags.static;
     const cases: Array<[unknown, string]> = [

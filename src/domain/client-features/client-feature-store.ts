@@ -291,11 +291,14 @@ export class ClientFeatureStore {
     }
   }
 
-  /** The environment's current configuration, loading or rebuilding it if needed (one load at a time). */
+  /**
+   * The environment's current configuration, loading or rebuilding it if needed (one load at a time). A read
+   * while a reload runs waits for it: the reload holds a change already committed.
+   */
   async configuration(environment: string): Promise<EnvironmentConfiguration> {
     const entry = this.environments.get(environment);
-    if (entry && !entry.stale) return entry.configuration;
     if (entry?.reloading) return entry.reloading;
+    if (entry && !entry.stale) return entry.configuration;
     const reloading = this.reload(environment, entry);
     if (entry) entry.reloading = reloading;
     return reloading;
@@ -355,6 +358,16 @@ export class ClientFeatureStore {
   /** The flags and segments a scope sees, with the ETag and the serialised `/api/client/features` body. */
   async features(scope: ClientScope): Promise<ScopedFeatures> {
     return this.answer(scope, await this.configuration(scope.environment));
+  }
+
+  /**
+   * What a scope sees and the whole configuration it was cut from, one revision for both: an evaluation reads
+   * its flags from the one and their parents and segments from the other, so they must never come from two
+   * reads between which a change could land.
+   */
+  async snapshot(scope: ClientScope): Promise<{ answer: ScopedFeatures; configuration: EnvironmentConfiguration }> {
+    const configuration = await this.configuration(scope.environment);
+    return { answer: this.answer(scope, configuration), configuration };
   }
 
   /** What a scope sees of one configuration: cached while that configuration is the environment's current one. */
