@@ -66,10 +66,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   );
   const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics, newApplicationLimit };
 
-  // Browsers call the frontend API from the application's own origin; nothing else is offered to them.
+  // Browsers call the frontend API and OFREP (web providers, with a frontend token) from the application's own
+  // origin, when it is one of the allowed origins; nothing else is offered to them.
   await app.register(cors, {
     delegator: (request, callback) => {
-      if (!request.url?.startsWith('/api/frontend')) return callback(null, { origin: false });
+      if (!request.url?.startsWith('/api/frontend') && !request.url?.startsWith('/ofrep/')) return callback(null, { origin: false });
       frontendApiOrigins.allowed().then(
         (allowed) =>
           callback(null, {
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
               'Authorization',
               'Content-Type',
               'If-None-Match',
+              'X-API-Key',
               'unleash-appname',
               'unleash-connection-id',
               'unleash-sdk',

@@ -35,12 +35,16 @@ export class EventStreams {
   start(reply: FastifyReply): EventStream {
     reply.hijack();
     const response = reply.raw;
+    // Headers set before the stream began (CORS for browsers on another origin) go with it.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) response.setHeader(name, value);
     response.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    // Sent at once, not with the first event: a client waits for them to know the stream is open.
+    response.flushHeaders();
     this.open.add(response);
     this.connections.inc();
     this.keepAlive ??= setInterval(() => {

@@ -243,6 +243,50 @@ describe('the OFREP endpoints', () => {
     }
   });
 
+  test('browsers on an allowed origin call OFREP across origins; others get no CORS headers; the event stream opens at once', async () => {
+    const preflight = (origin: string) =>
+      ctx.app.inject({
+        method: 'OPTIONS',
+        url: '/ofrep/v1/evaluate/flags',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+      });
+    expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['https://shop.example'] }), 204);
+    try {
+      const allowed = await preflight('https://shop.example');
+      assert.equal(allowed.statusCode, 204);
+      assert.equal(allowed.headers['access-control-allow-origin'], 'https://shop.example');
+      assert.match(String(allowed.headers['access-control-allow-headers']), /X-API-Key/i);
+      assert.equal((await preflight('https://evil.example')).headers['access-control-allow-origin'], undefined);
+      const evaluated = await post(
+        '/ofrep/v1/evaluate/flags',
+        { context: { targetingKey: 'alice' } },
+        { 'x-api-key': frontendToken, origin: 'https://shop.example' },
+      );
+      expectStatus(evaluated, 200);
+      assert.equal(evaluated.headers['access-control-allow-origin'], 'https://shop.example');
+      assert.match(String(evaluated.headers['access-control-expose-headers']), /ETag/i);
+
+      // The stream's headers (CORS included) arrive before any event or keep-alive.
+      const { eventStreams } = evaluated.json<{ eventStreams: Array<{ endpoint: { requestUri: string } }> }>();
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), 2_000);
+      try {
+        const stream = await fetch(`${baseUrl}${eventStreams[0]!.endpoint.requestUri}`, {
+          headers: { origin: 'https://shop.example' },
+          signal: controller.signal,
+        });
+        assert.equal(stream.status, 200);
+        assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+        assert.equal(stream.headers.get('access-control-allow-origin'), 'https://shop.example');
+      } finally {
+        clearTimeout(timer);
+        controller.abort();
+      }
+    } finally {
+      expectStatus(await ctx.admin.post('/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }), 204);
+    }
+  });
+
   test('bad input is a 400 in OFREP’s shape; credentials are 401 and 403', async () => {
     const key = flags.static;
     const cases: Array<[unknown, string]> = [
