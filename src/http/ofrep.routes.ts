@@ -10,7 +10,12 @@ import { hashToken } from '../shared/secrets.js';
 import { EventStreams } from './event-streams.js';
 import { NotModified } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { OfrepBulkEvaluationSchema, OfrepEvaluationRequestSchema, OfrepEvaluationSuccessSchema } from './ofrep.schemas.js';
+import {
+  OfrepBulkEvaluationSchema,
+  OfrepErrorSchema,
+  OfrepEvaluationRequestSchema,
+  OfrepEvaluationSuccessSchema,
+} from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
 import { ANY_SDK, bearerToken, PUBLIC, sdkTokenOf } from './plugins/access.js';
 
@@ -26,6 +31,9 @@ const EVENTS = '/ofrep/v1/events';
 const INACTIVITY_DELAY_SEC = 120;
 
 type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL';
+
+/** What the OFREP routes answer when they fail, all in OFREP's shape (a body too large is an invalid context). */
+const ofrepErrors = (...statuses: number[]) => ({ schema: Type.Ref(OfrepErrorSchema), statuses: [...statuses, 429, 500] });
 
 /**
  * OpenFeature's Remote Evaluation Protocol, so any OpenFeature SDK with an OFREP provider evaluates Vexil's flags:
@@ -95,7 +103,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Ref(OfrepEvaluationRequestSchema),
         response: { 200: Type.Ref(OfrepEvaluationSuccessSchema) },
       },
-      config: { access: ANY_SDK },
+      config: { access: ANY_SDK, errors: ofrepErrors(400, 401, 403, 404, 415) },
     },
     async (request) => {
       const { key } = request.params as { key: string };
@@ -117,7 +125,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Ref(OfrepEvaluationRequestSchema),
         response: { 200: Type.Ref(OfrepBulkEvaluationSchema), 304: NotModified },
       },
-      config: { access: ANY_SDK },
+      config: { access: ANY_SDK, errors: ofrepErrors(400, 401, 403, 415) },
     },
     async (request, reply) => {
       const { token, answer, configuration, given, context } = await prepare(request);
@@ -156,7 +164,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
         }),
         response: { 200: { type: 'string', description: 'Server-sent events: `refetchEvaluation` when the flags of the scope change' } },
       },
-      config: { access: PUBLIC },
+      config: { access: PUBLIC, errors: ofrepErrors(400, 401) },
     },
     async (request, reply) => {
       const { channel, since } = request.query as { channel: string; since?: number };

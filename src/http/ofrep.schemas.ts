@@ -38,4 +38,14 @@ export const OfrepBulkEvaluationSchema = Type.Object(
   { $id: 'ofrepBulkEvaluationSuccess' },
 );
 
-export const ofrepSchemas = [OfrepEvaluationRequestSchema, OfrepEvaluationSuccessSchema, OfrepBulkEvaluationSchema];
+/** OFREP's error body: the flag's key when one was asked for, a code from OFREP's list, and the reason in words. */
+export const OfrepErrorSchema = Type.Object(
+  {
+    key: Type.Optional(Type.String()),
+    errorCode: Type.String({ enum: ['PARSE_ERROR', 'INVALID_CONTEXT', 'FLAG_NOT_FOUND', 'GENERAL'] }),
+    errorDetails: Type.String(),
+  },
+  { $id: 'ofrepError' },
+);
+
+export const ofrepSchemas = [OfrepEvaluationRequestSchema, OfrepEvaluationSuccessSchema, OfrepBulkEvaluationSchema, OfrepErrorSchema];

@@ -30,12 +30,19 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /auth/simple/login': { ...op('login', 'Log in with a username or email and password'), errors: [401, 429] },
   'POST /logout': op('logout', 'Log out, ending the session', 204),
   'GET /auth/options': op('getSignInOptions', 'How people may sign in: password, and the OpenID Connect provider if one is configured'),
-  'GET /auth/oidc/login': op('startOidcSignIn', 'Start signing in with the OpenID Connect provider (redirects there)', 302),
-  'GET /auth/oidc/callback': op(
-    'finishOidcSignIn',
-    "The provider's redirect back: signs in and redirects into the app, or to the sign-in page with the reason it was refused",
-    302,
-  ),
+  // Both are a 404 on a server without OpenID Connect sign-in (no OIDC_ISSUER).
+  'GET /auth/oidc/login': {
+    ...op('startOidcSignIn', 'Start signing in with the OpenID Connect provider (redirects there)', 302),
+    errors: [404],
+  },
+  'GET /auth/oidc/callback': {
+    ...op(
+      'finishOidcSignIn',
+      "The provider's redirect back: signs in and redirects into the app, or to the sign-in page with the reason it was refused",
+      302,
+    ),
+    errors: [404],
+  },
 
   'GET /api/admin/user-admin': op('getUsers', 'List users with their root roles'),
   'POST /api/admin/user-admin': op('createUser', 'Create a user'),

@@ -278,5 +278,23 @@ describe('operations', () => {
     const archive = document.paths['/api/admin/projects/{projectId}/features/{featureName}']!.delete!;
     assert.ok(archive.responses['202'] && !archive.responses['200'], 'archiving answers 202');
     assert.ok(document.paths['/api/admin/search/features']!.get!.responses['503'], 'a bounded search may answer 503');
+    // A body may name an environment or project that does not exist; sign-in is a 404 where OIDC is not set.
+    for (const [method, path] of [
+      ['post', '/api/admin/projects'],
+      ['post', '/api/admin/segments'],
+      ['post', '/api/admin/api-tokens'],
+      ['post', '/api/admin/playground'],
+      ['post', '/api/admin/features-batch/import'],
+      ['get', '/auth/oidc/login'],
+      ['get', '/auth/oidc/callback'],
+    ] as const) {
+      assert.ok(document.paths[path]![method]!.responses['404'], `${method.toUpperCase()} ${path} documents its 404`);
+    }
+    // OFREP's routes answer errors in OFREP's own shape.
+    const ofrep = document.paths['/ofrep/v1/evaluate/flags/{key}']!.post!;
+    assert.deepEqual(Object.keys(ofrep.responses).sort(), ['200', '400', '401', '403', '404', '415', '429', '500']);
+    for (const status of ['400', '401', '404', '500']) {
+      assert.match(JSON.stringify(ofrep.responses[status]), /ofrepError/, `OFREP's ${status} is its own error shape`);
+    }
   });
 });

@@ -47,6 +47,21 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/**
+ * A route whose errors leave in another protocol's shape (OFREP) says so in its config: that body, for exactly
+ * the statuses it names, instead of Unleash's error body for the statuses its inputs and access imply.
+ */
+export interface DocumentedErrors {
+  schema: unknown;
+  statuses: number[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errors?: DocumentedErrors;
+  }
+}
+
 /** The error statuses a route can answer, from what it takes and who may call it. */
 function errorStatuses(method: string, route: RouteOptions): number[] {
   const schema = route.schema ?? {};
@@ -54,7 +69,8 @@ function errorStatuses(method: string, route: RouteOptions): number[] {
   const statuses = new Set<number>();
   if (schema.body || schema.querystring || schema.params) statuses.add(400);
   if (access && access.kind !== 'public') statuses.add(401).add(403);
-  if (route.url.includes(':')) statuses.add(404);
+  // A path names something that may not exist, and so may a body (an environment, a project, a template).
+  if (route.url.includes(':') || schema.body) statuses.add(404);
   if (BODY_METHODS.has(method) || method === 'DELETE') statuses.add(409);
   if (schema.body) statuses.add(413).add(415);
   return [...statuses].sort((a, b) => a - b);
@@ -82,6 +98,8 @@ export function documentOperation(route: RouteOptions): void {
       const description = { 200: 'Done; no body', 202: 'Accepted', 204: 'Done; no body', 302: 'Redirects the browser' }[operation.status];
       responses[operation.status] = { type: 'null', description };
     }
-    for (const status of [...errorStatuses(method, route), ...(operation.errors ?? [])]) responses[status] ??= Type.Ref(ErrorSchema);
+    const own = route.config?.errors;
+    const statuses = own ? own.statuses : [...errorStatuses(method, route), ...(operation.errors ?? [])];
+    for (const status of statuses) responses[status] ??= own ? own.schema : Type.Ref(ErrorSchema);
   }
 }

@@ -3968,6 +3968,12 @@ export interface components {
                 revision: number;
             };
         };
+        ofrepError: {
+            /** @enum {string} */
+            errorCode: "PARSE_ERROR" | "INVALID_CONTEXT" | "FLAG_NOT_FOUND" | "GENERAL";
+            errorDetails: string;
+            key?: string;
+        };
         ofrepEvaluationRequest: {
             context?: {
                 targetingKey?: string;
@@ -4632,6 +4638,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5158,6 +5173,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5523,6 +5547,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5869,6 +5902,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5977,6 +6019,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6624,6 +6675,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6703,6 +6763,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6792,6 +6861,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6862,6 +6940,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7312,6 +7399,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7420,6 +7516,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7941,6 +8046,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8049,6 +8163,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13498,6 +13621,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13994,6 +14126,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14338,6 +14479,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14446,6 +14596,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14997,6 +15156,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15540,6 +15708,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15998,6 +16175,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16288,6 +16474,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16557,6 +16752,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16703,6 +16907,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17086,6 +17299,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17194,6 +17416,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17519,6 +17750,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17595,6 +17835,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17663,6 +17912,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17855,6 +18113,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17931,6 +18198,15 @@ export interface operations {
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17999,6 +18275,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18147,6 +18432,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
         };
     };
     startOidcSignIn: {
@@ -18169,6 +18463,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18231,6 +18534,15 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18407,58 +18719,58 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["errorSchema"];
-                };
-            };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["errorSchema"];
-                };
-            };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
         };
@@ -18487,67 +18799,67 @@ export interface operations {
                     "application/json": components["schemas"]["ofrepEvaluationSuccess"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["errorSchema"];
-                };
-            };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["errorSchema"];
-                };
-            };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
         };
@@ -18574,13 +18886,40 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["errorSchema"];
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepError"];
                 };
             };
         };
