@@ -281,7 +281,7 @@ async function main(): Promise<void> {
       '/events',
       'event-log',
       async (events) => {
-        await events.getByTestId('event').filter({ hasText: 'Strategy added' }).first().locator('summary').click();
+        await events.getByTestId('event').filter({ hasText: 'Strategy added' }).first().getByText('What changed').click();
       },
       false,
     );

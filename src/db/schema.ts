@@ -446,6 +446,8 @@ export interface AddonDeliveriesTable {
   next_attempt_at: Date;
   lease_token: string | null;
   created_at: Date;
+  /** Asked for again by hand, not owed by the event's recording. */
+  redelivery: Generated<boolean>;
 }
 
 export type IntegrationEventState = 'success' | 'failed' | 'successWithErrors';

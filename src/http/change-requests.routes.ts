@@ -15,6 +15,7 @@ import {
   getChangeRequestConfig,
   listChangeRequests,
   listPendingChangeRequests,
+  openChangeRequestsOf,
   listPendingChangeRequestsForFeature,
 } from '../domain/change-requests/change-requests.queries.js';
 import { parseWholeNumber } from '../domain/search/filters.js';
@@ -27,6 +28,7 @@ import {
   ChangeRequestsSchema,
   ChangeRequestStateSchema,
   ChangeRequestUpdateTitleSchema,
+  OpenChangeRequestsSchema,
   UpdateChangeRequestEnvironmentConfigSchema,
 } from './change-requests.schemas.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
@@ -82,6 +84,12 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
       const id = await inUnitOfWork(deps, actorOf(request), (uow) => addChanges(uow, { project: projectId, environment }, changes, pathOf));
       return getChangeRequest(deps.db, projectId, id);
     },
+  );
+
+  app.get(
+    '/api/admin/change-requests/open',
+    { schema: { tags, response: { 200: Type.Ref(OpenChangeRequestsSchema) } }, config: { access: can('READ') } },
+    async (request) => openChangeRequestsOf(deps.db, actorOf(request)),
   );
 
   app.get(

@@ -175,6 +175,16 @@ export const ChangeRequestSchema = Type.Object(
 
 export const ChangeRequestsSchema = Type.Array(Type.Ref(ChangeRequestSchema), { $id: 'changeRequestsSchema' });
 
+export const OpenChangeRequestsSchema = Type.Object(
+  {
+    toReview: Type.Array(Type.Ref(ChangeRequestSchema), {
+      description: 'In review, opened by someone else, in a project where the caller may approve, not yet reviewed by the caller',
+    }),
+    mine: Type.Array(Type.Ref(ChangeRequestSchema), { description: 'Opened by the caller, in any open state' }),
+  },
+  { $id: 'openChangeRequestsSchema' },
+);
+
 export const changeRequestSchemas = [
   ChangeRequestCreateSchema,
   ChangeRequestOneOrManyCreateSchema,
@@ -189,4 +199,5 @@ export const changeRequestSchemas = [
   ChangeRequestFeatureSchema,
   ChangeRequestSchema,
   ChangeRequestsSchema,
+  OpenChangeRequestsSchema,
 ];

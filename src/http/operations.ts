@@ -44,6 +44,10 @@ export const OPERATIONS: Record<string, Operation> = {
     errors: [404],
   },
 
+  'GET /api/admin/change-requests/open': op(
+    'getOpenChangeRequestsForUser',
+    'The open change requests waiting for your review in every project, and those you opened',
+  ),
   'GET /api/admin/user-admin': op('getUsers', 'List users with their root roles'),
   'POST /api/admin/user-admin': op('createUser', 'Create a user'),
   'GET /api/admin/user-admin/:id': op('getUser', 'Get a user'),

@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   attempts: number;
   /** Proves the claim is still this worker's when the attempt is recorded. */
   lease_token: string;
+  /** An Admin asked for it again; its integration events say so. */
+  redelivery: boolean;
 }
 
 /** What an attempt records: its integration event, and whether the delivery is tried again. */
@@ -102,7 +104,11 @@ export async function attemptDelivery(
   const { maxAttempts, deliveryTimeoutMs } = deps.config.integrations;
   const event = toEventView(eventRow);
   const attemptText = `attempt ${delivery.attempts} of ${Math.max(delivery.attempts, maxAttempts)}`;
-  const baseDetails = { deliveryId: delivery.delivery_id, attempt: delivery.attempts };
+  const baseDetails = {
+    deliveryId: delivery.delivery_id,
+    attempt: delivery.attempts,
+    ...(delivery.redelivery ? { redelivery: true } : {}),
+  };
   const unusable = (reason: string): AttemptResult => ({
     state: 'failed',
     stateDetails: `The configuration could not be used: ${reason} (${attemptText}); not retried`,

@@ -85,7 +85,7 @@ class DeliveryRunner {
       UPDATE addon_deliveries d
       SET next_attempt_at = ${leaseEnd}, attempts = d.attempts + 1, lease_token = ${randomUUID()}
       FROM due WHERE d.id = due.id
-      RETURNING d.id, d.delivery_id, d.addon_id, d.event_id, d.attempts, d.lease_token`.execute(this.deps.db);
+      RETURNING d.id, d.delivery_id, d.addon_id, d.event_id, d.attempts, d.lease_token, d.redelivery`.execute(this.deps.db);
     return rows;
   }
 

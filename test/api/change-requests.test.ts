@@ -16,7 +16,7 @@ import {
   setState,
 } from '../helpers/change-requests.js';
 import type { ChangeRequest } from '../helpers/change-requests.js';
-import { expectError, expectStatus } from '../helpers/assertions.js';
+import { expectError, getOk, expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId, eventFields } from '../helpers/events.js';
 import { uniqueName } from '../helpers/fixtures.js';
 
@@ -242,6 +242,34 @@ describe('proposing changes', () => {
     await moveTo(team.author.client, project, theirs.id, { state: 'Approved' });
     await moveTo(team.author.client, project, theirs.id, { state: 'Applied' });
     assert.deepEqual(await pending(team.reviewer), []);
+  });
+
+  test('open across projects: what waits for my review, and what I opened, each listed apart', async () => {
+    const { project, flags } = await createProtectedProject(ctx, { requiredApprovals: 2 });
+    const flag = flags[0]!;
+    const inReview = await propose(team.author.client, project, enable(flag, false));
+    await moveTo(team.author.client, project, inReview.id, { state: 'In review' });
+    const other = await createProtectedProject(ctx);
+    const draft = await propose(team.author.client, other.project, enable(other.flags[0]!));
+    const open = async (person: { client: typeof ctx.admin }) => {
+      const body = await getOk<{ toReview: ChangeRequest[]; mine: ChangeRequest[] }>(person.client, '/api/admin/change-requests/open');
+      const ours = [project, other.project];
+      const inProject = (list: ChangeRequest[]) => list.filter((cr) => ours.includes(cr.project)).map((cr) => [cr.id, cr.state]);
+      return { toReview: inProject(body.toReview), mine: inProject(body.mine) };
+    };
+    assert.deepEqual(await open(team.author), {
+      toReview: [],
+      mine: [
+        [inReview.id, 'In review'],
+        [draft.id, 'Draft'],
+      ],
+    });
+    assert.deepEqual(await open(team.reviewer), { toReview: [[inReview.id, 'In review']], mine: [] });
+    assert.deepEqual(await open(team.viewer), { toReview: [], mine: [] }, 'a Viewer may not approve');
+    // Once she has approved, it waits for the second reviewer, not for her.
+    await moveTo(team.reviewer.client, project, inReview.id, { state: 'Approved' });
+    assert.deepEqual(await open(team.reviewer), { toReview: [], mine: [] });
+    assert.deepEqual(await open(team.secondReviewer), { toReview: [[inReview.id, 'In review']], mine: [] });
   });
 
   test('feature search shows the open requests changing a flag in each environment', async () => {

@@ -50,6 +50,18 @@ export function watchForProblems(page: Page, problems: string[]): void {
   });
 }
 
+/**
+ * What axe-core finds wrong on the page as it is now, for the rules named: `rule: target` per offending element.
+ * Evaluated through the browser's debugging protocol, which the page's Content-Security-Policy does not govern.
+ */
+export async function accessibilityViolations(page: Page, rules: string[]): Promise<string[]> {
+  const axe = (await import('axe-core')).default;
+  await page.evaluate(axe.source);
+  // A string, run in the page: this file is compiled without the DOM's types.
+  return page.evaluate(`axe.run(document, { runOnly: { type: 'rule', values: ${JSON.stringify(rules)} } }).then((result) =>
+    result.violations.flatMap((violation) => violation.nodes.map((node) => violation.id + ': ' + node.target.join(' '))))`);
+}
+
 /** Waits until the locator's first match shows, then returns its text. */
 export async function textOf(locator: Locator, timeout = 15_000): Promise<string> {
   await locator.first().waitFor({ state: 'visible', timeout });

@@ -126,6 +126,19 @@ describe('groups, project access and service accounts in a browser', { timeout: 
     });
     assert.equal(await (await switchOf(devPage, 'search', 'search-flag')).isDisabled(), true, 'and nothing in another project');
 
+    // The project page offers a Member what a Member may do there, and nothing more; another project nothing.
+    await devPage.goto(`${server.baseUrl}/projects/payments`);
+    await devPage.getByRole('form', { name: 'New flag' }).waitFor();
+    await shows(devPage, "Only a project Owner, an Editor or an Admin changes the project's settings.");
+    assert.equal(await devPage.getByRole('button', { name: 'Delete project' }).count(), 0);
+    assert.equal(await devPage.getByRole('button', { name: 'Save project' }).count(), 0);
+    assert.equal(await devPage.getByRole('button', { name: 'Remove development from the project' }).count(), 0);
+    await devPage.goto(`${server.baseUrl}/projects/search`);
+    await devPage.getByRole('heading', { name: 'Flag health' }).waitFor();
+    assert.equal(await devPage.getByRole('form', { name: 'New flag' }).count(), 0);
+    assert.equal(await devPage.getByRole('button', { name: 'Delete project' }).count(), 0);
+    await devPage.screenshot({ path: join(dataDir, 'project-as-member.png'), fullPage: true });
+
     await row.getByLabel('Role of Payments team').selectOption({ label: 'Viewer' });
     await waitUntil(async () => {
       const access = (await (await api('GET', '/api/admin/projects/payments/access')).json()) as { groups: Array<{ roles: number[] }> };

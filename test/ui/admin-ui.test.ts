@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import {
+  accessibilityViolations,
+  buildWebUi,
+  launchBrowser,
+  signIn,
+  watchForProblems,
+  shows,
+  textOf,
+  waitForTexts,
+  waitUntil,
+} from '../helpers/browser.js';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { startServer, stopServer, waitForOutput, type RunningServer } from '../helpers/server-process.js';
 import { createServerDatabase } from '../helpers/test-database.js';
@@ -176,18 +186,22 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.getByRole('form', { name: 'Event filters' }).getByLabel('Flag').fill(FLAG);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/feature=IS%3Anew-checkout/);
-    const labels = page.getByTestId('event').locator('summary strong');
+    const labels = page.getByTestId('event').locator('.event-label');
     const expected = ['Flag enabled', 'Strategy added', 'Flag created'];
     await waitForTexts(labels, (texts) => texts.join() === expected.join());
     assert.equal(await textOf(page.getByTestId('event-total')), '3 events');
 
     const strategyEvent = page.getByTestId('event').filter({ hasText: 'Strategy added' });
-    await strategyEvent.locator('summary').click();
+    await strategyEvent.getByText('What changed').click();
     const rollout = strategyEvent.getByRole('table', { name: 'Changes' }).locator('tr', { hasText: 'parameters.rollout' });
     assert.deepEqual(await rollout.locator('td').allInnerTexts(), ['parameters.rollout', '', '"25"']);
 
     const enabledEvent = page.getByTestId('event').filter({ hasText: 'Flag enabled' });
     assert.match(await textOf(enabledEvent.locator('.summary')), /admin enabled new-checkout in development/);
+    assert.deepEqual(await accessibilityViolations(page, ['nested-interactive']), [], 'no link inside a disclosure summary');
+    await page.goto(flagUrl());
+    await page.getByTestId('event').first().waitFor();
+    assert.deepEqual(await accessibilityViolations(page, ['nested-interactive']), [], "the flag's history too");
   });
 
   test('protects production: a change goes into a change request, a second user approves it, and it is applied', async () => {
@@ -285,14 +299,17 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     const deliveries = page.getByTestId('delivery');
     const failed = deliveries.filter({ hasText: 'Flag marked stale' });
     assert.match(await textOf(failed.locator('.badge')), /^failed$/);
-    assert.match(await textOf(failed.locator('summary .small').last()), /status code 500 \(attempt 1 of 1\)/);
+    assert.match(await textOf(failed.getByTestId('delivery-outcome')), /status code 500 \(attempt 1 of 1\)/);
 
     receiver.answer(() => ({ status: 200 }));
     await failed.getByRole('button', { name: 'Redeliver' }).click();
     await shows(page, /is delivered again/);
     await receiver.waitForRequests(2);
-    const states = await waitForTexts(deliveries.locator('summary .badge'), (texts) => texts.includes('success'), 20_000);
+    const states = await waitForTexts(deliveries.getByTestId('delivery-state'), (texts) => texts.includes('success'), 20_000);
     assert.deepEqual(states.slice(0, 2), ['success', 'failed']);
+    assert.deepEqual(await accessibilityViolations(page, ['nested-interactive']), [], 'no button inside a disclosure summary');
+    // The redelivery is told apart from the original delivery it repeats.
+    assert.deepEqual(await deliveries.filter({ hasText: 'redelivery' }).getByTestId('delivery-state').allInnerTexts(), ['success']);
     assert.equal(JSON.parse(receiver.requests[1]!.body).type, 'feature-stale-on');
   });
 

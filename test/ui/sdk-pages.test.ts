@@ -185,6 +185,10 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
   test('connecting an SDK: a token made for the environment, Node code that works as pasted, and its registration seen arriving', async () => {
     const { page: adminPage } = await signedInPage(ui, { username: 'boss', rootRole: 'Admin' });
     const flag = await createFlag(ctx, 'default', { environment: 'development', enabled: true });
+    const failedReads: string[] = [];
+    adminPage.on('response', (response) => {
+      if (response.status() >= 400) failedReads.push(`${response.status()} ${response.url()}`);
+    });
     await adminPage.goto(`${baseUrl}/connect?project=default&flag=${flag}`);
     await adminPage.getByLabel('Environment').selectOption('development');
     await adminPage.getByRole('button', { name: 'Create a client token for development' }).click();
@@ -222,6 +226,7 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
       await rm(file, { force: true });
     }
     await adminPage.screenshot({ path: join(tmpdir(), 'vexil-connect.png'), fullPage: true });
+    assert.deepEqual(failedReads, [], 'waiting for the registration reads nothing that is not there');
 
     await adminPage.goto(`${baseUrl}/admin/sdk-settings`);
     const form = adminPage.getByRole('form', { name: 'Frontend API origins' });

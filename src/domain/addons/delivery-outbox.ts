@@ -68,7 +68,14 @@ export async function enqueueRedelivery(uow: UnitOfWork, addonId: number, eventI
   const deliveryId = randomUUID();
   await uow.tx
     .insertInto('addon_deliveries')
-    .values({ delivery_id: deliveryId, addon_id: addonId, event_id: eventId, next_attempt_at: uow.now, created_at: uow.now })
+    .values({
+      delivery_id: deliveryId,
+      addon_id: addonId,
+      event_id: eventId,
+      next_attempt_at: uow.now,
+      created_at: uow.now,
+      redelivery: true,
+    })
     .execute();
   await sql`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`.execute(uow.tx);
   return deliveryId;

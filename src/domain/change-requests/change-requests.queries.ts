@@ -3,6 +3,7 @@ import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable
 import { NotFoundError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
+import { actorMay } from '../access/permissions.js';
 import { iso } from '../users/user-view.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import { changeConflict, defaultChangeFor, flagConflict, loadLiveState, type LiveState, type StoredChange } from './change-conflicts.js';
@@ -266,6 +267,47 @@ export async function listPendingChangeRequests(db: Db, project: string, actor: 
     .orderBy('id', 'desc')
     .execute();
   return loadChangeRequestViews(db, rows);
+}
+
+/** How many of each list `openChangeRequestsOf` answers at most: far more than anyone works through at once. */
+const MAX_LISTED = 500;
+
+/**
+ * The open change requests a person has to do with, across projects, oldest first: those waiting for her review
+ * (in review, opened by someone else, in a project where she may approve, not yet approved by her) and those she
+ * opened (in any open state).
+ */
+export async function openChangeRequestsOf(db: Db, actor: Actor): Promise<{ toReview: ChangeRequestView[]; mine: ChangeRequestView[] }> {
+  const me = actorIdentity(actor).createdByUserId;
+  const reviewable = await db
+    .selectFrom('change_requests as cr')
+    .selectAll('cr')
+    .where('cr.state', '=', 'In review')
+    .where('cr.created_by_user_id', '!=', me)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('change_request_reviews as r')
+            .select('r.user_id')
+            .whereRef('r.change_request_id', '=', 'cr.id')
+            .where('r.user_id', '=', me),
+        ),
+      ),
+    )
+    .orderBy('cr.id')
+    .limit(MAX_LISTED * 10)
+    .execute();
+  const toReview = reviewable.filter((row) => actorMay(actor, 'APPROVE_CHANGE_REQUEST', row.project)).slice(0, MAX_LISTED);
+  const mine = await db
+    .selectFrom('change_requests')
+    .selectAll()
+    .where('created_by_user_id', '=', me)
+    .where('state', 'in', OPEN_STATES)
+    .orderBy('id')
+    .limit(MAX_LISTED)
+    .execute();
+  const views = new Map((await loadChangeRequestViews(db, [...toReview, ...mine])).map((view) => [view.id, view]));
+  return { toReview: toReview.map((row) => views.get(row.id)!), mine: mine.map((row) => views.get(row.id)!) };
 }
 
 /** Everyone's open change requests in the project that change the flag, newest first. */

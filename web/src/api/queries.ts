@@ -71,7 +71,8 @@ export const keys = {
   /** Every change-request list and page. */
   changeRequests: ['change-requests'],
   projectChangeRequests: (projectId: string) => ['change-requests', 'project', projectId],
-  pending: (projectId: string) => ['change-requests', 'pending', projectId],
+  /** The open requests waiting for the user's review, and those she opened, in every project. */
+  openChangeRequests: ['change-requests', 'open'],
   pendingForFlag: (path: FlagPath) => ['change-requests', 'pending', path.projectId, path.featureName],
   changeRequest: (projectId: string, id: string) => ['change-requests', 'one', projectId, id],
 } as const;
@@ -198,10 +199,10 @@ export const queries = {
           }),
         ),
     }),
-  pending: (projectId: string) =>
+  openChangeRequests: () =>
     queryOptions({
-      queryKey: keys.pending(projectId),
-      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/change-requests/pending', { params: { path: { projectId } } })),
+      queryKey: keys.openChangeRequests,
+      queryFn: () => ok(api.GET('/api/admin/change-requests/open')),
     }),
   pendingForFlag: (path: FlagPath) =>
     queryOptions({

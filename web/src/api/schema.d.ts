@@ -158,6 +158,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/change-requests/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The open change requests waiting for your review in every project, and those you opened */
+        get: operations["getOpenChangeRequestsForUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/client-metrics/features/{name}/raw": {
         parameters: {
             query?: never;
@@ -3995,6 +4012,12 @@ export interface components {
             value: unknown;
             variant: string;
         };
+        openChangeRequestsSchema: {
+            /** @description Opened by the caller, in any open state */
+            mine: components["schemas"]["changeRequestSchema"][];
+            /** @description In review, opened by someone else, in a project where the caller may approve, not yet reviewed by the caller */
+            toReview: components["schemas"]["changeRequestSchema"][];
+        };
         /** @description Names of the flags the flag could depend on */
         parentFeatureOptionsSchema: string[];
         /** @description Variant names of the parent flag, from its strategies and environments */
@@ -5390,6 +5413,44 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getOpenChangeRequestsForUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["openChangeRequestsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

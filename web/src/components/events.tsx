@@ -5,16 +5,20 @@ import { formatDate } from './ui';
 
 type Event = Schemas['eventSchema'];
 
-/** Events newest first, each with its label and summary; opening one shows preData → data side by side. */
+/**
+ * Events newest first, each with its label, summary and links; "What changed" opens preData → data side by
+ * side. Links stay outside the disclosure's summary, where a link inside a button-like control would not work
+ * for keyboards and screen readers.
+ */
 export function EventList({ events }: { events: Event[] }) {
   if (events.length === 0) return <p className="muted">No events.</p>;
   return (
     <div className="card" data-testid="event-list">
       {events.map((event) => (
-        <details key={event.id} className="event" data-testid="event">
-          <summary>
+        <article key={event.id} className="event" data-testid="event">
+          <div>
             <div className="spread">
-              <strong>{event.label ?? event.type}</strong>
+              <strong className="event-label">{event.label ?? event.type}</strong>
               <span className="muted small">
                 #{event.id} · {formatDate(event.createdAt)} · {event.createdBy}
               </span>
@@ -34,9 +38,12 @@ export function EventList({ events }: { events: Event[] }) {
               {event.changeRequestId && <span className="badge">change request #{event.changeRequestId}</span>}
             </div>
             {event.summary && <p className="small summary">{stripMarkdown(event.summary)}</p>}
-          </summary>
-          <SideBySideDiff before={event.preData} after={event.data} />
-        </details>
+          </div>
+          <details>
+            <summary className="small">What changed</summary>
+            <SideBySideDiff before={event.preData} after={event.data} />
+          </details>
+        </article>
       ))}
     </div>
   );

@@ -5,6 +5,7 @@ import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
 import { useMe } from '../components/layout';
 import { ErrorMessage, formatDate, Loaded, useAction } from '../components/ui';
+import { changeRequestName } from '../components/change-request-list';
 
 type ChangeRequest = Schemas['changeRequestSchema'];
 type Change = { id: number; action: string; payload: unknown; conflict?: string; createdBy?: { username: string } };
@@ -138,7 +139,7 @@ export function ChangeRequestPage() {
             </p>
             <div className="spread">
               <h1>
-                #{changeRequest.id} {changeRequest.title || 'Change request'}{' '}
+                {changeRequestName(changeRequest)}{' '}
                 <span className={`badge ${state}`} data-testid="cr-state">
                   {state}
                 </span>

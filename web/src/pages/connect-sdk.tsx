@@ -134,13 +134,17 @@ const { OFREPProvider } = require('@openfeature/ofrep-provider');
   },
 };
 
-/** Polls for the application the snippet names until its first registration arrives. */
+/**
+ * Polls for the application the snippet names until its first registration arrives: the applications list,
+ * searched by the name, answers before then too (a read of the one application would be a 404 each time).
+ */
 function Arrival({ appName }: { appName: string }) {
-  const application = useQuery({
-    ...queries.application(appName),
-    refetchInterval: (query) => (query.state.data ? false : 2000),
-    retry: false,
+  const arrived = (applications: Array<{ appName: string }> | undefined) => applications?.some((entry) => entry.appName === appName);
+  const search = useQuery({
+    ...queries.applications({ query: appName, offset: 0, limit: 100 }),
+    refetchInterval: (query) => (arrived(query.state.data?.applications) ? false : 2000),
   });
+  const application = useQuery({ ...queries.application(appName), enabled: arrived(search.data?.applications) ?? false });
   if (application.data) {
     const instance = application.data.instances[0];
     return (

@@ -210,34 +210,37 @@ function DeliveryLog({ addonId }: { addonId: string }) {
           {data.integrationEvents.length === 0 && <p className="muted">Nothing delivered yet.</p>}
           <div className="card">
             {data.integrationEvents.map((entry) => (
-              <details key={entry.id} className="event" data-testid="delivery">
-                <summary>
-                  <div className="spread">
-                    <span>
-                      <span className={`badge ${entry.state}`}>{entry.state}</span> <strong>{entry.event.label ?? entry.event.type}</strong>{' '}
-                      <span className="muted small">event #{entry.event.id}</span>
-                    </span>
-                    <span className="row">
-                      <span className="muted small">{formatDate(entry.createdAt)}</span>
-                      <button
-                        type="button"
-                        onClick={(event) => {
-                          event.preventDefault();
-                          redeliver.mutate({ id: addonId, integrationEventId: entry.id });
-                        }}
-                        disabled={redeliver.isPending}
-                      >
-                        Redeliver
-                      </button>
-                    </span>
-                  </div>
-                  <div className="small">{entry.stateDetails}</div>
-                </summary>
-                <h3>Details</h3>
-                <pre className="secret">{JSON.stringify(entry.details, null, 2)}</pre>
-                <h3>Event</h3>
-                <SideBySideDiff before={entry.event.preData} after={entry.event.data} />
-              </details>
+              <article key={entry.id} className="event" data-testid="delivery">
+                <div className="spread">
+                  <span>
+                    <span className={`badge ${entry.state}`} data-testid="delivery-state">
+                      {entry.state}
+                    </span>{' '}
+                    {entry.details.redelivery === true && <span className="badge">redelivery</span>}{' '}
+                    <strong>{entry.event.label ?? entry.event.type}</strong> <span className="muted small">event #{entry.event.id}</span>
+                  </span>
+                  <span className="row">
+                    <span className="muted small">{formatDate(entry.createdAt)}</span>
+                    <button
+                      type="button"
+                      onClick={() => redeliver.mutate({ id: addonId, integrationEventId: entry.id })}
+                      disabled={redeliver.isPending}
+                    >
+                      Redeliver
+                    </button>
+                  </span>
+                </div>
+                <div className="small" data-testid="delivery-outcome">
+                  {entry.stateDetails}
+                </div>
+                <details>
+                  <summary className="small">What was sent, and the event</summary>
+                  <h3>Details</h3>
+                  <pre className="secret">{JSON.stringify(entry.details, null, 2)}</pre>
+                  <h3>Event</h3>
+                  <SideBySideDiff before={entry.event.preData} after={entry.event.data} />
+                </details>
+              </article>
             ))}
           </div>
           <Pager offset={offset} limit={PAGE_SIZE} shown={data.integrationEvents.length} onChange={setOffset} />

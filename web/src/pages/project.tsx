@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { FlagHealth } from './flag-health';
+import { useCan } from '../components/layout';
 import { ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'];
@@ -54,6 +55,17 @@ function NewFlagForm({ projectId }: { projectId: string }) {
 
 function ProjectSettings({ project }: { project: { id: string; name: string; description: string | null } }) {
   const update = useAction(actions.updateProject);
+  const mayUpdate = useCan('UPDATE_PROJECT', project.id);
+  if (!mayUpdate) {
+    return (
+      <section className="card stack" aria-label="Project settings">
+        <p>
+          Name: <strong>{project.name}</strong>
+        </p>
+        <p className="muted small">Only a project Owner, an Editor or an Admin changes the project's settings.</p>
+      </section>
+    );
+  }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -83,6 +95,7 @@ function ProjectSettings({ project }: { project: { id: string; name: string; des
 function ChangeRequestSettings({ projectId }: { projectId: string }) {
   const config = useQuery(queries.changeRequestConfig(projectId));
   const update = useAction(actions.setChangeRequestConfig);
+  const mayConfigure = useCan('UPDATE_CHANGE_REQUEST_CONFIG', projectId);
   return (
     <Loaded query={config} what="change request settings">
       {(entries) => (
@@ -95,6 +108,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
               <label className="check" style={{ minWidth: '14rem' }}>
                 <input
                   type="checkbox"
+                  disabled={!mayConfigure}
                   checked={entry.changeRequestEnabled}
                   onChange={(event) =>
                     update.mutate({
@@ -113,6 +127,7 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
                   type="number"
                   min={1}
                   max={10}
+                  disabled={!mayConfigure}
                   defaultValue={entry.requiredApprovals}
                   style={{ width: '4rem' }}
                   onBlur={(event) =>
@@ -175,6 +190,7 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
   const all = useQuery(queries.environments());
   const add = useAction(actions.addProjectEnvironment);
   const remove = useAction(actions.removeProjectEnvironment);
+  const mayChange = useCan('UPDATE_PROJECT', projectId);
   const others = (all.data?.environments ?? []).map((environment) => environment.name).filter((name) => !environments.includes(name));
   return (
     <section className="card stack" aria-label="Project environments">
@@ -182,20 +198,22 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
         {environments.map((name) => (
           <span key={name} className="chip">
             {name}
-            <button
-              type="button"
-              aria-label={`Remove ${name} from the project`}
-              onClick={() =>
-                window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) &&
-                remove.mutate({ projectId, environment: name })
-              }
-            >
-              ×
-            </button>
+            {mayChange && (
+              <button
+                type="button"
+                aria-label={`Remove ${name} from the project`}
+                onClick={() =>
+                  window.confirm(`Remove ${name} from ${projectId}? Its flag settings there are deleted.`) &&
+                  remove.mutate({ projectId, environment: name })
+                }
+              >
+                ×
+              </button>
+            )}
           </span>
         ))}
       </div>
-      {others.length > 0 && (
+      {mayChange && others.length > 0 && (
         <form
           className="row"
           onSubmit={(event) => {
@@ -222,6 +240,8 @@ export function ProjectPage() {
   const project = useQuery(queries.project(projectId));
   const flags = useQuery(queries.featureSearch({ project: `IS:${projectId}`, limit: '10', sortBy: 'createdAt', sortOrder: 'desc' }));
   const remove = useAction(actions.deleteProject, () => navigate('/admin/projects'));
+  const mayDelete = useCan('DELETE_PROJECT', projectId);
+  const mayCreateFlags = useCan('CREATE_FEATURE', projectId);
   return (
     <Loaded query={project} what="the project">
       {(details) => (
@@ -230,12 +250,14 @@ export function ProjectPage() {
             <h1>
               {details.name} <span className="muted small">({details.id})</span>
             </h1>
-            <ConfirmButton
-              question={`Delete the project ${details.id}? It must have no flags left.`}
-              onConfirm={() => remove.mutate(projectId)}
-            >
-              Delete project
-            </ConfirmButton>
+            {mayDelete && (
+              <ConfirmButton
+                question={`Delete the project ${details.id}? It must have no flags left.`}
+                onConfirm={() => remove.mutate(projectId)}
+              >
+                Delete project
+              </ConfirmButton>
+            )}
           </div>
           {details.description && <p>{details.description}</p>}
           <p>
@@ -246,20 +268,27 @@ export function ProjectPage() {
           <Loaded query={flags} what="flags">
             {(result) => (
               <div className="card">
-                {result.features.length === 0 && <p className="muted">No flags yet.</p>}
-                <ul>
-                  {result.features.map((flag) => (
-                    <li key={flag.name}>
-                      <Link to={`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`}>{flag.name}</Link>{' '}
-                      <span className="muted small">{flag.type}</span>
-                    </li>
-                  ))}
-                </ul>
-                <Link to={`/flags?project=${encodeURIComponent(`IS:${projectId}`)}`}>All {result.total} flags of this project →</Link>
+                {result.features.length === 0 ? (
+                  <p className="muted">No flags yet.</p>
+                ) : (
+                  <>
+                    <ul>
+                      {result.features.map((flag) => (
+                        <li key={flag.name}>
+                          <Link to={`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`}>{flag.name}</Link>{' '}
+                          <span className="muted small">{flag.type}</span>
+                        </li>
+                      ))}
+                    </ul>
+                    <Link to={`/flags?project=${encodeURIComponent(`IS:${projectId}`)}`}>
+                      All {result.total} {result.total === 1 ? 'flag' : 'flags'} of this project →
+                    </Link>
+                  </>
+                )}
               </div>
             )}
           </Loaded>
-          <NewFlagForm projectId={projectId} />
+          {mayCreateFlags && <NewFlagForm projectId={projectId} />}
           <h2>Flag health</h2>
           <FlagHealth projectId={projectId} />
           <h2>Settings</h2>
