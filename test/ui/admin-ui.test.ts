@@ -281,9 +281,19 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.getByLabel('Provider').selectOption('webhook');
     const form = page.getByRole('form', { name: 'Webhook configuration' });
     await form.getByLabel(/^Webhook URL/).fill(`${receiver.origin}/hooks/vexil`);
+    assert.equal(await form.getByLabel(/^Webhook URL/).getAttribute('type'), 'text', 'a URL is checked by eye as it is typed');
     await form.getByLabel('Description').fill('Deploy bot');
+    await form.getByText('Events delivered: all').click();
+    await form.getByLabel('Find event types').fill('feature-stale');
+    assert.deepEqual(await form.locator('label.check').filter({ hasText: 'feature-stale' }).allInnerTexts(), [
+      'feature-stale-on',
+      'feature-stale-off',
+    ]);
+    assert.equal(await form.locator('.grid2.small label.check').count(), 2, 'only the event types found are shown');
+    await form.getByLabel('Find event types').fill('');
     await form.getByRole('button', { name: 'Create integration' }).click();
     assert.match(await textOf(page.getByTestId('secret')), /^whsec_/);
+    assert.equal(await page.getByRole('form', { name: 'Webhook configuration' }).count(), 0, 'the form is not left filled');
     await page.getByRole('link', { name: 'Open the integration' }).click();
     await page.waitForURL(/\/integrations\/\d+$/);
     assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Deploy bot');

@@ -198,7 +198,7 @@ export function StrategyForm({
         {(definition?.parameters ?? []).map((parameter) => (
           <Field
             key={parameter.name}
-            label={parameter.name === 'rollout' ? 'Rollout (%)' : parameter.name}
+            label={`${parameter.name === 'rollout' ? 'Rollout (%)' : parameter.name}${parameter.required ? ' *' : ''}`}
             error={error}
             field={`parameters/${parameter.name}`}
             hint={parameter.description}
@@ -221,8 +221,10 @@ export function StrategyForm({
               </select>
             ) : (
               <input
+                type={parameter.type === 'number' ? 'number' : 'text'}
                 value={draft.parameters[parameter.name] ?? ''}
                 required={parameter.required}
+                placeholder={parameter.type === 'list' ? 'Comma-separated values' : undefined}
                 onChange={(event) => setParameter(parameter.name, event.target.value)}
               />
             )}

@@ -14,9 +14,13 @@ function cssColor(variable: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(variable).trim() || '#888';
 }
 
+/** Steps between ticks of a count axis: whole numbers only, never 2.5. */
+const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1e6, 1e7, 1e8, 1e9];
+
 /**
  * A line chart over time, drawn by uPlot on a canvas. `times` are epoch seconds; each series has a value per
  * time (null for a gap). The legend under it shows each series' value at the cursor, and its total otherwise.
+ * With nothing to draw it says so instead of drawing an empty frame.
  */
 export function TimeChart({
   label,
@@ -24,6 +28,8 @@ export function TimeChart({
   series,
   height = 180,
   span,
+  counts = false,
+  empty = 'Nothing was reported in this time.',
 }: {
   label: string;
   times: number[];
@@ -31,20 +37,29 @@ export function TimeChart({
   height?: number;
   /** The time axis from and to (epoch seconds), when it must not shrink to the points there are. */
   span?: [number, number];
+  /** The values are counts: the axis starts at 0 and ticks at whole numbers. */
+  counts?: boolean;
+  /** What shows in place of the chart when no series has a value. */
+  empty?: string;
 }) {
   const container = useRef<HTMLDivElement>(null);
+  // Counts that are all zero say as little as no values: either way there was nothing to count.
+  const nothing = series.every((entry) => entry.values.every((value) => value === null || (counts && value === 0)));
   useEffect(() => {
     const element = container.current;
-    if (!element) return;
+    if (!element || nothing) return;
     const chart = new uPlot(
       {
         width: Math.max(element.clientWidth, 320),
         height,
         legend: { live: true },
-        scales: { x: span ? { time: true, range: () => span } : { time: true } },
+        scales: {
+          x: span ? { time: true, range: () => span } : { time: true },
+          ...(counts ? { y: { range: (_chart: uPlot, _min: number, max: number) => [0, Math.max(max, 1)] as uPlot.Range.MinMax } } : {}),
+        },
         axes: [
           { stroke: cssColor('--muted'), grid: { stroke: cssColor('--border') } },
-          { stroke: cssColor('--muted'), grid: { stroke: cssColor('--border') } },
+          { stroke: cssColor('--muted'), grid: { stroke: cssColor('--border') }, ...(counts ? { incrs: WHOLE_STEPS } : {}) },
         ],
         series: [
           {},
@@ -66,10 +81,16 @@ export function TimeChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [times, series, height, span]);
+  }, [times, series, height, span, counts, nothing]);
   return (
     <figure className="chart" aria-label={label}>
-      <div ref={container} />
+      {nothing ? (
+        <p className="muted chart-empty" style={{ height }}>
+          {empty}
+        </p>
+      ) : (
+        <div ref={container} />
+      )}
       <figcaption className="chart-totals">
         {series.map((entry) => (
           <span key={entry.label} data-testid={`total-${entry.label}`}>

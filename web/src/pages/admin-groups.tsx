@@ -65,7 +65,12 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
           </select>
         </Field>
       </div>
-      <Field label="Members" error={mutation.error} field="users" hint="People added here stay until removed; sign-ins manage the others.">
+      <Field
+        label="Members"
+        error={mutation.error}
+        field="users"
+        hint="Hold Ctrl (⌘ on a Mac) to choose several, or to take one off. People added here stay until removed; sign-ins manage the others."
+      >
         <select name="users" multiple size={6} defaultValue={[...manual].map(String)}>
           {(users.data?.users ?? []).map((user) => (
             <option key={user.id} value={user.id}>

@@ -30,6 +30,8 @@ function AddonForm({
   onSave: (body: AddonBody) => void;
 }) {
   const [events, setEvents] = useState<string[]>(addon?.events ?? []);
+  const [eventFilter, setEventFilter] = useState('');
+  const shownEvents = (provider.events ?? []).filter((type) => type.includes(eventFilter.trim().toLowerCase()));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -69,7 +71,8 @@ function AddonForm({
             ) : (
               <input
                 name={`parameter-${parameter.name}`}
-                type={parameter.sensitive ? 'password' : 'text'}
+                // A URL is checked by eye as it is typed, even when it carries a secret (it reads back masked).
+                type={parameter.sensitive && parameter.name !== 'url' ? 'password' : 'text'}
                 autoComplete="off"
                 defaultValue={addon?.parameters[parameter.name] ?? ''}
                 placeholder={parameter.placeholder}
@@ -93,8 +96,24 @@ function AddonForm({
       </label>
       <details>
         <summary>Events delivered: {events.length === 0 ? 'all' : events.length}</summary>
+        <div className="row" style={{ marginTop: '0.5rem' }}>
+          <input
+            type="search"
+            aria-label="Find event types"
+            placeholder="Find event types, e.g. strategy"
+            value={eventFilter}
+            onChange={(event) => setEventFilter(event.target.value)}
+          />
+          <button type="button" onClick={() => setEvents([...new Set([...events, ...shownEvents])])}>
+            Choose the {shownEvents.length} shown
+          </button>
+          <button type="button" onClick={() => setEvents([])} disabled={events.length === 0}>
+            Clear (all events)
+          </button>
+        </div>
+        {shownEvents.length === 0 && <p className="muted small">No event type contains “{eventFilter.trim()}”.</p>}
         <div className="grid2 small" style={{ marginTop: '0.5rem' }}>
-          {(provider.events ?? []).map((type) => (
+          {shownEvents.map((type) => (
             <label key={type} className="check">
               <input
                 type="checkbox"
@@ -123,6 +142,8 @@ export function Integrations() {
   const [created, setCreated] = useState<{ id: number; signingSecret?: string } | null>(null);
   const create = useAction(actions.createAddon, (addon) => {
     const signingSecret = (addon as { signingSecret?: string }).signingSecret;
+    // The form goes: left filled, it invites creating the same integration twice.
+    setProviderName('');
     if (signingSecret) setCreated({ id: addon.id, signingSecret });
     else navigate(`/integrations/${addon.id}`);
   });

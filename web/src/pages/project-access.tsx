@@ -10,6 +10,7 @@ export function ProjectAccess() {
   const { projectId = '' } = useParams();
   const access = useQuery(queries.projectAccess(projectId));
   const canManage = useCan('PROJECT_USER_ACCESS_WRITE', projectId);
+  const [changed, setChanged] = useState<string | null>(null);
   const setRoles = useAction(actions.setProjectRoles);
   const remove = useAction(actions.removeProjectAccess);
   return (
@@ -45,7 +46,7 @@ export function ProjectAccess() {
                   </span>
                 ))}
               </p>
-              <Table label="Project access" columns={['Who', '', 'Role', '']}>
+              <Table label="Project access" columns={['Who', 'Kind', 'Role', '']}>
                 {rows.length === 0 && (
                   <tr>
                     <td colSpan={4} className="muted">
@@ -64,9 +65,14 @@ export function ProjectAccess() {
                         aria-label={`Role of ${row.name}`}
                         value={row.roleId}
                         disabled={!canManage}
-                        onChange={(event) =>
-                          setRoles.mutate({ projectId, holder: row.holder, id: row.id, roles: [Number(event.target.value)] })
-                        }
+                        onChange={(event) => {
+                          const role = data.roles.find((candidate) => candidate.id === Number(event.target.value));
+                          setChanged(null);
+                          setRoles.mutate(
+                            { projectId, holder: row.holder, id: row.id, roles: [Number(event.target.value)] },
+                            { onSuccess: () => setChanged(`${row.name} is now ${role?.name ?? 'changed'} in ${projectId}.`) },
+                          );
+                        }}
                       >
                         {data.roles.map((role) => (
                           <option key={role.id} value={role.id}>
@@ -88,6 +94,11 @@ export function ProjectAccess() {
                   </tr>
                 ))}
               </Table>
+              {changed && (
+                <p className="success" role="status">
+                  {changed}
+                </p>
+              )}
               <ErrorMessage error={setRoles.error ?? remove.error} />
               {canManage && <GrantForm projectId={projectId} roles={data.roles} />}
             </>

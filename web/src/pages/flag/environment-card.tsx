@@ -78,7 +78,7 @@ export function EnvironmentCard({
     <section className="card stack" aria-label={`Environment ${environment.name}`} data-testid={`environment-${environment.name}`}>
       <div className="spread">
         <h3 style={{ margin: 0 }}>
-          {environment.name} <span className="badge">{environment.type}</span>
+          {environment.name} {environment.type !== environment.name && <span className="badge">{environment.type}</span>}
         </h3>
         <Switch
           checked={environment.enabled}

@@ -70,7 +70,13 @@ function UsageChart({ featureName, environment }: { featureName: string; environ
           ))}
         </fieldset>
       </div>
-      <TimeChart label={`Evaluations of ${featureName} in ${environment}`} times={times} series={series} />
+      <TimeChart
+        label={`Evaluations of ${featureName} in ${environment}`}
+        times={times}
+        series={series}
+        counts
+        empty="No evaluations were reported in this time."
+      />
       <p className="muted small" data-testid="usage-applications">
         {applications.length === 0 ? 'No application evaluated it in this time.' : `Evaluated by ${applications.join(', ')}`}
       </p>
@@ -103,7 +109,16 @@ function ImpactChart({ metricName, environment }: { metricName: string; environm
       span: [now - IMPACT_HOURS * HOUR_S, now] as [number, number],
     };
   }, [metric.data, metricName]);
-  return <TimeChart label={`${metricName} in ${environment}`} times={times} series={series} height={140} span={span} />;
+  return (
+    <TimeChart
+      label={`${metricName} in ${environment}`}
+      times={times}
+      series={series}
+      height={140}
+      span={span}
+      empty={`No ${metricName} reported in the last ${IMPACT_HOURS} hours.`}
+    />
+  );
 }
 
 function SafeguardForm({ plan, path }: { plan: Plan; path: { projectId: string; featureName: string; environment: string } }) {
@@ -221,9 +236,13 @@ function PlanView({
                 )}
               </div>
               <div className="muted small">
-                {milestone.transitionCondition && `Moves on ${milestone.transitionCondition.intervalMinutes} min after it starts`}
-                {state === 'active' && milestone.progressAt && ` · next step at ${formatDate(milestone.progressAt)}`}
-                {state !== 'upcoming' && milestone.startedAt && ` · started ${formatDate(milestone.startedAt)}`}
+                {[
+                  milestone.transitionCondition && `Moves on ${milestone.transitionCondition.intervalMinutes} min after it starts`,
+                  state === 'active' && milestone.progressAt && `next step at ${formatDate(milestone.progressAt)}`,
+                  state !== 'upcoming' && milestone.startedAt && `started ${formatDate(milestone.startedAt)}`,
+                ]
+                  .filter(Boolean)
+                  .join(' · ')}
               </div>
             </li>
           );
