@@ -169,6 +169,18 @@ export const ChangeRequestSchema = Type.Object(
     ),
     appliedBy: Type.Optional(UserReference),
     appliedAt: Type.Optional(DateTime),
+    appliedChanges: Type.Optional(
+      Type.Array(
+        Type.Object({
+          eventId: Type.Integer(),
+          type: Type.String(),
+          featureName: Type.Union([Type.String(), Type.Null()]),
+          preData: Type.Unknown(),
+          data: Type.Unknown(),
+        }),
+        { description: 'Applied requests: what applying it changed, from the events it recorded' },
+      ),
+    ),
   },
   { $id: 'changeRequestSchema' },
 );

@@ -161,6 +161,22 @@ describe('applying runs the direct routes’ commands', () => {
       ['feature-strategy-add', 'feature-environment-enabled'],
     );
     assert.deepEqual(normalized(eventShapes(appliedEvents), names(reviewed)), normalized(eventShapes(directEvents), names(direct)));
+
+    // The applied request answers what it changed, from those events; an open one answers nothing of the kind.
+    const applied = (await getChangeRequest(team.reviewer.client, reviewed.project, request.id)) as ChangeRequest & {
+      appliedChanges?: Array<{ eventId: number; type: string; featureName: string | null; preData: unknown; data: unknown }>;
+    };
+    assert.deepEqual(
+      applied.appliedChanges,
+      appliedEvents.map((event) => ({
+        eventId: event.id,
+        type: event.type,
+        featureName: event.featureName,
+        preData: event.preData,
+        data: event.data,
+      })),
+    );
+    assert.equal((request as { appliedChanges?: unknown }).appliedChanges, undefined);
   });
 
   test('a failure inside apply changes nothing: no strategy, no archive, no event, still Approved', async () => {

@@ -252,6 +252,10 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.goto(changeRequestUrl);
     await page.getByRole('button', { name: 'Apply now' }).click();
     await waitForTexts(page.getByTestId('cr-state'), (texts) => texts[0] === 'Applied');
+    // Once applied, the request shows what it changed then, not a diff against today's flag.
+    const applied = page.getByTestId('applied-change').filter({ hasText: 'feature-environment-enabled' });
+    assert.match(await textOf(applied.locator('h3')), new RegExp(`^feature-environment-enabled · ${FLAG} event #\\d+$`));
+    assert.deepEqual(await applied.locator('tr.changed td').allInnerTexts(), ['enabled', 'false', 'true']);
     await page.goto(flagUrl());
     await page.getByTestId('environment-production').getByRole('switch').waitFor();
     assert.equal(await page.getByTestId('environment-production').getByRole('switch').isChecked(), true);

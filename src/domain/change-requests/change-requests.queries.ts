@@ -68,6 +68,16 @@ export interface ChangeRequestView {
   schedule?: { scheduledAt: string; status: 'pending' | 'failed'; failureReason?: string; reason?: string };
   appliedBy?: UserReference;
   appliedAt?: string;
+  /** What applying it changed, as the events it recorded tell it (before and after). */
+  appliedChanges?: AppliedChangeView[];
+}
+
+export interface AppliedChangeView {
+  eventId: number;
+  type: string;
+  featureName: string | null;
+  preData: unknown;
+  data: unknown;
 }
 
 /** The stored change as the API took it. */
@@ -96,7 +106,7 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
 export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): Promise<ChangeRequestView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [changeRows, reviews, comments, settings] = await Promise.all([
+  const [changeRows, reviews, comments, applied, settings] = await Promise.all([
     db.selectFrom('change_request_changes').selectAll().where('change_request_id', 'in', ids).orderBy('id').execute(),
     db
       .selectFrom('change_request_reviews')
@@ -106,6 +116,10 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
       .orderBy('user_id')
       .execute(),
     db.selectFrom('change_request_comments').selectAll().where('change_request_id', 'in', ids).orderBy('id').execute(),
+    appliedEvents(
+      db,
+      rows.filter((row) => row.state === 'Applied').map((row) => row.id),
+    ),
     db
       .selectFrom('change_request_settings')
       .selectAll()
@@ -168,8 +182,32 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
       view.appliedBy = user(row.applied_by_user_id, row.applied_by);
       view.appliedAt = iso(row.applied_at)!;
     }
+    if (row.state === 'Applied') view.appliedChanges = applied.get(row.id) ?? [];
     return view;
   });
+}
+
+/**
+ * The changes the application of each request made, from the events recorded in its transaction (the change
+ * request's own lifecycle events left out): the audit log is what it changed, before and after.
+ */
+async function appliedEvents(db: Db, ids: number[]): Promise<Map<number, AppliedChangeView[]>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'change_request_id', 'type', 'feature_name', 'pre_data', 'data'])
+    .where('change_request_id', 'in', ids)
+    .where('type', 'not like', 'change-%')
+    .orderBy('change_request_id')
+    .orderBy('id')
+    .execute();
+  const byRequest = new Map<number, AppliedChangeView[]>();
+  for (const row of rows) {
+    const list = byRequest.get(row.change_request_id!) ?? [];
+    list.push({ eventId: row.id, type: row.type, featureName: row.feature_name, preData: row.pre_data, data: row.data });
+    byRequest.set(row.change_request_id!, list);
+  }
+  return byRequest;
 }
 
 function groupChanges(

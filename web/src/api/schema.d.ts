@@ -2962,6 +2962,14 @@ export interface components {
                 imageUrl: string | null;
                 username: string;
             };
+            /** @description Applied requests: what applying it changed, from the events it recorded */
+            appliedChanges?: {
+                data: unknown;
+                eventId: number;
+                featureName: string | null;
+                preData: unknown;
+                type: string;
+            }[];
             approvals: {
                 /** Format: date-time */
                 createdAt: string;

@@ -90,6 +90,25 @@ function FeatureChanges({
   );
 }
 
+/** What an applied request changed, from the events applying it recorded: each as it was before and after. */
+function AppliedChanges({ changes }: { changes: NonNullable<ChangeRequest['appliedChanges']> }) {
+  if (changes.length === 0) return <p className="muted">Applying it changed nothing.</p>;
+  return (
+    <>
+      {changes.map((change) => (
+        <section key={change.eventId} className="card stack" aria-label={`Applied: ${change.type}`} data-testid="applied-change">
+          <h3 style={{ margin: 0 }}>
+            {change.type}
+            {change.featureName && <span className="muted"> · {change.featureName}</span>}{' '}
+            <span className="muted small">event #{change.eventId}</span>
+          </h3>
+          <SideBySideDiff before={change.preData} after={change.data} beforeLabel="Before" afterLabel="After" />
+        </section>
+      ))}
+    </>
+  );
+}
+
 /** A segment change, shown against the segment as it is now (nothing for a deletion's "after"). */
 function SegmentChange({ change }: { change: Schemas['changeRequestSegmentChangeSchema'] }) {
   const payload = (change.payload ?? {}) as { id?: number };
@@ -170,18 +189,24 @@ export function ChangeRequestPage() {
               </form>
             )}
             <h2>Changes</h2>
-            {changeRequest.features.map((group) => (
-              <FeatureChanges
-                key={group.name}
-                request={changeRequest}
-                group={group}
-                canEdit={state === 'Draft' && mine}
-                onRemove={(changeId) => removeChange.mutate({ ...path, changeId: String(changeId) })}
-              />
-            ))}
-            {changeRequest.segments.map((segment) => (
-              <SegmentChange key={segment.id} change={segment} />
-            ))}
+            {changeRequest.appliedChanges ? (
+              <AppliedChanges changes={changeRequest.appliedChanges} />
+            ) : (
+              <>
+                {changeRequest.features.map((group) => (
+                  <FeatureChanges
+                    key={group.name}
+                    request={changeRequest}
+                    group={group}
+                    canEdit={state === 'Draft' && mine}
+                    onRemove={(changeId) => removeChange.mutate({ ...path, changeId: String(changeId) })}
+                  />
+                ))}
+                {changeRequest.segments.map((segment) => (
+                  <SegmentChange key={segment.id} change={segment} />
+                ))}
+              </>
+            )}
             <ErrorMessage error={removeChange.error} />
             <h2>Review</h2>
             <section className="card stack" aria-label="Review">
