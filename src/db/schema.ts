@@ -179,6 +179,17 @@ export interface ActionSetsTable {
   created_at: Date;
 }
 
+/** One run of an action set on a signal, with how it went (the last ones per set are kept). */
+export interface ActionSetEventsTable {
+  id: Generated<number>;
+  action_set_id: number;
+  /** The signal it ran on, while that signal is still kept. */
+  signal_id: number | null;
+  state: 'success' | 'failed';
+  message: string | null;
+  created_at: Date;
+}
+
 export interface FeatureVariantUsageHourlyTable {
   feature_name: string;
   environment: string;
@@ -558,6 +569,7 @@ export interface Database {
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
+  action_set_events: ActionSetEventsTable;
   release_plan_templates: ReleasePlanTemplatesTable;
   release_plans: ReleasePlansTable;
   release_plan_milestones: ReleasePlanMilestonesTable;

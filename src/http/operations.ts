@@ -62,28 +62,45 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/release-plan-templates/:id': op('getReleasePlanTemplate', 'Get a release plan template'),
   'PUT /api/admin/release-plan-templates/:id': op('updateReleasePlanTemplate', 'Update a release plan template'),
   'DELETE /api/admin/release-plan-templates/:id': op(
+    'deleteReleasePlanTemplate',
+    'Delete a release plan template (plans keep their copy)',
+    200,
+  ),
+  'POST /api/admin/release-plan-templates/archive/:id': op(
     'archiveReleasePlanTemplate',
     'Archive a release plan template (plans keep their copy)',
     200,
   ),
-  [`GET ${FEATURE_ENV}/release-plans`]: op('getReleasePlans', "List a flag's release plans in an environment"),
-  [`POST ${FEATURE_ENV}/release-plans`]: op('addReleasePlanToFeature', 'Add a release plan from a template to a flag environment'),
-  [`GET ${FEATURE_ENV}/release-plans/:planId`]: op('getReleasePlan', 'Get a release plan'),
-  [`DELETE ${FEATURE_ENV}/release-plans/:planId`]: op(
+  [`GET ${FEATURE_ENV}/release_plans`]: op('getReleasePlans', "List a flag's release plans in an environment"),
+  [`POST ${FEATURE_ENV}/release_plans`]: op('addReleasePlanToFeature', 'Add a release plan from a template to a flag environment'),
+  [`GET ${FEATURE_ENV}/release_plans/:planId`]: op('getReleasePlan', 'Get a release plan'),
+  [`DELETE ${FEATURE_ENV}/release_plans/:planId`]: op(
     'removeReleasePlanFromFeature',
     'Remove a release plan and the strategies it put on the flag',
     200,
   ),
-  [`POST ${FEATURE_ENV}/release-plans/:planId/milestones/:milestoneId/start`]: op(
+  [`POST ${FEATURE_ENV}/release_plans/:planId/milestones/:milestoneId/start`]: op(
     'startReleasePlanMilestone',
     "Start a milestone: its strategies become the flag's in the environment",
   ),
-  [`POST ${FEATURE_ENV}/release-plans/:planId/resume`]: op('resumeReleasePlan', 'Resume a release plan a safeguard paused'),
-  [`PUT ${FEATURE_ENV}/release-plans/:planId/safeguards`]: op('changeReleasePlanSafeguard', "Set the release plan's safeguard"),
-  [`DELETE ${FEATURE_ENV}/release-plans/:planId/safeguards/:safeguardId`]: op(
+  [`POST ${FEATURE_ENV}/release_plans/:planId/resume`]: op('resumeReleasePlan', 'Resume a release plan a safeguard paused'),
+  [`PUT ${FEATURE_ENV}/release_plans/:planId/safeguards`]: op('changeReleasePlanSafeguard', "Set the release plan's safeguard"),
+  [`DELETE ${FEATURE_ENV}/release_plans/:planId/safeguards/:safeguardId`]: op(
     'deleteReleasePlanSafeguard',
     "Remove the release plan's safeguard",
     200,
+  ),
+  [`PUT ${FEATURE_ENV}/progressions/:milestoneId`]: op(
+    'changeMilestoneProgression',
+    'Set how long a milestone runs before the plan moves on to the next one',
+  ),
+  [`DELETE ${FEATURE_ENV}/progressions/:milestoneId`]: op(
+    'deleteMilestoneProgression',
+    'Let a milestone move on only when someone starts the next one',
+  ),
+  [`POST ${FEATURE_ENV}/progressions/:milestoneId/resume`]: op(
+    'resumeMilestoneProgressions',
+    "Resume a paused release plan (Unleash's path; the id is the plan's)",
   ),
   'GET /api/admin/impact-metrics': op('getAvailableImpactMetrics', 'List the impact metrics applications reported'),
   'GET /api/admin/impact-metrics/:metricName': op('getImpactMetricSeries', 'An impact metric per minute over the last hours'),
@@ -95,6 +112,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/admin/signal-endpoints/:id/tokens': op('createSignalEndpointToken', 'Create a token for a signal endpoint (shown once)'),
   'DELETE /api/admin/signal-endpoints/:id/tokens/:tokenId': op('deleteSignalEndpointToken', "Delete a signal endpoint's token", 200),
   'GET /api/admin/signal-endpoints/:id/signals': op('getSignalEndpointSignals', 'The last signals an endpoint received'),
+  'POST /api/admin/signal-endpoints/:id/on': op('enableSignalEndpoint', 'Let a signal endpoint take signals'),
+  'POST /api/admin/signal-endpoints/:id/off': op(
+    'disableSignalEndpoint',
+    'Stop a signal endpoint taking signals (refused as an unknown endpoint)',
+  ),
   'POST /api/signal-endpoint/:name': {
     ...op('callSignalEndpoint', 'Send a signal (a monitoring tool calls this with the endpoint token)'),
     errors: [401, 404],
@@ -104,6 +126,12 @@ export const OPERATIONS: Record<string, Operation> = {
   [`GET ${PROJECT}/actions/:actionSetId`]: op('getActionSet', 'Get an action set'),
   [`PUT ${PROJECT}/actions/:actionSetId`]: op('updateActionSet', 'Update an action set'),
   [`DELETE ${PROJECT}/actions/:actionSetId`]: op('deleteActionSet', 'Delete an action set', 200),
+  [`POST ${PROJECT}/actions/:actionSetId/on`]: op('enableActionSet', 'Let an action set run on matching signals'),
+  [`POST ${PROJECT}/actions/:actionSetId/off`]: op('disableActionSet', 'Stop an action set running'),
+  [`GET ${PROJECT}/actions/:actionSetId/events`]: op(
+    'getActionSetEvents',
+    "An action set's runs, newest first: how each went, and the signal it ran on",
+  ),
   'GET /api/admin/client-metrics/features/:name/raw': op(
     'getRawFeatureMetrics',
     "A flag's evaluations per hour, environment and application",

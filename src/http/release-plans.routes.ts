@@ -1,11 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { availableMetrics, metricSeries } from '../domain/impact-metrics/impact-metrics.js';
-import { addPlan, getPlan, listPlans, removePlan, resumePlan, startMilestone } from '../domain/release-plans/plans.js';
+import {
+  addPlan,
+  deleteProgression,
+  getPlan,
+  listPlans,
+  removePlan,
+  resumePlan,
+  setProgression,
+  startMilestone,
+} from '../domain/release-plans/plans.js';
 import { deleteSafeguard, setSafeguard, TIME_RANGE_MINUTES } from '../domain/release-plans/safeguards.js';
 import {
   archiveTemplate,
   createTemplate,
+  deleteTemplate,
   getTemplate,
   listTemplates,
   updateTemplate,
@@ -16,6 +26,7 @@ import type { RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import {
   AvailableImpactMetricsSchema,
+  ChangeMilestoneProgressionSchema,
   CreateReleasePlanSchema,
   CreateReleasePlanTemplateSchema,
   CreateSafeguardSchema,
@@ -35,7 +46,9 @@ const MilestoneParams = Type.Object({ ...PlanParams.properties, milestoneId: Uui
 const SafeguardParams = Type.Object({ ...PlanParams.properties, safeguardId: Uuid });
 
 const TEMPLATES = '/api/admin/release-plan-templates';
-const PLANS = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/release-plans';
+const FLAG_ENVIRONMENT = '/api/admin/projects/:projectId/features/:featureName/environments/:environment';
+const PLANS = `${FLAG_ENVIRONMENT}/release_plans`;
+const LEGACY_PLANS = `${FLAG_ENVIRONMENT}/release-plans`;
 
 function templateInput(body: typeof CreateReleasePlanTemplateSchema.static): TemplateInput {
   return {
@@ -100,96 +113,161 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
     `${TEMPLATES}/:id`,
     { schema: { tags, params: TemplateParams }, config: { access: can('DELETE_RELEASE_TEMPLATE') } },
     async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => deleteTemplate(uow, request.params.id));
+      return reply.status(200).send();
+    },
+  );
+  app.post(
+    `${TEMPLATES}/archive/:id`,
+    { schema: { tags, params: TemplateParams }, config: { access: can('DELETE_RELEASE_TEMPLATE') } },
+    async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => archiveTemplate(uow, request.params.id));
       return reply.status(200).send();
     },
   );
 
-  app.get(
-    PLANS,
-    { schema: { tags, params: FlagEnvironmentParams, response: { 200: Type.Ref(ReleasePlansSchema) } }, config: { access: can('READ') } },
-    async (request) => listPlans(deps.db, targetOf(request.params)),
-  );
-  app.post(
-    PLANS,
+  // Unleash's own paths say `release_plans`; `release-plans`, Vexil's first spelling, stays as an undocumented alias.
+  for (const base of [PLANS, LEGACY_PLANS]) {
+    const hide = base === LEGACY_PLANS;
+    app.get(
+      base,
+      {
+        schema: { hide, tags, params: FlagEnvironmentParams, response: { 200: Type.Ref(ReleasePlansSchema) } },
+        config: { access: can('READ') },
+      },
+      async (request) => listPlans(deps.db, targetOf(request.params)),
+    );
+    app.post(
+      base,
+      {
+        schema: {
+          hide,
+          tags,
+          params: FlagEnvironmentParams,
+          body: Type.Ref(CreateReleasePlanSchema),
+          response: { 201: Type.Ref(ReleasePlanSchema) },
+        },
+        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+      },
+      async (request, reply) => {
+        const plan = await inUnitOfWork(deps, actorOf(request), (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
+        return reply.status(201).send(plan);
+      },
+    );
+    app.get(
+      `${base}/:planId`,
+      { schema: { hide, tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } }, config: { access: can('READ') } },
+      async (request) => getPlan(deps.db, targetOf(request.params), request.params.planId),
+    );
+    app.delete(
+      `${base}/:planId`,
+      { schema: { hide, tags, params: PlanParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+      async (request, reply) => {
+        await inUnitOfWork(deps, actorOf(request), (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
+        return reply.status(200).send();
+      },
+    );
+    app.post(
+      `${base}/:planId/milestones/:milestoneId/start`,
+      {
+        schema: { hide, tags, params: MilestoneParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
+        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+      },
+      async (request) =>
+        inUnitOfWork(deps, actorOf(request), (uow) =>
+          startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId),
+        ),
+    );
+    app.post(
+      `${base}/:planId/resume`,
+      {
+        schema: { hide, tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
+        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+      },
+      async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
+    );
+    app.put(
+      `${base}/:planId/safeguards`,
+      {
+        schema: {
+          hide,
+          tags,
+          params: PlanParams,
+          body: Type.Ref(CreateSafeguardSchema),
+          response: { 200: Type.Ref(ReleasePlanSafeguardSchema) },
+        },
+        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+      },
+      async (request) => {
+        const { impactMetric, triggerCondition, action } = request.body;
+        const windowMinutes = impactMetric.windowMinutes ?? TIME_RANGE_MINUTES[impactMetric.timeRange ?? 'hour'];
+        return inUnitOfWork(deps, actorOf(request), (uow) =>
+          setSafeguard(uow, targetOf(request.params), request.params.planId, {
+            metricName: impactMetric.metricName,
+            appName: impactMetric.appName ?? null,
+            aggregationMode: impactMetric.aggregationMode,
+            labelSelectors: impactMetric.labelSelectors ?? {},
+            windowMinutes,
+            operator: triggerCondition.operator,
+            threshold: triggerCondition.threshold,
+            rollback: action?.type === 'pauseAndRollback',
+          }),
+        );
+      },
+    );
+    app.delete(
+      `${base}/:planId/safeguards/:safeguardId`,
+      { schema: { hide, tags, params: SafeguardParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+      async (request, reply) => {
+        await inUnitOfWork(deps, actorOf(request), (uow) =>
+          deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId),
+        );
+        return reply.status(200).send();
+      },
+    );
+  }
+
+  const progressionParams = Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Uuid });
+  app.put(
+    `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
     {
       schema: {
         tags,
-        params: FlagEnvironmentParams,
-        body: Type.Ref(CreateReleasePlanSchema),
-        response: { 201: Type.Ref(ReleasePlanSchema) },
+        params: progressionParams,
+        body: Type.Ref(ChangeMilestoneProgressionSchema),
+        response: { 200: Type.Ref(ReleasePlanSchema) },
       },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
-    async (request, reply) => {
-      const plan = await inUnitOfWork(deps, actorOf(request), (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
-      return reply.status(201).send(plan);
-    },
-  );
-  app.get(
-    `${PLANS}/:planId`,
-    { schema: { tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } }, config: { access: can('READ') } },
-    async (request) => getPlan(deps.db, targetOf(request.params), request.params.planId),
-  );
-  app.delete(
-    `${PLANS}/:planId`,
-    { schema: { tags, params: PlanParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
-      return reply.status(200).send();
-    },
-  );
-  app.post(
-    `${PLANS}/:planId/milestones/:milestoneId/start`,
-    {
-      schema: { tags, params: MilestoneParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
       config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
     async (request) =>
       inUnitOfWork(deps, actorOf(request), (uow) =>
-        startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId),
+        setProgression(uow, targetOf(request.params), request.params.milestoneId, {
+          targetMilestone: request.body.targetMilestone,
+          intervalMinutes: request.body.transitionCondition.intervalMinutes,
+        }),
       ),
   );
-  app.post(
-    `${PLANS}/:planId/resume`,
-    {
-      schema: { tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
-  );
-  app.put(
-    `${PLANS}/:planId/safeguards`,
-    {
-      schema: { tags, params: PlanParams, body: Type.Ref(CreateSafeguardSchema), response: { 200: Type.Ref(ReleasePlanSafeguardSchema) } },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
-    async (request) => {
-      const { impactMetric, triggerCondition, action } = request.body;
-      const windowMinutes = impactMetric.windowMinutes ?? TIME_RANGE_MINUTES[impactMetric.timeRange ?? 'hour'];
-      return inUnitOfWork(deps, actorOf(request), (uow) =>
-        setSafeguard(uow, targetOf(request.params), request.params.planId, {
-          metricName: impactMetric.metricName,
-          appName: impactMetric.appName ?? null,
-          aggregationMode: impactMetric.aggregationMode,
-          labelSelectors: impactMetric.labelSelectors ?? {},
-          windowMinutes,
-          operator: triggerCondition.operator,
-          threshold: triggerCondition.threshold,
-          rollback: action?.type === 'pauseAndRollback',
-        }),
-      );
-    },
-  );
   app.delete(
-    `${PLANS}/:planId/safeguards/:safeguardId`,
-    { schema: { tags, params: SafeguardParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId),
-      );
-      return reply.status(200).send();
+    `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
+    {
+      schema: { tags, params: progressionParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
     },
+    async (request) =>
+      inUnitOfWork(deps, actorOf(request), (uow) => deleteProgression(uow, targetOf(request.params), request.params.milestoneId)),
+  );
+  app.post(
+    `${FLAG_ENVIRONMENT}/progressions/:milestoneId/resume`,
+    {
+      schema: {
+        tags,
+        params: Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Type.String({ ...Uuid, description: "The plan's id" }) }),
+        response: { 200: Type.Ref(ReleasePlanSchema) },
+      },
+      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
+    },
+    // Unleash names the plan here, in the place its other progression routes name a milestone.
+    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.milestoneId)),
   );
 
   const metricTags = ['Impact metrics'];

@@ -120,7 +120,8 @@ export const CreateSafeguardSchema = StrictObject(
       metricName: Type.String({ minLength: 1, maxLength: 200 }),
       appName: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
       aggregationMode: Type.Union([Type.Literal('count'), Type.Literal('rps'), Type.Literal('avg'), Type.Literal('sum')], {
-        errorMessage: 'aggregationMode is count or rps (counters), avg or sum (gauges)',
+        errorMessage:
+          'aggregationMode is count or rps (counters), avg or sum (gauges); p50, p95 and p99 need histogram buckets, which Vexil does not keep',
       }),
       labelSelectors: Type.Optional(
         Type.Record(Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 20 }), { maxProperties: 10 }),
@@ -171,7 +172,19 @@ export const AvailableImpactMetricsSchema = Type.Object(
   { $id: 'availableImpactMetricsSchema' },
 );
 
+/** Unleash's milestone progression: from this milestone to the next, after some minutes. */
+export const ChangeMilestoneProgressionSchema = StrictObject(
+  {
+    targetMilestone: Type.String({ format: 'uuid', errorMessage: 'targetMilestone is the id of the milestone after this one' }),
+    transitionCondition: StrictObject({
+      intervalMinutes: Type.Integer({ minimum: 1, maximum: 525_600, errorMessage: 'intervalMinutes is a whole number from 1 to 525600' }),
+    }),
+  },
+  { $id: 'changeMilestoneProgressionSchema' },
+);
+
 export const releasePlanSchemas = [
+  ChangeMilestoneProgressionSchema,
   MilestoneSchema,
   ReleasePlanTemplateSchema,
   ReleasePlanTemplatesSchema,

@@ -4,9 +4,11 @@ import {
   createActionSet,
   deleteActionSet,
   getActionSet,
+  listActionSetEvents,
   listActionSets,
   listSignals,
   receiveSignal,
+  setActionSetEnabled,
   updateActionSet,
 } from '../domain/signals/action-sets.js';
 import {
@@ -17,6 +19,7 @@ import {
   deleteSignalEndpointToken,
   getSignalEndpoint,
   listSignalEndpoints,
+  setSignalEndpointEnabled,
   updateSignalEndpoint,
 } from '../domain/signals/signal-endpoints.js';
 import { AuthenticationRequired, UnauthorizedError } from '../shared/errors.js';
@@ -24,6 +27,7 @@ import { NumericId, UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import { actorOf, bearerToken, can, PUBLIC } from './plugins/access.js';
 import {
+  ActionSetEventsSchema,
   ActionSetSchema,
   ActionSetsSchema,
   CreateActionSetSchema,
@@ -76,6 +80,24 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
   );
+  for (const [state, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
+    app.post(
+      `${ENDPOINTS}/:id/${state}`,
+      { schema: { tags, params: EndpointParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
+      async (request) => inUnitOfWork(deps, actorOf(request), (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
+    );
+    app.post(
+      `${ACTIONS}/:actionSetId/${state}`,
+      { schema: { tags: ['Actions'], params: ActionSetParams, response: { 200: Type.Ref(ActionSetSchema) } }, config: admin },
+      async (request) =>
+        inUnitOfWork(deps, actorOf(request), (uow) =>
+          setActionSetEnabled(uow, request.params.projectId, Number(request.params.actionSetId), enabled),
+        ),
+    );
+  }
   app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: EndpointParams }, config: admin }, async (request, reply) => {
     await inUnitOfWork(deps, actorOf(request), (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
     return reply.status(200).send();
@@ -189,6 +211,26 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       inUnitOfWork(deps, actorOf(request), (uow) =>
         updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body),
       ),
+  );
+  app.get(
+    `${ACTIONS}/:actionSetId/events`,
+    {
+      schema: {
+        tags: actionTags,
+        params: ActionSetParams,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })) }),
+        response: { 200: Type.Ref(ActionSetEventsSchema) },
+      },
+      config: admin,
+    },
+    async (request) => ({
+      actionSetEvents: await listActionSetEvents(
+        deps.db,
+        request.params.projectId,
+        Number(request.params.actionSetId),
+        request.query.limit ?? 50,
+      ),
+    }),
   );
   app.delete(
     `${ACTIONS}/:actionSetId`,

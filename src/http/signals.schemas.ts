@@ -127,6 +127,27 @@ export const ActionSetSchema = Type.Object(
 
 export const ActionSetsSchema = Type.Object({ actions: Type.Array(Type.Ref(ActionSetSchema)) }, { $id: 'actionSetsSchema' });
 
+export const ActionSetEventSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    actionSetId: Type.Integer(),
+    observableEventId: Type.Union([Type.Integer(), Type.Null()], { description: 'The signal the set ran on' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    state: Type.String({ enum: ['success', 'failed'] }),
+    message: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed' }),
+    observableEvent: Type.Union(
+      [Type.Object({ id: Type.Integer(), payload: Type.Unknown(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
+      { description: 'The signal, while its endpoint still keeps it (its last 1,000)' },
+    ),
+  },
+  { $id: 'actionSetEventSchema' },
+);
+
+export const ActionSetEventsSchema = Type.Object(
+  { actionSetEvents: Type.Array(Type.Ref(ActionSetEventSchema)) },
+  { $id: 'actionSetEventsSchema' },
+);
+
 export const signalSchemas = [
   SignalEndpointTokenSchema,
   SignalEndpointSchema,
@@ -138,4 +159,6 @@ export const signalSchemas = [
   CreateActionSetSchema,
   ActionSetSchema,
   ActionSetsSchema,
+  ActionSetEventSchema,
+  ActionSetEventsSchema,
 ];

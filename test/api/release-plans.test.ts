@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import type { Unleash } from 'unleash-client';
 import { ReleasePlanScheduler } from '../../src/workers/release-plan-scheduler.js';
-import { expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
+import { expectError, expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/fixtures.js';
@@ -141,16 +142,32 @@ describe('release plan templates', () => {
       }),
       200,
     );
-    expectStatus(await ctx.admin.delete(`${TEMPLATES}/${template.id}`), 200);
+    expectStatus(await ctx.admin.post(`${TEMPLATES}/archive/${template.id}`), 200);
     assert.ok(
       !(await getOk<Array<{ id: string }>>(ctx.admin, TEMPLATES)).some((entry) => entry.id === template.id),
       'archived ones are not listed',
     );
-    const events = await eventsSince(ctx, before);
+    // Unleash's DELETE deletes, archived or not; a plan made from it keeps its copy.
+    const other = await createTemplate();
+    const flag = await createFlag(ctx, 'default');
+    const plansPath = `${featurePath('default', flag)}/environments/development/release_plans`;
+    const plan = (await ctx.admin.post(plansPath, { templateId: other.id })).json() as Plan & { releasePlanTemplateId: string | null };
+    expectStatus(await ctx.admin.delete(`${TEMPLATES}/${other.id}`), 200);
+    expectStatus(await ctx.admin.get(`${TEMPLATES}/${other.id}`), 404);
+    const kept = await getOk<Plan & { releasePlanTemplateId: string | null }>(ctx.admin, `${plansPath}/${plan.id}`);
+    assert.deepEqual([kept.milestones.map((m) => m.name), kept.releasePlanTemplateId], [['Staff', 'Half', 'Everyone'], null]);
+    const events = (await eventsSince(ctx, before)).filter((event) => event.type.startsWith('release-plan-template'));
     assert.deepEqual(
       events.map((event) => event.type),
-      ['release-plan-template-created', 'release-plan-template-updated', 'release-plan-template-archived'],
+      [
+        'release-plan-template-created',
+        'release-plan-template-updated',
+        'release-plan-template-archived',
+        'release-plan-template-created',
+        'release-plan-template-deleted',
+      ],
     );
+    assert.equal((events[4]!.preData as { id: string }).id, other.id);
     const created = events[0]!.data as { id: string; milestones: Array<{ name: string; transitionCondition: unknown }> };
     assert.equal(created.id, template.id);
     assert.deepEqual(
@@ -483,6 +500,97 @@ describe('impact metrics and safeguards', () => {
     expectStatus(await ctx.as(token).post('/api/client/metrics', errorReport(appName, metricName, 9)), 202);
     const again = await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`);
     assert.match(again.pausedReason ?? '', new RegExp(`${metricName} count over 5 min was 11 \\(> 10\\)`));
+  });
+
+  test("Unleash's paths: release_plans, its safeguards, and milestone progressions set, removed and resumed", async () => {
+    const flag = await createFlag(ctx, 'default');
+    const template = await createTemplate();
+    const environmentPath = `${featurePath('default', flag)}/environments/development`;
+    const plansPath = `${environmentPath}/release_plans`;
+    const created = await ctx.admin.post(plansPath, { templateId: template.id });
+    expectStatus(created, 201);
+    const plan = created.json() as Plan;
+    assert.deepEqual(
+      (await getOk<Plan[]>(ctx.admin, plansPath)).map((entry) => entry.id),
+      [plan.id],
+    );
+    const [staff, half, everyone] = plan.milestones as [Plan['milestones'][0], Plan['milestones'][0], Plan['milestones'][0]];
+    expectStatus(await ctx.admin.post(`${plansPath}/${plan.id}/milestones/${staff.id}/start`), 200);
+
+    const before = await lastEventId(ctx);
+    const progression = (milestone: string, body: unknown) => ctx.admin.put(`${environmentPath}/progressions/${milestone}`, body);
+    const changed = await progression(staff.id, { targetMilestone: half.id, transitionCondition: { intervalMinutes: 15 } });
+    expectStatus(changed, 200);
+    const started = Date.parse((changed.json() as Plan).milestones[0]!.startedAt!);
+    assert.equal(Date.parse((changed.json() as Plan).milestones[0]!.progressAt!), started + 15 * 60_000, 'counted from its start');
+    const read = () => getOk(ctx.admin, `${plansPath}/${plan.id}`);
+    await expectRefused(
+      ctx,
+      () => progression(staff.id, { targetMilestone: everyone.id, transitionCondition: { intervalMinutes: 5 } }),
+      { status: 400, name: 'BadDataError', path: '/body/targetMilestone' },
+      read,
+    );
+    await expectRefused(
+      ctx,
+      () => progression(staff.id, { targetMilestone: half.id, transitionCondition: { intervalMinutes: 0 } }),
+      { status: 400, name: 'BadDataError', path: '/body/transitionCondition/intervalMinutes' },
+      read,
+    );
+    await expectRefused(
+      ctx,
+      () => progression(randomUUID(), { targetMilestone: half.id, transitionCondition: { intervalMinutes: 5 } }),
+      { status: 404, name: 'NotFoundError' },
+      read,
+    );
+    const removed = await ctx.admin.delete(`${environmentPath}/progressions/${staff.id}`);
+    expectStatus(removed, 200);
+    assert.deepEqual(
+      [
+        (removed.json() as Plan & { milestones: Array<{ transitionCondition: unknown }> }).milestones[0]!.transitionCondition,
+        (removed.json() as Plan).milestones[0]!.progressAt,
+      ],
+      [null, null],
+    );
+    const events = (await eventsSince(ctx, before)).map((event) => [event.type, event.featureName, event.data, event.preData]);
+    const change = (intervalMinutes: number | null) => ({
+      planId: plan.id,
+      milestoneId: staff.id,
+      milestoneName: 'Staff',
+      targetMilestone: half.id,
+      transitionCondition: intervalMinutes === null ? null : { intervalMinutes },
+    });
+    assert.deepEqual(events, [
+      ['release-plan-progression-changed', flag, change(15), change(60)],
+      [
+        'release-plan-progression-deleted',
+        flag,
+        null,
+        { planId: plan.id, milestoneId: staff.id, milestoneName: 'Staff', transitionCondition: { intervalMinutes: 15 } },
+      ],
+    ]);
+
+    const metricName = uniqueName('unleash_path').replace(/-/g, '_');
+    const safeguard = (aggregationMode: string) =>
+      ctx.admin.put(`${plansPath}/${plan.id}/safeguards`, {
+        impactMetric: { metricName, aggregationMode, windowMinutes: 5 },
+        triggerCondition: { operator: '>', threshold: 1 },
+        action: { type: 'pause' },
+      });
+    const p95 = await expectRefused(
+      ctx,
+      () => safeguard('p95'),
+      { status: 400, name: 'BadDataError', path: '/body/impactMetric/aggregationMode' },
+      read,
+    );
+    assert.match(JSON.stringify(p95.details), /p50, p95 and p99 need histogram buckets/);
+    expectStatus(await safeguard('count'), 200);
+    expectError(await ctx.admin.post(`${environmentPath}/progressions/${plan.id}/resume`), 409, 'ConflictError');
+    const token = await createSdkToken(ctx, 'client', 'development');
+    expectStatus(await ctx.as(token).post('/api/client/metrics', errorReport(uniqueName('app'), metricName, 5)), 202);
+    assert.ok((await getOk<Plan>(ctx.admin, `${plansPath}/${plan.id}`)).pausedAt, 'the safeguard paused it');
+    const resumed = await ctx.admin.post(`${environmentPath}/progressions/${plan.id}/resume`);
+    expectStatus(resumed, 200);
+    assert.equal((resumed.json() as Plan).pausedAt, null);
   });
 
   test('bad or oversized impact metrics are refused with a 400 and nothing of the report is stored', async () => {

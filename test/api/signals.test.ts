@@ -155,6 +155,52 @@ describe('signals and actions', () => {
       assert.ok(!JSON.stringify(event).includes(s.token), `${event.type} leaks the token`);
   });
 
+  test("endpoints and action sets are switched off and on at Unleash's paths; each run is in the set's log with its signal", async () => {
+    const s = await setUp();
+    const incident = { event: 'incident.triggered', service: 'checkout' };
+    const before = await lastEventId(ctx);
+    const endpointOff = await ctx.admin.post(`/api/admin/signal-endpoints/${s.endpoint.id}/off`);
+    expectStatus(endpointOff, 200);
+    assert.equal((endpointOff.json() as { enabled: boolean }).enabled, false);
+    expectError(await signal(s.endpoint.name, s.token, incident), 401, 'UnauthorizedError');
+    assert.equal(await isOn(s.project, s.flag), true, 'an endpoint that is off sets nothing off');
+    expectStatus(await ctx.admin.post(`/api/admin/signal-endpoints/${s.endpoint.id}/on`), 200);
+
+    const actionsPath = `${projectPath(s.project)}/actions/${s.actionSetId}`;
+    const setOff = await ctx.admin.post(`${actionsPath}/off`);
+    expectStatus(setOff, 200);
+    assert.equal((setOff.json() as { enabled: boolean }).enabled, false);
+    const skipped = await signal(s.endpoint.name, s.token, incident);
+    expectStatus(skipped, 202);
+    assert.deepEqual((skipped.json() as { actionSets: unknown[] }).actionSets, [], 'a set that is off does not run');
+    expectStatus(await ctx.admin.post(`${actionsPath}/on`), 200);
+    expectStatus(await ctx.admin.post(`${actionsPath}/on`), 200);
+    const ran = await signal(s.endpoint.name, s.token, incident);
+    const signalId = (ran.json() as { signalId: number }).signalId;
+    assert.equal(await isOn(s.project, s.flag), false);
+
+    const log = await getOk<{
+      actionSetEvents: Array<{ actionSetId: number; observableEventId: number; state: string; observableEvent: { payload: unknown } }>;
+    }>(ctx.admin, `${actionsPath}/events`);
+    assert.deepEqual(
+      log.actionSetEvents.map((event) => [event.actionSetId, event.observableEventId, event.state, event.observableEvent.payload]),
+      [[s.actionSetId, signalId, 'success', incident]],
+    );
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, (event.data as { enabled: boolean } | null)?.enabled]),
+      [
+        ['signal-endpoint-updated', false],
+        ['signal-endpoint-updated', true],
+        ['actions-updated', false],
+        ['actions-updated', true],
+        ['feature-environment-disabled', false],
+      ],
+      'switching to the state it is in records nothing',
+    );
+    expectError(await ctx.admin.get(`${projectPath(s.project)}/actions/987654/events`), 404, 'NotFoundError');
+    expectError(await ctx.admin.get(`${actionsPath}/events?limit=0`), 400, 'BadDataError');
+  });
+
   test('a service account that runs action sets cannot be deleted; the refusal names them', async () => {
     const s = await setUp();
     const refused = await expectRefused(

@@ -414,6 +414,10 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Release template archived',
     summary: (e, who) => `${who} archived the release plan template ${bold(fields(e.preData).name)}`,
   },
+  'release-plan-template-deleted': {
+    label: 'Release template deleted',
+    summary: (e, who) => `${who} deleted the release plan template ${bold(fields(e.preData).name)}`,
+  },
   'release-plan-added': {
     label: 'Release plan added',
     summary: (e, who, flag, env) => `${who} added the release plan ${bold(fields(e.data).name)} to ${flag} in ${env}`,
@@ -437,6 +441,18 @@ const DESCRIPTIONS: Record<string, Description> = {
   'release-plan-progressions-resumed': {
     label: 'Release plan resumed',
     summary: (_e, who, flag, env) => `${who} resumed the release plan of ${flag} in ${env}`,
+  },
+  'release-plan-progression-changed': {
+    label: 'Milestone timing set',
+    summary: (e, who, flag, env) => {
+      const data = fields(e.data);
+      return `${who} set the milestone ${bold(data.milestoneName)} of ${flag} in ${env} to move on after ${md(fields(data.transitionCondition).intervalMinutes)} min`;
+    },
+  },
+  'release-plan-progression-deleted': {
+    label: 'Milestone timing removed',
+    summary: (e, who, flag, env) =>
+      `${who} set the milestone ${bold(fields(e.preData).milestoneName)} of ${flag} in ${env} to move on only by hand`,
   },
   'safeguard-changed': {
     label: 'Safeguard set',

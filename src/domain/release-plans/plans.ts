@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ReleasePlanMilestonesTable, ReleasePlanSafeguardsTable, ReleasePlansTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { ConflictError, NotFoundError } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent, type EventInput } from '../events/record-event.js';
 import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
@@ -337,6 +337,97 @@ export async function resumePlan(uow: UnitOfWork, target: FlagEnvironment, planI
     data: { planId },
   });
   return view;
+}
+
+/** The plan on the flag environment that holds the milestone, locked, and its milestones in order. */
+async function lockPlanOfMilestone(uow: UnitOfWork, target: FlagEnvironment, milestoneId: string) {
+  const owner = await uow.tx
+    .selectFrom('release_plan_milestones as m')
+    .innerJoin('release_plans as p', 'p.id', 'm.release_plan_id')
+    .select('p.id')
+    .where('m.id', '=', milestoneId)
+    .where('p.feature_name', '=', target.featureName)
+    .where('p.environment', '=', target.environment)
+    .executeTakeFirst();
+  if (!owner) {
+    throw new NotFoundError(
+      `Flag "${target.featureName}" has no release plan milestone ${milestoneId} in environment "${target.environment}"`,
+    );
+  }
+  const plan = await lockPlan(uow, target, owner.id);
+  const milestones = await milestonesOf(uow.tx, plan.id);
+  return { plan, milestones, milestone: milestones.find((candidate) => candidate.id === milestoneId)! };
+}
+
+/**
+ * PUT …/progressions/:milestoneId (Unleash's milestone progression): the milestone moves on to the next one after
+ * `intervalMinutes`, counted from when it started. Vexil's plans move in order, so the target is the next milestone.
+ */
+export async function setProgression(
+  uow: UnitOfWork,
+  target: FlagEnvironment,
+  milestoneId: string,
+  input: { targetMilestone: string; intervalMinutes: number },
+): Promise<PlanView> {
+  const { plan, milestones, milestone } = await lockPlanOfMilestone(uow, target, milestoneId);
+  const next = milestones.find((candidate) => candidate.sort_order > milestone.sort_order);
+  if (!next || next.id !== input.targetMilestone) {
+    throw new BadDataError('A milestone moves on to the one after it', [
+      {
+        path: '/body/targetMilestone',
+        message: next
+          ? `must be ${next.id} ("${next.name}"), the milestone after "${milestone.name}"`
+          : `"${milestone.name}" is the last milestone`,
+      },
+    ]);
+  }
+  const before = milestone.transition_interval_minutes;
+  if (before === input.intervalMinutes) return viewOf(uow, plan.id);
+  const active = plan.active_milestone_id === milestone.id && milestone.started_at !== null && !plan.paused_at;
+  await uow.tx
+    .updateTable('release_plan_milestones')
+    .set({
+      transition_interval_minutes: input.intervalMinutes,
+      ...(active ? { progress_at: new Date(milestone.started_at!.getTime() + input.intervalMinutes * 60_000) } : {}),
+    })
+    .where('id', '=', milestone.id)
+    .execute();
+  const change = (intervalMinutes: number | null) => ({
+    planId: plan.id,
+    milestoneId: milestone.id,
+    milestoneName: milestone.name,
+    targetMilestone: next.id,
+    transitionCondition: intervalMinutes === null ? null : { intervalMinutes },
+  });
+  await recordPlanEvent(uow, target, {
+    type: 'release-plan-progression-changed',
+    data: change(input.intervalMinutes),
+    preData: change(before),
+  });
+  return viewOf(uow, plan.id);
+}
+
+/** DELETE …/progressions/:milestoneId: the milestone no longer moves on by itself; someone starts the next one. */
+export async function deleteProgression(uow: UnitOfWork, target: FlagEnvironment, milestoneId: string): Promise<PlanView> {
+  const { plan, milestone } = await lockPlanOfMilestone(uow, target, milestoneId);
+  if (milestone.transition_interval_minutes === null) {
+    throw new NotFoundError(`Milestone "${milestone.name}" has no progression to remove`);
+  }
+  await uow.tx
+    .updateTable('release_plan_milestones')
+    .set({ transition_interval_minutes: null, progress_at: null })
+    .where('id', '=', milestone.id)
+    .execute();
+  await recordPlanEvent(uow, target, {
+    type: 'release-plan-progression-deleted',
+    preData: {
+      planId: plan.id,
+      milestoneId: milestone.id,
+      milestoneName: milestone.name,
+      transitionCondition: { intervalMinutes: milestone.transition_interval_minutes },
+    },
+  });
+  return viewOf(uow, plan.id);
 }
 
 /** The flag environment a plan is on, with the flag's current project. */

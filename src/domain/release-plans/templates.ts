@@ -165,6 +165,13 @@ export async function updateTemplate(uow: UnitOfWork, id: string, input: Templat
   return template;
 }
 
+/** Deletes the template for good (Unleash's DELETE): plans made from it keep their own copy of its milestones. */
+export async function deleteTemplate(uow: UnitOfWork, id: string): Promise<void> {
+  const row = await uow.tx.deleteFrom('release_plan_templates').where('id', '=', id).returningAll().executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find release plan template ${id}`);
+  await recordEvent(uow, { type: 'release-plan-template-deleted', preData: toView(row) });
+}
+
 /** Archives the template: plans made from it keep their own copy of its milestones. */
 export async function archiveTemplate(uow: UnitOfWork, id: string): Promise<void> {
   const row = await uow.tx

@@ -158,6 +158,16 @@ export async function updateActionSet(uow: UnitOfWork, project: string, id: numb
   return view;
 }
 
+/** POST …/actions/:id/on and /off: the set runs on matching signals, or not; a change is recorded as `actions-updated`. */
+export async function setActionSetEnabled(uow: UnitOfWork, project: string, id: number, enabled: boolean): Promise<ActionSetView> {
+  const row = await findActionSet(uow.tx, project, id);
+  if (row.enabled === enabled) return toView(row);
+  const updated = await uow.tx.updateTable('action_sets').set({ enabled }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const view = toView(updated);
+  await recordEvent(uow, { type: 'actions-updated', project, data: view, preData: toView(row) });
+  return view;
+}
+
 export async function deleteActionSet(uow: UnitOfWork, project: string, id: number): Promise<void> {
   const before = toView(await findActionSet(uow.tx, project, id));
   await uow.tx.deleteFrom('action_sets').where('id', '=', id).execute();
@@ -176,8 +186,70 @@ export interface ActionSetOutcome {
   message?: string;
 }
 
-/** Signals kept per endpoint, newest first; older ones go as new ones come. */
+/** Signals kept per endpoint, and runs per action set, newest first; older ones go as new ones come. */
 const SIGNALS_KEPT = 1000;
+const RUNS_KEPT = 1000;
+
+/** Keeps one run of an action set in its log, and only the newest RUNS_KEPT of them. */
+async function recordRun(db: Db, outcome: ActionSetOutcome, signalId: number, at: Date): Promise<void> {
+  await db
+    .insertInto('action_set_events')
+    .values({
+      action_set_id: outcome.actionSetId,
+      signal_id: signalId,
+      state: outcome.state,
+      message: outcome.message ?? null,
+      created_at: at,
+    })
+    .execute();
+  const oldest = await db
+    .selectFrom('action_set_events')
+    .select('id')
+    .where('action_set_id', '=', outcome.actionSetId)
+    .orderBy('id', 'desc')
+    .offset(RUNS_KEPT)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldest)
+    await db.deleteFrom('action_set_events').where('action_set_id', '=', outcome.actionSetId).where('id', '<=', oldest.id).execute();
+}
+
+export interface ActionSetEventView {
+  id: number;
+  actionSetId: number;
+  /** The signal the set ran on (Unleash's name for what set it off). */
+  observableEventId: number | null;
+  createdAt: string;
+  state: 'success' | 'failed';
+  message: string | null;
+  /** The signal itself, while the endpoint still keeps it. */
+  observableEvent: { id: number; payload: unknown; createdAt: string } | null;
+}
+
+/** GET …/actions/:id/events: the set's runs, newest first, with the signal each ran on while it is kept. */
+export async function listActionSetEvents(db: Db, project: string, id: number, limit: number): Promise<ActionSetEventView[]> {
+  await findActionSet(db, project, id);
+  const rows = await db
+    .selectFrom('action_set_events as e')
+    .leftJoin('signals as s', 's.id', 'e.signal_id')
+    .select(['e.id', 'e.action_set_id', 'e.signal_id', 'e.state', 'e.message', 'e.created_at', 's.payload', 's.created_at as signal_at'])
+    .where('e.action_set_id', '=', id)
+    .orderBy('e.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    actionSetId: row.action_set_id,
+    observableEventId: row.signal_id === null ? null : Number(row.signal_id),
+    createdAt: row.created_at.toISOString(),
+    state: row.state,
+    message: row.message,
+    observableEvent:
+      row.signal_id !== null && row.signal_at !== null
+        ? { id: Number(row.signal_id), payload: row.payload, createdAt: row.signal_at.toISOString() }
+        : null,
+  }));
+}
 
 /**
  * A signal an endpoint received: kept (the last thousand per endpoint), and every enabled action set of the
@@ -233,6 +305,7 @@ export async function receiveSignal(
       if (!(error instanceof ApiError)) throw error;
       outcomes.push({ actionSetId: set.id, name: set.name, state: 'failed', message: error.message });
     }
+    await recordRun(deps.db, outcomes.at(-1)!, Number(row.id), now);
   }
   return { signalId: Number(row.id), actionSets: outcomes };
 }

@@ -107,6 +107,13 @@ export async function updateSignalEndpoint(uow: UnitOfWork, id: number, input: S
   return view;
 }
 
+/** POST …/signal-endpoints/:id/on and /off: whether it takes signals; a change is recorded as `signal-endpoint-updated`. */
+export async function setSignalEndpointEnabled(uow: UnitOfWork, id: number, enabled: boolean): Promise<SignalEndpointView> {
+  const before = await getSignalEndpoint(uow.tx, id);
+  if (before.enabled === enabled) return before;
+  return updateSignalEndpoint(uow, id, { name: before.name, description: before.description, enabled });
+}
+
 export async function deleteSignalEndpoint(uow: UnitOfWork, id: number): Promise<void> {
   const before = await getSignalEndpoint(uow.tx, id);
   await uow.tx.deleteFrom('signal_endpoints').where('id', '=', id).execute();

@@ -102,7 +102,7 @@ export const queries = {
       queryKey: keys.releasePlansOf(path),
       queryFn: () =>
         ok(
-          api.GET('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans', { params: { path } }),
+          api.GET('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans', { params: { path } }),
         ),
     }),
   flagUsage: (featureName: string, hoursBack: number) =>
@@ -233,7 +233,7 @@ function action<Input, Output>(
 const flagChanged = (path: FlagPath) => [keys.flag(path), keys.featureSearch, keys.events, keys.pendingForFlag(path)];
 
 type SafeguardBody = JsonBody<
-  '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/safeguards',
+  '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}/safeguards',
   'put'
 >;
 type StrategyBody = JsonBody<'/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', 'post'>;
@@ -371,13 +371,13 @@ export const actions = {
     [keys.releaseTemplates, keys.events],
   ),
   archiveReleaseTemplate: action(
-    (id: string) => ok(api.DELETE('/api/admin/release-plan-templates/{id}', byId(id))),
+    (id: string) => ok(api.POST('/api/admin/release-plan-templates/archive/{id}', byId(id))),
     [keys.releaseTemplates, keys.events],
   ),
   addReleasePlan: action(
     ({ templateId, ...path }: FlagEnvironmentPath & { templateId: string }) =>
       ok(
-        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans', {
+        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans', {
           params: { path },
           body: { templateId },
         }),
@@ -387,7 +387,7 @@ export const actions = {
   removeReleasePlan: action(
     ({ planId, ...path }: FlagEnvironmentPath & { planId: string }) =>
       ok(
-        api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}', {
+        api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}', {
           params: { path: { ...path, planId } },
         }),
       ),
@@ -397,7 +397,7 @@ export const actions = {
     ({ planId, milestoneId, ...path }: FlagEnvironmentPath & { planId: string; milestoneId: string }) =>
       ok(
         api.POST(
-          '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/milestones/{milestoneId}/start',
+          '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}/milestones/{milestoneId}/start',
           { params: { path: { ...path, planId, milestoneId } } },
         ),
       ),
@@ -406,7 +406,7 @@ export const actions = {
   resumeReleasePlan: action(
     ({ planId, ...path }: FlagEnvironmentPath & { planId: string }) =>
       ok(
-        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/resume', {
+        api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}/resume', {
           params: { path: { ...path, planId } },
         }),
       ),
@@ -415,7 +415,7 @@ export const actions = {
   setSafeguard: action(
     ({ planId, body, ...path }: FlagEnvironmentPath & { planId: string; body: SafeguardBody }) =>
       ok(
-        api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release-plans/{planId}/safeguards', {
+        api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}/safeguards', {
           params: { path: { ...path, planId } },
           body,
         }),
