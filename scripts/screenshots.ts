@@ -297,7 +297,13 @@ async function main(): Promise<void> {
     await shoot('/admin/tokens', 'api-tokens');
     await shoot('/projects/checkout', 'project');
     await shoot('/change-requests', 'change-requests');
-    await shoot('/integrations', 'integrations');
+    await shoot('/integrations', 'integrations', async (integrations) => {
+      // A new webhook's form, with its event types found by a word.
+      await integrations.getByLabel('Provider').selectOption('webhook');
+      const form = integrations.getByRole('form', { name: 'Webhook configuration' });
+      await form.getByText('Events delivered: all').click();
+      await form.getByLabel('Find event types').fill('strategy');
+    });
     await shoot('/admin/users', 'users', async (users) => {
       await users
         .getByRole('table', { name: 'Users' })

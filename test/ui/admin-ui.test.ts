@@ -256,6 +256,7 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     const applied = page.getByTestId('applied-change').filter({ hasText: 'feature-environment-enabled' });
     assert.match(await textOf(applied.locator('h3')), new RegExp(`^feature-environment-enabled · ${FLAG} event #\\d+$`));
     assert.deepEqual(await applied.locator('tr.changed td').allInnerTexts(), ['enabled', 'false', 'true']);
+    await page.screenshot({ path: join(tmpdir(), 'vexil-change-request-applied.png'), fullPage: true });
     await page.goto(flagUrl());
     await page.getByTestId('environment-production').getByRole('switch').waitFor();
     assert.equal(await page.getByTestId('environment-production').getByRole('switch').isChecked(), true);
