@@ -201,6 +201,34 @@ describe('signals and actions', () => {
     expectError(await ctx.admin.get(`${actionsPath}/events?limit=0`), 400, 'BadDataError');
   });
 
+  test('an endpoint keeps its last 1,000 signals, and an action set its last 1,000 runs', async () => {
+    const s = await setUp();
+    // A rule that matches, acting on a flag already off: each signal is a successful run that changes nothing.
+    expectStatus(await ctx.admin.post(`${featurePath(s.project, s.flag)}/environments/production/off`), 200);
+    const incident = { event: 'incident.triggered', service: 'checkout' };
+    for (let i = 0; i < 1_005; i += 1) expectStatus(await signal(s.endpoint.name, s.token, { ...incident, n: i }), 202);
+    const signals = await ctx.db
+      .selectFrom('signals')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('signal_endpoint_id', '=', s.endpoint.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(signals.count), 1_000);
+    const oldest = await ctx.db
+      .selectFrom('signals')
+      .select('payload')
+      .where('signal_endpoint_id', '=', s.endpoint.id)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    assert.equal((oldest.payload as { n: number }).n, 5, 'the oldest five went');
+    const runs = await ctx.db
+      .selectFrom('action_set_events')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('action_set_id', '=', s.actionSetId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(runs.count), 1_000);
+  });
+
   test('a service account that runs action sets cannot be deleted; the refusal names them', async () => {
     const s = await setUp();
     const refused = await expectRefused(

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ActionSetsTable } from '../../db/schema.js';
 import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
@@ -202,16 +202,21 @@ async function recordRun(db: Db, outcome: ActionSetOutcome, signalId: number, at
       created_at: at,
     })
     .execute();
-  const oldest = await db
-    .selectFrom('action_set_events')
-    .select('id')
-    .where('action_set_id', '=', outcome.actionSetId)
-    .orderBy('id', 'desc')
-    .offset(RUNS_KEPT)
-    .limit(1)
-    .executeTakeFirst();
-  if (oldest)
-    await db.deleteFrom('action_set_events').where('action_set_id', '=', outcome.actionSetId).where('id', '<=', oldest.id).execute();
+  await keepNewest(db, { table: 'action_set_events', owner: 'action_set_id' }, outcome.actionSetId, RUNS_KEPT);
+}
+
+/** Deletes all but the newest `kept` rows of one owner in a log table (newest by id), in one statement. */
+async function keepNewest(
+  db: Db,
+  log: { table: 'signals'; owner: 'signal_endpoint_id' } | { table: 'action_set_events'; owner: 'action_set_id' },
+  ownerId: number,
+  kept: number,
+): Promise<void> {
+  const table = sql.table(log.table);
+  const owner = sql.ref(log.owner);
+  await sql`
+    DELETE FROM ${table} WHERE ${owner} = ${ownerId}
+      AND id <= (SELECT id FROM ${table} WHERE ${owner} = ${ownerId} ORDER BY id DESC OFFSET ${kept} LIMIT 1)`.execute(db);
 }
 
 export interface ActionSetEventView {
@@ -266,16 +271,7 @@ export async function receiveSignal(
     .values({ signal_endpoint_id: signal.endpointId, token_id: signal.tokenId, payload: JSON.stringify(signal.payload), created_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const oldest = await deps.db
-    .selectFrom('signals')
-    .select('id')
-    .where('signal_endpoint_id', '=', signal.endpointId)
-    .orderBy('id', 'desc')
-    .offset(SIGNALS_KEPT)
-    .limit(1)
-    .executeTakeFirst();
-  if (oldest)
-    await deps.db.deleteFrom('signals').where('signal_endpoint_id', '=', signal.endpointId).where('id', '<=', oldest.id).execute();
+  await keepNewest(deps.db, { table: 'signals', owner: 'signal_endpoint_id' }, signal.endpointId, SIGNALS_KEPT);
 
   const sets = await deps.db
     .selectFrom('action_sets')
