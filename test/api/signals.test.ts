@@ -229,7 +229,7 @@ describe('signals and actions', () => {
     assert.equal(Number(runs.count), 1_000);
   });
 
-  test('a service account that runs action sets cannot be deleted; the refusal names them', async () => {
+  test('a service account or signal endpoint that action sets use cannot be deleted; the refusal names them', async () => {
     const s = await setUp();
     const refused = await expectRefused(
       ctx,
@@ -239,7 +239,16 @@ describe('signals and actions', () => {
     );
     assert.match(refused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`));
     expectStatus(await ctx.admin.get(`/api/admin/service-account/${s.account.id}`), 200);
+    // So is the signal endpoint that sets them off.
+    const endpointRefused = await expectRefused(
+      ctx,
+      () => ctx.admin.delete(`/api/admin/signal-endpoints/${s.endpoint.id}`),
+      { status: 409, name: 'ConflictError' },
+      () => getOk(ctx.admin, `${projectPath(s.project)}/actions`),
+    );
+    assert.match(endpointRefused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`));
     expectStatus(await ctx.admin.delete(`${projectPath(s.project)}/actions/${s.actionSetId}`), 200);
+    expectStatus(await ctx.admin.delete(`/api/admin/signal-endpoints/${s.endpoint.id}`), 200);
     expectStatus(await ctx.admin.delete(`/api/admin/service-account/${s.account.id}`), 200);
   });
 

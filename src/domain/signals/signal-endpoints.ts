@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { SignalEndpointsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError } from '../../shared/errors.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
@@ -116,6 +116,19 @@ export async function setSignalEndpointEnabled(uow: UnitOfWork, id: number, enab
 
 export async function deleteSignalEndpoint(uow: UnitOfWork, id: number): Promise<void> {
   const before = await getSignalEndpoint(uow.tx, id);
+  // Action sets listen to their endpoint; deleting it would take them away without a word.
+  const listening = await uow.tx
+    .selectFrom('action_sets')
+    .select(['id', 'name', 'project'])
+    .where('source_id', '=', id)
+    .orderBy('id')
+    .execute();
+  if (listening.length > 0) {
+    const names = listening.map((set) => `"${set.name}" (project "${set.project}", id ${set.id})`).join(', ');
+    throw new ConflictError(
+      `Signal endpoint "${before.name}" sets off the action sets ${names}; delete them or point them elsewhere first`,
+    );
+  }
   await uow.tx.deleteFrom('signal_endpoints').where('id', '=', id).execute();
   await recordEvent(uow, { type: 'signal-endpoint-deleted', preData: before });
 }
