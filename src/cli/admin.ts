@@ -161,7 +161,10 @@ async function importIntoRunningVexil(api: ReturnType<typeof adminApi>, file: Fl
     report.changes.push(...part.changes);
     report.changeRequests.push(...part.changeRequests);
   };
-  merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { ...file, projects: [] }));
+  // A project-scoped segment needs its project: those projects come along, without their flags yet.
+  const segmentProjects = new Set((file.segments ?? []).map((segment) => segment.project).filter(Boolean));
+  const shells = (file.projects ?? []).filter((project) => segmentProjects.has(project.id)).map((project) => ({ ...project, flags: [] }));
+  merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { ...file, projects: shells }));
   for (const project of file.projects ?? []) {
     merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { version: 1, projects: [project] }));
   }
@@ -183,7 +186,8 @@ async function importUnleashCommand(args: string[]): Promise<string> {
   });
   if (!values.from || !values['from-token']) throw new CommandError('Name the Unleash to read: --from <url> --from-token <admin token>');
   const dryRun = values['dry-run'] ?? false;
-  const { file, notBrought } = await readUnleash(adminApi('Unleash', values.from, values['from-token']), values.project);
+  const source = adminApi('Unleash', values.from, values['from-token'], { notice: (line) => process.stderr.write(`${line}\n`) });
+  const { file, notBrought } = await readUnleash(source, values.project);
   const flagCount = (file.projects ?? []).reduce((sum, p) => sum + (p.flags?.length ?? 0), 0);
   const read = `Read from Unleash: ${file.projects?.length ?? 0} projects, ${flagCount} flags, ${file.segments?.length ?? 0} segments, ${file.contextFields?.length ?? 0} context fields, ${file.strategies?.length ?? 0} custom strategies.\n`;
 

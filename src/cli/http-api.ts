@@ -26,9 +26,26 @@ export interface AdminApi {
 }
 
 const REQUEST_TIMEOUT_MS = 60_000;
+/** A server that rate-limits (Unleash 8 allows 15 searches a minute) is waited for this many times per request. */
+const RATE_LIMITED_TRIES = 8;
+const MAX_WAIT_S = 90;
+
+/** How long a 429 asks to wait: Retry-After or RateLimit-Reset in seconds, else a doubling backoff. */
+function waitSeconds(response: Response, attempt: number): number {
+  for (const header of ['retry-after', 'ratelimit-reset']) {
+    const seconds = Number(response.headers.get(header));
+    if (Number.isFinite(seconds) && seconds > 0) return Math.min(seconds, MAX_WAIT_S);
+  }
+  return Math.min(2 ** attempt, MAX_WAIT_S);
+}
+
+export interface AdminApiOptions {
+  /** Told, in a line, when the server rate-limits and the request waits. */
+  notice?: (line: string) => void;
+}
 
 /** `what` names the server in messages ("Unleash", "Vexil"); the token is sent, never printed. */
-export function adminApi(what: string, baseUrl: string, token: string): AdminApi {
+export function adminApi(what: string, baseUrl: string, token: string, options: AdminApiOptions = {}): AdminApi {
   let root: URL;
   try {
     root = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
@@ -38,7 +55,7 @@ export function adminApi(what: string, baseUrl: string, token: string): AdminApi
   if (root.protocol !== 'http:' && root.protocol !== 'https:')
     throw new CommandError(`${what} URL must be http or https (got ${root.protocol})`);
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, attempt = 1): Promise<T> {
     const url = new URL(path.replace(/^\//, ''), root);
     let response: Response;
     try {
@@ -57,6 +74,14 @@ export function adminApi(what: string, baseUrl: string, token: string): AdminApi
       throw new CommandError(`Could not reach ${what} at ${root.origin}: ${cause}`);
     }
     const text = await response.text();
+    if (response.status === 429 && attempt < RATE_LIMITED_TRIES) {
+      const seconds = waitSeconds(response, attempt);
+      options.notice?.(
+        `${what} is rate-limiting ${method} ${url.pathname} (429); waiting ${seconds} s (try ${attempt} of ${RATE_LIMITED_TRIES})`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      return call<T>(method, path, body, attempt + 1);
+    }
     if (!response.ok) {
       let parsed: { message?: string; details?: ApiErrorDetail[] } = {};
       try {

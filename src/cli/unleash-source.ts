@@ -22,7 +22,12 @@ interface UnleashFeature {
   archived?: boolean;
   environments?: Array<{ name: string; enabled: boolean; strategies?: UnleashStrategy[]; variants?: FileFlagEnvironment['variants'] }>;
   dependencies?: Array<{ feature: string; enabled?: boolean; variants?: string[] }>;
+  links?: Array<{ url: string; title?: string | null }>;
+  tags?: Array<{ type: string; value: string }>;
 }
+
+/** Archived flags are read a page at a time: Unleash 7 and 8 answer at most 100 per search. */
+const ARCHIVED_PAGE = 100;
 
 /** What the import brings, and what it cannot, said aloud rather than dropped. */
 export interface UnleashSnapshot {
@@ -113,6 +118,30 @@ function toFlag(feature: UnleashFeature, segmentNames: Map<number, string>, proj
   };
 }
 
+/** A strategy in a few words: its name and rollout, for a line of the import's summary. */
+function strategyText(strategy: UnleashStrategy): string {
+  const parameters = strategy.parameters ?? {};
+  const rollout = parameters.rollout === undefined ? '' : ` ${parameters.rollout}%`;
+  const stickiness = parameters.stickiness === undefined ? '' : ` by ${parameters.stickiness}`;
+  return `${strategy.name}${rollout}${stickiness}`;
+}
+
+/** Every archived flag of the project, a page at a time (Unleash answers at most 100 per search, 50 past that). */
+async function archivedFeatures(api: AdminApi, project: string): Promise<UnleashFeature[]> {
+  const all: UnleashFeature[] = [];
+  for (let offset = 0; ; offset += ARCHIVED_PAGE) {
+    const query = new URLSearchParams({
+      project: `IS:${project}`,
+      archived: 'IS:true',
+      offset: String(offset),
+      limit: String(ARCHIVED_PAGE),
+    });
+    const page = await api.get<{ features: UnleashFeature[]; total?: number }>(`/api/admin/search/features?${query}`);
+    all.push(...page.features);
+    if (page.features.length < ARCHIVED_PAGE || (page.total !== undefined && all.length >= page.total)) return all;
+  }
+}
+
 /**
  * Reads a running Unleash through its admin API into a flags file: environments, context fields, tag types,
  * custom strategies, segments, projects with their environments and every flag (archived ones too, without
@@ -155,26 +184,52 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
   if (onlyProject !== undefined && chosen.length === 0) throw new CommandError(`Unleash has no project "${onlyProject}"`);
   const segmentNames = new Map(segments.segments.map((s) => [s.id, s.name]));
 
+  const defaultStrategies: string[] = [];
+  let linkedFlags = 0;
+  let links = 0;
   const fileProjects = await mapLimited(chosen, 2, async (project) => {
+    const projectPath = `/api/admin/projects/${encodeURIComponent(project.id)}`;
     const [overview, list, archived] = await Promise.all([
-      api.get<{ environments: Array<{ environment: string }> }>(`/api/admin/projects/${encodeURIComponent(project.id)}/overview`),
-      api.get<{ features: Array<{ name: string }> }>(`/api/admin/projects/${encodeURIComponent(project.id)}/features`),
-      api.get<{ features: UnleashFeature[] }>(
-        `/api/admin/search/features?project=${encodeURIComponent(`IS:${project.id}`)}&archived=IS:true&limit=100000`,
-      ),
+      api.get<{ environments: Array<{ environment: string; defaultStrategy?: UnleashStrategy | null }> }>(`${projectPath}/overview`),
+      api.get<{ features: Array<{ name: string }> }>(`${projectPath}/features`),
+      archivedFeatures(api, project.id),
     ]);
     const projectEnvironments = overview.environments.map((e) => e.environment);
-    const features = await mapLimited(list.features, FETCH_CONCURRENCY, (f) =>
-      api.get<UnleashFeature>(`/api/admin/projects/${encodeURIComponent(project.id)}/features/${encodeURIComponent(f.name)}`),
-    );
-    const tags = await mapLimited(features, FETCH_CONCURRENCY, (f) =>
+    for (const { environment, defaultStrategy } of overview.environments) {
+      if (defaultStrategy) defaultStrategies.push(`${project.id}/${environment}: ${strategyText(defaultStrategy)}`);
+    }
+    const features = await mapLimited(list.features, FETCH_CONCURRENCY, async (f) => {
+      const featurePath = `${projectPath}/features/${encodeURIComponent(f.name)}`;
+      const feature = await api.get<UnleashFeature>(featurePath);
+      // Unleash 7 and 8 leave a flag's own variants out of the flag; each environment serves them on its own path.
+      const environments = await mapLimited(feature.environments ?? [], FETCH_CONCURRENCY, async (environment) =>
+        environment.variants !== undefined || !projectEnvironments.includes(environment.name)
+          ? environment
+          : {
+              ...environment,
+              variants: (
+                await api.get<{ variants: FileFlagEnvironment['variants'] }>(
+                  `${featurePath}/environments/${encodeURIComponent(environment.name)}/variants`,
+                )
+              ).variants,
+            },
+      );
+      return { ...feature, environments };
+    });
+    for (const feature of features) {
+      if ((feature.links?.length ?? 0) === 0) continue;
+      linkedFlags += 1;
+      links += feature.links!.length;
+    }
+    const tags = await mapLimited([...features, ...archived], FETCH_CONCURRENCY, (f) =>
       api.get<{ tags: Array<{ type: string; value: string }> }>(`/api/admin/features/${encodeURIComponent(f.name)}/tags`),
     );
+    const tagsOf = (index: number) => tags[index]!.tags.map(({ type, value }) => ({ type, value }));
     const flags: FileFlag[] = features.map((feature, index) => ({
       ...toFlag(feature, segmentNames, projectEnvironments),
-      tags: tags[index]!.tags.map(({ type, value }) => ({ type, value })),
+      tags: tagsOf(index),
     }));
-    for (const feature of archived.features) {
+    for (const [index, feature] of archived.entries()) {
       flags.push({
         name: feature.name,
         ...(feature.type ? { type: feature.type as FileFlag['type'] } : {}),
@@ -182,6 +237,7 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
         impressionData: feature.impressionData ?? false,
         stale: feature.stale ?? false,
         archived: true,
+        tags: tagsOf(features.length + index),
       });
     }
     return {
@@ -205,6 +261,12 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     `integrations${addons === undefined ? '' : ` (${addons})`}: their credentials cannot be read; configure them again in Vexil`,
     'project access (members and roles), change-request settings and other Enterprise-only data',
     'usage metrics and the event log: Vexil records its own from now on',
+    ...(links > 0 ? [`feature links (${links} on ${linkedFlags} flags): Vexil keeps no links; put them in the flags' descriptions`] : []),
+    ...(defaultStrategies.length > 0
+      ? [
+          `project environments' default strategies (${defaultStrategies.join('; ')}): Vexil turns a flag without strategies on for everyone (100% default); add the strategy to a flag before turning it on there`,
+        ]
+      : []),
   ];
 
   const file: FlagsFile = {

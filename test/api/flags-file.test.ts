@@ -206,6 +206,34 @@ describe('flags file: apply', () => {
     );
   });
 
+  test('a segment of a project the file brings is made after its project, on the first apply as on a dry run', async () => {
+    const { file, project, segment, flag } = sampleFile();
+    file.segments = [{ ...file.segments![0]!, project } as NonNullable<FlagsFile['segments']>[number]];
+    const planned = await apply(file, true);
+    assert.deepEqual(
+      planned.changes.slice(0, 4).map((change) => [change.path, change.change, change.target]),
+      [
+        ['/contextFields/0', 'created', `context field "${file.contextFields![0]!.name}"`],
+        ['/tagTypes/0', 'created', `tag type "${file.tagTypes![0]!.name}"`],
+        ['/projects/0', 'created', `project "${project}"`],
+        ['/segments/0', 'created', `segment "${segment}"`],
+      ],
+    );
+    const report = await apply(file);
+    assert.deepEqual(
+      report.changes.map((change) => change.change),
+      planned.changes.map((change) => change.change),
+    );
+    const segments = await getOk<{ segments: Array<{ name: string; project: string | null }> }>(ctx.admin, '/api/admin/segments');
+    assert.deepEqual(
+      segments.segments.filter((s) => s.name === segment).map((s) => s.project),
+      [project],
+    );
+    const feature = await getOk<Feature>(ctx.admin, `/api/admin/projects/${project}/features/${flag}`);
+    assert.equal(feature.environments.find((env) => env.name === 'development')!.strategies[0]!.segments.length, 1);
+    assert.deepEqual((await apply(file)).changes, [], 'a second apply changes nothing');
+  });
+
   test('a dry run reports the same changes and writes nothing', async () => {
     const { file, project } = sampleFile();
     const before = await lastEventId(ctx);

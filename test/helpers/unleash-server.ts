@@ -46,6 +46,9 @@ export async function startUnleash(
       UNLEASH_PACKAGE: packageName,
       UNLEASH_DATABASE_URL: url.toString(),
       UNLEASH_ADMIN_TOKEN: adminToken,
+      // Installations from before strategy variants keep flag variants, which Unleash 7 and 8 still serve and
+      // edit for them; this lets a test make such flags.
+      UNLEASH_EXPERIMENTAL_ENABLE_LEGACY_VARIANTS: 'true',
       TZ: 'UTC',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -196,6 +196,50 @@ async function fillUnleash(): Promise<string[]> {
 
   await create('retired', { description: 'Gone' });
   await unleashCall('DELETE', `${FEATURES}/retired`);
+
+  // A flag's own variants, set as Unleash's UI sets them (…/variants); Unleash 7 and 8 serve them only there.
+  flags.push(await create('flag-variants', { type: 'experiment' }));
+  await strategyOf('flag-variants', 'production', { name: 'default' });
+  await turnOn('flag-variants', 'production');
+  await unleashCall('PUT', `${FEATURES}/flag-variants/environments/production/variants`, [
+    { name: 'x', weight: 700, weightType: 'fix', stickiness: 'userId', payload: { type: 'string', value: 'ex' } },
+    { name: 'y', weight: 300, weightType: 'variable', stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['u1'] }] },
+  ]);
+  // A child that needs a variant of a parent with flag variants.
+  flags.push(await create('variant-child'));
+  await strategyOf('variant-child', 'production', { name: 'default' });
+  await turnOn('variant-child', 'production');
+  await unleashCall('POST', `${FEATURES}/variant-child/dependencies`, { feature: 'flag-variants', enabled: true, variants: ['x'] });
+
+  // A segment of the project, used by a flag of it.
+  const scoped = (await (
+    await unleashCall('POST', '/api/admin/segments', {
+      name: 'default-project-staff',
+      project: 'default',
+      constraints: [constraint('email', 'STR_ENDS_WITH', ['@vexil.dev'])],
+    })
+  ).json()) as { id: number };
+  flags.push(await create('scoped-segment'));
+  await strategyOf('scoped-segment', 'production', { name: 'default', segments: [scoped.id] });
+  await turnOn('scoped-segment', 'production');
+
+  // A link, and a default strategy for the project's production: neither exists in Vexil; the import says so.
+  await unleashCall('POST', `${FEATURES}/rollout/link`, { url: 'https://wiki.example.com/rollout', title: 'Runbook' }).catch(
+    () => undefined,
+  );
+  await unleashCall('POST', '/api/admin/projects/default/environments/production/default-strategy', {
+    name: 'flexibleRollout',
+    constraints: [],
+    parameters: { rollout: '50', stickiness: 'userId', groupId: '' },
+  });
+
+  // More archived flags than one page of Unleash's search, each tagged.
+  for (let i = 0; i < 105; i += 1) {
+    const name = `old-${String(i).padStart(3, '0')}`;
+    await create(name);
+    await unleashCall('POST', `/api/admin/features/${name}/tags`, { type: 'team', value: 'legacy' });
+    await unleashCall('DELETE', `${FEATURES}/${name}`);
+  }
   return flags;
 }
 
@@ -333,15 +377,37 @@ for (const peer of UNLEASH_PACKAGES) {
         ]),
         [['retired', true]],
       );
-      const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ name: string }> };
-      assert.deepEqual(segments.segments.map((s) => s.name).sort(), ['beta-testers', 'europe']);
+      const segments = (await ctx.admin.get('/api/admin/segments')).json() as { segments: Array<{ name: string; project: string | null }> };
+      assert.deepEqual(segments.segments.map((s) => [s.name, s.project]).sort(), [
+        ['beta-testers', null],
+        ['default-project-staff', 'default'],
+        ['europe', null],
+      ]);
+      const variants = (await ctx.admin.get('/api/admin/projects/default/features/flag-variants')).json() as {
+        environments: Array<{ name: string; variants: Array<{ name: string; weight: number; overrides?: unknown[] }> }>;
+      };
+      assert.deepEqual(
+        variants.environments.find((env) => env.name === 'production')!.variants.map((v) => [v.name, v.weight, v.overrides ?? []]),
+        [
+          ['x', 700, []],
+          ['y', 300, [{ contextName: 'userId', values: ['u1'] }]],
+        ],
+      );
+      const oldOnes = await ctx.admin.get('/api/admin/search/features?query=old-&archived=IS:true&limit=1000');
+      const old = (oldOnes.json() as { features: Array<{ name: string; tags: Array<{ type: string; value: string }> }> }).features;
+      assert.equal(old.length, 105, "every archived flag, past the first page of Unleash's search");
+      assert.ok(
+        old.every((f) => f.tags.some((tag) => tag.type === 'team' && tag.value === 'legacy')),
+        'with their tags',
+      );
       const custom = await ctx.admin.get('/api/admin/strategies/custom-rollout');
       expectStatus(custom, 200);
 
       const events = await eventsSince(ctx, eventsBefore);
       assert.ok(events.some((e) => e.type === 'feature-created' && e.featureName === 'rollout'));
       assert.ok(events.every((e) => e.createdBy === 'admin-token'));
-      assert.match(importOutput, /Read from Unleash: 1 projects, 11 flags, 2 segments/);
+      assert.match(importOutput, /Read from Unleash: 1 projects, 119 flags, 3 segments/);
+      assert.match(importOutput, /project environments' default strategies \(default\/production: flexibleRollout 50% by userId\)/);
       assert.match(importOutput, /Not brought over:\n {2}- users \(\d+\): passwords cannot be read/);
       assert.match(importOutput, /API tokens \(\d+\): secrets cannot be read/);
     });
@@ -460,7 +526,7 @@ for (const peer of UNLEASH_PACKAGES) {
           };
           const production = rollout.environments.find((e) => e.name === 'production')!;
           assert.deepEqual([production.enabled, production.strategies.map((s) => s.parameters.rollout)], [true, ['30']]);
-          const events = (await get('/api/admin/search/events?type=IS:feature-created&limit=100')) as {
+          const events = (await get('/api/admin/search/events?type=IS:feature-created&limit=1000')) as {
             events: Array<{ createdBy: string; featureName: string }>;
           };
           assert.deepEqual(

@@ -177,10 +177,20 @@ export async function applyShared(uow: UnitOfWork, file: FlagsFile, report: Appl
   }
 
   const segments = new Map((await listSegments(uow.tx)).map((s) => [s.name, s]));
+  const projectsMade = new Set<string>();
   for (const [index, segment] of (file.segments ?? []).entries()) {
     const path = pointer('segments', index);
     const target = `segment "${segment.name}"`;
     const current = segments.get(segment.name);
+    // A segment of a project the file brings needs that project first (its flags come later).
+    const projectIndex = segment.project ? (file.projects ?? []).findIndex((project) => project.id === segment.project) : -1;
+    if (projectIndex >= 0 && !projectsMade.has(segment.project!)) {
+      projectsMade.add(segment.project!);
+      const projectPath = pointer('projects', projectIndex);
+      await atEntry(projectPath, `project "${segment.project}"`, () =>
+        applyProjectSettings(uow, file.projects![projectIndex]!, projectPath, report),
+      );
+    }
     await atEntry(path, target, async () => {
       if (!current) {
         await createSegment(uow, segment);
