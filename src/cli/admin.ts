@@ -33,7 +33,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
   reset-password <username or email>   Give the user a new random password, printed once, and end their sessions
-  apply -f <flags.yaml> [--dry-run]    Make a Vexil's configuration what the flags file says (shows what changes)
+  apply -f <flags.yaml> [--dry-run] [--detailed-exitcode]
+                                       Make a Vexil's configuration what the flags file says (shows what changes);
+                                       --detailed-exitcode exits 2 when something changes (or would), 0 when not
   export [--project <id>] [--archived] Print a Vexil's configuration as a flags file (YAML)
   import-unleash --from <unleash url> --from-token <admin token> [--project <id>] [--dry-run]
                                        Bring projects, environments, segments, context fields, tags, strategies
@@ -111,10 +113,22 @@ function vexilApi(values: { url?: string; token?: string }) {
   return adminApi('Vexil', url, token);
 }
 
-async function applyCommand(args: string[]): Promise<string> {
+/** What a command prints, and its exit status when not 0 (the detailed exit status of a plan). */
+type CommandResult = string | { output: string; code: number };
+
+/** With --detailed-exitcode (as `terraform plan` has it): 2 when changes are pending or made, so CI sees drift. */
+const CHANGES_EXIT_CODE = 2;
+
+async function applyCommand(args: string[]): Promise<CommandResult> {
   const { values } = parseArgs({
     args,
-    options: { file: { type: 'string', short: 'f' }, url: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    options: {
+      file: { type: 'string', short: 'f' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'detailed-exitcode': { type: 'boolean' },
+    },
     strict: true,
   });
   if (!values.file) throw new CommandError('Name the flags file: apply -f flags.yaml');
@@ -129,7 +143,8 @@ async function applyCommand(args: string[]): Promise<string> {
   const dryRun = values['dry-run'] ?? false;
   try {
     const report = await api.post<ApplyReport>(`/api/admin/flags-file/apply${dryRun ? '?dryRun=true' : ''}`, parsed.file);
-    return describeReport(report, dryRun);
+    const output = describeReport(report, dryRun);
+    return values['detailed-exitcode'] && report.changes.length > 0 ? { output, code: CHANGES_EXIT_CODE } : output;
   } catch (error) {
     if (error instanceof ApiAnswerError && error.status === 400) {
       throw new CommandError(`${locatedProblems(parsed, error.message, error.details)}\nNothing was applied.`);
@@ -220,7 +235,7 @@ async function run(args: string[]): Promise<number> {
     process.stdout.write(await resetPassword(rest[0]!.trim()));
     return 0;
   }
-  const commands: Record<string, (args: string[]) => Promise<string>> = {
+  const commands: Record<string, (args: string[]) => Promise<CommandResult>> = {
     apply: applyCommand,
     export: exportCommand,
     'import-unleash': importUnleashCommand,
@@ -228,7 +243,12 @@ async function run(args: string[]): Promise<number> {
   const handler = command === undefined ? undefined : commands[command];
   if (handler) {
     try {
-      process.stdout.write(await handler(rest));
+      const result = await handler(rest);
+      if (typeof result !== 'string') {
+        process.stdout.write(result.output);
+        return result.code;
+      }
+      process.stdout.write(result);
     } catch (error) {
       // parseArgs names the unknown or malformed option; the usage follows.
       if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))

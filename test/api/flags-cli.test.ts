@@ -65,6 +65,10 @@ describe('apply -f', () => {
     assert.match(dry.stdout, new RegExp(`\\+ created {2}flag "${flag}"`));
     assert.match(dry.stdout, /Dry run: nothing was written\./);
     assert.equal((await ctx.admin.get(featurePath(project, flag))).statusCode, 404);
+    // CI detects drift: with --detailed-exitcode a plan with changes exits 2 (0 once nothing differs, below).
+    const drift = await cli('apply', '-f', file, '--dry-run', '--detailed-exitcode');
+    assert.equal(drift.code, 2, drift.stderr);
+    assert.equal(drift.stdout, dry.stdout);
 
     const applied = await cli('apply', '-f', file);
     assert.equal(applied.code, 0, applied.stderr);
@@ -80,11 +84,15 @@ describe('apply -f', () => {
     const again = await cli('apply', '-f', file);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, 'Nothing to change: the configuration already matches.\n');
+    assert.equal((await cli('apply', '-f', file, '--dry-run', '--detailed-exitcode')).code, 0, 'no drift, exit 0');
     assert.deepEqual(await eventsSince(ctx, before), []);
 
     const changed = await cli('apply', '-f', await fileWith(flagsYaml(project, flag, '80')));
     assert.equal(changed.code, 0, changed.stderr);
-    assert.match(changed.stdout, new RegExp(`~ updated {2}flag "${flag}" in "production": strategy updated`));
+    assert.match(
+      changed.stdout,
+      new RegExp(`~ updated {2}flag "${flag}" in "production": strategy updated \\(flexibleRollout: rollout 25 → 80\\)`),
+    );
   });
 
   test('an invalid entry is reported at its line and column of the file, and nothing is applied', async () => {

@@ -190,7 +190,12 @@ describe('flags file: apply', () => {
     const report = await apply(edited);
     assert.deepEqual(
       report.changes.map((c) => [c.target, c.detail]),
-      [[`flag "${flag}" in "development"`, '2 × strategy updated, enabled → false']],
+      [
+        [
+          `flag "${flag}" in "development"`,
+          'strategy updated (flexibleRollout → userWithId), strategy updated (userWithId → flexibleRollout), enabled → false',
+        ],
+      ],
     );
     assert.deepEqual(
       (await eventsSince(ctx, before)).map((e) => e.type),

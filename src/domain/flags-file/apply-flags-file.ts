@@ -366,6 +366,31 @@ function strategyInput(strategy: FileStrategy, sortOrder: number, segmentIds: Ma
   };
 }
 
+/** What an update of a strategy changes, in words, for the plan: `updateStrategy` changes carry only the new state. */
+const strategyUpdates = new WeakMap<FeatureChange, string>();
+
+/**
+ * A strategy's update in a few words: `flexibleRollout: rollout 45 → 65` (each parameter, and which other parts
+ * changed), or `flexibleRollout → userWithId` when another strategy takes its place.
+ */
+function strategyDifference(before: Record<string, unknown>, after: Record<string, unknown>): string {
+  if (before.name !== after.name) return `${before.name} → ${after.name}`;
+  const words: string[] = [];
+  const parametersBefore = (before.parameters ?? {}) as Record<string, unknown>;
+  const parametersAfter = (after.parameters ?? {}) as Record<string, unknown>;
+  for (const name of new Set([...Object.keys(parametersBefore), ...Object.keys(parametersAfter)])) {
+    const from = parametersBefore[name];
+    const to = parametersAfter[name];
+    if (String(from ?? '') !== String(to ?? '')) words.push(`${name} ${from ?? '(none)'} → ${to ?? '(none)'}`);
+  }
+  if ((before.title ?? null) !== (after.title ?? null)) words.push(`title ${before.title ?? '(none)'} → ${after.title ?? '(none)'}`);
+  if (Boolean(before.disabled) !== Boolean(after.disabled)) words.push(after.disabled ? 'disabled' : 'enabled');
+  for (const part of ['constraints', 'segments', 'variants'] as const) {
+    if (!same(before[part] ?? [], after[part] ?? [])) words.push(`${part} changed`);
+  }
+  return `${before.name}: ${words.join(', ')}`;
+}
+
 /** The changes that make one environment's strategies the file's: updates in place, additions, removals, order. */
 async function strategyChanges(
   uow: UnitOfWork,
@@ -389,8 +414,11 @@ async function strategyChanges(
       continue;
     }
     const { id, featureName: _feature, environment: _environment, sortOrder, ...stored } = held;
-    if (!same(stored, normalized)) changes.push({ action: 'updateStrategy', feature: featureName, payload: { ...input, id } });
-    else if (sortOrder !== index) reorder.push({ id, sortOrder: index });
+    if (!same(stored, normalized)) {
+      const change: FeatureChange = { action: 'updateStrategy', feature: featureName, payload: { ...input, id } };
+      strategyUpdates.set(change, strategyDifference(stored, { ...normalized }));
+      changes.push(change);
+    } else if (sortOrder !== index) reorder.push({ id, sortOrder: index });
   }
   for (const extra of current.slice(wanted.length)) {
     changes.push({ action: 'deleteStrategy', feature: featureName, payload: { id: extra.id } });
@@ -438,14 +466,17 @@ async function flagEnvironmentChanges(
 function describe(changes: FeatureChange[]): string {
   const counts = new Map<string, number>();
   for (const change of changes) {
+    const update = strategyUpdates.get(change);
     const label =
       change.action === 'updateEnabled'
         ? `enabled → ${change.payload.enabled}`
         : change.action === 'patchVariant'
           ? 'variants'
-          : ({ addStrategy: 'strategy added', updateStrategy: 'strategy updated', deleteStrategy: 'strategy removed' }[
-              change.action as 'addStrategy'
-            ] ?? 'strategies reordered');
+          : update !== undefined
+            ? `strategy updated (${update})`
+            : ({ addStrategy: 'strategy added', updateStrategy: 'strategy updated', deleteStrategy: 'strategy removed' }[
+                change.action as 'addStrategy'
+              ] ?? 'strategies reordered');
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   return [...counts].map(([label, count]) => (count > 1 ? `${count} × ${label}` : label)).join(', ');
