@@ -27,6 +27,7 @@ import { systemClock } from '../shared/clock.js';
 import { generatedPassword, hashPassword } from '../shared/secrets.js';
 import { flagsFileYaml, locatedProblems, parseFlagsYaml } from './flags-yaml.js';
 import { adminApi, ApiAnswerError, CommandError } from './http-api.js';
+import { checkImport, type ImportCheck } from './import-check.js';
 import { readUnleash } from './unleash-source.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -39,7 +40,9 @@ Commands:
   export [--project <id>] [--archived] Print a Vexil's configuration as a flags file (YAML)
   import-unleash --from <unleash url> --from-token <admin token> [--project <id>] [--dry-run]
                                        Bring projects, environments, segments, context fields, tags, strategies
-                                       and flags from a running Unleash
+                                       and flags from a running Unleash; into a running Vexil (--url), then compare
+                                       what SDKs get from both per environment and project (client tokens made for
+                                       it and deleted after), print every difference and exit 3 when there is one
 
 Options:
   --url <vexil url>, --token <admin token>   The Vexil to talk to (or VEXIL_URL, VEXIL_TOKEN). import-unleash
@@ -118,6 +121,8 @@ type CommandResult = string | { output: string; code: number };
 
 /** With --detailed-exitcode (as `terraform plan` has it): 2 when changes are pending or made, so CI sees drift. */
 const CHANGES_EXIT_CODE = 2;
+/** An import whose comparison found SDK-visible differences. */
+const IMPORT_DIFFERS_EXIT_CODE = 3;
 
 async function applyCommand(args: string[]): Promise<CommandResult> {
   const { values } = parseArgs({
@@ -186,7 +191,20 @@ async function importIntoRunningVexil(api: ReturnType<typeof adminApi>, file: Fl
   return report;
 }
 
-async function importUnleashCommand(args: string[]): Promise<string> {
+/** The import's comparison in words: what was compared, each difference, and what to do. */
+function describeCheck(check: ImportCheck): string {
+  const compared = `Compared what SDKs get from Unleash and from Vexil: ${check.compared.flags} flag answers in ${check.compared.scopes} environment and project scopes.`;
+  const unlisted =
+    check.unlistedProjects.length === 0
+      ? []
+      : [
+          `Unleash serves SDKs the flags of projects its admin API does not list (${check.unlistedProjects.join(', ')}); they were not brought over.`,
+        ];
+  if (check.differences.length === 0 && unlisted.length === 0) return `${compared} No difference.\n`;
+  return `${[compared, ...check.differences.map((line) => `  ≠ ${line}`), ...unlisted, `${check.differences.length + unlisted.length} differences: SDKs would see Vexil answer otherwise than Unleash.`].join('\n')}\n`;
+}
+
+async function importUnleashCommand(args: string[]): Promise<CommandResult> {
   const { values } = parseArgs({
     args,
     options: {
@@ -207,8 +225,19 @@ async function importUnleashCommand(args: string[]): Promise<string> {
   const read = `Read from Unleash: ${file.projects?.length ?? 0} projects, ${flagCount} flags, ${file.segments?.length ?? 0} segments, ${file.contextFields?.length ?? 0} context fields, ${file.strategies?.length ?? 0} custom strategies.\n`;
 
   let report: ApplyReport;
+  let check: ImportCheck | undefined;
   if (values.url || values.token || process.env.VEXIL_URL) {
-    report = await importIntoRunningVexil(vexilApi(values), file, dryRun);
+    const target = vexilApi(values);
+    report = await importIntoRunningVexil(target, file, dryRun);
+    if (!dryRun) {
+      const environments = (file.environments ?? []).filter((environment) => environment.enabled !== false).map((e) => e.name);
+      check = await checkImport(
+        source,
+        target,
+        environments,
+        (file.projects ?? []).map((project) => project.id),
+      );
+    }
   } else {
     report = await withServerDatabase(async ({ db }) => {
       const deps = { db, clock: systemClock };
@@ -226,7 +255,9 @@ async function importUnleashCommand(args: string[]): Promise<string> {
     });
   }
   const left = `Not brought over:\n${notBrought.map((line) => `  - ${line}`).join('\n')}\n`;
-  return `${read}${describeReport(report, dryRun)}${left}`;
+  const output = `${read}${describeReport(report, dryRun)}${left}${check ? describeCheck(check) : ''}`;
+  const differs = check !== undefined && (check.differences.length > 0 || check.unlistedProjects.length > 0);
+  return differs ? { output, code: IMPORT_DIFFERS_EXIT_CODE } : output;
 }
 
 async function run(args: string[]): Promise<number> {

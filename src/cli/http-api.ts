@@ -23,6 +23,7 @@ export interface AdminApi {
   readonly baseUrl: string;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  delete(path: string): Promise<void>;
 }
 
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -42,6 +43,8 @@ function waitSeconds(response: Response, attempt: number): number {
 export interface AdminApiOptions {
   /** Told, in a line, when the server rate-limits and the request waits. */
   notice?: (line: string) => void;
+  /** Sent with every request besides the token's. */
+  headers?: Record<string, string>;
 }
 
 /** `what` names the server in messages ("Unleash", "Vexil"); the token is sent, never printed. */
@@ -55,13 +58,14 @@ export function adminApi(what: string, baseUrl: string, token: string, options: 
   if (root.protocol !== 'http:' && root.protocol !== 'https:')
     throw new CommandError(`${what} URL must be http or https (got ${root.protocol})`);
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, attempt = 1): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, attempt = 1): Promise<T> {
     const url = new URL(path.replace(/^\//, ''), root);
     let response: Response;
     try {
       response = await fetch(url, {
         method,
         headers: {
+          ...options.headers,
           authorization: token,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -106,6 +110,7 @@ export function adminApi(what: string, baseUrl: string, token: string, options: 
     baseUrl: root.href,
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
+    delete: (path) => call('DELETE', path),
   };
 }
 

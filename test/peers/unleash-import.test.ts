@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Context, Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
+import { eventually } from '../helpers/eventually.js';
 import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
@@ -420,7 +421,38 @@ for (const peer of UNLEASH_PACKAGES) {
       );
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /Nothing to change: the configuration already matches\./);
-      assert.equal(await lastEventId(ctx), before);
+      assert.match(
+        result.stdout,
+        /Compared what SDKs get from Unleash and from Vexil: \d+ flag answers in 4 environment and project scopes\. No difference\./,
+      );
+      // Nothing but the comparison's own client tokens, made and deleted again.
+      assert.deepEqual([...new Set((await eventsSince(ctx, before)).map((event) => event.type))].sort(), [
+        'api-token-created',
+        'api-token-deleted',
+      ]);
+    });
+
+    test('the comparison prints each difference an SDK could see, and the import exits 3', async () => {
+      const flag = await createFlag(ctx, 'default', { name: 'only-in-vexil', environment: 'production', enabled: true });
+      try {
+        const result = await runAdminCommand(
+          ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+          {},
+        );
+        assert.equal(result.code, 3, result.stderr);
+        const differences = result.stdout.split('\n').filter((line) => line.startsWith('  ≠ '));
+        // SDKs of every environment get the flag (off where it is not on), so each scope sees it.
+        assert.deepEqual(
+          differences,
+          ['development', 'production'].flatMap((environment) => [
+            `  ≠ ${environment}, all projects: flag "${flag}" is served by Vexil, not by the source`,
+            `  ≠ ${environment}, project default: flag "${flag}" is served by Vexil, not by the source`,
+          ]),
+        );
+        assert.match(result.stdout, /4 differences: SDKs would see Vexil answer otherwise than Unleash\.\n$/);
+      } finally {
+        expectStatus(await ctx.admin.delete(`/api/admin/projects/default/features/${flag}`), 202);
+      }
     });
 
     test('a change in Unleash is brought by the next import, and a dry run only shows it', async () => {
@@ -497,7 +529,17 @@ for (const peer of UNLEASH_PACKAGES) {
       });
       assert.equal(intoUnleash.status, 200, await intoUnleash.text());
 
-      const unleashSdk = await startNodeSdk(unleash.baseUrl, await unleashClientToken('production'), { refreshInterval: 3_600_000 });
+      // Unleash refreshes what its client API serves a moment after a change (its cache of answers): wait for it.
+      const unleashToken = await unleashClientToken('production');
+      await eventually(async () => {
+        const served = (await (
+          await fetch(`${unleash.baseUrl}/api/client/features`, {
+            headers: { authorization: unleashToken, 'unleash-client-spec': '5.2.0' },
+          })
+        ).json()) as { features: Array<{ name: string }> };
+        return served.features.some((f) => f.name === flag);
+      }, 10_000);
+      const unleashSdk = await startNodeSdk(unleash.baseUrl, unleashToken, { refreshInterval: 3_600_000 });
       const vexilSdk = await startNodeSdk(vexilUrl, await createSdkToken(ctx, 'client', 'production'), { refreshInterval: 3_600_000 });
       sdks.push(unleashSdk, vexilSdk);
       let on = 0;
