@@ -184,11 +184,43 @@ async function importIntoRunningVexil(api: ReturnType<typeof adminApi>, file: Fl
   // A project-scoped segment needs its project: those projects come along, without their flags yet.
   const segmentProjects = new Set((file.segments ?? []).map((segment) => segment.project).filter(Boolean));
   const shells = (file.projects ?? []).filter((project) => segmentProjects.has(project.id)).map((project) => ({ ...project, flags: [] }));
-  merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { ...file, projects: shells }));
-  for (const project of file.projects ?? []) {
-    merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', { version: 1, projects: [project] }));
+  const steps: Array<[string, FlagsFile]> = [
+    ['the shared definitions', { ...file, projects: shells }],
+    ...(file.projects ?? []).map((project): [string, FlagsFile] => [`project "${project.id}"`, { version: 1, projects: [project] }]),
+  ];
+  for (const [index, [what, part]] of steps.entries()) {
+    try {
+      merge(await api.post<ApplyReport>('/api/admin/flags-file/apply', part));
+    } catch (error) {
+      // What the steps before committed stays; say what it was, where it stopped, and what was not reached.
+      const notReached = steps.slice(index + 1).map(([name]) => name);
+      throw new CommandError(
+        `${describeReport(report, false)}Stopped at ${what}: ${(error as Error).message}\nNothing of ${what} was written${
+          notReached.length > 0 ? `; not reached: ${notReached.join(', ')}` : ''
+        }. Import again once the cause is fixed: what is already there is left as it is.`,
+      );
+    }
   }
   return report;
+}
+
+/**
+ * Flags that were already in Vexil and that the import changed to what Unleash has: a flag of the same name made
+ * in Vexil, or changed there since the last import, loses its settings; said aloud, not done silently.
+ */
+function overwrittenFlags(report: ApplyReport, dryRun: boolean): string {
+  const flagOf = (target: string) => /^flag "([^"]+)"/.exec(target)?.[1];
+  const created = new Set(report.changes.filter((c) => c.change === 'created').map((c) => flagOf(c.target)));
+  const overwritten = [
+    ...new Set(
+      report.changes
+        .filter((c) => c.change === 'updated' || c.change === 'proposed')
+        .map((c) => flagOf(c.target))
+        .filter((name): name is string => name !== undefined && !created.has(name)),
+    ),
+  ];
+  if (overwritten.length === 0) return '';
+  return `${dryRun ? 'Would overwrite' : 'Overwritten'} in Vexil to match Unleash (flags that were already there): ${overwritten.join(', ')}.\n`;
 }
 
 /** The import's comparison in words: what was compared, each difference, and what to do. */
@@ -255,7 +287,7 @@ async function importUnleashCommand(args: string[]): Promise<CommandResult> {
     });
   }
   const left = `Not brought over:\n${notBrought.map((line) => `  - ${line}`).join('\n')}\n`;
-  const output = `${read}${describeReport(report, dryRun)}${left}${check ? describeCheck(check) : ''}`;
+  const output = `${read}${describeReport(report, dryRun)}${overwrittenFlags(report, dryRun)}${left}${check ? describeCheck(check) : ''}`;
   const differs = check !== undefined && (check.differences.length > 0 || check.unlistedProjects.length > 0);
   return differs ? { output, code: IMPORT_DIFFERS_EXIT_CODE } : output;
 }

@@ -7,7 +7,7 @@ import type { Context, Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { eventually } from '../helpers/eventually.js';
-import { createFlag } from '../helpers/projects.js';
+import { createFlag, createProject } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { runAdminCommand, startServer, stopServer } from '../helpers/server-process.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -455,6 +455,27 @@ for (const peer of UNLEASH_PACKAGES) {
       }
     });
 
+    test('a failure part-way says what was written before it, where it stopped, and what was not reached', async () => {
+      await unleashCall('POST', FEATURES, { name: 'clash' });
+      const elsewhere = await createProject(ctx, { id: 'elsewhere' });
+      await createFlag(ctx, elsewhere, { name: 'clash' });
+      try {
+        const result = await runAdminCommand(
+          ['import-unleash', '--from', unleash.baseUrl, '--from-token', unleash.adminToken, '--url', vexilUrl, '--token', ADMIN_TOKEN],
+          {},
+        );
+        assert.equal(result.code, 1, result.stdout);
+        assert.match(result.stderr, /^vexil admin: (Nothing to change|Changed: )/);
+        assert.match(result.stderr, /Stopped at project "default": Vexil answered 40\d .*clash/);
+        assert.match(result.stderr, /Nothing of project "default" was written\. Import again once the cause is fixed/);
+      } finally {
+        expectStatus(await ctx.admin.delete(`/api/admin/projects/${elsewhere}/features/clash`), 202);
+        expectStatus(await ctx.admin.delete('/api/admin/archive/clash'), 200);
+        await unleashCall('DELETE', `${FEATURES}/clash`);
+        await unleashCall('DELETE', '/api/admin/archive/clash');
+      }
+    });
+
     test('a change in Unleash is brought by the next import, and a dry run only shows it', async () => {
       await unleashCall('POST', `${FEATURES}/off-with-strategies/environments/production/on`);
       const args = [
@@ -472,6 +493,7 @@ for (const peer of UNLEASH_PACKAGES) {
       assert.equal(dry.code, 0, dry.stderr);
       assert.match(dry.stdout, /~ updated {2}flag "off-with-strategies" in "production": enabled → true/);
       assert.match(dry.stdout, /Dry run: nothing was written\./);
+      assert.match(dry.stdout, /Would overwrite in Vexil to match Unleash \(flags that were already there\): off-with-strategies\./);
       const feature = async () =>
         (
           (await ctx.admin.get('/api/admin/projects/default/features/off-with-strategies')).json() as {
