@@ -252,9 +252,13 @@ async function importUnleashCommand(args: string[]): Promise<CommandResult> {
   if (!values.from || !values['from-token']) throw new CommandError('Name the Unleash to read: --from <url> --from-token <admin token>');
   const dryRun = values['dry-run'] ?? false;
   const source = adminApi('Unleash', values.from, values['from-token'], { notice: (line) => process.stderr.write(`${line}\n`) });
-  const { file, notBrought } = await readUnleash(source, values.project);
+  const { file, notBrought, unlistedProjects } = await readUnleash(source, values.project);
   const flagCount = (file.projects ?? []).reduce((sum, p) => sum + (p.flags?.length ?? 0), 0);
-  const read = `Read from Unleash: ${file.projects?.length ?? 0} projects, ${flagCount} flags, ${file.segments?.length ?? 0} segments, ${file.contextFields?.length ?? 0} context fields, ${file.strategies?.length ?? 0} custom strategies.\n`;
+  const unlisted =
+    unlistedProjects.length === 0
+      ? ''
+      : `Unleash's admin API does not list ${unlistedProjects.length === 1 ? 'the project' : 'the projects'} ${unlistedProjects.join(', ')}, yet serves SDKs ${unlistedProjects.length === 1 ? 'its' : 'their'} flags: brought too.\n`;
+  const read = `Read from Unleash: ${file.projects?.length ?? 0} projects, ${flagCount} flags, ${file.segments?.length ?? 0} segments, ${file.contextFields?.length ?? 0} context fields, ${file.strategies?.length ?? 0} custom strategies.\n${unlisted}`;
 
   let report: ApplyReport;
   let check: ImportCheck | undefined;

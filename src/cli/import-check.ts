@@ -48,6 +48,26 @@ async function makeToken(api: AdminApi, environment: string, projects: string[])
   return { secret: created.secret, remove: () => api.delete(`/api/admin/api-tokens/${encodeURIComponent(created.secret)}`) };
 }
 
+/**
+ * The projects whose flags the source serves to SDKs, in any of the environments: an Unleash that was once a Pro
+ * or Enterprise edition keeps serving the flags of projects its open-source admin API no longer lists.
+ */
+export async function projectsServedToSdks(source: AdminApi, environments: string[]): Promise<Set<string>> {
+  const served = new Set<string>();
+  for (const environment of environments) {
+    const token = await makeToken(source, environment, ['*']);
+    try {
+      const answer = await adminApi('Unleash', source.baseUrl, token.secret, {
+        headers: { 'unleash-client-spec': CLIENT_SPEC },
+      }).get<ClientAnswer>('/api/client/features');
+      for (const feature of answer.features) if (feature.project) served.add(feature.project);
+    } finally {
+      await token.remove().catch(() => undefined);
+    }
+  }
+  return served;
+}
+
 /** Only what decides an SDK's answer, in a stable form: constraints' fields, a segment by its constraints. */
 function evaluated(feature: ClientFeature, segments: Map<number, string>): unknown {
   const constraint = ({ contextName, operator, values, value, inverted, caseInsensitive }: Record<string, unknown>) => ({

@@ -1,5 +1,6 @@
 import type { FileFlag, FileFlagEnvironment, FileStrategy, FlagsFile } from '../domain/flags-file/flags-file.js';
 import { type AdminApi, ApiAnswerError, CommandError, mapLimited } from './http-api.js';
+import { projectsServedToSdks } from './import-check.js';
 
 /** The shapes of Unleash's admin API this reader relies on (its featureSchema, segmentSchema…), as far as it reads them. */
 interface UnleashStrategy {
@@ -33,6 +34,8 @@ const ARCHIVED_PAGE = 100;
 export interface UnleashSnapshot {
   file: FlagsFile;
   notBrought: string[];
+  /** Projects brought although Unleash's admin API does not list them (their flags reach SDKs all the same). */
+  unlistedProjects: string[];
 }
 
 const FETCH_CONCURRENCY = 8;
@@ -180,7 +183,21 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     }>('/api/admin/segments'),
     api.get<{ projects: Array<{ id: string; name: string; description?: string | null; mode?: string }> }>('/api/admin/projects'),
   ]);
-  const chosen = projects.projects.filter((p) => onlyProject === undefined || p.id === onlyProject);
+  // Unleash's open-source edition lists only its default project, yet serves SDKs the flags of projects left from
+  // a Pro or Enterprise past: those are found in what SDKs get, and brought too.
+  const listed = new Set(projects.projects.map((project) => project.id));
+  const enabledEnvironments = environments.environments.filter((e) => e.enabled).map((e) => e.name);
+  let unlistedProjects: string[] = [];
+  let unlistedNotice: string | undefined;
+  try {
+    unlistedProjects = [...(await projectsServedToSdks(api, enabledEnvironments))].filter((id) => !listed.has(id)).sort();
+  } catch (error) {
+    // Looking needs a client token made for it; a token that may not make one cannot look.
+    if (!(error instanceof ApiAnswerError)) throw error;
+    unlistedNotice = `projects Unleash serves SDKs but does not list could not be looked for (${error.message}); import with an admin token to find them`;
+  }
+  const known = [...projects.projects, ...unlistedProjects.map((id) => ({ id, name: id, description: null, mode: undefined }))];
+  const chosen = known.filter((p) => onlyProject === undefined || p.id === onlyProject);
   if (onlyProject !== undefined && chosen.length === 0) throw new CommandError(`Unleash has no project "${onlyProject}"`);
   const segmentNames = new Map(segments.segments.map((s) => [s.id, s.name]));
 
@@ -261,6 +278,7 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     `integrations${addons === undefined ? '' : ` (${addons})`}: their credentials cannot be read; configure them again in Vexil`,
     'project access (members and roles), change-request settings and other Enterprise-only data',
     'usage metrics and the event log: Vexil records its own from now on',
+    ...(unlistedNotice ? [unlistedNotice] : []),
     ...(links > 0 ? [`feature links (${links} on ${linkedFlags} flags): Vexil keeps no links; put them in the flags' descriptions`] : []),
     ...(defaultStrategies.length > 0
       ? [
@@ -306,5 +324,5 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     })),
     projects: fileProjects,
   };
-  return { file, notBrought };
+  return { file, notBrought, unlistedProjects: unlistedProjects.filter((id) => chosen.some((p) => p.id === id)) };
 }

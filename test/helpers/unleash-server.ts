@@ -8,6 +8,8 @@ import { adminQuery } from './test-database.js';
 export interface RunningUnleash {
   baseUrl: string;
   adminToken: string;
+  /** Its own database, for what its API cannot make (data left from another edition). */
+  databaseUrl: string;
   version: string;
   stop(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startUnleash(
   return {
     baseUrl,
     adminToken,
+    databaseUrl: url.toString(),
     version: health.version,
     stop: async () => {
       if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
