@@ -129,17 +129,22 @@ function strategyText(strategy: UnleashStrategy): string {
   return `${strategy.name}${rollout}${stickiness}`;
 }
 
-/** Every archived flag of the project, a page at a time (Unleash answers at most 100 per search, 50 past that). */
-async function archivedFeatures(api: AdminApi, project: string): Promise<UnleashFeature[]> {
-  const all: UnleashFeature[] = [];
+/**
+ * Every archived flag of every project (or of one), a page at a time: Unleash answers at most 100 per search, and
+ * Unleash 8 allows 15 searches a minute, so one search over all projects, not one per project.
+ */
+async function archivedFeatures(api: AdminApi, onlyProject: string | undefined): Promise<Array<UnleashFeature & { project?: string }>> {
+  const all: Array<UnleashFeature & { project?: string }> = [];
   for (let offset = 0; ; offset += ARCHIVED_PAGE) {
     const query = new URLSearchParams({
-      project: `IS:${project}`,
+      ...(onlyProject === undefined ? {} : { project: `IS:${onlyProject}` }),
       archived: 'IS:true',
       offset: String(offset),
       limit: String(ARCHIVED_PAGE),
     });
-    const page = await api.get<{ features: UnleashFeature[]; total?: number }>(`/api/admin/search/features?${query}`);
+    const page = await api.get<{ features: Array<UnleashFeature & { project?: string }>; total?: number }>(
+      `/api/admin/search/features?${query}`,
+    );
     all.push(...page.features);
     if (page.features.length < ARCHIVED_PAGE || (page.total !== undefined && all.length >= page.total)) return all;
   }
@@ -196,6 +201,14 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     if (!(error instanceof ApiAnswerError)) throw error;
     unlistedNotice = `projects Unleash serves SDKs but does not list could not be looked for (${error.message}); import with an admin token to find them`;
   }
+  const allArchived = await archivedFeatures(api, onlyProject);
+  // A project left with archived flags only is served to no SDK, yet its flags are as much a part of the history.
+  for (const feature of allArchived) {
+    if (feature.project && !listed.has(feature.project) && !unlistedProjects.includes(feature.project)) {
+      unlistedProjects.push(feature.project);
+    }
+  }
+  unlistedProjects.sort();
   const known = [...projects.projects, ...unlistedProjects.map((id) => ({ id, name: id, description: null, mode: undefined }))];
   const chosen = known.filter((p) => onlyProject === undefined || p.id === onlyProject);
   if (onlyProject !== undefined && chosen.length === 0) throw new CommandError(`Unleash has no project "${onlyProject}"`);
@@ -206,10 +219,10 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
   let links = 0;
   const fileProjects = await mapLimited(chosen, 2, async (project) => {
     const projectPath = `/api/admin/projects/${encodeURIComponent(project.id)}`;
-    const [overview, list, archived] = await Promise.all([
+    const archived = allArchived.filter((feature) => feature.project === project.id);
+    const [overview, list] = await Promise.all([
       api.get<{ environments: Array<{ environment: string; defaultStrategy?: UnleashStrategy | null }> }>(`${projectPath}/overview`),
       api.get<{ features: Array<{ name: string }> }>(`${projectPath}/features`),
-      archivedFeatures(api, project.id),
     ]);
     const projectEnvironments = overview.environments.map((e) => e.environment);
     for (const { environment, defaultStrategy } of overview.environments) {
