@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ApiTokensTable } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
-import { iso } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
 
 export const ALL = '*';
 

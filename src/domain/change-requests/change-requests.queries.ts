@@ -4,7 +4,7 @@ import { NotFoundError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { actorMay } from '../access/permissions.js';
-import { iso } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import { changeConflict, defaultChangeFor, flagConflict, loadLiveState, type LiveState, type StoredChange } from './change-conflicts.js';
 import type { Db } from '../../db/database.js';

@@ -1,6 +1,6 @@
 import { ADMIN_TOKEN_USER_ID, SYSTEM_USER_ID } from '../access/actor.js';
 import type { EventTag } from '../events/record-event.js';
-import { iso } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
 import type { Db } from '../../db/database.js';
 
 /** Shapes of spec 2.5 (Unleash's featureSchema, featureEnvironmentSchema, featureStrategySchema). */

@@ -6,7 +6,8 @@ import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { ROOT_ROLE_IDS } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
-import { iso, toUserView, type UserView } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
+import { toUserView, type UserView } from '../users/user-view.js';
 
 /** A group as Unleash's `groupSchema` shows it. */
 export interface GroupView {

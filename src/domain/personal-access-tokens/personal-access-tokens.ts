@@ -6,7 +6,7 @@ import { BadDataError, NotFoundError, PermissionError } from '../../shared/error
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { PAT_PREFIX } from '../access/authenticate.js';
 import { recordEvent } from '../events/record-event.js';
-import { iso } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
 
 /** A personal access token as listed (Unleash's `patSchema` without the secret). */
 export interface PatView {

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { makeOwner } from './project-access.js';
-import { iso } from '../users/user-view.js';
+import { iso } from '../../shared/dates.js';
 
 export const DEFAULT_PROJECT = 'default';
 export const PROJECT_MODES = ['open', 'protected', 'private'] as const;

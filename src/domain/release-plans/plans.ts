@@ -13,6 +13,7 @@ import { findFeature, lockFlagEnvironment, type FlagEnvironment } from '../featu
 import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
 import { minuteOf } from '../impact-metrics/impact-metrics.js';
 import { usableTemplate, type MilestoneView } from './templates.js';
+import { iso } from '../../shared/dates.js';
 
 export interface PlanMilestoneView {
   id: string;
@@ -56,8 +57,6 @@ export interface PlanView {
   milestones: PlanMilestoneView[];
   safeguards: SafeguardView[];
 }
-
-const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 export function toSafeguardView(row: Selectable<ReleasePlanSafeguardsTable>): SafeguardView {
   return {

@@ -5,7 +5,8 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { insertPat, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
-import { iso, toUserView, type UserView } from './user-view.js';
+import { iso } from '../../shared/dates.js';
+import { toUserView, type UserView } from './user-view.js';
 
 /**
  * Service accounts: identities for automation, with a root role and tokens of their own, so a pipeline does not

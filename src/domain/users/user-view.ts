@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { UsersTable } from '../../db/schema.js';
 import { ADMIN_TOKEN_USER_ID } from '../access/actor.js';
 import { ROOT_ROLE_IDS } from '../access/permissions.js';
+import { iso } from '../../shared/dates.js';
 
 /** A user as the API shows it (Unleash's `userSchema`); never carries the password hash. */
 export interface UserView {
@@ -17,8 +18,6 @@ export interface UserView {
   isAPI: boolean;
   accountType: 'User' | 'Service Account';
 }
-
-export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 export function toUserView(row: Selectable<UsersTable>): UserView {
   return {
