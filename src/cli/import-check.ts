@@ -32,20 +32,25 @@ interface ClientAnswer {
   segments?: Array<{ id: number; constraints: Array<Record<string, unknown>> }>;
 }
 
-/** A client token made for the check in one server; `remove` deletes it again. */
+/** A client token made for the check in one server: what SDKs get with it there, and `remove` to delete it again. */
 interface CheckToken {
-  secret: string;
+  features(): Promise<ClientAnswer>;
   remove(): Promise<void>;
 }
 
-async function makeToken(api: AdminApi, environment: string, projects: string[]): Promise<CheckToken> {
+async function makeToken(what: string, api: AdminApi, environment: string, projects: string[]): Promise<CheckToken> {
   const created = await api.post<{ secret: string }>('/api/admin/api-tokens', {
     tokenName: 'vexil-import-check',
     type: 'client',
     environment,
     projects,
   });
-  return { secret: created.secret, remove: () => api.delete(`/api/admin/api-tokens/${encodeURIComponent(created.secret)}`) };
+  // As a current SDK asks: segments apart, not inlined into the strategies' constraints.
+  const sdk = adminApi(what, api.baseUrl, created.secret, { headers: { 'unleash-client-spec': CLIENT_SPEC } });
+  return {
+    features: () => sdk.get<ClientAnswer>('/api/client/features'),
+    remove: () => api.delete(`/api/admin/api-tokens/${encodeURIComponent(created.secret)}`),
+  };
 }
 
 /**
@@ -55,11 +60,9 @@ async function makeToken(api: AdminApi, environment: string, projects: string[])
 export async function projectsServedToSdks(source: AdminApi, environments: string[]): Promise<Set<string>> {
   const served = new Set<string>();
   for (const environment of environments) {
-    const token = await makeToken(source, environment, ['*']);
+    const token = await makeToken('Unleash', source, environment, ['*']);
     try {
-      const answer = await adminApi('Unleash', source.baseUrl, token.secret, {
-        headers: { 'unleash-client-spec': CLIENT_SPEC },
-      }).get<ClientAnswer>('/api/client/features');
+      const answer = await token.features();
       for (const feature of answer.features) if (feature.project) served.add(feature.project);
     } finally {
       await token.remove().catch(() => undefined);
@@ -148,14 +151,12 @@ export async function checkImport(source: AdminApi, target: AdminApi, environmen
   const scopesToCompare = [['*'], ...projects.map((project) => [project])];
   for (const environment of environments) {
     for (const scope of scopesToCompare) {
-      const [sourceToken, targetToken] = await Promise.all([makeToken(source, environment, scope), makeToken(target, environment, scope)]);
+      const [sourceToken, targetToken] = await Promise.all([
+        makeToken('Unleash', source, environment, scope),
+        makeToken('Vexil', target, environment, scope),
+      ]);
       try {
-        // As a current SDK asks: segments apart, not inlined into the strategies' constraints.
-        const sdk = { headers: { 'unleash-client-spec': CLIENT_SPEC } };
-        const [fromSource, fromVexil] = await Promise.all([
-          adminApi('Unleash', source.baseUrl, sourceToken.secret, sdk).get<ClientAnswer>('/api/client/features'),
-          adminApi('Vexil', target.baseUrl, targetToken.secret, sdk).get<ClientAnswer>('/api/client/features'),
-        ]);
+        const [fromSource, fromVexil] = await Promise.all([sourceToken.features(), targetToken.features()]);
         scopes += 1;
         const where = `${environment}, ${scope[0] === '*' ? 'all projects' : `project ${scope[0]}`}`;
         if (scope[0] === '*') {
