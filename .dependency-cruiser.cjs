@@ -11,6 +11,35 @@ const floor = (name, path, mayImport) => ({
   to: { path: '^src/', pathNot: [path, ...mayImport.map((other) => FLOORS[other])] },
 });
 
+/**
+ * The floors inside src/domain, lowest first. An area imports only areas on lower floors: never one on its own
+ * floor or above, so no two areas import each other and no loop of areas can form. A new area is added here
+ * (a test refuses an area that is on no floor).
+ */
+const DOMAIN_FLOORS = [
+  ['access', 'metrics', 'impact-metrics'],
+  ['events', 'usage'],
+  ['settings', 'environments', 'context-fields', 'strategies', 'protected-environments', 'api-tokens', 'personal-access-tokens'],
+  ['features', 'users'],
+  ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap'],
+  ['change-requests', 'evaluation', 'addons', 'sign-in'],
+  ['flags-file', 'search'],
+  ['features-batch'],
+];
+
+const areaPath = (area) => `^src/domain/${area}/`;
+
+const domainAreaRules = DOMAIN_FLOORS.flatMap((areas, floorIndex) => {
+  const lower = DOMAIN_FLOORS.slice(0, floorIndex).flat();
+  return areas.map((area) => ({
+    name: `domain-${area}-imports-lower-floors`,
+    comment: `${area} (floor ${floorIndex + 1} of src/domain) may import only ${lower.join(', ') || 'no other area'}`,
+    severity: 'error',
+    from: { path: areaPath(area) },
+    to: { path: '^src/domain/', pathNot: [areaPath(area), ...lower.map(areaPath)] },
+  }));
+});
+
 const FLOORS = {
   shared: '^src/shared/',
   config: '^src/config\\.ts$',
@@ -28,6 +57,7 @@ module.exports = {
     floor('domain', FLOORS.domain, ['db', 'config', 'shared']),
     floor('workers', FLOORS.workers, ['domain', 'db', 'config', 'shared']),
     floor('http', FLOORS.http, ['domain', 'db', 'config', 'shared']),
+    ...domainAreaRules,
     {
       name: 'no-circular',
       comment: 'Imports never form a circle.',

@@ -7,7 +7,7 @@ import { openDatabase } from './db/database.js';
 import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { migrateToLatest } from './db/migrate.js';
 import { waitForDatabase } from './db/wait-for-database.js';
-import { bootstrap } from './domain/bootstrap.js';
+import { bootstrap } from './domain/bootstrap/bootstrap.js';
 import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
 import { buildApp } from './http/app.js';

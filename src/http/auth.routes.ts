@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { LoginThrottle } from '../domain/users/login-throttle.js';
-import { LOGIN_TTL_MS, OidcSignIn, SignInRefused } from '../domain/users/oidc-sign-in.js';
+import { LOGIN_TTL_MS, OidcSignIn, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
 import { logIn, logOut } from '../domain/users/sessions.commands.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';

@@ -18,7 +18,7 @@ import {
   openChangeRequestsOf,
   listPendingChangeRequestsForFeature,
 } from '../domain/change-requests/change-requests.queries.js';
-import { parseWholeNumber } from '../domain/search/filters.js';
+import { parseWholeNumber } from '../shared/filters.js';
 import {
   ChangeRequestAddCommentSchema,
   ChangeRequestConfigSchema,

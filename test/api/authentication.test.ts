@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { bootstrap } from '../../src/domain/bootstrap.js';
+import { bootstrap } from '../../src/domain/bootstrap/bootstrap.js';
 import { buildApp } from '../../src/http/app.js';
 import { redactUrl } from '../../src/http/plugins/logging.js';
 import { systemClock } from '../../src/shared/clock.js';

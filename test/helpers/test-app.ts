@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { loadConfig, type Config, type DatabaseConfig, type LogLevel } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { bootstrap } from '../../src/domain/bootstrap.js';
+import { bootstrap } from '../../src/domain/bootstrap/bootstrap.js';
 import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { metricsSourcesOf } from '../../src/domain/metrics/database-figures.js';

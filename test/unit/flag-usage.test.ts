@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { describeFlagUsage, joinWords } from '../../src/domain/flag-usage.js';
+import { describeFlagUsage, joinWords } from '../../src/shared/flag-usage.js';
 
 describe('describing where flags use something', () => {
   test('groups strategies by flag, lists environments once, and marks archived flags', () => {

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Selectable } from 'kysely';
 import type { AddonsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { enqueueRedelivery } from './delivery-outbox.js';
+import { enqueueRedelivery } from '../events/delivery-outbox.js';
 import { assertPublicUrl, BlockedAddressError } from './outbound-safety.js';
 import { ADDON_PROVIDERS, findProvider } from './providers/index.js';
 import { newSigningSecret, PREVIOUS_SECRET_GRACE_MS } from './webhook-signature.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { IntegrationEventState } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { toEventView, type EventView } from '../events/event-queries.js';
-import { parseWholeNumber } from '../search/filters.js';
+import { parseWholeNumber } from '../../shared/filters.js';
 import { findAddonRow } from './addons.queries.js';
 import type { Db } from '../../db/database.js';
 

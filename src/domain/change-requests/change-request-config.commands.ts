@@ -1,6 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 import { assertProjectEnvironment } from '../features/feature-lookup.js';
+import { setProtection } from '../protected-environments/protection.js';
 
 export interface ChangeRequestConfigInput {
   changeRequestsEnabled: boolean;
@@ -20,28 +21,12 @@ export async function updateChangeRequestConfig(
   input: ChangeRequestConfigInput,
 ): Promise<void> {
   await assertProjectEnvironment(uow.tx, project, environment);
-  const before = await uow.tx
-    .selectFrom('change_request_settings')
-    .select(['enabled', 'required_approvals'])
-    .where('project', '=', project)
-    .where('environment', '=', environment)
-    .forUpdate()
-    .executeTakeFirst();
-  const after = {
-    enabled: input.changeRequestsEnabled,
-    required_approvals: input.requiredApprovals ?? before?.required_approvals ?? 1,
-  };
-  await uow.tx
-    .insertInto('change_request_settings')
-    .values({ project, environment, ...after })
-    .onConflict((oc) => oc.columns(['project', 'environment']).doUpdateSet(after))
-    .execute();
-  const view = (settings: typeof after) => ({ changeRequestsEnabled: settings.enabled, requiredApprovals: settings.required_approvals });
+  const { before, after } = await setProtection(uow, project, environment, input);
   await recordEvent(uow, {
     type: 'change-request-configuration-updated',
     project,
     environment,
-    data: view(after),
-    preData: view(before ?? { enabled: false, required_approvals: 1 }),
+    data: after,
+    preData: before,
   });
 }

@@ -3,6 +3,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, PermissionError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { assertActorMay, type Permission } from '../access/permissions.js';
+import { protectionOf } from '../protected-environments/protection.js';
 import { applyChangeRequest } from './change-request-apply.js';
 import { assertAuthorOrAdmin, assertOpen, isAdmin, isAuthor, recordChangeRequestEvent, setState } from './change-request-rules.js';
 import { addComment } from './change-requests.commands.js';
@@ -56,16 +57,6 @@ async function sendToReview(uow: UnitOfWork, row: ChangeRequestRow): Promise<voi
   await recordChangeRequestEvent(uow, updated, 'change-request-sent-to-review', { state: updated.state }, { state: row.state });
 }
 
-async function requiredApprovals(uow: UnitOfWork, row: ChangeRequestRow): Promise<number> {
-  const settings = await uow.tx
-    .selectFrom('change_request_settings')
-    .select('required_approvals')
-    .where('project', '=', row.project)
-    .where('environment', '=', row.environment)
-    .executeTakeFirst();
-  return settings?.required_approvals ?? 1;
-}
-
 /** One approval per reviewer; the request is Approved once it has as many as its environment requires. */
 async function approve(uow: UnitOfWork, row: ChangeRequestRow): Promise<void> {
   if (isAuthor(uow.actor, row) && !isAdmin(uow.actor)) {
@@ -88,7 +79,7 @@ async function approve(uow: UnitOfWork, row: ChangeRequestRow): Promise<void> {
     .values({ change_request_id: row.id, decision: 'approved', user_id: createdByUserId, username: createdBy, created_at: uow.now })
     .execute();
   const approvals = earlier.length + 1;
-  const minApprovals = await requiredApprovals(uow, row);
+  const { requiredApprovals: minApprovals } = await protectionOf(uow.tx, row.project, row.environment);
   await recordChangeRequestEvent(uow, row, 'change-request-approval-added', { approvals, minApprovals }, { approvals: earlier.length });
   if (row.state === 'In review' && approvals >= minApprovals) {
     const updated = await setState(uow, row, 'Approved');

@@ -4,6 +4,7 @@ import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.
 import { actorIdentity } from '../access/actor.js';
 import { assertActorMay } from '../access/permissions.js';
 import { assertProjectEnvironment } from '../features/feature-lookup.js';
+import { isProtected } from '../protected-environments/protection.js';
 import {
   ACTION_PERMISSIONS,
   changeKey,
@@ -82,13 +83,7 @@ async function returnToReview(uow: UnitOfWork, row: ChangeRequestRow): Promise<v
 }
 
 async function assertEnabled(uow: UnitOfWork, scope: ChangeRequestScope): Promise<void> {
-  const settings = await uow.tx
-    .selectFrom('change_request_settings')
-    .select('enabled')
-    .where('project', '=', scope.project)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst();
-  if (!settings?.enabled) {
+  if (!(await isProtected(uow.tx, scope.project, scope.environment))) {
     throw new BadDataError(
       `Change requests are not enabled for environment "${scope.environment}" in project "${scope.project}"; change it directly, or enable change requests for it first`,
     );

@@ -8,6 +8,7 @@ import { iso } from '../../shared/dates.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import { changeConflict, defaultChangeFor, flagConflict, loadLiveState, type LiveState, type StoredChange } from './change-conflicts.js';
 import type { Db } from '../../db/database.js';
+import { protectionOfProjects } from '../protected-environments/protection.js';
 
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
 
@@ -106,7 +107,7 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
 export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): Promise<ChangeRequestView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [changeRows, reviews, comments, applied, settings] = await Promise.all([
+  const [changeRows, reviews, comments, applied, protection] = await Promise.all([
     db.selectFrom('change_request_changes').selectAll().where('change_request_id', 'in', ids).orderBy('id').execute(),
     db
       .selectFrom('change_request_reviews')
@@ -120,11 +121,10 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
       db,
       rows.filter((row) => row.state === 'Applied').map((row) => row.id),
     ),
-    db
-      .selectFrom('change_request_settings')
-      .selectAll()
-      .where('project', 'in', [...new Set(rows.map((row) => row.project))])
-      .execute(),
+    protectionOfProjects(
+      db,
+      rows.map((row) => row.project),
+    ),
   ]);
   const changesByRequest = groupBy(changeRows, (row) => row.change_request_id);
   const openRequests = rows.filter((row) => isOpen(row.state));
@@ -140,7 +140,6 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
   ];
   const images = await imageUrls(db, userIds);
   const user = (id: number, username: string): UserReference => ({ id, username, imageUrl: images.get(id) ?? null });
-  const requiredApprovals = new Map(settings.map((row) => [`${row.project}\u0000${row.environment}`, row.required_approvals]));
   const reviewsByRequest = groupBy(reviews, (row) => row.change_request_id);
   const commentsByRequest = groupBy(comments, (row) => row.change_request_id);
 
@@ -155,7 +154,7 @@ export async function loadChangeRequestViews(db: Db, rows: ChangeRequestRow[]): 
       id: row.id,
       title: row.title ?? `Change request #${row.id}`,
       environment: row.environment,
-      minApprovals: requiredApprovals.get(`${row.project}\u0000${row.environment}`) ?? 1,
+      minApprovals: protection.get(row.project, row.environment).requiredApprovals,
       project: row.project,
       ...groupChanges(row, requestChanges, isOpen(row.state) ? live : undefined, user),
       approvals: review('approved'),
@@ -417,18 +416,14 @@ export async function getChangeRequestConfig(db: Db, project: string): Promise<C
   const rows = await db
     .selectFrom('project_environments as pe')
     .innerJoin('environments as e', 'e.name', 'pe.environment_name')
-    .leftJoin('change_request_settings as s', (join) =>
-      join.onRef('s.project', '=', 'pe.project_id').onRef('s.environment', '=', 'pe.environment_name'),
-    )
-    .select(['e.name', 'e.type', 's.enabled', 's.required_approvals'])
+    .select(['e.name', 'e.type'])
     .where('pe.project_id', '=', project)
     .orderBy('e.sort_order')
     .orderBy('e.name')
     .execute();
-  return rows.map((row) => ({
-    environment: row.name,
-    type: row.type,
-    changeRequestEnabled: row.enabled ?? false,
-    requiredApprovals: row.required_approvals ?? 1,
-  }));
+  const protection = await protectionOfProjects(db, [project]);
+  return rows.map((row) => {
+    const { changeRequestsEnabled, requiredApprovals } = protection.get(project, row.name);
+    return { environment: row.name, type: row.type, changeRequestEnabled: changeRequestsEnabled, requiredApprovals };
+  });
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { parseWholeNumber } from '../search/filters.js';
+import { parseWholeNumber } from '../../shared/filters.js';
 
 export interface ApplicationsQuery {
   /** Part of the application's name, in any case. */

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, type ErrorDetail } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { describeFlagUsage, joinWords } from '../flag-usage.js';
+import { describeFlagUsage, joinWords } from '../../shared/flag-usage.js';
 import {
   contextFieldUsage,
   findContextField,

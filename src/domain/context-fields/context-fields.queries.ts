@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { ContextFieldsTable } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
-import type { FlagUsage } from '../flag-usage.js';
+import type { FlagUsage } from '../../shared/flag-usage.js';
 import type { Db } from '../../db/database.js';
 
 export interface LegalValue {

@@ -3,7 +3,7 @@ import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database, EventsTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import { likePattern, parseDay, parseFilter, parseUserIds, parseWholeNumber, type Filter } from '../search/filters.js';
+import { likePattern, parseDay, parseFilter, parseUserIds, parseWholeNumber, type Filter } from '../../shared/filters.js';
 import { describeEvent } from './event-descriptions.js';
 import { SPEC_EVENT_TYPES, isEventType } from './event-types.js';
 import { ALL_EVENTS_SCOPE, creatorScope, projectScope, typeScope } from './event-counts.js';

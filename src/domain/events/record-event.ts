@@ -9,7 +9,7 @@ import {
   flagChanged,
 } from '../../db/notification-channels.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { enqueueIntegrationDeliveries } from '../addons/delivery-outbox.js';
+import { enqueueIntegrationDeliveries } from './delivery-outbox.js';
 import { actorIdentity } from '../access/actor.js';
 import { scopesOf, type CountedEvent } from './event-counts.js';
 import { isEventType, type EventType } from './event-types.js';

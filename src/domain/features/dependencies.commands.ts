@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
+import { guardDirectChange } from '../protected-environments/guard.js';
 import { childrenOf, parentsOf, type Dependency } from './dependencies.queries.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';

@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
+import { guardDirectChange } from '../protected-environments/guard.js';
 import type { FeatureRow, Variant } from './feature-views.js';
 import type { Db } from '../../db/database.js';
 

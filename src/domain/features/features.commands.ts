@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
+import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata } from './feature-views.js';

@@ -19,6 +19,7 @@ import { distributeWeights } from '../features/variants.js';
 import { addProjectEnvironment, createProject, listProjects, updateProject } from '../projects/projects.js';
 import { createSegment, updateSegment } from '../segments/segments.commands.js';
 import { listSegments } from '../segments/segments.queries.js';
+import { isProtected } from '../protected-environments/protection.js';
 import { createStrategyDefinition, listStrategyDefinitions, updateStrategyDefinition } from '../strategies/strategy-definitions.js';
 import { updateFeatureTags } from '../tags/feature-tags.commands.js';
 import { ensureTagType, updateTagType } from '../tags/tag-types.commands.js';
@@ -482,16 +483,6 @@ function describe(changes: FeatureChange[]): string {
   return [...counts].map(([label, count]) => (count > 1 ? `${count} × ${label}` : label)).join(', ');
 }
 
-async function isProtected(uow: UnitOfWork, scope: ChangeRequestScope): Promise<boolean> {
-  const settings = await uow.tx
-    .selectFrom('change_request_settings')
-    .select('enabled')
-    .where('project', '=', scope.project)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst();
-  return settings?.enabled === true;
-}
-
 async function applyFlagEnvironment(
   uow: UnitOfWork,
   context: FlagContext,
@@ -503,7 +494,7 @@ async function applyFlagEnvironment(
   const target = `flag "${context.flag.name}" in "${environment}"`;
   const changes = await flagEnvironmentChanges(uow, context, environment, wanted, path);
   if (changes.length === 0) return;
-  if (await isProtected(uow, scope)) {
+  if (await isProtected(uow.tx, scope.project, scope.environment)) {
     await proposeChanges(uow, scope, context.flag.name, changes, path, context.report);
     return;
   }

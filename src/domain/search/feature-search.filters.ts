@@ -3,7 +3,7 @@ import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
 import { FEATURE_TYPES } from '../features/features.commands.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
-import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from './filters.js';
+import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
 
 // The filters of the feature search (spec 4.7), one small function each.
 

@@ -5,7 +5,7 @@ import type { Actor } from '../../db/unit-of-work.js';
 import { openChangeRequestIds } from '../change-requests/change-requests.queries.js';
 import { loadFeatureViews, type FeatureView } from '../features/feature-views.js';
 import { archivedFilter, FILTERS, statusFilter, type FeatureQuery, type SearchContext } from './feature-search.filters.js';
-import { parseWholeNumber } from './filters.js';
+import { parseWholeNumber } from '../../shared/filters.js';
 
 /** A flag as the feature search returns it (spec 2.5): environments summarised, without strategy bodies. */
 export interface FeatureSearchView extends Omit<FeatureView, 'environments' | 'dependencies' | 'children'> {

@@ -2,11 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
-import { guardDirectChange } from '../change-requests/change-request-guard.js';
+import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordEvent } from '../events/record-event.js';
 import { normalizeConstraints, validateConstraints } from '../features/constraints.js';
 import type { Constraint } from '../features/feature-views.js';
-import { describeFlagUsage } from '../flag-usage.js';
+import { describeFlagUsage } from '../../shared/flag-usage.js';
 import { findSegment, strategiesUsingSegment, toSegmentView, type SegmentView } from './segments.queries.js';
 
 /** Unleash's `upsertSegmentSchema`: creating and updating take the whole segment. */

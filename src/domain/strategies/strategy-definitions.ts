@@ -4,7 +4,7 @@ import type { StrategyDefinitionsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { describeFlagUsage } from '../flag-usage.js';
+import { describeFlagUsage } from '../../shared/flag-usage.js';
 import type { Db } from '../../db/database.js';
 
 export const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'] as const;

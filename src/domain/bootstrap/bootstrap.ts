@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import { inUnitOfWork } from '../db/unit-of-work.js';
-import type { Clock } from '../shared/clock.js';
-import { generatedPassword, hashPassword } from '../shared/secrets.js';
-import { SYSTEM_ACTOR } from './access/actor.js';
-import { ensureAdminTokens } from './api-tokens/api-tokens.commands.js';
-import { createUser } from './users/users.commands.js';
+import type { Db } from '../../db/database.js';
+import { inUnitOfWork } from '../../db/unit-of-work.js';
+import type { Clock } from '../../shared/clock.js';
+import { generatedPassword, hashPassword } from '../../shared/secrets.js';
+import { SYSTEM_ACTOR } from '../access/actor.js';
+import { ensureAdminTokens } from '../api-tokens/api-tokens.commands.js';
+import { createUser } from '../users/users.commands.js';
 
 // Any constant works: it only has to be the same for every Vexil instance sharing the database.
 const BOOTSTRAP_LOCK_KEY = 7_245_870_001;

@@ -1,4 +1,4 @@
-import { BadDataError } from '../../shared/errors.js';
+import { BadDataError } from './errors.js';
 
 /**
  * The filter syntax of Unleash's search endpoints: `<OPERATOR>:<value>[,<value>...]`. Values are split on

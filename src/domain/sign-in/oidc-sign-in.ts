@@ -6,10 +6,10 @@ import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
-import { createUser } from './users.commands.js';
-import { markSignedIn, openSession } from './sessions.commands.js';
+import { createUser } from '../users/users.commands.js';
+import { markSignedIn, openSession } from '../users/sessions.commands.js';
 import { recordEvent } from '../events/record-event.js';
-import { toUserView } from './user-view.js';
+import { toUserView } from '../users/user-view.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = fileURLToPath(new URL('../fixtures/domain-floors/', import.meta.url));
+const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as { forbidden: { name: string }[] };
+const run = promisify(execFile);
+
+describe('the floors inside src/domain', () => {
+  it('puts every area of src/domain on a floor', () => {
+    const areas = readdirSync(`${root}src/domain`, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    const loose = readdirSync(`${root}src/domain`).filter((name) => name.endsWith('.ts'));
+    assert.deepEqual(loose, [], 'every module of src/domain belongs to an area folder');
+    const ruled = new Set(config.forbidden.map((rule) => rule.name));
+    assert.deepEqual(
+      areas.filter((area) => !ruled.has(`domain-${area}-imports-lower-floors`)),
+      [],
+    );
+  });
+
+  it('refuses an import from an area to one on a higher floor', async () => {
+    const check = run(`${root}node_modules/.bin/depcruise`, ['src', '--config', `${root}.dependency-cruiser.cjs`, '--output-type', 'err'], {
+      cwd: fixture,
+    });
+    const failure = await check.then(
+      () => assert.fail('the upward import passed the check'),
+      (error: { code: number; stdout: string }) => error,
+    );
+    assert.equal(failure.code, 1);
+    assert.match(
+      failure.stdout,
+      /error domain-access-imports-lower-floors: src\/domain\/access\/upward-import\.ts → src\/domain\/features\/flag-name\.ts/,
+    );
+  });
+});
