@@ -6,7 +6,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { buildApp } from '../src/http/app.js';
+import { composeApp } from '../src/server.js';
 import { systemClock } from '../src/shared/clock.js';
 
 export const API_TYPES_FILE = join(import.meta.dirname, '../web/src/api/schema.d.ts');
@@ -23,7 +23,7 @@ async function servedDocument(): Promise<object> {
   try {
     await migrateToLatest(handle.db);
     const config = { ...loadConfig({}), database: { kind: 'pglite' as const } };
-    const app = await buildApp({ db: handle.db, clock: systemClock, config, listen: handle.listen }, { logLevel: 'silent' });
+    const { app } = await composeApp({ db: handle.db, clock: systemClock, config, listen: handle.listen }, { logLevel: 'silent' });
     await app.ready();
     const document = app.swagger();
     await app.close();

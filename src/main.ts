@@ -4,20 +4,12 @@ import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/database.js';
-import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { migrateToLatest } from './db/migrate.js';
 import { waitForDatabase } from './db/wait-for-database.js';
 import { bootstrap } from './domain/bootstrap/bootstrap.js';
-import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
-import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
-import { buildApp } from './http/app.js';
+import { composeApp, startWorkers } from './server.js';
 import { createLogger } from './http/plugins/logging.js';
-import { startDeliveryWorker } from './workers/delivery-worker.js';
-import { startClientRetention } from './workers/client-retention.js';
-import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { systemClock } from './shared/clock.js';
-import { metricsSourcesOf } from './domain/metrics/database-figures.js';
-import { Metrics } from './shared/metrics.js';
 
 function readConfig(): Config {
   try {
@@ -61,31 +53,17 @@ async function main(): Promise<void> {
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);
   const migratedAt = sinceProcessStart();
-  const metrics = new Metrics(metricsSourcesOf(database));
-  const deps = { db: database.db, clock: systemClock, config, listen: database.listen, metrics };
+  const deps = { db: database.db, clock: systemClock, config, listen: database.listen, poolUse: database.poolUse };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const bootstrappedAt = sinceProcessStart();
-  const app = await buildApp(deps, { logger: log });
+  const { app, services } = await composeApp(deps, { logger: log });
   await app.ready();
   const appBuiltAt = sinceProcessStart();
   app.log.info(
     { engine: database.engine, adminTokensCreated: setUp.adminTokensCreated },
     embeddedDir ? `Using the embedded database in ${embeddedDir}` : 'Using PostgreSQL',
   );
-  const stopMaintenance = database.engine === 'pglite' ? startEmbeddedMaintenance(database.db, app.log) : () => undefined;
-  // Workers use their own connections (on PostgreSQL): a burst of API writes must not starve deliveries.
-  const workerDeps = { ...deps, db: database.workerDb };
-  const changeRequestScheduler = new ChangeRequestScheduler(workerDeps, app.log);
-  changeRequestScheduler.start();
-  const releasePlanScheduler = new ReleasePlanScheduler(
-    { ...workerDeps, impactMetricsRetentionDays: config.impactMetrics.retentionDays },
-    app.log.child({ component: 'release-plans' }),
-  );
-  releasePlanScheduler.start();
-  const integrationsLog = app.log.child({ component: 'integrations' });
-  const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog, listen: database.listen });
-  const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
-  const clientRetention = startClientRetention({ ...workerDeps, log: app.log.child({ component: 'sdk-bookkeeping' }) });
+  const workers = await startWorkers({ ...deps, workerDb: database.workerDb, engine: database.engine }, services, app.log);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -93,10 +71,8 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'Shutting down: finishing requests in flight');
     try {
-      stopMaintenance();
-      await Promise.all([changeRequestScheduler.stop(), releasePlanScheduler.stop()]);
-      // Deliveries in flight finish (each within the delivery timeout) while requests in flight do.
-      await Promise.all([app.close(), deliveryWorker.stop(), integrationEventRetention.stop(), clientRetention.stop()]);
+      await workers.stopScheduling();
+      await Promise.all([app.close(), workers.stop()]);
       await database.close();
       process.exit(0);
     } catch (error) {

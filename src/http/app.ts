@@ -5,11 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
-import { CHANGED_SETTINGS } from '../db/notification-channels.js';
-import { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
-import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
-import { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
-import type { AppDeps, RouteDeps } from './deps.js';
+import type { RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
@@ -19,11 +15,9 @@ import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { schemaController, useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
-import { metricsSourcesOf } from '../domain/metrics/database-figures.js';
-import { Metrics } from '../shared/metrics.js';
 import { VERSION } from '../shared/version.js';
 
-/** The HTTP application without `listen`, so tests drive it with `inject`. */
+/** How the HTTP application logs and where it finds the web UI. */
 export interface BuildAppOptions {
   logLevel?: LogLevel;
   /** Where logs go (standard output by default); tests pass a stream to read what was logged. */
@@ -36,7 +30,11 @@ export interface BuildAppOptions {
   extend?: (app: FastifyInstance) => void;
 }
 
-export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+/**
+ * The HTTP application without `listen`, so tests drive it with `inject`, made from services built elsewhere
+ * (src/server.ts, the composition root).
+ */
+export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (options.logger ?? createLogger(options.logLevel ?? deps.config.logLevel, options.logStream)) as FastifyBaseLogger,
     genReqId: () => randomUUID(),
@@ -50,28 +48,17 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerJsonBodyParser(app);
-  const metrics = deps.metrics ?? new Metrics(metricsSourcesOf(deps));
   registerRequestLog(app);
-  registerRequestMetrics(app, metrics);
+  registerRequestMetrics(app, deps.metrics);
 
   await app.register(cookie);
-  const clientFeatures = new ClientFeatureStore(deps.db);
-  await clientFeatures.start(deps.listen);
-  app.addHook('onClose', () => clientFeatures.stop());
-  const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
-  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
-  const newApplicationLimit = new NewApplicationLimit(
-    deps.config.sdkBookkeeping.newApplicationsPerMinute,
-    deps.config.sdkBookkeeping.maxApplications,
-  );
-  const routeDeps: RouteDeps = { ...deps, clientFeatures, frontendApiOrigins, metrics, newApplicationLimit };
 
   // Browsers call the frontend API and OFREP (web providers, with a frontend token) from the application's own
   // origin, when it is one of the allowed origins; nothing else is offered to them.
   await app.register(cors, {
     delegator: (request, callback) => {
       if (!request.url?.startsWith('/api/frontend') && !request.url?.startsWith('/ofrep/')) return callback(null, { origin: false });
-      frontendApiOrigins.allowed().then(
+      deps.frontendApiOrigins.allowed().then(
         (allowed) =>
           callback(null, {
             origin: allowed.includes('*') ? '*' : allowed,
@@ -100,8 +87,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
 
   await app.register(async (api) => {
     api.addHook('onRoute', documentOperation);
-    registerAccessControl(api, routeDeps);
-    for (const routes of routeModules) await api.register(routes, { deps: routeDeps });
+    registerAccessControl(api, deps);
+    for (const routes of routeModules) await api.register(routes, { deps });
   });
   options.extend?.(app);
   return app;

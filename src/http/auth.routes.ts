@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { LoginThrottle } from '../domain/users/login-throttle.js';
-import { LOGIN_TTL_MS, OidcSignIn, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
+import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
 import { logIn, logOut } from '../domain/users/sessions.commands.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
@@ -29,14 +28,7 @@ function safeReturnPath(next: string | undefined): string {
 
 export const authRoutes: RouteModule = async (app, { deps }) => {
   const secureCookie = deps.config.baseUrl.startsWith('https:');
-  const throttle = new LoginThrottle();
-  const oidc = deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined;
-  if (oidc) {
-    // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
-    app.addHook('onReady', async () => {
-      void oidc.check().then((problem) => problem && app.log.warn(`OpenID Connect sign-in is not ready: ${problem}`));
-    });
-  }
+  const { loginThrottle: throttle, oidc } = deps;
 
   const setSessionCookie = (reply: FastifyReply, sessionId: string) =>
     reply.setCookie(SESSION_COOKIE, sessionId, {

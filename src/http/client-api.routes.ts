@@ -17,7 +17,6 @@ import {
 } from './sdk.schemas.js';
 import { assertTokenEnvironment, registrationOf } from './sdk-reports.js';
 import { NotModified } from './common.schemas.js';
-import { EventStreams } from './event-streams.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['Client'];
@@ -56,8 +55,7 @@ function revisionOf(ifNoneMatch: string | undefined): number | undefined {
 
 export const clientApiRoutes: RouteModule = async (app, { deps }) => {
   const store = deps.clientFeatures;
-  const streams = new EventStreams(deps.metrics.streamingConnections);
-  app.addHook('preClose', async () => streams.endAll());
+  const { streams } = deps;
 
   const sendFeatures = async (request: FastifyRequest<{ Querystring: ClientFeaturesQuery }>, reply: FastifyReply) => {
     const scope = scopeOf(sdkTokenOf(request), request.query);

@@ -19,7 +19,7 @@ export interface EventStream {
 }
 
 /**
- * The server-sent events streams of one route module: each opened on a hijacked reply, kept alive by one timer
+ * The server-sent events streams the server holds open (streaming client API, OFREP): each opened on a hijacked reply, kept alive by one timer
  * for all of them, counted, cut off when its client stops reading, and ended when the server shuts down (SDKs
  * then reconnect, to another instance).
  */

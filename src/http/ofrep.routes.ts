@@ -4,10 +4,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { matchesEtag, type ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateForOpenFeature, InvalidContextError, type OfrepEvaluation, sdkContextOf } from '../domain/evaluation/ofrep.js';
 import { authenticateApiToken } from '../domain/access/authenticate.js';
-import { UsageTally } from '../domain/usage/usage-tally.js';
 import { BadDataError, NotFoundError, UnauthorizedError, UnknownError } from '../shared/errors.js';
 import { hashToken } from '../shared/secrets.js';
-import { EventStreams } from './event-streams.js';
 import { NotModified } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
 import {
@@ -23,9 +21,6 @@ const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
 /** A context is a handful of attributes: far less than this. */
 const BODY_LIMIT = 64 * 1024;
-/** OFREP evaluations count in a flag's usage under this application, written this often. */
-const USAGE_APPLICATION = 'openfeature';
-const USAGE_WRITE_MS = 5_000;
 const EVENTS = '/ofrep/v1/events';
 /** How long a hidden page keeps its stream, as OFREP's default. */
 const INACTIVITY_DELAY_SEC = 120;
@@ -42,12 +37,7 @@ const ofrepErrors = (...statuses: number[]) => ({ schema: Type.Ref(OfrepErrorSch
  */
 export const ofrepRoutes: RouteModule = async (app, { deps }) => {
   const store = deps.clientFeatures;
-  const usage = new UsageTally(deps, USAGE_APPLICATION, USAGE_WRITE_MS, (error) =>
-    app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
-  );
-  app.addHook('onClose', () => usage.stop());
-  const streams = new EventStreams(deps.metrics.streamingConnections);
-  app.addHook('preClose', async () => streams.endAll());
+  const { evaluationUsage: usage, streams } = deps;
   const counted = (evaluations: OfrepEvaluation[]) =>
     evaluations.map((evaluation) => ({
       key: evaluation.key,

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap } from '../../src/domain/bootstrap/bootstrap.js';
-import { buildApp } from '../../src/http/app.js';
+import { composeApp } from '../../src/server.js';
 import { redactUrl } from '../../src/http/plugins/logging.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
@@ -194,7 +194,10 @@ describe('start-up bootstrap on a fresh database', () => {
 
   async function appFor(entry: { database: TestDatabase; handle: DatabaseHandle; app?: FastifyInstance }) {
     const config = { ...loadConfig({}), database: entry.database.config, initAdminApiTokens: [] };
-    const app = await buildApp({ db: entry.handle.db, clock: systemClock, config, listen: entry.handle.listen }, { logLevel: 'silent' });
+    const { app } = await composeApp(
+      { db: entry.handle.db, clock: systemClock, config, listen: entry.handle.listen },
+      { logLevel: 'silent' },
+    );
     await app.ready();
     entry.app = app;
     return app;

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/db/schema.js';
-import { buildApp } from '../../src/http/app.js';
+import { composeApp } from '../../src/server.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -104,7 +104,7 @@ describe('health while exports stream', () => {
         pool: new pg.Pool({ connectionString: 'postgres://vexil@127.0.0.1:1/none', connectionTimeoutMillis: 2000 }),
       }),
     });
-    const app = await buildApp(
+    const { app } = await composeApp(
       { db: unreachable, clock: ctx.clock, config: ctx.config, listen: async () => async () => undefined },
       { logLevel: 'silent' },
     );

@@ -4,10 +4,11 @@ import { loadConfig, type Config, type DatabaseConfig, type LogLevel } from '../
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap } from '../../src/domain/bootstrap/bootstrap.js';
-import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
+import { composeApp } from '../../src/server.js';
+import { startEvaluationUsageWriter } from '../../src/workers/evaluation-usage-writer.js';
+import type { BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
-import { metricsSourcesOf } from '../../src/domain/metrics/database-figures.js';
-import { Metrics } from '../../src/shared/metrics.js';
+import type { Metrics } from '../../src/shared/metrics.js';
 import { createTestDatabase } from './test-database.js';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token-0123456789abcdef';
@@ -84,11 +85,12 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const metrics = new Metrics(metricsSourcesOf(handle));
-  const deps = { db: handle.db, clock, config, listen: handle.listen, metrics };
+  const deps = { db: handle.db, clock, config, listen: handle.listen, poolUse: handle.poolUse };
   await bootstrap(deps, config.initAdminApiTokens);
-  const app = await buildApp(deps, { logLevel: 'silent', ...appOptions });
+  const { app, services } = await composeApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();
+  // The one worker a test cannot drive through HTTP: OFREP evaluations reach the usage only through it.
+  const evaluationUsageWriter = startEvaluationUsageWriter(services.evaluationUsage, app.log);
   return {
     app,
     db: handle.db,
@@ -96,11 +98,12 @@ export async function startTestApp(
     config,
     listen: handle.listen,
     clock,
-    metrics,
+    metrics: services.metrics,
     admin: makeClient(app, { authorization: ADMIN_TOKEN }),
     as: (authorization) => makeClient(app, authorization === undefined ? {} : { authorization }),
     withCookie: (cookie) => makeClient(app, { cookie }),
     close: async () => {
+      await evaluationUsageWriter.stop();
       await app.close();
       await handle.close();
       await database.drop();

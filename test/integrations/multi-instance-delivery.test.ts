@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
-import { buildApp } from '../../src/http/app.js';
+import { composeApp } from '../../src/server.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
@@ -48,7 +48,7 @@ describe('delivery by several instances on one PostgreSQL', { skip }, () => {
   async function startInstance(): Promise<Instance> {
     const handle = await openDatabase(ctx.databaseConfig);
     const deps = { db: handle.db, clock: systemClock, config: ctx.config, listen: handle.listen };
-    const app = await buildApp(deps, { logLevel: 'silent' });
+    const { app } = await composeApp(deps, { logLevel: 'silent' });
     const instance = { handle, app, attempted: 0 } as Instance;
     const ignore = () => undefined;
     const log = {

@@ -10,7 +10,7 @@ import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
 import { openDatabase } from '../../src/db/database.js';
-import { buildApp } from '../../src/http/app.js';
+import { composeApp } from '../../src/server.js';
 
 /**
  * The official Node SDK (`unleash-client` from npm), in polling and streaming mode, against a Vexil listening on
@@ -374,7 +374,10 @@ describe('the Node SDK in streaming mode', () => {
 describe('two instances on one PostgreSQL', { skip: !usingPostgres() && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
   test('a flag toggled through one instance reaches a streaming SDK connected to the other within a second', async () => {
     const handle = await openDatabase(ctx.databaseConfig);
-    const second = await buildApp({ db: handle.db, clock: ctx.clock, config: ctx.config, listen: handle.listen }, { logLevel: 'silent' });
+    const { app: second } = await composeApp(
+      { db: handle.db, clock: ctx.clock, config: ctx.config, listen: handle.listen },
+      { logLevel: 'silent' },
+    );
     try {
       const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });
       const sdk = await startNodeSdk(secondUrl, clientToken, { experimentalMode: { type: 'streaming' } });

@@ -4,23 +4,19 @@ import type { SdkToken } from '../access/authenticate.js';
 import { recordClientMetrics } from './client-metrics.js';
 
 /**
- * Evaluations Vexil made itself (OpenFeature's OFREP), counted in memory and written every few seconds as the
- * usage report an SDK would have sent, under one application name: a write per request would put the database
- * on the evaluation path. Memory is bounded by the tokens in use and the flags they see.
+ * Evaluations Vexil made itself (OpenFeature's OFREP), counted in memory and written by a worker every few seconds
+ * as the usage report an SDK would have sent, under one application name: a write per request would put the
+ * database on the evaluation path. Memory is bounded by the tokens in use and the flags they see.
  */
 export class UsageTally {
   private readonly counts = new Map<string, { token: SdkToken; toggles: Map<string, { yes: number; no: number }> }>();
   private started: Date;
-  private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock },
     private readonly appName: string,
-    intervalMs: number,
-    private readonly onError: (error: unknown) => void,
   ) {
     this.started = deps.clock.now();
-    this.timer = setInterval(() => this.flush().catch(onError), intervalMs).unref();
   }
 
   count(token: SdkToken, evaluations: Array<{ key: string; enabled: boolean }>): void {
@@ -50,10 +46,5 @@ export class UsageTally {
       const bucket = { start: start.toISOString(), stop: now.toISOString(), toggles: Object.fromEntries(toggles) };
       await this.deps.db.transaction().execute((tx) => recordClientMetrics(tx, token, { appName: this.appName, bucket }, now));
     }
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush().catch(this.onError);
   }
 }

@@ -1,0 +1,113 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { DatabaseHandle, Db } from './db/database.js';
+import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
+import { CHANGED_SETTINGS } from './db/notification-channels.js';
+import { ClientFeatureStore } from './domain/client-features/client-feature-store.js';
+import { NewApplicationLimit } from './domain/client-features/new-application-limit.js';
+import { metricsSourcesOf } from './domain/metrics/database-figures.js';
+import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
+import { OidcSignIn } from './domain/sign-in/oidc-sign-in.js';
+import { UsageTally } from './domain/usage/usage-tally.js';
+import { LoginThrottle } from './domain/users/login-throttle.js';
+import { buildApp, type BuildAppOptions } from './http/app.js';
+import type { AppDeps, AppServices } from './http/deps.js';
+import { EventStreams } from './http/event-streams.js';
+import { Metrics } from './shared/metrics.js';
+import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
+import { startClientRetention } from './workers/client-retention.js';
+import { startDeliveryWorker } from './workers/delivery-worker.js';
+import { startEvaluationUsageWriter } from './workers/evaluation-usage-writer.js';
+import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
+import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
+
+/**
+ * The composition root: the one place that builds the server's long-lived services (the SDK store and its change
+ * feed, the frontend origins, the limits, the evaluation usage tally, the OIDC client, the event streams) and its
+ * workers, hands them to the app, and ends them in order. Route modules and the app build none of them.
+ */
+
+/** Evaluations Vexil makes itself (OFREP) are recorded as the usage of this application. */
+const EVALUATION_USAGE_APPLICATION = 'openfeature';
+
+export interface ComposedApp {
+  app: FastifyInstance;
+  services: AppServices;
+}
+
+/** The app and the services it holds; closing the app ends its streams first and then its services. */
+export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<ComposedApp> {
+  const metrics = new Metrics(metricsSourcesOf(deps));
+  const clientFeatures = new ClientFeatureStore(deps.db);
+  await clientFeatures.start(deps.listen);
+  const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
+  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
+  const services: AppServices = {
+    metrics,
+    clientFeatures,
+    frontendApiOrigins,
+    newApplicationLimit: new NewApplicationLimit(
+      deps.config.sdkBookkeeping.newApplicationsPerMinute,
+      deps.config.sdkBookkeeping.maxApplications,
+    ),
+    evaluationUsage: new UsageTally(deps, EVALUATION_USAGE_APPLICATION),
+    loginThrottle: new LoginThrottle(),
+    oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
+    streams: new EventStreams(metrics.streamingConnections),
+  };
+  const app = await buildApp({ ...deps, ...services }, options);
+  // Open streams end before the server waits for requests in flight: SDKs reconnect, to another instance.
+  app.addHook('preClose', async () => services.streams.endAll());
+  app.addHook('onClose', async () => {
+    await services.evaluationUsage
+      .flush()
+      .catch((error: unknown) => app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'));
+    await clientFeatures.stop();
+  });
+  const { oidc } = services;
+  if (oidc) {
+    // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
+    app.addHook('onReady', async () => {
+      void oidc.check().then((problem) => problem && app.log.warn(`OpenID Connect sign-in is not ready: ${problem}`));
+    });
+  }
+  return { app, services };
+}
+
+export interface WorkerDeps extends AppDeps {
+  /** The workers' own connections on PostgreSQL: a burst of API writes must not starve deliveries. */
+  workerDb: Db;
+  engine: DatabaseHandle['engine'];
+}
+
+/** The periodic work of a running server; stopping waits for each pass in flight, so the database can close after. */
+export async function startWorkers(
+  deps: WorkerDeps,
+  services: AppServices,
+  log: FastifyBaseLogger,
+): Promise<{ stopScheduling(): Promise<void>; stop(): Promise<void> }> {
+  const workerDeps = { ...deps, db: deps.workerDb, metrics: services.metrics };
+  const stopMaintenance = deps.engine === 'pglite' ? startEmbeddedMaintenance(deps.db, log) : () => undefined;
+  const changeRequestScheduler = new ChangeRequestScheduler(workerDeps, log);
+  changeRequestScheduler.start();
+  const releasePlanScheduler = new ReleasePlanScheduler(
+    { ...workerDeps, impactMetricsRetentionDays: deps.config.impactMetrics.retentionDays },
+    log.child({ component: 'release-plans' }),
+  );
+  releasePlanScheduler.start();
+  const integrationsLog = log.child({ component: 'integrations' });
+  const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog });
+  const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
+  const clientRetention = startClientRetention({ ...workerDeps, log: log.child({ component: 'sdk-bookkeeping' }) });
+  const evaluationUsageWriter = startEvaluationUsageWriter(services.evaluationUsage, log);
+  return {
+    /** Scheduled changes stop before requests in flight finish, so none starts during shutdown. */
+    async stopScheduling() {
+      stopMaintenance();
+      await Promise.all([changeRequestScheduler.stop(), releasePlanScheduler.stop()]);
+    },
+    /** Deliveries in flight finish (each within the delivery timeout) while requests in flight do. */
+    async stop() {
+      await Promise.all([deliveryWorker.stop(), integrationEventRetention.stop(), clientRetention.stop(), evaluationUsageWriter.stop()]);
+    },
+  };
+}
