@@ -6,8 +6,8 @@ import { DataDirInUseError } from './db/data-dir-lock.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { waitForDatabase } from './db/wait-for-database.js';
-import { bootstrap } from './domain/bootstrap/bootstrap.js';
-import { composeApp, startWorkers } from './server.js';
+
+import { bootstrap, composeApp, startWorkers } from './server.js';
 import { createLogger } from './http/plugins/logging.js';
 import { systemClock } from './shared/clock.js';
 

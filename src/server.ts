@@ -2,6 +2,9 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DatabaseHandle, Db } from './db/database.js';
 import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
 import { CHANGED_SETTINGS } from './db/notification-channels.js';
+import { inUnitOfWork, type UnitOfWorkDeps } from './db/unit-of-work.js';
+import { SYSTEM_ACTOR } from './domain/access/actor.js';
+import { setUpInstallation, type BootstrapResult } from './domain/bootstrap/bootstrap.js';
 import { ClientFeatureStore } from './domain/client-features/client-feature-store.js';
 import { NewApplicationLimit } from './domain/client-features/new-application-limit.js';
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
@@ -16,7 +19,7 @@ import { Metrics } from './shared/metrics.js';
 import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { startClientRetention } from './workers/client-retention.js';
 import { startDeliveryWorker } from './workers/delivery-worker.js';
-import { startEvaluationUsageWriter } from './workers/evaluation-usage-writer.js';
+import { startEvaluationUsageWriter, writeEvaluationUsage } from './workers/evaluation-usage-writer.js';
 import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
 
@@ -28,6 +31,11 @@ import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
 
 /** Evaluations Vexil makes itself (OFREP) are recorded as the usage of this application. */
 const EVALUATION_USAGE_APPLICATION = 'openfeature';
+
+/** The set-up of every start (admin tokens, the first admin user), once across instances starting together. */
+export function bootstrap(deps: UnitOfWorkDeps, initAdminApiTokens: string[]): Promise<BootstrapResult> {
+  return inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => setUpInstallation(uow, initAdminApiTokens));
+}
 
 export interface ComposedApp {
   app: FastifyInstance;
@@ -49,7 +57,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       deps.config.sdkBookkeeping.newApplicationsPerMinute,
       deps.config.sdkBookkeeping.maxApplications,
     ),
-    evaluationUsage: new UsageTally(deps, EVALUATION_USAGE_APPLICATION),
+    evaluationUsage: new UsageTally(EVALUATION_USAGE_APPLICATION, deps.clock.now()),
     loginThrottle: new LoginThrottle(),
     oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
@@ -58,9 +66,9 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   // Open streams end before the server waits for requests in flight: SDKs reconnect, to another instance.
   app.addHook('preClose', async () => services.streams.endAll());
   app.addHook('onClose', async () => {
-    await services.evaluationUsage
-      .flush()
-      .catch((error: unknown) => app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'));
+    await writeEvaluationUsage(deps, services.evaluationUsage).catch((error: unknown) =>
+      app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
+    );
     await clientFeatures.stop();
   });
   const { oidc } = services;
@@ -98,7 +106,7 @@ export async function startWorkers(
   const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog });
   const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
   const clientRetention = startClientRetention({ ...workerDeps, log: log.child({ component: 'sdk-bookkeeping' }) });
-  const evaluationUsageWriter = startEvaluationUsageWriter(services.evaluationUsage, log);
+  const evaluationUsageWriter = startEvaluationUsageWriter(deps, services.evaluationUsage, log);
   return {
     /** Scheduled changes stop before requests in flight finish, so none starts during shutdown. */
     async stopScheduling() {

@@ -81,3 +81,8 @@ export function inUnitOfWork<T>(
     throw error;
   });
 }
+
+/** Runs reads against one consistent snapshot of the database (repeatable read, read only); writes nothing. */
+export function inReadSnapshot<T>(db: Db, read: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+}

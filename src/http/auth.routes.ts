@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
-import { logIn, logOut } from '../domain/users/sessions.commands.js';
+import { logOut, startSession, verifyPasswordLogin } from '../domain/users/sessions.commands.js';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
 import { PUBLIC, SESSION_COOKIE } from './plugins/access.js';
@@ -106,7 +108,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         const callbackUrl = new URL(deps.config.oidc!.redirectUri);
         callbackUrl.search = new URL(request.url, 'http://callback').search;
         const { identity, returnTo } = await oidc.finish(callbackUrl, request.cookies[OIDC_STATE_COOKIE]);
-        const sessionId = await oidc.signIn(identity, deps.config.sessionTtlHours);
+        const sessionId = await inUnitOfWork(deps, oidc.actor, (uow) => oidc.signIn(uow, identity, deps.config.sessionTtlHours));
         setSessionCookie(reply, sessionId);
         return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(returnTo, 302);
       } catch (error) {
@@ -126,13 +128,11 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       }
       const { username } = request.body;
       throttle.assertAllowed(username, request.ip, deps.clock.now());
-      const { user, sessionId } = await logIn(deps, {
-        ...request.body,
-        sessionTtlHours: deps.config.sessionTtlHours,
-      }).catch((error: unknown) => {
+      const userId = await verifyPasswordLogin(deps.db, request.body).catch((error: unknown) => {
         if (error instanceof PasswordMismatch) throttle.recordFailure(username, request.ip, deps.clock.now());
         throw error;
       });
+      const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => startSession(uow, userId, deps.config.sessionTtlHours));
       throttle.recordSuccess(username, request.ip);
       return setSessionCookie(reply, sessionId).send(user);
     },

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { exportFeatures, recordExport, type ExportQuery } from '../domain/features-batch/features-export.js';
-import { importFeaturesAtomically, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
+import { importFeatures, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
+import { applyAnswer } from '../domain/flags-file/apply-flags-file.js';
 import type { RouteModule } from './deps.js';
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
 import { ApplyReportSchema } from './flags-file.schemas.js';
@@ -55,6 +56,10 @@ export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
       // What the document needs beyond this (creating flags, context fields, tag types) is checked against it.
       config: { access: can('UPDATE_FEATURE') },
     },
-    async (request) => importFeaturesAtomically(deps, actorOf(request), request.body as ImportDocument, request.query.dryRun ?? false),
+    async (request) => {
+      const dryRun = request.query.dryRun ?? false;
+      const document = request.body as ImportDocument;
+      return applyAnswer(await inUnitOfWork(deps, actorOf(request), (uow) => importFeatures(uow, document), { rollback: dryRun }), dryRun);
+    },
   );
 };

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { applyFlagsFileAtomically } from '../domain/flags-file/apply-flags-file.js';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { applyAnswer, applyWholeFlagsFile } from '../domain/flags-file/apply-flags-file.js';
 import { exportFlagsFile } from '../domain/flags-file/export-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { UrlFriendlyName } from './common.schemas.js';
@@ -38,7 +39,11 @@ export const flagsFileRoutes: RouteModule = async (app, { deps }) => {
       },
       config: { access: can('ADMIN') },
     },
-    async (request) => applyFlagsFileAtomically(deps, actorOf(request), request.body as FlagsFile, request.query.dryRun ?? false),
+    async (request) => {
+      const dryRun = request.query.dryRun ?? false;
+      const file = request.body as FlagsFile;
+      return applyAnswer(await inUnitOfWork(deps, actorOf(request), (uow) => applyWholeFlagsFile(uow, file), { rollback: dryRun }), dryRun);
+    },
   );
 
   // Editors validate flags files against this (`# yaml-language-server: $schema=…`); it is public, like /docs.

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import { admitReportingApplication, type ClientRegistration } from '../domain/client-features/client-registration.js';
 import { recordImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
-import { evaluateSafeguards } from '../domain/release-plans/safeguards.js';
+import { tripSafeguard } from '../domain/release-plans/plans.js';
+import { crossedSafeguards } from '../domain/release-plans/safeguards.js';
 import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
@@ -68,9 +69,13 @@ export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'conf
     // A safeguard on these metrics acts on the report that crosses its threshold, not a scheduler pass later.
     if (impactMetrics.length > 0) {
       const scope = { environment: token.environment, metricNames: [...new Set(impactMetrics.map((metric) => metric.name))] };
-      await evaluateSafeguards(deps, scope, (error, releasePlanId) =>
-        request.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard after a metrics report failed; the report is kept'),
-      );
+      const onError = (error: unknown, releasePlanId: string | undefined) =>
+        request.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard after a metrics report failed; the report is kept');
+      for (const crossed of await crossedSafeguards(deps, scope, onError)) {
+        await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => tripSafeguard(uow, crossed)).catch((error: unknown) =>
+          onError(error, crossed.releasePlanId),
+        );
+      }
     }
     return reply.status(202).send();
   };

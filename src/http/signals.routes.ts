@@ -1,18 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import {
+  actionSetsMatching,
+  actorOfActionSet,
   createActionSet,
   deleteActionSet,
   getActionSet,
   listActionSetEvents,
   listActionSets,
   listSignals,
-  receiveSignal,
+  recordRun,
+  recordSignal,
+  runActionSet,
   setActionSetEnabled,
+  type ActionSetOutcome,
   updateActionSet,
 } from '../domain/signals/action-sets.js';
 import {
-  authenticateSignal,
   createSignalEndpoint,
   createSignalEndpointToken,
   deleteSignalEndpoint,
@@ -22,10 +26,10 @@ import {
   setSignalEndpointEnabled,
   updateSignalEndpoint,
 } from '../domain/signals/signal-endpoints.js';
-import { AuthenticationRequired, UnauthorizedError } from '../shared/errors.js';
+import { ApiError } from '../shared/errors.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
-import { actorOf, bearerToken, can, PUBLIC } from './plugins/access.js';
+import { actorOf, can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
 import {
   ActionSetEventsSchema,
   ActionSetSchema,
@@ -153,19 +157,30 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
         body: Type.Object({}, { additionalProperties: true, maxProperties: 200 }),
         response: { 202: Type.Ref(SignalReceivedSchema) },
       },
-      // An endpoint's own tokens, not the API's: checked here, so an API token is no way in.
-      config: { access: PUBLIC },
+      config: { access: SIGNAL_ENDPOINT },
     },
+    // Every matching action set runs in its own unit of work as its service account: one that cannot act (its
+    // account lacks the permission, the flag is gone) changes nothing and is reported as failed.
     async (request, reply) => {
-      const token = bearerToken(request);
-      if (!token) throw new AuthenticationRequired("Send one of the signal endpoint's tokens in the Authorization header");
-      const found = await authenticateSignal(deps.db, request.params.name, token);
-      // One answer whether or not the name exists, so names cannot be listed without a token.
-      if (found === 'unknown' || found === 'unauthorized') {
-        throw new UnauthorizedError('No enabled signal endpoint of this name takes this token');
+      const payload = request.body as Record<string, unknown>;
+      const now = deps.clock.now();
+      const source = signalSourceOf(request);
+      const signalId = await recordSignal(deps.db, { ...source, payload }, now);
+      const actionSets: ActionSetOutcome[] = [];
+      for (const set of await actionSetsMatching(deps.db, source.endpointId, payload)) {
+        const outcome: ActionSetOutcome = await inUnitOfWork(deps, await actorOfActionSet(deps.db, set), (uow) =>
+          runActionSet(uow, set),
+        ).then(
+          () => ({ actionSetId: set.id, name: set.name, state: 'success' }),
+          (error: unknown) => {
+            if (!(error instanceof ApiError)) throw error;
+            return { actionSetId: set.id, name: set.name, state: 'failed', message: error.message };
+          },
+        );
+        await recordRun(deps.db, outcome, signalId, now);
+        actionSets.push(outcome);
       }
-      const outcome = await receiveSignal(deps, { ...found, payload: request.body as Record<string, unknown> });
-      return reply.status(202).send(outcome);
+      return reply.status(202).send({ signalId, actionSets });
     },
   );
 

@@ -1,35 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { Config } from '../config.js';
-import type { AddonsTable, EventsTable, IntegrationEventState } from '../db/schema.js';
+import type { AddonsTable, EventsTable } from '../db/schema.js';
+import type { AttemptResult, ClaimedDelivery } from '../domain/events/delivery-outbox.js';
 import { toEventView } from '../domain/events/event-queries.js';
 import type { Clock } from '../shared/clock.js';
 import type { OutboundHttp, SendOutcome } from './outbound-http.js';
 import { findProvider } from '../domain/addons/providers/index.js';
 import type { PreparedDelivery } from '../domain/addons/providers/provider.js';
 import { signingSecretsInUse, standardWebhookHeaders } from '../domain/addons/webhook-signature.js';
-
-/** One delivery as a worker claimed it. */
-export interface ClaimedDelivery {
-  id: number;
-  delivery_id: string;
-  addon_id: number;
-  event_id: number;
-  /** This attempt's number, the first being 1. */
-  attempts: number;
-  /** Proves the claim is still this worker's when the attempt is recorded. */
-  lease_token: string;
-  /** An Admin asked for it again; its integration events say so. */
-  redelivery: boolean;
-}
-
-/** What an attempt records: its integration event, and whether the delivery is tried again. */
-export interface AttemptResult {
-  state: IntegrationEventState;
-  stateDetails: string;
-  details: Record<string, unknown>;
-  /** When to try again; undefined when the delivery is finished, delivered or given up. */
-  retryAt?: Date;
-}
 
 export interface AttemptDeps {
   http: OutboundHttp;

@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db, DatabaseHandle } from '../db/database.js';
 import type { AddonsTable, EventsTable, IntegrationEventState } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
-import { attemptDelivery, type AttemptResult, type ClaimedDelivery } from './delivery-attempt.js';
+import { attemptDelivery } from './delivery-attempt.js';
+import { inUnitOfWork } from '../db/unit-of-work.js';
+import { SYSTEM_ACTOR } from '../domain/access/actor.js';
+import { claimDueDeliveries, loadDeliveryWork, recordDeliveryAttempt, type ClaimedDelivery } from '../domain/events/delivery-outbox.js';
 import { DELIVERY_CHANNEL } from '../db/notification-channels.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
 
@@ -37,18 +39,23 @@ const LEASE_GRACE_MS = 10_000;
 const DEFAULT_POLL_INTERVAL_MS = 5_000;
 
 class DeliveryRunner {
+  /** How long a claim holds: the attempt's deadline and time to record its result. */
+  private readonly leaseMs: number;
+
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly http: OutboundHttp,
-  ) {}
+  ) {
+    this.leaseMs = deps.config.integrations.deliveryTimeoutMs + LEASE_GRACE_MS;
+  }
 
   /** Delivers every due delivery, up to CONCURRENCY at once, until none is due or `keepGoing` says stop. */
   async runPass(keepGoing: () => boolean = () => true): Promise<DeliveryPassResult> {
     const result: DeliveryPassResult = { attempted: 0, delivered: 0, failed: 0 };
     const inFlight = new Set<Promise<void>>();
     while (keepGoing()) {
-      const claimed = await this.claim(CONCURRENCY - inFlight.size);
-      for (const work of await this.loadWork(claimed)) {
+      const claimed = await claimDueDeliveries(this.deps.db, this.deps.clock.now(), this.leaseMs, CONCURRENCY - inFlight.size);
+      for (const work of await loadDeliveryWork(this.deps.db, claimed)) {
         const attempt: Promise<void> = this.deliver(work.delivery, work.addon, work.event).then((state) => {
           inFlight.delete(attempt);
           result.attempted += 1;
@@ -67,50 +74,6 @@ class DeliveryRunner {
     }
     await Promise.all(inFlight);
     return result;
-  }
-
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
-    const now = this.deps.clock.now();
-    const leaseEnd = new Date(now.getTime() + this.deps.config.integrations.deliveryTimeoutMs + LEASE_GRACE_MS);
-    const { rows } = await sql<ClaimedDelivery>`
-      WITH due AS (
-        SELECT d.id FROM addon_deliveries d
-        JOIN addons a ON a.id = d.addon_id
-        WHERE d.next_attempt_at <= ${now} AND a.enabled
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
-      )
-      UPDATE addon_deliveries d
-      SET next_attempt_at = ${leaseEnd}, attempts = d.attempts + 1, lease_token = ${randomUUID()}
-      FROM due WHERE d.id = due.id
-      RETURNING d.id, d.delivery_id, d.addon_id, d.event_id, d.attempts, d.lease_token, d.redelivery`.execute(this.deps.db);
-    return rows;
-  }
-
-  private async loadWork(claimed: ClaimedDelivery[]) {
-    if (claimed.length === 0) return [];
-    const [addons, events] = await Promise.all([
-      this.deps.db
-        .selectFrom('addons')
-        .selectAll()
-        .where('id', 'in', [...new Set(claimed.map((d) => d.addon_id))])
-        .execute(),
-      this.deps.db
-        .selectFrom('events')
-        .selectAll()
-        .where('id', 'in', [...new Set(claimed.map((d) => d.event_id))])
-        .execute(),
-    ]);
-    const addonById = new Map(addons.map((addon) => [addon.id, addon]));
-    const eventById = new Map(events.map((event) => [event.id, event]));
-    // A configuration deleted since the claim took its deliveries with it.
-    return claimed.flatMap((delivery) => {
-      const addon = addonById.get(delivery.addon_id);
-      const event = eventById.get(delivery.event_id);
-      return addon && event ? [{ delivery, addon, event }] : [];
-    });
   }
 
   private async deliver(
@@ -134,42 +97,12 @@ class DeliveryRunner {
     this.deps.metrics?.integrationDeliveries.inc({ ...labels, outcome });
     this.deps.metrics?.integrationDeliveryLag.observe(labels, (this.deps.clock.now().getTime() - eventRow.created_at.getTime()) / 1000);
     try {
-      await this.record(delivery, attempt);
+      await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => recordDeliveryAttempt(uow, delivery, attempt));
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       this.deps.log.error({ err: error, ...logged }, 'Could not record an integration delivery attempt');
     }
     return attempt.state;
-  }
-
-  /**
-   * The attempt's integration event, and the delivery rescheduled or finished, in one transaction. The delivery
-   * changes only while this worker's lease holds: one that outlived its lease was claimed by another worker.
-   */
-  private async record(delivery: ClaimedDelivery, attempt: AttemptResult): Promise<void> {
-    await this.deps.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('integration_events')
-        .values({
-          integration_id: delivery.addon_id,
-          event_id: delivery.event_id,
-          created_at: this.deps.clock.now(),
-          state: attempt.state,
-          state_details: attempt.stateDetails,
-          details: JSON.stringify(attempt.details),
-        })
-        .execute();
-      if (attempt.retryAt) {
-        await tx
-          .updateTable('addon_deliveries')
-          .set({ next_attempt_at: attempt.retryAt, lease_token: null })
-          .where('id', '=', delivery.id)
-          .where('lease_token', '=', delivery.lease_token)
-          .execute();
-      } else {
-        await tx.deleteFrom('addon_deliveries').where('id', '=', delivery.id).where('lease_token', '=', delivery.lease_token).execute();
-      }
-    });
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
+import { deleteIntegrationEventsBefore } from '../domain/events/delivery-outbox.js';
 import { runHourly } from './hourly-task.js';
 
 export interface RetentionDeps {
@@ -22,11 +23,7 @@ export async function pruneIntegrationEvents(deps: RetentionDeps): Promise<numbe
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.integrations.retentionDays * DAY_MS);
   let deleted = 0;
   for (;;) {
-    const result = await deps.db
-      .deleteFrom('integration_events')
-      .where('id', 'in', (eb) => eb.selectFrom('integration_events').select('id').where('created_at', '<', cutoff).limit(DELETE_BATCH))
-      .executeTakeFirst();
-    const count = Number(result.numDeletedRows);
+    const count = await deleteIntegrationEventsBefore(deps.db, cutoff, DELETE_BATCH);
     deleted += count;
     if (count < DELETE_BATCH) return deleted;
   }

@@ -4,8 +4,8 @@ import type { Clock } from '../shared/clock.js';
 import { RepeatingPass } from './repeating-pass.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { deleteOldImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
-import { progressIfDue } from '../domain/release-plans/plans.js';
-import { evaluateSafeguards } from '../domain/release-plans/safeguards.js';
+import { progressIfDue, tripSafeguard } from '../domain/release-plans/plans.js';
+import { crossedSafeguards } from '../domain/release-plans/safeguards.js';
 
 export interface ReleasePlanSchedulerLog {
   error(details: object, message: string): void;
@@ -70,9 +70,15 @@ export class ReleasePlanScheduler {
         );
       }
     }
-    pass.paused = await evaluateSafeguards(this.deps, {}, (error, releasePlanId) =>
-      this.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard failed; trying again on the next pass'),
-    );
+    const onError = (error: unknown, releasePlanId: string | undefined) =>
+      this.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard failed; trying again on the next pass');
+    for (const crossed of await crossedSafeguards(this.deps, {}, onError)) {
+      try {
+        if (await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => tripSafeguard(uow, crossed))) pass.paused.push(crossed.releasePlanId);
+      } catch (error) {
+        onError(error, crossed.releasePlanId);
+      }
+    }
     if (now.getTime() - this.lastRetention >= HOUR_MS) {
       this.lastRetention = now.getTime();
       await deleteOldImpactMetrics(this.deps.db, this.deps.impactMetricsRetentionDays, now);

@@ -3,8 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { loadConfig, type Config, type DatabaseConfig, type LogLevel } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { bootstrap } from '../../src/domain/bootstrap/bootstrap.js';
-import { composeApp } from '../../src/server.js';
+import { bootstrap, composeApp } from '../../src/server.js';
 import { startEvaluationUsageWriter } from '../../src/workers/evaluation-usage-writer.js';
 import type { BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -90,7 +89,7 @@ export async function startTestApp(
   const { app, services } = await composeApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();
   // The one worker a test cannot drive through HTTP: OFREP evaluations reach the usage only through it.
-  const evaluationUsageWriter = startEvaluationUsageWriter(services.evaluationUsage, app.log);
+  const evaluationUsageWriter = startEvaluationUsageWriter(deps, services.evaluationUsage, app.log);
   return {
     app,
     db: handle.db,

@@ -127,3 +127,25 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
     actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
   };
 }
+
+/** The sender of a signal: the endpoint it is for and which of the endpoint's tokens it came with. */
+export interface SignalSource {
+  endpointId: number;
+  tokenId: number;
+}
+
+/**
+ * A signal endpoint's own token for the endpoint named `name`, which must exist and be enabled. An unknown name
+ * and a wrong token give the same undefined, so names cannot be listed without a token.
+ */
+export async function authenticateSignalToken(db: Db, name: string, token: string): Promise<SignalSource | undefined> {
+  const row = await db
+    .selectFrom('signal_endpoints as e')
+    .innerJoin('signal_endpoint_tokens as t', 't.signal_endpoint_id', 'e.id')
+    .select(['e.id as endpointId', 't.id as tokenId'])
+    .where('e.name', '=', name)
+    .where('e.enabled', '=', true)
+    .where('t.secret_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  return row;
+}

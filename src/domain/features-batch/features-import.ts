@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { inUnitOfWork, type Actor, type UnitOfWork, type UnitOfWorkDeps } from '../../db/unit-of-work.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
 import { roleHasPermission, type Permission } from '../access/permissions.js';
 import { actorRootRole } from '../access/actor.js';
@@ -7,7 +7,7 @@ import { listContextFields } from '../context-fields/context-fields.queries.js';
 import { normalizeConstraints } from '../features/constraints.js';
 import { loadStrategies } from '../features/feature-views.js';
 import { recordEvent } from '../events/record-event.js';
-import { applyProject, applyShared, emptyReport, withoutUnknowableIds, type ApplyReport } from '../flags-file/apply-flags-file.js';
+import { applyProject, applyShared, emptyReport, type ApplyReport } from '../flags-file/apply-flags-file.js';
 import type { FileFlag, FileStrategy, FlagsFile } from '../flags-file/flags-file.js';
 import { listProjects } from '../projects/projects.js';
 import { listSegments } from '../segments/segments.queries.js';
@@ -409,15 +409,4 @@ export async function importFeatures(uow: UnitOfWork, document: ImportDocument):
     });
   }
   return report;
-}
-
-/** The import in one transaction; a dry run does the same work and rolls it back, reporting what would change. */
-export async function importFeaturesAtomically(
-  deps: UnitOfWorkDeps,
-  actor: Actor,
-  document: ImportDocument,
-  dryRun: boolean,
-): Promise<ApplyReport & { dryRun: boolean }> {
-  const report = await inUnitOfWork(deps, actor, (uow) => importFeatures(uow, document), { rollback: dryRun });
-  return { dryRun, ...(dryRun ? withoutUnknowableIds(report) : report) };
 }

@@ -227,6 +227,33 @@ export async function deleteStrategy(uow: UnitOfWork, target: StrategyTarget, id
   await recordFeatureEvent(uow, { ...target, type: 'feature-strategy-remove', preData: before });
 }
 
+/**
+ * Takes away the strategies release plan milestones put on a flag environment the caller has locked; records no
+ * event but answers the removals, for the plan to record with its own move.
+ */
+export async function removeMilestoneStrategies(
+  uow: UnitOfWork,
+  target: StrategyTarget,
+  milestoneIds: string[],
+): Promise<FeatureEventInput[]> {
+  if (milestoneIds.length === 0) return [];
+  const rows = await uow.tx
+    .selectFrom('feature_strategies')
+    .select('id')
+    .where('milestone_id', 'in', milestoneIds)
+    .where('feature_name', '=', target.featureName)
+    .where('environment', '=', target.environment)
+    .orderBy('sort_order')
+    .execute();
+  const events: FeatureEventInput[] = [];
+  for (const { id } of rows) {
+    const before = await getStrategy(uow.tx, target, id);
+    await uow.tx.deleteFrom('feature_strategies').where('id', '=', id).execute();
+    events.push({ ...target, type: 'feature-strategy-remove', preData: before });
+  }
+  return events;
+}
+
 /** Sets the order of strategies; every id must be one of this flag's strategies in this environment. */
 export async function setStrategySortOrder(
   uow: UnitOfWork,

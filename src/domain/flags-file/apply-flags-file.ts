@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { inUnitOfWork, type Actor, type UnitOfWork, type UnitOfWorkDeps } from '../../db/unit-of-work.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ApiError, BadDataError, PermissionError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { applyChange, type ChangeRequestScope, type FeatureChange } from '../change-requests/change-actions.js';
@@ -595,15 +595,10 @@ export async function applyFlagsFile(uow: UnitOfWork, file: FlagsFile, report: A
 export const MAX_FILE_FLAGS = 5000;
 
 /**
- * Applies a whole file in one transaction, so that nothing is applied when any entry is refused; a dry run
- * does the same work and rolls it back, so it reports exactly what the real run would do.
+ * Applies a whole file in the caller's unit of work, which makes it all or nothing: nothing is applied when any
+ * entry is refused, and a dry run (rolled back) reports exactly what the real run would do.
  */
-export async function applyFlagsFileAtomically(
-  deps: UnitOfWorkDeps,
-  actor: Actor,
-  file: FlagsFile,
-  dryRun: boolean,
-): Promise<ApplyReport & { dryRun: boolean }> {
+export async function applyWholeFlagsFile(uow: UnitOfWork, file: FlagsFile): Promise<ApplyReport> {
   const count = (file.projects ?? []).reduce((sum, project) => sum + (project.flags ?? []).length, 0);
   if (count > MAX_FILE_FLAGS) {
     throw new BadDataError(`A file may hold at most ${MAX_FILE_FLAGS} flags (this one has ${count}); split it by project`, [
@@ -611,7 +606,12 @@ export async function applyFlagsFileAtomically(
     ]);
   }
   const report = emptyReport();
-  await inUnitOfWork(deps, actor, (uow) => applyFlagsFile(uow, file, report), { rollback: dryRun });
+  await applyFlagsFile(uow, file, report);
+  return report;
+}
+
+/** What an apply or import answers: the report, and for a dry run without the ids that never came to exist. */
+export function applyAnswer(report: ApplyReport, dryRun: boolean): ApplyReport & { dryRun: boolean } {
   return { dryRun, ...(dryRun ? withoutUnknowableIds(report) : report) };
 }
 

@@ -10,7 +10,7 @@ import { setFeatureEnvironmentEnabled } from '../features/feature-environments.c
 import { archiveFeatures } from '../features/features.commands.js';
 import { recordFeatureEvents, type FeatureEventInput } from '../features/feature-events.js';
 import { findFeature, lockFlagEnvironment, type FlagEnvironment } from '../features/feature-lookup.js';
-import { getStrategy, insertStrategy, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
+import { insertStrategy, removeMilestoneStrategies, strategyAddedEvent, type StrategyInput } from '../features/strategies.commands.js';
 import { minuteOf } from '../impact-metrics/impact-metrics.js';
 import { usableTemplate, type MilestoneView } from './templates.js';
 import { iso } from '../../shared/dates.js';
@@ -228,21 +228,12 @@ export function recordPlanEvent(
 
 /** Takes away the strategies the plan's milestones put on the flag, with their events. */
 async function removePlanStrategies(uow: UnitOfWork, target: FlagEnvironment, planId: string): Promise<FeatureEventInput[]> {
-  const rows = await uow.tx
-    .selectFrom('feature_strategies as fs')
-    .innerJoin('release_plan_milestones as m', 'm.id', 'fs.milestone_id')
-    .select('fs.id')
-    .where('m.release_plan_id', '=', planId)
-    .where('fs.feature_name', '=', target.featureName)
-    .where('fs.environment', '=', target.environment)
-    .execute();
-  const events: FeatureEventInput[] = [];
-  for (const { id } of rows) {
-    const before = await getStrategy(uow.tx, target, id);
-    await uow.tx.deleteFrom('feature_strategies').where('id', '=', id).execute();
-    events.push({ ...target, type: 'feature-strategy-remove', preData: before });
-  }
-  return events;
+  const milestones = await uow.tx.selectFrom('release_plan_milestones').select('id').where('release_plan_id', '=', planId).execute();
+  return removeMilestoneStrategies(
+    uow,
+    target,
+    milestones.map((milestone) => milestone.id),
+  );
 }
 
 /** Who or what moved a plan, for its events: a person or token through the API, or the schedule or a safeguard. */
@@ -457,12 +448,19 @@ export async function progressIfDue(uow: UnitOfWork, planId: string, milestoneId
   return true;
 }
 
+/** An armed safeguard whose condition holds: its plan is to be paused (`tripSafeguard`, in a unit of work each). */
+export interface CrossedSafeguard {
+  releasePlanId: string;
+  safeguardId: string;
+  observed: number;
+}
+
 /**
  * A tripped safeguard: the plan pauses, and with a rollback its flag goes back to the milestone before the
  * active one (or, from the first, is turned off in the environment). Recorded as `safeguard-triggered` and
  * `release-plan-progressions-paused`, which integrations receive like any event.
  */
-export async function tripSafeguard(uow: UnitOfWork, planId: string, safeguardId: string, observed: number): Promise<boolean> {
+export async function tripSafeguard(uow: UnitOfWork, { releasePlanId: planId, safeguardId, observed }: CrossedSafeguard): Promise<boolean> {
   const target = await planTarget(uow.tx, planId);
   if (!target) return false;
   const plan = await lockPlan(uow, target, planId);

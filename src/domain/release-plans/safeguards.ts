@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import type { SafeguardAggregation } from '../../db/schema.js';
-import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { SYSTEM_ACTOR } from '../access/actor.js';
 import type { FlagEnvironment } from '../features/feature-lookup.js';
 import { aggregateMetric, minuteOf } from '../impact-metrics/impact-metrics.js';
-import { getPlan, recordPlanEvent, toSafeguardView, tripSafeguard, type SafeguardView } from './plans.js';
+import { getPlan, recordPlanEvent, toSafeguardView, type CrossedSafeguard, type SafeguardView } from './plans.js';
 
 /** The windows Unleash names, in minutes; Vexil also takes any `windowMinutes` from 1 to a day. */
 export const TIME_RANGE_MINUTES = { hour: 60, day: 1440, week: 10_080, month: 43_200 } as const;
@@ -78,15 +77,15 @@ export async function deleteSafeguard(uow: UnitOfWork, target: FlagEnvironment, 
 const SAFEGUARD_BATCH = 200;
 
 /**
- * Reads each armed safeguard's metric and trips those whose condition holds. Limited to an environment and
+ * Reads each armed safeguard's metric and answers those whose condition holds. Limited to an environment and
  * metric names when a report just brought those. One safeguard that fails is reported to `onError` and does not
- * keep the others from being evaluated. Returns the ids of the plans it paused.
+ * keep the others from being evaluated.
  */
-export async function evaluateSafeguards(
+export async function crossedSafeguards(
   deps: { db: Db; clock: Clock },
   scope: { environment?: string; metricNames?: string[] },
   onError: (error: unknown, releasePlanId: string | undefined) => void,
-): Promise<string[]> {
+): Promise<CrossedSafeguard[]> {
   let query = deps.db
     .selectFrom('release_plan_safeguards as s')
     .innerJoin('release_plans as p', 'p.id', 's.release_plan_id')
@@ -107,7 +106,7 @@ export async function evaluateSafeguards(
     onError(error, undefined);
     return [];
   });
-  const paused: string[] = [];
+  const crossed: CrossedSafeguard[] = [];
   const now = deps.clock.now();
   for (const safeguard of armed) {
     try {
@@ -127,13 +126,10 @@ export async function evaluateSafeguards(
       if (observed === undefined) continue;
       const holds = safeguard.operator === '>' ? observed > safeguard.threshold : observed < safeguard.threshold;
       if (!holds) continue;
-      const tripped = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
-        tripSafeguard(uow, safeguard.release_plan_id, safeguard.id, observed),
-      );
-      if (tripped) paused.push(safeguard.release_plan_id);
+      crossed.push({ releasePlanId: safeguard.release_plan_id, safeguardId: safeguard.id, observed });
     } catch (error) {
       onError(error, safeguard.release_plan_id);
     }
   }
-  return paused;
+  return crossed;
 }

@@ -1,15 +1,13 @@
 import * as oidc from 'openid-client';
 import type { OidcConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { inUnitOfWork } from '../../db/unit-of-work.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
-import { createUser } from '../users/users.commands.js';
-import { markSignedIn, openSession } from '../users/sessions.commands.js';
-import { recordEvent } from '../events/record-event.js';
-import { toUserView } from '../users/user-view.js';
+import { createUser, linkSignInIdentity, updateUser } from '../users/users.commands.js';
+import { startSession } from '../users/sessions.commands.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {
@@ -187,59 +185,50 @@ export class OidcSignIn {
    * email, or a new user with the default root role. Name and email follow the provider; SSO-mapped group
    * memberships follow the groups claim. Returns the new session's id.
    */
-  async signIn(identity: OidcIdentity, sessionTtlHours: number): Promise<string> {
+  async signIn(uow: UnitOfWork, identity: OidcIdentity, sessionTtlHours: number): Promise<string> {
     const issuer = this.config.issuer.href;
-    const actor = { kind: 'identity-provider' as const, name: this.config.name };
-    return inUnitOfWork(this.deps, actor, async (uow) => {
-      let user = await uow.tx
+    const known = await uow.tx
+      .selectFrom('users')
+      .select('id')
+      .where('oidc_issuer', '=', issuer)
+      .where('oidc_subject', '=', identity.subject)
+      .forUpdate()
+      .executeTakeFirst();
+    let user: { id: number; username: string | null; email: string | null };
+    if (!known) {
+      if (!identity.email) {
+        throw new SignInRefused('The sign-in provider sent no email for this person; Vexil needs the email scope and claim');
+      }
+      const sameEmail = await uow.tx
         .selectFrom('users')
         .selectAll()
-        .where('oidc_issuer', '=', issuer)
-        .where('oidc_subject', '=', identity.subject)
+        .where((eb) => eb(eb.fn('lower', ['email']), '=', identity.email!))
         .forUpdate()
         .executeTakeFirst();
-      if (!user) {
-        if (!identity.email) {
-          throw new SignInRefused('The sign-in provider sent no email for this person; Vexil needs the email scope and claim');
-        }
-        const sameEmail = await uow.tx
-          .selectFrom('users')
-          .selectAll()
-          .where((eb) => eb(eb.fn('lower', ['email']), '=', identity.email!))
-          .forUpdate()
-          .executeTakeFirst();
-        if (sameEmail && (sameEmail.oidc_subject !== null || sameEmail.is_service)) {
-          throw new SignInRefused(`The email ${identity.email} belongs to another account; ask an administrator`);
-        }
-        if (sameEmail && !identity.emailVerified) {
-          throw new SignInRefused(
-            `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,
-          );
-        }
-        const id =
-          sameEmail?.id ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: this.config.defaultRole })).id;
-        user = await uow.tx
-          .updateTable('users')
-          .set({ oidc_issuer: issuer, oidc_subject: identity.subject })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-      } else {
-        const changes = {
-          name: identity.name ?? user.name,
-          email: identity.email ?? user.email,
-        };
-        if (changes.name !== user.name || changes.email !== user.email) {
-          const before = user;
-          user = await uow.tx.updateTable('users').set(changes).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
-          await recordEvent(uow, { type: 'user-updated', data: toUserView(user), preData: toUserView(before) });
-        }
+      if (sameEmail && (sameEmail.oidc_subject !== null || sameEmail.is_service)) {
+        throw new SignInRefused(`The email ${identity.email} belongs to another account; ask an administrator`);
       }
-      await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
-      const sessionId = await openSession(uow.tx, user.id, uow.now, sessionTtlHours);
-      await markSignedIn(uow.tx, user.id, uow.now);
-      return sessionId;
-    });
+      if (sameEmail && !identity.emailVerified) {
+        throw new SignInRefused(
+          `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,
+        );
+      }
+      user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: this.config.defaultRole }));
+      await linkSignInIdentity(uow, user.id, issuer, identity.subject);
+    } else {
+      // Name and email follow the provider at every later sign-in.
+      user = await updateUser(uow, known.id, {
+        ...(identity.name ? { name: identity.name } : {}),
+        ...(identity.email ? { email: identity.email } : {}),
+      });
+    }
+    await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
+    return (await startSession(uow, user.id, sessionTtlHours)).sessionId;
+  }
+
+  /** Who a sign-in's changes (a new user, a changed name or email, group memberships) are recorded as. */
+  get actor(): Actor {
+    return { kind: 'identity-provider', name: this.config.name };
   }
 }
 

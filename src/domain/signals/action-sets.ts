@@ -1,9 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ActionSetsTable } from '../../db/schema.js';
-import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
-import type { Clock } from '../../shared/clock.js';
-import { ApiError, BadDataError, NotFoundError } from '../../shared/errors.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { userActor } from '../access/authenticate.js';
 import { assertActorMay } from '../access/permissions.js';
@@ -191,7 +190,7 @@ const SIGNALS_KEPT = 1000;
 const RUNS_KEPT = 1000;
 
 /** Keeps one run of an action set in its log, and only the newest RUNS_KEPT of them. */
-async function recordRun(db: Db, outcome: ActionSetOutcome, signalId: number, at: Date): Promise<void> {
+export async function recordRun(db: Db, outcome: ActionSetOutcome, signalId: number, at: Date): Promise<void> {
   await db
     .insertInto('action_set_events')
     .values({
@@ -256,54 +255,52 @@ export async function listActionSetEvents(db: Db, project: string, id: number, l
   }));
 }
 
-/**
- * A signal an endpoint received: kept (the last thousand per endpoint), and every enabled action set of the
- * endpoint whose rule it matches runs, each in its own transaction as its service account. A set that cannot
- * act (its account lacks the permission, the flag is gone) changes nothing and is reported as failed.
- */
-export async function receiveSignal(
-  deps: { db: Db; clock: Clock },
+/** A signal an endpoint received, kept (the newest thousand per endpoint); answers its id. */
+export async function recordSignal(
+  db: Db,
   signal: { endpointId: number; tokenId: number; payload: Record<string, unknown> },
-): Promise<{ signalId: number; actionSets: ActionSetOutcome[] }> {
-  const now = deps.clock.now();
-  const row = await deps.db
+  now: Date,
+): Promise<number> {
+  const row = await db
     .insertInto('signals')
     .values({ signal_endpoint_id: signal.endpointId, token_id: signal.tokenId, payload: JSON.stringify(signal.payload), created_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await keepNewest(deps.db, { table: 'signals', owner: 'signal_endpoint_id' }, signal.endpointId, SIGNALS_KEPT);
+  await keepNewest(db, { table: 'signals', owner: 'signal_endpoint_id' }, signal.endpointId, SIGNALS_KEPT);
+  return Number(row.id);
+}
 
-  const sets = await deps.db
+export type ActionSetRow = Selectable<ActionSetsTable>;
+
+/** The enabled action sets of the endpoint whose rule the signal matches, in the order they run. */
+export async function actionSetsMatching(db: Db, endpointId: number, payload: Record<string, unknown>): Promise<ActionSetRow[]> {
+  const sets = await db
     .selectFrom('action_sets')
     .selectAll()
-    .where('source_id', '=', signal.endpointId)
+    .where('source_id', '=', endpointId)
     .where('enabled', '=', true)
     .orderBy('id')
     .execute();
-  const outcomes: ActionSetOutcome[] = [];
-  for (const set of sets.filter((candidate) => matches(candidate.match_payload as Record<string, unknown>, signal.payload))) {
-    try {
-      const account = await deps.db
-        .selectFrom('users')
-        .select(['id', 'username', 'email', 'root_role'])
-        .where('id', '=', set.actor_id)
-        .executeTakeFirstOrThrow();
-      const actor = await userActor(deps.db, account);
-      await inUnitOfWork(deps, actor, async (uow) => {
-        for (const action of set.actions as ActionInput[]) {
-          const { project, environment, featureName } = action.executionParams;
-          assertActorMay(uow.actor, 'UPDATE_FEATURE_ENVIRONMENT', project);
-          await setFeatureEnvironmentEnabled(uow, { project, environment, featureName }, action.action === 'TOGGLE_FEATURE_ON');
-        }
-      });
-      outcomes.push({ actionSetId: set.id, name: set.name, state: 'success' });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      outcomes.push({ actionSetId: set.id, name: set.name, state: 'failed', message: error.message });
-    }
-    await recordRun(deps.db, outcomes.at(-1)!, Number(row.id), now);
+  return sets.filter((candidate) => matches(candidate.match_payload as Record<string, unknown>, payload));
+}
+
+/** The service account an action set runs as, with its roles as they are now. */
+export async function actorOfActionSet(db: Db, set: ActionSetRow): Promise<Actor> {
+  const account = await db
+    .selectFrom('users')
+    .select(['id', 'username', 'email', 'root_role'])
+    .where('id', '=', set.actor_id)
+    .executeTakeFirstOrThrow();
+  return userActor(db, account);
+}
+
+/** The set's actions, in the caller's unit of work run as the set's account: all of them or none. */
+export async function runActionSet(uow: UnitOfWork, set: ActionSetRow): Promise<void> {
+  for (const action of set.actions as ActionInput[]) {
+    const { project, environment, featureName } = action.executionParams;
+    assertActorMay(uow.actor, 'UPDATE_FEATURE_ENVIRONMENT', project);
+    await setFeatureEnvironmentEnabled(uow, { project, environment, featureName }, action.action === 'TOGGLE_FEATURE_ON');
   }
-  return { signalId: Number(row.id), actionSets: outcomes };
 }
 
 /** The last signals an endpoint received, newest first. */

@@ -173,20 +173,3 @@ export async function deleteSignalEndpointToken(uow: UnitOfWork, id: number, tok
   if (!row) throw new NotFoundError(`Signal endpoint ${id} has no token ${tokenId}`);
   await recordEvent(uow, { type: 'signal-endpoint-token-deleted', preData: { id: row.id, name: row.name, signalEndpointId: id } });
 }
-
-/** The endpoint a signal is for, if it exists, is enabled and the token is one of its own. */
-export async function authenticateSignal(
-  db: Db,
-  name: string,
-  token: string,
-): Promise<{ endpointId: number; tokenId: number } | 'unknown' | 'unauthorized'> {
-  const endpoint = await db.selectFrom('signal_endpoints').select(['id', 'enabled']).where('name', '=', name).executeTakeFirst();
-  if (!endpoint || !endpoint.enabled) return 'unknown';
-  const row = await db
-    .selectFrom('signal_endpoint_tokens')
-    .select('id')
-    .where('signal_endpoint_id', '=', endpoint.id)
-    .where('secret_hash', '=', hashToken(token))
-    .executeTakeFirst();
-  return row ? { endpointId: endpoint.id, tokenId: row.id } : 'unauthorized';
-}

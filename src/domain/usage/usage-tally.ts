@@ -1,7 +1,5 @@
-import type { Db } from '../../db/database.js';
-import type { Clock } from '../../shared/clock.js';
 import type { SdkToken } from '../access/authenticate.js';
-import { recordClientMetrics } from './client-metrics.js';
+import type { ClientMetrics } from './client-metrics.js';
 
 /**
  * Evaluations Vexil made itself (OpenFeature's OFREP), counted in memory and written by a worker every few seconds
@@ -13,10 +11,10 @@ export class UsageTally {
   private started: Date;
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock },
     private readonly appName: string,
+    now: Date,
   ) {
-    this.started = deps.clock.now();
+    this.started = now;
   }
 
   count(token: SdkToken, evaluations: Array<{ key: string; enabled: boolean }>): void {
@@ -34,17 +32,18 @@ export class UsageTally {
     }
   }
 
-  /** Writes what was counted since the last write. */
-  async flush(): Promise<void> {
-    if (this.counts.size === 0) return;
-    const now = this.deps.clock.now();
-    const batches = [...this.counts.values()];
+  /** What was counted since the last call, as one usage report per token, and starts counting anew. */
+  takeReports(now: Date): Array<{ token: SdkToken; report: ClientMetrics }> {
     const start = this.started;
+    const entries = [...this.counts.values()];
     this.counts.clear();
     this.started = now;
-    for (const { token, toggles } of batches) {
-      const bucket = { start: start.toISOString(), stop: now.toISOString(), toggles: Object.fromEntries(toggles) };
-      await this.deps.db.transaction().execute((tx) => recordClientMetrics(tx, token, { appName: this.appName, bucket }, now));
-    }
+    return entries.map(({ token, toggles }) => ({
+      token,
+      report: {
+        appName: this.appName,
+        bucket: { start: start.toISOString(), stop: now.toISOString(), toggles: Object.fromEntries(toggles) },
+      },
+    }));
   }
 }

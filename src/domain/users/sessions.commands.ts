@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, Tx } from '../../db/database.js';
-import type { Clock } from '../../shared/clock.js';
+import type { Db } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { PasswordMismatch } from '../../shared/errors.js';
 import { hashPassword, hashToken, randomSecret, verifyPassword } from '../../shared/secrets.js';
 import { toUserView, type UserView } from './user-view.js';
@@ -10,15 +10,12 @@ import { toUserView, type UserView } from './user-view.js';
 const decoyHash = hashPassword(randomSecret());
 
 /**
- * Checks a password login and opens a session. Returns the session id for the cookie; only its hash is
- * stored. Failed attempts are counted on the user, as Unleash shows them.
+ * Checks a password login and answers the user's id. A failed attempt is counted on the user, as Unleash shows
+ * them, at once and outside any unit of work: the refusal that follows must not roll the count back.
  */
-export async function logIn(
-  deps: { db: Db; clock: Clock },
-  input: { username: string; password: string; sessionTtlHours: number },
-): Promise<{ user: UserView; sessionId: string }> {
+export async function verifyPasswordLogin(db: Db, input: { username: string; password: string }): Promise<number> {
   const login = input.username.trim().toLowerCase();
-  const row = await deps.db
+  const row = await db
     .selectFrom('users')
     .selectAll()
     .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', login), eb(eb.fn('lower', ['email']), '=', login)]))
@@ -27,19 +24,19 @@ export async function logIn(
   const valid = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash));
   if (!row?.password_hash || !valid) {
     if (row) {
-      await deps.db.updateTable('users').set({ login_attempts: sql`login_attempts + 1` }).where('id', '=', row.id).execute();
+      await db.updateTable('users').set({ login_attempts: sql`login_attempts + 1` }).where('id', '=', row.id).execute();
     }
     throw new PasswordMismatch('Wrong username or password');
   }
-  const now = deps.clock.now();
-  return deps.db.transaction().execute(async (tx) => {
-    const sessionId = await openSession(tx, row.id, now, input.sessionTtlHours);
-    return { user: toUserView(await markSignedIn(tx, row.id, now)), sessionId };
-  });
+  return row.id;
 }
 
-/** Opens a session for the user and returns its id, for the cookie; only its hash is stored. */
-export async function openSession(tx: Tx, userId: number, now: Date, ttlHours: number): Promise<string> {
+/**
+ * Opens a session for a user who just signed in and marks them seen; answers the user and the session's id,
+ * for the cookie (only its hash is stored).
+ */
+export async function startSession(uow: UnitOfWork, userId: number, ttlHours: number): Promise<{ user: UserView; sessionId: string }> {
+  const { tx, now } = uow;
   const sessionId = randomSecret();
   await tx
     .insertInto('user_sessions')
@@ -47,12 +44,14 @@ export async function openSession(tx: Tx, userId: number, now: Date, ttlHours: n
     .execute();
   // Expired sessions of this user go when the user next logs in, so the table does not grow without bound.
   await tx.deleteFrom('user_sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
-  return sessionId;
-}
-
-/** A sign-in is when a user was last seen, and clears their count of failed attempts. */
-export function markSignedIn(tx: Tx, userId: number, now: Date) {
-  return tx.updateTable('users').set({ login_attempts: 0, seen_at: now }).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+  // A sign-in is when a user was last seen, and clears their count of failed attempts.
+  const user = await tx
+    .updateTable('users')
+    .set({ login_attempts: 0, seen_at: now })
+    .where('id', '=', userId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { user: toUserView(user), sessionId };
 }
 
 export async function logOut(db: Db, sessionId: string): Promise<void> {

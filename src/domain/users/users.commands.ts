@@ -97,6 +97,11 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   return user;
 }
 
+/** Links the user to the identity a sign-in provider knows them by, for their later sign-ins. */
+export async function linkSignInIdentity(uow: UnitOfWork, id: number, issuer: string, subject: string): Promise<void> {
+  await uow.tx.updateTable('users').set({ oidc_issuer: issuer, oidc_subject: subject }).where('id', '=', id).execute();
+}
+
 export async function deleteUser(uow: UnitOfWork, id: number): Promise<void> {
   if (uow.actor.kind === 'user' && uow.actor.userId === id) {
     throw new BadDataError('You cannot delete your own user; ask another admin');

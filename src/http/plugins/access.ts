@@ -1,7 +1,14 @@
 import { CHANGED_ACCESS } from '../../db/notification-channels.js';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../db/unit-of-work.js';
-import { authenticateSession, authenticateToken, type Credential, type SdkToken } from '../../domain/access/authenticate.js';
+import {
+  authenticateSession,
+  authenticateSignalToken,
+  authenticateToken,
+  type Credential,
+  type SdkToken,
+  type SignalSource,
+} from '../../domain/access/authenticate.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -18,7 +25,8 @@ export type RouteAccess =
   | { kind: 'permission'; permission: Permission; projectOf?: ProjectOf }
   | { kind: 'client' }
   | { kind: 'frontend' }
-  | { kind: 'sdk' };
+  | { kind: 'sdk' }
+  | { kind: 'signal-endpoint' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
 /** Server-side SDKs, with a client (backend) token. */
@@ -27,6 +35,8 @@ export const CLIENT: RouteAccess = { kind: 'client' };
 export const FRONTEND: RouteAccess = { kind: 'frontend' };
 /** Either kind of SDK, with its own token (OpenFeature providers: server-side with client tokens, web with frontend ones). */
 export const ANY_SDK: RouteAccess = { kind: 'sdk' };
+/** A signal endpoint's own tokens, for the endpoint named by the path's `:name`; an API token is no way in. */
+export const SIGNAL_ENDPOINT: RouteAccess = { kind: 'signal-endpoint' };
 
 /** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
 const SDK_TOKEN_CACHE_MS = 10_000;
@@ -58,6 +68,8 @@ declare module 'fastify' {
     actor: Actor | null;
     /** Set for every client API route before its handler runs. */
     sdkToken: SdkToken | null;
+    /** Set for a signal endpoint's route before its handler runs. */
+    signalSource: SignalSource | null;
   }
 }
 
@@ -67,6 +79,12 @@ export const SESSION_COOKIE = 'vexil-session';
 export function sdkTokenOf(request: FastifyRequest): SdkToken {
   if (!request.sdkToken) throw new Error(`Route ${request.routeOptions.url} read the SDK token without authenticating`);
   return request.sdkToken;
+}
+
+/** The endpoint and token a signal came with. */
+export function signalSourceOf(request: FastifyRequest): SignalSource {
+  if (!request.signalSource) throw new Error(`Route ${request.routeOptions.url} read the signal source without authenticating`);
+  return request.signalSource;
 }
 
 /** The authenticated actor of an admin API route. */
@@ -91,6 +109,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock; clientFeatures: ClientFeatureStore }): void {
   scope.decorateRequest('actor', null);
   scope.decorateRequest('sdkToken', null);
+  scope.decorateRequest('signalSource', null);
   // SDKs poll every few seconds; their tokens are cached so that a poll answered 304 touches no database.
   const sdkTokens = new Map<string, { token: SdkToken; until: number }>();
   deps.clientFeatures.onChangeOf(CHANGED_ACCESS, () => sdkTokens.clear());
@@ -106,6 +125,13 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     if (!access || access.kind === 'public') return;
     const now = deps.clock.now();
     const token = bearerToken(request);
+    if (access.kind === 'signal-endpoint') {
+      if (!token) throw new AuthenticationRequired("Send one of the signal endpoint's tokens in the Authorization header");
+      const { name } = request.params as { name: string };
+      request.signalSource = (await authenticateSignalToken(deps.db, name, token)) ?? null;
+      if (!request.signalSource) throw new UnauthorizedError('No enabled signal endpoint of this name takes this token');
+      return;
+    }
     // SDKs authenticate with tokens only; session cookies are for people on the admin API.
     const sdkAccess = access.kind === 'client' || access.kind === 'frontend' || access.kind === 'sdk';
     const sessionId = token || sdkAccess ? undefined : request.cookies[SESSION_COOKIE];
