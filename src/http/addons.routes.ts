@@ -26,10 +26,10 @@ import {
   IntegrationEventsQuery,
   IntegrationEventsSchema,
 } from './addons.schemas.js';
-import type { AppDeps, RouteModule } from './deps.js';
+import { routesTagged, type AppDeps, type RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
 
-const tags = ['Addons'];
+const route = routesTagged(['Addons']);
 const ADDONS = '/api/admin/addons';
 
 /** Checks that need no transaction, DNS included, done before the unit of work opens. */
@@ -41,17 +41,14 @@ async function checkAddonInput(deps: AppDeps, input: AddonInput): Promise<void> 
 // Paths, fields and status codes are Unleash's. Reading configurations is open to every role, as in Unleash
 // (secrets are masked); changing them is Admin-only; integration events and redelivery are Admin-only.
 export const addonRoutes: RouteModule = async (app, { deps }) => {
-  app.get(ADDONS, { schema: { tags, response: { 200: Type.Ref(AddonsSchema) } }, config: { access: can('READ') } }, async () => ({
+  app.get(ADDONS, route(can('READ'), { response: { 200: Type.Ref(AddonsSchema) } }), async () => ({
     addons: await listAddons(deps.db),
     providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),
   }));
 
   app.post(
     ADDONS,
-    {
-      schema: { tags, body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonCreatedSchema) } },
-      config: { access: can('CREATE_ADDON') },
-    },
+    route(can('CREATE_ADDON'), { body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonCreatedSchema) } }),
     async (request, reply) => {
       await checkAddonInput(deps, request.body);
       const addon = await inUnitOfWork(deps, actorOf(request), (uow) => createAddon(uow, request.body));
@@ -61,19 +58,13 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${ADDONS}/:id`,
-    {
-      schema: { tags, params: AddonParams, response: { 200: Type.Ref(AddonWithDeliveriesSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: AddonParams, response: { 200: Type.Ref(AddonWithDeliveriesSchema) } }),
     async (request) => getAddonWithDeliveries(deps.db, Number(request.params.id)),
   );
 
   app.put(
     `${ADDONS}/:id`,
-    {
-      schema: { tags, params: AddonParams, body: Type.Ref(AddonCreateUpdateSchema), response: { 200: Type.Ref(AddonSchema) } },
-      config: { access: can('UPDATE_ADDON') },
-    },
+    route(can('UPDATE_ADDON'), { params: AddonParams, body: Type.Ref(AddonCreateUpdateSchema), response: { 200: Type.Ref(AddonSchema) } }),
     async (request) => {
       await checkAddonInput(deps, request.body);
       return inUnitOfWork(deps, actorOf(request), (uow) => updateAddon(uow, Number(request.params.id), request.body));
@@ -82,33 +73,18 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${ADDONS}/:id/signing-secret`,
-    {
-      schema: { tags, params: AddonParams, response: { 200: Type.Ref(AddonSigningSecretSchema) } },
-      config: { access: can('UPDATE_ADDON') },
-    },
+    route(can('UPDATE_ADDON'), { params: AddonParams, response: { 200: Type.Ref(AddonSigningSecretSchema) } }),
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => rotateAddonSigningSecret(uow, Number(request.params.id))),
   );
 
-  app.delete(
-    `${ADDONS}/:id`,
-    { schema: { tags, params: AddonParams }, config: { access: can('DELETE_ADDON') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteAddon(uow, Number(request.params.id)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${ADDONS}/:id`, route(can('DELETE_ADDON'), { params: AddonParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteAddon(uow, Number(request.params.id)));
+    return reply.status(200).send();
+  });
 
   app.get(
     `${ADDONS}/:id/events`,
-    {
-      schema: {
-        tags,
-        params: AddonParams,
-        querystring: IntegrationEventsQuery,
-        response: { 200: Type.Ref(IntegrationEventsSchema) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), { params: AddonParams, querystring: IntegrationEventsQuery, response: { 200: Type.Ref(IntegrationEventsSchema) } }),
     async (request) => ({
       integrationEvents: await listIntegrationEvents(deps.db, Number(request.params.id), request.query),
     }),
@@ -116,10 +92,7 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${ADDONS}/:id/events/:integrationEventId/redeliver`,
-    {
-      schema: { tags, params: IntegrationEventParams, response: { 202: Type.Ref(AddonRedeliverySchema) } },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), { params: IntegrationEventParams, response: { 202: Type.Ref(AddonRedeliverySchema) } }),
     async (request, reply) => {
       const { id, integrationEventId } = request.params;
       const redelivery = await inUnitOfWork(deps, actorOf(request), (uow) =>

@@ -5,10 +5,10 @@ import { createApiToken, deleteApiToken } from '../domain/api-tokens/api-tokens.
 import { ALL, listApiTokens } from '../domain/api-tokens/api-tokens.queries.js';
 import { BadDataError } from '../shared/errors.js';
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema } from './api-tokens.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
 
-const tags = ['API tokens'];
+const route = routesTagged(['API tokens']);
 
 /** Unleash 6 renamed client tokens "backend"; both names are accepted and stored as `client`. */
 function tokenType(type: string): ApiTokenType {
@@ -17,18 +17,13 @@ function tokenType(type: string): ApiTokenType {
 }
 
 export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    '/api/admin/api-tokens',
-    { schema: { tags, response: { 200: Type.Ref(ApiTokensSchema) } }, config: { access: can('READ_API_TOKEN') } },
-    async () => ({ tokens: await listApiTokens(deps.db) }),
-  );
+  app.get('/api/admin/api-tokens', route(can('READ_API_TOKEN'), { response: { 200: Type.Ref(ApiTokensSchema) } }), async () => ({
+    tokens: await listApiTokens(deps.db),
+  }));
 
   app.post(
     '/api/admin/api-tokens',
-    {
-      schema: { tags, body: Type.Ref(CreateApiTokenSchema), response: { 201: Type.Ref(ApiTokenSchema) } },
-      config: { access: can('CREATE_API_TOKEN') },
-    },
+    route(can('CREATE_API_TOKEN'), { body: Type.Ref(CreateApiTokenSchema), response: { 201: Type.Ref(ApiTokenSchema) } }),
     async (request, reply) => {
       const body = request.body;
       const tokenName = body.tokenName ?? body.username;
@@ -55,13 +50,9 @@ export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/api-tokens/:token',
-    {
-      schema: {
-        tags,
-        params: Type.Object({ token: Type.String({ minLength: 1, description: 'The token secret or its id' }) }),
-      },
-      config: { access: can('DELETE_API_TOKEN') },
-    },
+    route(can('DELETE_API_TOKEN'), {
+      params: Type.Object({ token: Type.String({ minLength: 1, description: 'The token secret or its id' }) }),
+    }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteApiToken(uow, request.params.token));
       return reply.status(200).send();

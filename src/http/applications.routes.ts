@@ -4,34 +4,27 @@ import { getApplication, listApplications } from '../domain/client-features/appl
 import { flagUsageOverTime } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema, FeatureUsageOverTimeSchema } from './sdk.schemas.js';
 import { readBoundsOf } from './read-bounds.js';
 import { can } from './plugins/access.js';
 
-const tags = ['Metrics'];
+const route = routesTagged(['Metrics']);
 
 /** Applications as SDKs registered them (`POST /api/client/register`), by name, paged and searchable. */
 export const applicationRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     '/api/admin/metrics/applications',
-    {
-      schema: { tags, querystring: ApplicationsQuerySchema, response: { 200: Type.Ref(ApplicationsSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { querystring: ApplicationsQuerySchema, response: { 200: Type.Ref(ApplicationsSchema) } }),
     async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => listApplications(db, request.query)),
   );
 
   app.get(
     '/api/admin/metrics/applications/:appName',
-    {
-      schema: {
-        tags,
-        params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }),
-        response: { 200: Type.Ref(ApplicationSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), {
+      params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }),
+      response: { 200: Type.Ref(ApplicationSchema) },
+    }),
     async (request) => {
       const application = await getApplication(deps.db, request.params.appName, deps.clock.now());
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
@@ -41,19 +34,13 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/client-metrics/features/:name/raw',
-    {
-      schema: {
-        tags,
-        params: Type.Object({ name: UrlFriendlyName }),
-        querystring: Type.Object({
-          hoursBack: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 720, default: 24, errorMessage: 'hoursBack is 1 to 720 (30 days)' }),
-          ),
-        }),
-        response: { 200: Type.Ref(FeatureUsageOverTimeSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), {
+      params: Type.Object({ name: UrlFriendlyName }),
+      querystring: Type.Object({
+        hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, default: 24, errorMessage: 'hoursBack is 1 to 720 (30 days)' })),
+      }),
+      response: { 200: Type.Ref(FeatureUsageOverTimeSchema) },
+    }),
     async (request) => {
       const hoursBack = request.query.hoursBack ?? 24;
       return {

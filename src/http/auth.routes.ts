@@ -5,11 +5,11 @@ import { logOut, startSession, verifyPasswordLogin } from '../domain/users/sessi
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { PUBLIC, SESSION_COOKIE } from './plugins/access.js';
 import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
 
-const tags = ['Auth'];
+const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
 const OIDC_PATHS = '/auth/oidc';
 
@@ -50,21 +50,14 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(`/login?error=${encodeURIComponent(message)}`, 302);
   };
 
-  app.get(
-    '/auth/options',
-    { schema: { tags, response: { 200: Type.Ref(SignInOptionsSchema) } }, config: { access: PUBLIC } },
-    async () => ({
-      password: deps.config.passwordSignIn,
-      oidc: oidc ? { name: oidc.config.name, path: `${OIDC_PATHS}/login` } : null,
-    }),
-  );
+  app.get('/auth/options', route(PUBLIC, { response: { 200: Type.Ref(SignInOptionsSchema) } }), async () => ({
+    password: deps.config.passwordSignIn,
+    oidc: oidc ? { name: oidc.config.name, path: `${OIDC_PATHS}/login` } : null,
+  }));
 
   app.get(
     `${OIDC_PATHS}/login`,
-    {
-      schema: { tags, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
-      config: { access: PUBLIC },
-    },
+    route(PUBLIC, { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) }),
     async (request, reply) => {
       if (!oidc) throw new NotFoundError('OpenID Connect sign-in is not configured on this server (OIDC_ISSUER)');
       try {
@@ -86,21 +79,17 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${OIDC_PATHS}/callback`,
-    {
-      schema: {
-        tags,
-        querystring: Type.Object(
-          {
-            code: Type.Optional(Type.String({ maxLength: 4096 })),
-            state: Type.Optional(Type.String({ maxLength: 1024 })),
-            error: Type.Optional(Type.String({ maxLength: 256 })),
-            error_description: Type.Optional(Type.String({ maxLength: 1024 })),
-          },
-          { additionalProperties: true },
-        ),
-      },
-      config: { access: PUBLIC },
-    },
+    route(PUBLIC, {
+      querystring: Type.Object(
+        {
+          code: Type.Optional(Type.String({ maxLength: 4096 })),
+          state: Type.Optional(Type.String({ maxLength: 1024 })),
+          error: Type.Optional(Type.String({ maxLength: 256 })),
+          error_description: Type.Optional(Type.String({ maxLength: 1024 })),
+        },
+        { additionalProperties: true },
+      ),
+    }),
     async (request, reply) => {
       if (!oidc) throw new NotFoundError('OpenID Connect sign-in is not configured on this server (OIDC_ISSUER)');
       try {
@@ -119,7 +108,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/auth/simple/login',
-    { schema: { tags, body: Type.Ref(LoginSchema), response: { 200: Type.Ref(UserSchema) } }, config: { access: PUBLIC } },
+    route(PUBLIC, { body: Type.Ref(LoginSchema), response: { 200: Type.Ref(UserSchema) } }),
     async (request, reply) => {
       if (!deps.config.passwordSignIn) {
         throw new PermissionError(
@@ -138,7 +127,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.post('/logout', { schema: { tags }, config: { access: PUBLIC } }, async (request, reply) => {
+  app.post('/logout', route(PUBLIC), async (request, reply) => {
     const sessionId = request.cookies[SESSION_COOKIE];
     if (sessionId) await logOut(deps.db, sessionId);
     return reply.clearCookie(SESSION_COOKIE, { path: '/' }).status(204).send();

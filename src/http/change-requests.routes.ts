@@ -32,10 +32,10 @@ import {
   UpdateChangeRequestEnvironmentConfigSchema,
 } from './change-requests.schemas.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
-const tags = ['Change Requests'];
+const route = routesTagged(['Change Requests']);
 const PROJECT = '/api/admin/projects/:projectId';
 const CHANGE_REQUEST = `${PROJECT}/change-requests/:id`;
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
@@ -53,16 +53,16 @@ const many = { 200: Type.Ref(ChangeRequestsSchema) };
 export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     `${PROJECT}/change-requests/config`,
-    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(ChangeRequestConfigSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(ChangeRequestConfigSchema) } }),
     async (request) => getChangeRequestConfig(deps.db, request.params.projectId),
   );
 
   app.put(
     `${PROJECT}/environments/:environment/change-requests/config`,
-    {
-      schema: { tags, params: EnvironmentParams, body: Type.Ref(UpdateChangeRequestEnvironmentConfigSchema) },
-      config: { access: can('UPDATE_CHANGE_REQUEST_CONFIG', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_CHANGE_REQUEST_CONFIG', PROJECT_PARAM), {
+      params: EnvironmentParams,
+      body: Type.Ref(UpdateChangeRequestEnvironmentConfigSchema),
+    }),
     async (request, reply) => {
       const { projectId, environment } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => updateChangeRequestConfig(uow, projectId, environment, request.body));
@@ -72,10 +72,11 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${PROJECT}/environments/:environment/change-requests`,
-    {
-      schema: { tags, params: EnvironmentParams, body: Type.Ref(ChangeRequestOneOrManyCreateSchema), response: one },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
+      params: EnvironmentParams,
+      body: Type.Ref(ChangeRequestOneOrManyCreateSchema),
+      response: one,
+    }),
     async (request) => {
       const { projectId, environment } = request.params;
       const body = request.body;
@@ -88,39 +89,30 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/change-requests/open',
-    { schema: { tags, response: { 200: Type.Ref(OpenChangeRequestsSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { response: { 200: Type.Ref(OpenChangeRequestsSchema) } }),
     async (request) => openChangeRequestsOf(deps.db, actorOf(request)),
   );
 
-  app.get(
-    `${PROJECT}/change-requests/pending`,
-    { schema: { tags, params: ProjectParams, response: many }, config: { access: can('READ') } },
-    async (request) => listPendingChangeRequests(deps.db, request.params.projectId, actorOf(request)),
+  app.get(`${PROJECT}/change-requests/pending`, route(can('READ'), { params: ProjectParams, response: many }), async (request) =>
+    listPendingChangeRequests(deps.db, request.params.projectId, actorOf(request)),
   );
 
   app.get(
     `${PROJECT}/change-requests/pending/:featureName`,
-    {
-      schema: { tags, params: Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName }), response: many },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName }), response: many }),
     async (request) => listPendingChangeRequestsForFeature(deps.db, request.params.projectId, request.params.featureName),
   );
 
   app.get(
     `${PROJECT}/change-requests`,
-    {
-      schema: {
-        tags,
-        params: ProjectParams,
-        querystring: Type.Object({
-          limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000; default 50' })),
-          offset: Type.Optional(Type.String({ description: 'Change requests to skip; default 0' })),
-        }),
-        response: many,
-      },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), {
+      params: ProjectParams,
+      querystring: Type.Object({
+        limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000; default 50' })),
+        offset: Type.Optional(Type.String({ description: 'Change requests to skip; default 0' })),
+      }),
+      response: many,
+    }),
     async (request) =>
       listChangeRequests(deps.db, request.params.projectId, {
         limit: parseWholeNumber('limit', request.query.limit, 50, 1, 1000),
@@ -128,28 +120,19 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
       }),
   );
 
-  app.get(
-    CHANGE_REQUEST,
-    { schema: { tags, params: ChangeRequestParams, response: one }, config: { access: can('READ') } },
-    async (request) => getChangeRequest(deps.db, request.params.projectId, Number(request.params.id)),
+  app.get(CHANGE_REQUEST, route(can('READ'), { params: ChangeRequestParams, response: one }), async (request) =>
+    getChangeRequest(deps.db, request.params.projectId, Number(request.params.id)),
   );
 
-  app.delete(
-    CHANGE_REQUEST,
-    { schema: { tags, params: ChangeRequestParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
-    async (request, reply) => {
-      const { projectId, id } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => discardChangeRequest(uow, projectId, Number(id)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(CHANGE_REQUEST, route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeRequestParams }), async (request, reply) => {
+    const { projectId, id } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => discardChangeRequest(uow, projectId, Number(id)));
+    return reply.status(200).send();
+  });
 
   app.put(
     `${CHANGE_REQUEST}/changes/:changeId`,
-    {
-      schema: { tags, params: ChangeParams, body: Type.Ref(ChangeRequestCreateSchema), response: one },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeParams, body: Type.Ref(ChangeRequestCreateSchema), response: one }),
     async (request) => {
       const { projectId, id, changeId } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => editChange(uow, projectId, Number(id), Number(changeId), request.body));
@@ -159,7 +142,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${CHANGE_REQUEST}/changes/:changeId`,
-    { schema: { tags, params: ChangeParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeParams }),
     async (request, reply) => {
       const { projectId, id, changeId } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => discardChange(uow, projectId, Number(id), Number(changeId)));
@@ -169,10 +152,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.put(
     `${CHANGE_REQUEST}/title`,
-    {
-      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestUpdateTitleSchema) },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestUpdateTitleSchema) }),
     async (request, reply) => {
       const { projectId, id } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => updateTitle(uow, projectId, Number(id), request.body.title));
@@ -182,10 +162,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${CHANGE_REQUEST}/comments`,
-    {
-      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestAddCommentSchema) },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestAddCommentSchema) }),
     async (request, reply) => {
       const { projectId, id } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => addComment(uow, projectId, Number(id), request.body.text));
@@ -195,10 +172,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.put(
     `${CHANGE_REQUEST}/state`,
-    {
-      schema: { tags, params: ChangeRequestParams, body: Type.Ref(ChangeRequestStateSchema), response: one },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestStateSchema), response: one }),
     async (request) => {
       const { projectId } = request.params;
       const id = Number(request.params.id);

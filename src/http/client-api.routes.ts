@@ -6,7 +6,7 @@ import type { SdkToken } from '../domain/access/authenticate.js';
 import { matchesEtag, type ClientScope, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
 import { registerClients } from '../domain/client-features/client-registration.js';
 import { NotFoundError } from '../shared/errors.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import {
   ClientFeatureSchema,
   ClientFeaturesDeltaSchema,
@@ -19,7 +19,7 @@ import { assertTokenEnvironment, registrationOf } from './sdk-reports.js';
 import { NotModified } from './common.schemas.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
-const tags = ['Client'];
+const route = routesTagged(['Client']);
 
 type ClientFeaturesQuery = { project?: string[]; namePrefix?: string; tag?: string[]; inlineSegmentConstraints?: 'true' | 'false' };
 
@@ -68,23 +68,16 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/features',
-    {
-      schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesSchema), 304: NotModified } },
-      config: { access: CLIENT },
-    },
+    route(CLIENT, { querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesSchema), 304: NotModified } }),
     sendFeatures,
   );
 
   app.get(
     '/api/client/features/:featureName',
-    {
-      schema: {
-        tags,
-        params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: Type.Ref(ClientFeatureSchema) },
-      },
-      config: { access: CLIENT },
-    },
+    route(CLIENT, {
+      params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Ref(ClientFeatureSchema) },
+    }),
     async (request) => {
       const answer = await store.features(scopeOf(sdkTokenOf(request), {}));
       const feature = answer.features.find((candidate) => candidate.name === request.params.featureName);
@@ -95,10 +88,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/delta',
-    {
-      schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesDeltaSchema), 304: NotModified } },
-      config: { access: CLIENT },
-    },
+    route(CLIENT, { querystring: ClientFeaturesQuerySchema, response: { 200: Type.Ref(ClientFeaturesDeltaSchema), 304: NotModified } }),
     async (request, reply) => {
       const scope = scopeOf(sdkTokenOf(request), request.query);
       const delta = await store.delta(scope, revisionOf(request.headers['if-none-match']));
@@ -110,7 +100,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/client/streaming',
-    { schema: { tags, querystring: ClientFeaturesQuerySchema, response: { 200: ClientStreamingResponse } }, config: { access: CLIENT } },
+    route(CLIENT, { querystring: ClientFeaturesQuerySchema, response: { 200: ClientStreamingResponse } }),
     async (request, reply) => {
       const scope = scopeOf(sdkTokenOf(request), request.query);
       // Loaded before the stream opens, so a failure is still an ordinary error answer.
@@ -124,15 +114,11 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.post(
-    '/api/client/register',
-    { schema: { tags, body: Type.Ref(ClientRegistrationSchema) }, config: { access: CLIENT } },
-    async (request, reply) => {
-      const token = sdkTokenOf(request);
-      assertTokenEnvironment(token, request.body.environment, '/body/environment');
-      const registration = registrationOf(request.body, token, request.ip);
-      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
-      return reply.status(202).send();
-    },
-  );
+  app.post('/api/client/register', route(CLIENT, { body: Type.Ref(ClientRegistrationSchema) }), async (request, reply) => {
+    const token = sdkTokenOf(request);
+    assertTokenEnvironment(token, request.body.environment, '/body/environment');
+    const registration = registrationOf(request.body, token, request.ip);
+    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
+    return reply.status(202).send();
+  });
 };

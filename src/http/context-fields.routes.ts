@@ -16,24 +16,19 @@ import {
   CreateContextFieldSchema,
   UpdateContextFieldSchema,
 } from './context-fields.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
 
-const tags = ['Context'];
+const route = routesTagged(['Context']);
 const ContextFieldParams = Type.Object({ name: UrlFriendlyName });
 const CONTEXT = '/api/admin/context';
 
 export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
-  app.get(CONTEXT, { schema: { tags, response: { 200: Type.Ref(ContextFieldsSchema) } }, config: { access: can('READ') } }, async () =>
-    listContextFields(deps.db),
-  );
+  app.get(CONTEXT, route(can('READ'), { response: { 200: Type.Ref(ContextFieldsSchema) } }), async () => listContextFields(deps.db));
 
   app.post(
     CONTEXT,
-    {
-      schema: { tags, body: Type.Ref(CreateContextFieldSchema), response: { 201: Type.Ref(ContextFieldSchema) } },
-      config: { access: can('CREATE_CONTEXT_FIELD') },
-    },
+    route(can('CREATE_CONTEXT_FIELD'), { body: Type.Ref(CreateContextFieldSchema), response: { 201: Type.Ref(ContextFieldSchema) } }),
     async (request, reply) => {
       const field = await inUnitOfWork(deps, actorOf(request), (uow) => createContextField(uow, request.body));
       return reply.status(201).send(field);
@@ -43,7 +38,7 @@ export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
   // Unleash's create form asks whether a name is free before creating: 200 when it is, 409 when taken.
   app.post(
     `${CONTEXT}/validate`,
-    { schema: { tags, body: Type.Ref(ContextFieldNameSchema) }, config: { access: can('CREATE_CONTEXT_FIELD') } },
+    route(can('CREATE_CONTEXT_FIELD'), { body: Type.Ref(ContextFieldNameSchema) }),
     async (request, reply) => {
       await assertContextFieldNameFree(deps.db, request.body.name);
       return reply.status(200).send();
@@ -52,42 +47,28 @@ export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${CONTEXT}/:name`,
-    {
-      schema: { tags, params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldSchema) } }),
     async (request) => findContextField(deps.db, request.params.name),
   );
 
   app.get(
     `${CONTEXT}/:name/strategies`,
-    {
-      schema: { tags, params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldStrategiesSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldStrategiesSchema) } }),
     async (request) => ({ strategies: await listContextFieldStrategies(deps.db, request.params.name) }),
   );
 
   app.put(
     `${CONTEXT}/:name`,
-    {
-      schema: {
-        tags,
-        params: ContextFieldParams,
-        body: Type.Ref(UpdateContextFieldSchema),
-        response: { 200: Type.Ref(ContextFieldSchema) },
-      },
-      config: { access: can('UPDATE_CONTEXT_FIELD') },
-    },
+    route(can('UPDATE_CONTEXT_FIELD'), {
+      params: ContextFieldParams,
+      body: Type.Ref(UpdateContextFieldSchema),
+      response: { 200: Type.Ref(ContextFieldSchema) },
+    }),
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateContextField(uow, request.params.name, request.body)),
   );
 
-  app.delete(
-    `${CONTEXT}/:name`,
-    { schema: { tags, params: ContextFieldParams }, config: { access: can('DELETE_CONTEXT_FIELD') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteContextField(uow, request.params.name));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: ContextFieldParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteContextField(uow, request.params.name));
+    return reply.status(200).send();
+  });
 };

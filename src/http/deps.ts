@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchema } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
@@ -8,6 +9,7 @@ import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { EventStreams } from './event-streams.js';
+import type { RouteAccess } from './plugins/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
 
@@ -40,3 +42,11 @@ export interface AppServices {
 export interface RouteDeps extends AppDeps, AppServices {}
 
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps }>;
+
+/**
+ * The options of a route module's routes: `route(access, schema)` is `{ schema: { tags, ...schema }, config: {
+ * access } }`, the module's OpenAPI tags with what the route takes and answers, and who may call it.
+ */
+export function routesTagged(tags: string[]) {
+  return <S extends FastifySchema>(access: RouteAccess, schema: S = {} as S) => ({ schema: { tags, ...schema }, config: { access } });
+}

@@ -16,7 +16,7 @@ import {
   type EventView,
 } from '../domain/events/event-queries.js';
 import { boundedRead } from '../db/bounded-read.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { readBoundsOf } from './read-bounds.js';
 import {
   DeprecatedSearchEventsSchema,
@@ -30,6 +30,7 @@ import {
 import { can } from './plugins/access.js';
 
 const tags = ['Events'];
+const route = routesTagged(tags);
 const RECENT_EVENTS = 100;
 
 /**
@@ -103,19 +104,15 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
   // Registered before `/api/admin/events/:featureName`; a flag named "export" is read through the search instead.
   app.get(
     '/api/admin/events/export',
-    {
-      schema: {
-        tags,
-        querystring: EventExportQuerySchema,
-        response: {
-          200: {
-            description: 'Every matching event, oldest first, streamed',
-            content: { 'application/x-ndjson': { schema: Type.String() }, 'text/csv': { schema: Type.String() } },
-          },
+    route(can('ADMIN'), {
+      querystring: EventExportQuerySchema,
+      response: {
+        200: {
+          description: 'Every matching event, oldest first, streamed',
+          content: { 'application/x-ndjson': { schema: Type.String() }, 'text/csv': { schema: Type.String() } },
         },
       },
-      config: { access: can('ADMIN') },
-    },
+    }),
     async (request, reply) => {
       const { format = 'ndjson', ...filters } = request.query;
       const bounds = readBoundsOf(deps, reply);
@@ -133,14 +130,10 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/events',
-    {
-      schema: {
-        tags,
-        querystring: Type.Object({ project: Type.Optional(Type.String({ description: 'All events of this project' })) }),
-        response: { 200: Type.Ref(EventsSchema) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), {
+      querystring: Type.Object({ project: Type.Optional(Type.String({ description: 'All events of this project' })) }),
+      response: { 200: Type.Ref(EventsSchema) },
+    }),
     async (request, reply) => {
       const { project } = request.query;
       if (project === undefined) {
@@ -154,14 +147,10 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/events/:featureName',
-    {
-      schema: {
-        tags,
-        params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: Type.Ref(FeatureEventsSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), {
+      params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: Type.Ref(FeatureEventsSchema) },
+    }),
     async (request, reply) => {
       const { featureName } = request.params;
       const totalEvents = await countFeatureEvents(deps.db, featureName);
@@ -174,25 +163,13 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/search/events',
-    {
-      schema: { tags, querystring: EventSearchQuerySchema, response: { 200: Type.Ref(EventSearchResponseSchema) } },
-      // Every signed-in user may search the audit log, as in Unleash (a flag's history is read through it).
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { querystring: EventSearchQuerySchema, response: { 200: Type.Ref(EventSearchResponseSchema) } }),
     async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => searchEvents(db, request.query)),
   );
 
   app.post(
     '/api/admin/events/search',
-    {
-      schema: {
-        tags,
-        deprecated: true,
-        body: Type.Ref(DeprecatedSearchEventsSchema),
-        response: { 200: Type.Ref(EventsSchema) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), { deprecated: true, body: Type.Ref(DeprecatedSearchEventsSchema), response: { 200: Type.Ref(EventsSchema) } }),
     async (request, reply) => {
       const { events, totalEvents } = await boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
         deprecatedEventSearch(db, request.body ?? {}),
@@ -204,9 +181,7 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get(
-    '/api/admin/event-creators',
-    { schema: { tags, response: { 200: Type.Ref(EventCreatorsSchema) } }, config: { access: can('READ') } },
-    async () => eventCreators(deps.db),
+  app.get('/api/admin/event-creators', route(can('READ'), { response: { 200: Type.Ref(EventCreatorsSchema) } }), async () =>
+    eventCreators(deps.db),
   );
 };

@@ -3,10 +3,10 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { favoriteFeature, unfavoriteFeature } from '../domain/features/favorites.commands.js';
 import { favoriteProject, unfavoriteProject } from '../domain/projects/project-favorites.commands.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
 
-const tags = ['Favorites'];
+const route = routesTagged(['Favorites']);
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 
@@ -15,24 +15,24 @@ const FEATURE_FAVORITES = '/api/admin/projects/:projectId/features/:featureName/
 
 /** The calling user's favorites; anyone who can read may keep them. */
 export const favoriteRoutes: RouteModule = async (app, { deps }) => {
-  app.post(FEATURE_FAVORITES, { schema: { tags, params: FeatureParams }, config: { access: can('READ') } }, async (request, reply) => {
+  app.post(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
     await inUnitOfWork(deps, actorOf(request), (uow) => favoriteFeature(uow, projectId, featureName));
     return reply.status(200).send();
   });
 
-  app.delete(FEATURE_FAVORITES, { schema: { tags, params: FeatureParams }, config: { access: can('READ') } }, async (request, reply) => {
+  app.delete(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
     await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteFeature(uow, projectId, featureName));
     return reply.status(200).send();
   });
 
-  app.post(PROJECT_FAVORITES, { schema: { tags, params: ProjectParams }, config: { access: can('READ') } }, async (request, reply) => {
+  app.post(PROJECT_FAVORITES, route(can('READ'), { params: ProjectParams }), async (request, reply) => {
     await inUnitOfWork(deps, actorOf(request), (uow) => favoriteProject(uow, request.params.projectId));
     return reply.status(200).send();
   });
 
-  app.delete(PROJECT_FAVORITES, { schema: { tags, params: ProjectParams }, config: { access: can('READ') } }, async (request, reply) => {
+  app.delete(PROJECT_FAVORITES, route(can('READ'), { params: ProjectParams }), async (request, reply) => {
     await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteProject(uow, request.params.projectId));
     return reply.status(200).send();
   });

@@ -3,11 +3,11 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { addDependency, removeAllDependencies, removeDependency } from '../domain/features/dependencies.commands.js';
 import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
-const tags = ['Dependencies'];
+const route = routesTagged(['Dependencies']);
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 const DependencyParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName, parent: UrlFriendlyName });
 
@@ -17,10 +17,7 @@ const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     `${FEATURE}/dependencies`,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(CreateDependentFeatureSchema) },
-      config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(CreateDependentFeatureSchema) }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => addDependency(uow, projectId, featureName, request.body));
@@ -30,7 +27,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE}/dependencies/:parent`,
-    { schema: { tags, params: DependencyParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) } },
+    route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: DependencyParams }),
     async (request, reply) => {
       const { projectId, featureName, parent } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeDependency(uow, projectId, featureName, parent));
@@ -40,7 +37,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE}/dependencies`,
-    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM) } },
+    route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeAllDependencies(uow, projectId, featureName));
@@ -50,19 +47,13 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${FEATURE}/parents`,
-    {
-      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(ParentFeatureOptionsSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(ParentFeatureOptionsSchema) } }),
     async (request) => listPossibleParents(deps.db, request.params.projectId, request.params.featureName),
   );
 
   app.get(
     `${FEATURE}/parent-variants`,
-    {
-      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(ParentVariantOptionsSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(ParentVariantOptionsSchema) } }),
     async (request) => listParentVariants(deps.db, request.params.projectId, request.params.featureName),
   );
 };

@@ -3,31 +3,23 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { completeFeature, uncompleteFeature } from '../domain/features/lifecycle.commands.js';
 import { getFeatureLifecycle } from '../domain/features/lifecycle.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
-const tags = ['Lifecycle'];
+const route = routesTagged(['Lifecycle']);
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 
 const LIFECYCLE = '/api/admin/projects/:projectId/features/:featureName/lifecycle';
 
 export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    LIFECYCLE,
-    {
-      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(FeatureLifecycleSchema) } },
-      config: { access: can('READ') },
-    },
-    async (request) => getFeatureLifecycle(deps.db, request.params.projectId, request.params.featureName),
+  app.get(LIFECYCLE, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(FeatureLifecycleSchema) } }), async (request) =>
+    getFeatureLifecycle(deps.db, request.params.projectId, request.params.featureName),
   );
 
   app.post(
     `${LIFECYCLE}/complete`,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(FeatureLifecycleCompletedSchema) },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(FeatureLifecycleCompletedSchema) }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => completeFeature(uow, projectId, featureName, request.body));
@@ -35,13 +27,9 @@ export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.post(
-    `${LIFECYCLE}/uncomplete`,
-    { schema: { tags, params: FeatureParams }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
-    async (request, reply) => {
-      const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => uncompleteFeature(uow, projectId, featureName));
-      return reply.status(200).send();
-    },
-  );
+  app.post(`${LIFECYCLE}/uncomplete`, route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams }), async (request, reply) => {
+    const { projectId, featureName } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => uncompleteFeature(uow, projectId, featureName));
+    return reply.status(200).send();
+  });
 };

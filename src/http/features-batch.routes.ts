@@ -3,12 +3,13 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { exportFeatures, recordExport, type ExportQuery } from '../domain/features-batch/features-export.js';
 import { importFeatures, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
 import { applyAnswer } from '../domain/flags-file/apply-flags-file.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
 import { ApplyReportSchema } from './flags-file.schemas.js';
 import { actorOf, can } from './plugins/access.js';
 
 const tags = ['Import/Export'];
+const route = routesTagged(tags);
 const BATCH = '/api/admin/features-batch';
 /** An export of the most flags an import takes, with their strategies, fits well within this. */
 const DOCUMENT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -17,10 +18,7 @@ const DOCUMENT_BODY_LIMIT = 16 * 1024 * 1024;
 export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     `${BATCH}/export`,
-    {
-      schema: { tags, body: Type.Ref(ExportQuerySchema), response: { 200: Type.Ref(ExportResultSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { body: Type.Ref(ExportQuerySchema), response: { 200: Type.Ref(ExportResultSchema) } }),
     async (request, reply) => {
       const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
       const result = await exportFeatures(deps.db, query);

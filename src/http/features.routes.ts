@@ -19,7 +19,7 @@ import {
 import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import {
   BatchFeaturesSchema,
   BatchStaleSchema,
@@ -38,6 +38,7 @@ import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
 const tags = ['Features'];
+const route = routesTagged(tags);
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 const EnvironmentParams = Type.Object({
@@ -51,7 +52,7 @@ const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 export const featureRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     '/api/admin/projects/:projectId/features',
-    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }),
     async (request) => ({
       version: 1 as const,
       features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request)),
@@ -60,10 +61,11 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/features',
-    {
-      schema: { tags, params: ProjectParams, body: Type.Ref(CreateFeatureSchema), response: { 201: Type.Ref(FeatureSchema) } },
-      config: { access: can('CREATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('CREATE_FEATURE', PROJECT_PARAM), {
+      params: ProjectParams,
+      body: Type.Ref(CreateFeatureSchema),
+      response: { 201: Type.Ref(FeatureSchema) },
+    }),
     async (request, reply) => {
       const actor = actorOf(request);
       const { projectId } = request.params;
@@ -72,18 +74,17 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get(
-    FEATURE,
-    { schema: { tags, params: FeatureParams, response: { 200: Type.Ref(FeatureSchema) } }, config: { access: can('READ') } },
-    async (request) => getFeature(deps.db, request.params.projectId, request.params.featureName, actorOf(request)),
+  app.get(FEATURE, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(FeatureSchema) } }), async (request) =>
+    getFeature(deps.db, request.params.projectId, request.params.featureName, actorOf(request)),
   );
 
   app.put(
     FEATURE,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(UpdateFeatureSchema), response: { 200: Type.Ref(FeatureSchema) } },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
+      params: FeatureParams,
+      body: Type.Ref(UpdateFeatureSchema),
+      response: { 200: Type.Ref(FeatureSchema) },
+    }),
     async (request) => {
       const { projectId, featureName } = request.params;
       const actor = actorOf(request);
@@ -94,10 +95,11 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.patch(
     FEATURE,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureSchema) } },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
+      params: FeatureParams,
+      body: Type.Ref(PatchesSchema),
+      response: { 200: Type.Ref(FeatureSchema) },
+    }),
     async (request) => {
       const { projectId, featureName } = request.params;
       const actor = actorOf(request);
@@ -106,19 +108,15 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(
-    FEATURE,
-    { schema: { tags, params: FeatureParams }, config: { access: can('DELETE_FEATURE', PROJECT_PARAM) } },
-    async (request, reply) => {
-      const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, projectId, [featureName]));
-      return reply.status(202).send();
-    },
-  );
+  app.delete(FEATURE, route(can('DELETE_FEATURE', PROJECT_PARAM), { params: FeatureParams }), async (request, reply) => {
+    const { projectId, featureName } = request.params;
+    await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, projectId, [featureName]));
+    return reply.status(202).send();
+  });
 
   app.get(
     '/api/admin/archive/features/:projectId',
-    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }),
     async (request) => ({
       version: 1 as const,
       features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request), true),
@@ -127,10 +125,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/archive',
-    {
-      schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) },
-      config: { access: can('DELETE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('DELETE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, request.params.projectId, request.body.features));
       return reply.status(202).send();
@@ -139,10 +134,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/revive',
-    {
-      schema: { tags, params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => reviveFeatures(uow, request.params.projectId, request.body.features));
       return reply.status(200).send();
@@ -151,7 +143,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/archive/:featureName',
-    { schema: { tags, params: Type.Object({ featureName: UrlFriendlyName }) }, config: { access: can('DELETE_FEATURE', FLAG_PARAM) } },
+    route(can('DELETE_FEATURE', FLAG_PARAM), { params: Type.Object({ featureName: UrlFriendlyName }) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteArchivedFeature(uow, request.params.featureName));
       return reply.status(200).send();
@@ -160,7 +152,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/stale',
-    { schema: { tags, params: ProjectParams, body: Type.Ref(BatchStaleSchema) }, config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) } },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchStaleSchema) }),
     async (request, reply) => {
       const { features, stale } = request.body;
       await inUnitOfWork(deps, actorOf(request), (uow) => setFeaturesStale(uow, request.params.projectId, features, stale));
@@ -170,10 +162,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     `${FEATURE}/changeProject`,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(ChangeProjectSchema) },
-      config: { access: can('UPDATE_FEATURE', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(ChangeProjectSchema) }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       // Moving a flag in is creating one there: the target project must allow it too.
@@ -189,7 +178,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
   ] as const) {
     app.post(
       `${FEATURE}/environments/:environment/${action}`,
-      { schema: { tags, params: EnvironmentParams }, config: { access: can('UPDATE_FEATURE_ENVIRONMENT', PROJECT_PARAM) } },
+      route(can('UPDATE_FEATURE_ENVIRONMENT', PROJECT_PARAM), { params: EnvironmentParams }),
       async (request, reply) => {
         const { projectId, featureName, environment } = request.params;
         await inUnitOfWork(deps, actorOf(request), (uow) =>

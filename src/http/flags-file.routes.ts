@@ -4,11 +4,12 @@ import { applyAnswer, applyWholeFlagsFile } from '../domain/flags-file/apply-fla
 import { exportFlagsFile } from '../domain/flags-file/export-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ApplyReportSchema, FlagsFileSchema } from './flags-file.schemas.js';
 import { actorOf, can, PUBLIC } from './plugins/access.js';
 
 const tags = ['Flags file'];
+const route = routesTagged(tags);
 const FLAGS_FILE = '/api/admin/flags-file';
 /** A file of the most flags allowed, with their strategies, fits well within this. */
 const FILE_BODY_LIMIT = 16 * 1024 * 1024;
@@ -16,14 +17,10 @@ const FILE_BODY_LIMIT = 16 * 1024 * 1024;
 export const flagsFileRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     FLAGS_FILE,
-    {
-      schema: {
-        tags,
-        querystring: Type.Object({ project: Type.Optional(UrlFriendlyName), archived: Type.Optional(Type.Boolean()) }),
-        response: { 200: Type.Ref(FlagsFileSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), {
+      querystring: Type.Object({ project: Type.Optional(UrlFriendlyName), archived: Type.Optional(Type.Boolean()) }),
+      response: { 200: Type.Ref(FlagsFileSchema) },
+    }),
     async (request) => exportFlagsFile(deps.db, { project: request.query.project, includeArchived: request.query.archived }),
   );
 

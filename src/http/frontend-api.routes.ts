@@ -3,12 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateAll, type EvaluationContext } from '../domain/evaluation/evaluate.js';
 import { BadDataError } from '../shared/errors.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ClientMetricsSchema, ClientRegistrationSchema, FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
 import { recordMetricsReport } from './sdk-reports.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
 
-const tags = ['Frontend API'];
+const route = routesTagged(['Frontend API']);
 
 /** Query parameters (GET) in the SDK's spelling: `userId=…&properties[plan]=pro`. */
 function contextFromQuery(query: Record<string, unknown>): Record<string, unknown> {
@@ -61,22 +61,13 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
     // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others. A flag off in the
     // environment always evaluates to off, so only those on are evaluated (their parents come from the whole
     // configuration).
-    const toggles = (await evaluateAll(answer.enabledFeatures, configuration.features, configuration.segments, context)).filter(
-      (toggle) => toggle.enabled,
-    );
+    const toggles = (await evaluateAll(answer.enabledFeatures, configuration, context)).filter((toggle) => toggle.enabled);
     return { toggles };
   };
 
   app.get(
     '/api/frontend',
-    {
-      schema: {
-        tags,
-        querystring: FrontendQuerySchema,
-        response: { 200: Type.Ref(FrontendApiFeaturesSchema) },
-      },
-      config: { access: FRONTEND },
-    },
+    route(FRONTEND, { querystring: FrontendQuerySchema, response: { 200: Type.Ref(FrontendApiFeaturesSchema) } }),
     async (request) => {
       const context = contextFromQuery(request.query as Record<string, unknown>);
       if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
@@ -90,23 +81,14 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/frontend',
-    {
-      schema: { tags, body: Type.Ref(FrontendApiBodySchema), response: { 200: Type.Ref(FrontendApiFeaturesSchema) } },
-      config: { access: FRONTEND },
-    },
+    route(FRONTEND, { body: Type.Ref(FrontendApiBodySchema), response: { 200: Type.Ref(FrontendApiFeaturesSchema) } }),
     async (request) => evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
   );
 
-  app.post(
-    '/api/frontend/client/metrics',
-    { schema: { tags, body: Type.Ref(ClientMetricsSchema) }, config: { access: FRONTEND } },
-    recordMetricsReport(deps),
-  );
+  app.post('/api/frontend/client/metrics', route(FRONTEND, { body: Type.Ref(ClientMetricsSchema) }), recordMetricsReport(deps));
 
   // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
-  app.post(
-    '/api/frontend/client/register',
-    { schema: { tags, body: Type.Ref(ClientRegistrationSchema) }, config: { access: FRONTEND } },
-    async (_request, reply) => reply.status(202).send(),
+  app.post('/api/frontend/client/register', route(FRONTEND, { body: Type.Ref(ClientRegistrationSchema) }), async (_request, reply) =>
+    reply.status(202).send(),
   );
 };

@@ -100,7 +100,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       const { token, answer, configuration, context } = await prepare(request);
       const feature = answer.features.find((candidate) => candidate.name === key);
       if (!feature) throw new NotFoundError(`Flag "${key}" was not found`);
-      const evaluations = await evaluateForOpenFeature([feature], configuration.features, configuration.segments, context);
+      const evaluations = await evaluateForOpenFeature([feature], configuration, context);
       usage.count(token, counted(evaluations));
       return evaluations[0];
     },
@@ -123,7 +123,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       const etag = `"${createHash('sha256').update(answer.etag).update(JSON.stringify(given)).digest('hex').slice(0, 24)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (matchesEtag(etag, request.headers['if-none-match'])) return reply.status(304).send();
-      const flags = await evaluateForOpenFeature(answer.features, configuration.features, configuration.segments, context);
+      const flags = await evaluateForOpenFeature(answer.features, configuration, context);
       usage.count(token, counted(flags));
       // Browsers cannot send headers on an event stream: its channel is the token's stored hash, which every
       // instance can look up and which is not the secret. It carries change notices only, never flags.

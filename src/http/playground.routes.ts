@@ -26,7 +26,7 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
       };
       return {
         input: request.body,
-        features: await playground(features, configuration.features, configuration.segments, evaluationContext),
+        features: await playground(features, configuration, evaluationContext),
       };
     },
   );

@@ -11,11 +11,11 @@ import {
 } from '../domain/projects/projects.js';
 import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
 
-const tags = ['Projects'];
+const route = routesTagged(['Projects']);
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 
 /** Unleash derives a missing project id from the name; a name that yields nothing URL-friendly needs an id. */
@@ -35,18 +35,14 @@ function idFromName(name: string): string {
 }
 
 export const projectRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    '/api/admin/projects',
-    { schema: { tags, response: { 200: Type.Ref(ProjectsSchema) } }, config: { access: can('READ') } },
-    async () => ({ version: 1 as const, projects: await listProjects(deps.db) }),
-  );
+  app.get('/api/admin/projects', route(can('READ'), { response: { 200: Type.Ref(ProjectsSchema) } }), async () => ({
+    version: 1 as const,
+    projects: await listProjects(deps.db),
+  }));
 
   app.post(
     '/api/admin/projects',
-    {
-      schema: { tags, body: Type.Ref(CreateProjectSchema), response: { 201: Type.Ref(ProjectSchema) } },
-      config: { access: can('CREATE_PROJECT') },
-    },
+    route(can('CREATE_PROJECT'), { body: Type.Ref(CreateProjectSchema), response: { 201: Type.Ref(ProjectSchema) } }),
     async (request, reply) => {
       const { id, ...fields } = request.body;
       const project = await inUnitOfWork(deps, actorOf(request), (uow) =>
@@ -58,16 +54,17 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/projects/:projectId',
-    { schema: { tags, params: ProjectParams, response: { 200: Type.Ref(ProjectSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(ProjectSchema) } }),
     async (request) => getProject(deps.db, request.params.projectId),
   );
 
   app.put(
     '/api/admin/projects/:projectId',
-    {
-      schema: { tags, params: ProjectParams, body: Type.Ref(UpdateProjectSchema), response: { 200: Type.Ref(ProjectSchema) } },
-      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), {
+      params: ProjectParams,
+      body: Type.Ref(UpdateProjectSchema),
+      response: { 200: Type.Ref(ProjectSchema) },
+    }),
     async (request) => {
       const { projectId } = request.params;
       const { id, ...fields } = request.body;
@@ -82,7 +79,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/projects/:projectId',
-    { schema: { tags, params: ProjectParams }, config: { access: can('DELETE_PROJECT', PROJECT_PARAM) } },
+    route(can('DELETE_PROJECT', PROJECT_PARAM), { params: ProjectParams }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteProject(uow, request.params.projectId));
       return reply.status(200).send();
@@ -91,10 +88,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     '/api/admin/projects/:projectId/environments',
-    {
-      schema: { tags, params: ProjectParams, body: Type.Ref(ProjectEnvironmentSchema) },
-      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(ProjectEnvironmentSchema) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
@@ -103,10 +97,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/projects/:projectId/environments/:environment',
-    {
-      schema: { tags, params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }) },
-      config: { access: can('UPDATE_PROJECT', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) =>
         removeProjectEnvironment(uow, request.params.projectId, request.params.environment),

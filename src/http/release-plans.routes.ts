@@ -22,7 +22,7 @@ import {
   type TemplateInput,
 } from '../domain/release-plans/templates.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import {
   AvailableImpactMetricsSchema,
@@ -75,17 +75,14 @@ const targetOf = (params: { projectId: string; featureName: string; environment:
 /** Release plan templates, plans on flag environments, their milestones and safeguards, and impact metrics to read. */
 export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
   const tags = ['Release plans'];
-  app.get(
-    TEMPLATES,
-    { schema: { tags, response: { 200: Type.Ref(ReleasePlanTemplatesSchema) } }, config: { access: can('READ') } },
-    async () => listTemplates(deps.db),
-  );
+  const route = routesTagged(tags);
+  app.get(TEMPLATES, route(can('READ'), { response: { 200: Type.Ref(ReleasePlanTemplatesSchema) } }), async () => listTemplates(deps.db));
   app.post(
     TEMPLATES,
-    {
-      schema: { tags, body: Type.Ref(CreateReleasePlanTemplateSchema), response: { 201: Type.Ref(ReleasePlanTemplateSchema) } },
-      config: { access: can('CREATE_RELEASE_TEMPLATE') },
-    },
+    route(can('CREATE_RELEASE_TEMPLATE'), {
+      body: Type.Ref(CreateReleasePlanTemplateSchema),
+      response: { 201: Type.Ref(ReleasePlanTemplateSchema) },
+    }),
     async (request, reply) => {
       const template = await inUnitOfWork(deps, actorOf(request), (uow) => createTemplate(uow, templateInput(request.body)));
       return reply.status(201).send(template);
@@ -93,38 +90,26 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
   );
   app.get(
     `${TEMPLATES}/:id`,
-    { schema: { tags, params: TemplateParams, response: { 200: Type.Ref(ReleasePlanTemplateSchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: TemplateParams, response: { 200: Type.Ref(ReleasePlanTemplateSchema) } }),
     async (request) => getTemplate(deps.db, request.params.id),
   );
   app.put(
     `${TEMPLATES}/:id`,
-    {
-      schema: {
-        tags,
-        params: TemplateParams,
-        body: Type.Ref(CreateReleasePlanTemplateSchema),
-        response: { 200: Type.Ref(ReleasePlanTemplateSchema) },
-      },
-      config: { access: can('UPDATE_RELEASE_TEMPLATE') },
-    },
+    route(can('UPDATE_RELEASE_TEMPLATE'), {
+      params: TemplateParams,
+      body: Type.Ref(CreateReleasePlanTemplateSchema),
+      response: { 200: Type.Ref(ReleasePlanTemplateSchema) },
+    }),
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTemplate(uow, request.params.id, templateInput(request.body))),
   );
-  app.delete(
-    `${TEMPLATES}/:id`,
-    { schema: { tags, params: TemplateParams }, config: { access: can('DELETE_RELEASE_TEMPLATE') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteTemplate(uow, request.params.id));
-      return reply.status(200).send();
-    },
-  );
-  app.post(
-    `${TEMPLATES}/archive/:id`,
-    { schema: { tags, params: TemplateParams }, config: { access: can('DELETE_RELEASE_TEMPLATE') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveTemplate(uow, request.params.id));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${TEMPLATES}/:id`, route(can('DELETE_RELEASE_TEMPLATE'), { params: TemplateParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteTemplate(uow, request.params.id));
+    return reply.status(200).send();
+  });
+  app.post(`${TEMPLATES}/archive/:id`, route(can('DELETE_RELEASE_TEMPLATE'), { params: TemplateParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => archiveTemplate(uow, request.params.id));
+    return reply.status(200).send();
+  });
 
   // Unleash's own paths say `release_plans`; `release-plans`, Vexil's first spelling, stays as an undocumented alias.
   for (const base of [PLANS, LEGACY_PLANS]) {
@@ -230,15 +215,11 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
   const progressionParams = Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Uuid });
   app.put(
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
-    {
-      schema: {
-        tags,
-        params: progressionParams,
-        body: Type.Ref(ChangeMilestoneProgressionSchema),
-        response: { 200: Type.Ref(ReleasePlanSchema) },
-      },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+      params: progressionParams,
+      body: Type.Ref(ChangeMilestoneProgressionSchema),
+      response: { 200: Type.Ref(ReleasePlanSchema) },
+    }),
     async (request) =>
       inUnitOfWork(deps, actorOf(request), (uow) =>
         setProgression(uow, targetOf(request.params), request.params.milestoneId, {
@@ -249,23 +230,16 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
   );
   app.delete(
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
-    {
-      schema: { tags, params: progressionParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: progressionParams, response: { 200: Type.Ref(ReleasePlanSchema) } }),
     async (request) =>
       inUnitOfWork(deps, actorOf(request), (uow) => deleteProgression(uow, targetOf(request.params), request.params.milestoneId)),
   );
   app.post(
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId/resume`,
-    {
-      schema: {
-        tags,
-        params: Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Type.String({ ...Uuid, description: "The plan's id" }) }),
-        response: { 200: Type.Ref(ReleasePlanSchema) },
-      },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+      params: Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Type.String({ ...Uuid, description: "The plan's id" }) }),
+      response: { 200: Type.Ref(ReleasePlanSchema) },
+    }),
     // Unleash names the plan here, in the place its other progression routes name a milestone.
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.milestoneId)),
   );

@@ -14,7 +14,7 @@ import {
   type StrategyTarget,
 } from '../domain/features/strategies.commands.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import {
   CreateFeatureStrategySchema,
   FeatureStrategySchema,
@@ -26,7 +26,7 @@ import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
-const tags = ['Strategies'];
+const route = routesTagged(['Strategies']);
 const EnvironmentParams = Type.Object({
   projectId: UrlFriendlyName,
   featureName: UrlFriendlyName,
@@ -54,10 +54,7 @@ function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInp
 export const strategyRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     STRATEGIES,
-    {
-      schema: { tags, params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } }),
     async (request) => {
       const target = targetOf(request.params);
       await findFeature(deps.db, target.project, target.featureName);
@@ -71,24 +68,17 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.post(
     STRATEGIES,
-    {
-      schema: {
-        tags,
-        params: EnvironmentParams,
-        body: Type.Ref(CreateFeatureStrategySchema),
-        response: { 200: Type.Ref(FeatureStrategySchema) },
-      },
-      config: { access: can('CREATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('CREATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+      params: EnvironmentParams,
+      body: Type.Ref(CreateFeatureStrategySchema),
+      response: { 200: Type.Ref(FeatureStrategySchema) },
+    }),
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
   );
 
   app.post(
     `${STRATEGIES}/set-sort-order`,
-    {
-      schema: { tags, params: EnvironmentParams, body: Type.Ref(SetStrategySortOrderSchema) },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: EnvironmentParams, body: Type.Ref(SetStrategySortOrderSchema) }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => setStrategySortOrder(uow, targetOf(request.params), request.body));
       return reply.status(200).send();
@@ -97,7 +87,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${STRATEGIES}/:strategyId`,
-    { schema: { tags, params: StrategyParams, response: { 200: Type.Ref(FeatureStrategySchema) } }, config: { access: can('READ') } },
+    route(can('READ'), { params: StrategyParams, response: { 200: Type.Ref(FeatureStrategySchema) } }),
     async (request) => {
       const target = targetOf(request.params);
       await findFeature(deps.db, target.project, target.featureName);
@@ -107,15 +97,11 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.put(
     `${STRATEGIES}/:strategyId`,
-    {
-      schema: {
-        tags,
-        params: StrategyParams,
-        body: Type.Ref(UpdateFeatureStrategySchema),
-        response: { 200: Type.Ref(FeatureStrategySchema) },
-      },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+      params: StrategyParams,
+      body: Type.Ref(UpdateFeatureStrategySchema),
+      response: { 200: Type.Ref(FeatureStrategySchema) },
+    }),
     async (request) => {
       const { id: _id, featureName: _featureName, ...input } = request.body;
       return inUnitOfWork(deps, actorOf(request), (uow) => updateStrategy(uow, targetOf(request.params), request.params.strategyId, input));
@@ -124,10 +110,11 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.patch(
     `${STRATEGIES}/:strategyId`,
-    {
-      schema: { tags, params: StrategyParams, body: Type.Ref(PatchesSchema), response: { 200: Type.Ref(FeatureStrategySchema) } },
-      config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-    },
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+      params: StrategyParams,
+      body: Type.Ref(PatchesSchema),
+      response: { 200: Type.Ref(FeatureStrategySchema) },
+    }),
     async (request) => {
       const target = targetOf(request.params);
       return inUnitOfWork(deps, actorOf(request), async (uow) => {
@@ -142,7 +129,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${STRATEGIES}/:strategyId`,
-    { schema: { tags, params: StrategyParams }, config: { access: can('DELETE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+    route(can('DELETE_FEATURE_STRATEGY', PROJECT_PARAM), { params: StrategyParams }),
     async (request, reply) => {
       await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategy(uow, targetOf(request.params), request.params.strategyId));
       return reply.status(200).send();

@@ -10,36 +10,30 @@ import {
 } from '../domain/strategies/strategy-definitions.js';
 import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can } from './plugins/access.js';
 import { CreateStrategySchema, StrategiesSchema, StrategyDefinitionSchema, UpdateStrategySchema } from './strategy-definitions.schemas.js';
 
-const tags = ['Strategies'];
+const route = routesTagged(['Strategies']);
 const StrategyNameParams = Type.Object({ name: UrlFriendlyName });
 const STRATEGIES = '/api/admin/strategies';
 
 /** Strategy definitions: the built-in strategies and custom ones for SDKs' own strategy implementations. */
 export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
-  app.get(STRATEGIES, { schema: { tags, response: { 200: Type.Ref(StrategiesSchema) } }, config: { access: can('READ') } }, async () => ({
+  app.get(STRATEGIES, route(can('READ'), { response: { 200: Type.Ref(StrategiesSchema) } }), async () => ({
     version: 1 as const,
     strategies: await listStrategyDefinitions(deps.db),
   }));
 
   app.get(
     `${STRATEGIES}/:name`,
-    {
-      schema: { tags, params: StrategyNameParams, response: { 200: Type.Ref(StrategyDefinitionSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: StrategyNameParams, response: { 200: Type.Ref(StrategyDefinitionSchema) } }),
     async (request) => findStrategyDefinition(deps.db, request.params.name),
   );
 
   app.post(
     STRATEGIES,
-    {
-      schema: { tags, body: Type.Ref(CreateStrategySchema), response: { 201: Type.Ref(StrategyDefinitionSchema) } },
-      config: { access: can('CREATE_STRATEGY') },
-    },
+    route(can('CREATE_STRATEGY'), { body: Type.Ref(CreateStrategySchema), response: { 201: Type.Ref(StrategyDefinitionSchema) } }),
     async (request, reply) => {
       const { editable: _editable, ...input } = request.body;
       const definition = await inUnitOfWork(deps, actorOf(request), (uow) => createStrategyDefinition(uow, input));
@@ -52,15 +46,11 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
 
   app.put(
     `${STRATEGIES}/:name`,
-    {
-      schema: {
-        tags,
-        params: StrategyNameParams,
-        body: Type.Ref(UpdateStrategySchema),
-        response: { 200: Type.Ref(StrategyDefinitionSchema) },
-      },
-      config: { access: can('UPDATE_STRATEGY') },
-    },
+    route(can('UPDATE_STRATEGY'), {
+      params: StrategyNameParams,
+      body: Type.Ref(UpdateStrategySchema),
+      response: { 200: Type.Ref(StrategyDefinitionSchema) },
+    }),
     async (request) => {
       const { name, ...input } = request.body;
       // Unleash's form resends the name; a different one would read as a rename, which strategies do not have.
@@ -73,26 +63,18 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(
-    `${STRATEGIES}/:name`,
-    { schema: { tags, params: StrategyNameParams }, config: { access: can('DELETE_STRATEGY') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategyDefinition(uow, request.params.name));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${STRATEGIES}/:name`, route(can('DELETE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategyDefinition(uow, request.params.name));
+    return reply.status(200).send();
+  });
 
   for (const [action, deprecated] of [
     ['deprecate', true],
     ['reactivate', false],
   ] as const) {
-    app.post(
-      `${STRATEGIES}/:name/${action}`,
-      { schema: { tags, params: StrategyNameParams }, config: { access: can('UPDATE_STRATEGY') } },
-      async (request, reply) => {
-        await inUnitOfWork(deps, actorOf(request), (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
-        return reply.status(200).send();
-      },
-    );
+    app.post(`${STRATEGIES}/:name/${action}`, route(can('UPDATE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
+      await inUnitOfWork(deps, actorOf(request), (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
+      return reply.status(200).send();
+    });
   }
 };

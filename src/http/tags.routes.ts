@@ -4,7 +4,7 @@ import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/ta
 import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.commands.js';
 import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
 import { actorOf, can, FLAG_PARAM } from './plugins/access.js';
 import {
@@ -33,18 +33,16 @@ const FEATURE_TAGS = '/api/admin/features/:featureName/tags';
 
 export const tagRoutes: RouteModule = async (app, { deps }) => {
   const tags = ['Tags'];
+  const route = routesTagged(tags);
 
-  app.get(TAG_TYPES, { schema: { tags, response: { 200: Type.Ref(TagTypesSchema) } }, config: { access: can('READ') } }, async () => ({
+  app.get(TAG_TYPES, route(can('READ'), { response: { 200: Type.Ref(TagTypesSchema) } }), async () => ({
     version: 1 as const,
     tagTypes: await listTagTypes(deps.db),
   }));
 
   app.post(
     TAG_TYPES,
-    {
-      schema: { tags, body: Type.Ref(TagTypeSchema), response: { 201: Type.Ref(TagTypeSchema) } },
-      config: { access: can('CREATE_TAG_TYPE') },
-    },
+    route(can('CREATE_TAG_TYPE'), { body: Type.Ref(TagTypeSchema), response: { 201: Type.Ref(TagTypeSchema) } }),
     async (request, reply) => {
       const tagType = await inUnitOfWork(deps, actorOf(request), (uow) => createTagType(uow, request.body));
       return reply.status(201).send(tagType);
@@ -54,10 +52,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
   // Unleash's create form asks whether a name is free before creating; a taken name is a 409.
   app.post(
     `${TAG_TYPES}/validate`,
-    {
-      schema: { tags, body: Type.Ref(TagTypeSchema), response: { 200: Type.Ref(ValidateTagTypeSchema) } },
-      config: { access: can('CREATE_TAG_TYPE') },
-    },
+    route(can('CREATE_TAG_TYPE'), { body: Type.Ref(TagTypeSchema), response: { 200: Type.Ref(ValidateTagTypeSchema) } }),
     async (request) => {
       await assertTagTypeNameFree(deps.db, request.body.name);
       return { valid: true, tagType: request.body };
@@ -66,74 +61,54 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     `${TAG_TYPES}/:name`,
-    {
-      schema: { tags, params: TagTypeParams, response: { 200: Type.Ref(TagTypeWithVersionSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: TagTypeParams, response: { 200: Type.Ref(TagTypeWithVersionSchema) } }),
     async (request) => ({ version: 1 as const, tagType: await findTagType(deps.db, request.params.name) }),
   );
 
   app.put(
     `${TAG_TYPES}/:name`,
-    {
-      schema: { tags, params: TagTypeParams, body: Type.Ref(UpdateTagTypeSchema), response: { 200: Type.Ref(TagTypeSchema) } },
-      config: { access: can('UPDATE_TAG_TYPE') },
-    },
+    route(can('UPDATE_TAG_TYPE'), {
+      params: TagTypeParams,
+      body: Type.Ref(UpdateTagTypeSchema),
+      response: { 200: Type.Ref(TagTypeSchema) },
+    }),
     async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTagType(uow, request.params.name, request.body)),
   );
 
-  app.delete(
-    `${TAG_TYPES}/:name`,
-    { schema: { tags, params: TagTypeParams }, config: { access: can('DELETE_TAG_TYPE') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteTagType(uow, request.params.name));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${TAG_TYPES}/:name`, route(can('DELETE_TAG_TYPE'), { params: TagTypeParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteTagType(uow, request.params.name));
+    return reply.status(200).send();
+  });
 
-  app.get('/api/admin/tags', { schema: { tags, response: { 200: Type.Ref(TagsSchema) } }, config: { access: can('READ') } }, async () => ({
+  app.get('/api/admin/tags', route(can('READ'), { response: { 200: Type.Ref(TagsSchema) } }), async () => ({
     version: 1 as const,
     tags: await listTags(deps.db),
   }));
 
   app.get(
     '/api/admin/tags/:type',
-    {
-      schema: { tags, params: Type.Object({ type: TagTypeName }), response: { 200: Type.Ref(TagsSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: Type.Object({ type: TagTypeName }), response: { 200: Type.Ref(TagsSchema) } }),
     async (request) => ({ version: 1 as const, tags: await listTags(deps.db, request.params.type) }),
   );
 
   app.get(
     '/api/admin/tags/:type/:value',
-    {
-      schema: { tags, params: TagParams, response: { 200: Type.Ref(TagWithVersionSchema) } },
-      config: { access: can('READ') },
-    },
+    route(can('READ'), { params: TagParams, response: { 200: Type.Ref(TagWithVersionSchema) } }),
     async (request) => ({ version: 1 as const, tag: await getTag(deps.db, request.params.type, request.params.value) }),
   );
 
-  app.get(
-    FEATURE_TAGS,
-    {
-      schema: { tags, params: FeatureParams, response: { 200: Type.Ref(TagsSchema) } },
-      config: { access: can('READ') },
-    },
-    async (request) => ({ version: 1 as const, tags: await listFeatureTags(deps.db, request.params.featureName) }),
-  );
+  app.get(FEATURE_TAGS, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(TagsSchema) } }), async (request) => ({
+    version: 1 as const,
+    tags: await listFeatureTags(deps.db, request.params.featureName),
+  }));
 
   app.post(
     FEATURE_TAGS,
-    {
-      schema: {
-        tags,
-        params: FeatureParams,
-        body: Type.Ref(TagSchema),
-        response: { 200: Type.Ref(TagSchema), 201: Type.Ref(TagSchema) },
-      },
-      config: { access: can('UPDATE_FEATURE', FLAG_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', FLAG_PARAM), {
+      params: FeatureParams,
+      body: Type.Ref(TagSchema),
+      response: { 200: Type.Ref(TagSchema), 201: Type.Ref(TagSchema) },
+    }),
     async (request, reply) => {
       const { tag, added } = await inUnitOfWork(deps, actorOf(request), (uow) =>
         addFeatureTag(uow, request.params.featureName, request.body),
@@ -145,10 +120,11 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
 
   app.put(
     FEATURE_TAGS,
-    {
-      schema: { tags, params: FeatureParams, body: Type.Ref(UpdateTagsSchema), response: { 200: Type.Ref(TagsSchema) } },
-      config: { access: can('UPDATE_FEATURE', FLAG_PARAM) },
-    },
+    route(can('UPDATE_FEATURE', FLAG_PARAM), {
+      params: FeatureParams,
+      body: Type.Ref(UpdateTagsSchema),
+      response: { 200: Type.Ref(TagsSchema) },
+    }),
     async (request) => {
       const current = await inUnitOfWork(deps, actorOf(request), (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
       return { version: 1 as const, tags: current };
@@ -157,7 +133,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     `${FEATURE_TAGS}/:type/:value`,
-    { schema: { tags, params: FeatureTagParams }, config: { access: can('UPDATE_FEATURE', FLAG_PARAM) } },
+    route(can('UPDATE_FEATURE', FLAG_PARAM), { params: FeatureTagParams }),
     async (request, reply) => {
       const { featureName, type, value } = request.params;
       await inUnitOfWork(deps, actorOf(request), (uow) => removeFeatureTag(uow, featureName, { type, value }));

@@ -13,7 +13,7 @@ import {
 } from '../domain/users/users.commands.js';
 import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
 import { NumericId } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';
 import { BadDataError } from '../shared/errors.js';
 import {
@@ -32,23 +32,17 @@ import {
 
 const UserIdParams = Type.Object({ id: NumericId });
 const tags = ['Users'];
+const route = routesTagged(tags);
 
 export const userRoutes: RouteModule = async (app, { deps }) => {
-  app.get(
-    '/api/admin/user-admin',
-    { schema: { tags, response: { 200: Type.Ref(UsersSchema) } }, config: { access: can('ADMIN') } },
-    async () => ({
-      users: await listUsers(deps.db),
-      rootRoles: ROOT_ROLE_VIEWS,
-    }),
-  );
+  app.get('/api/admin/user-admin', route(can('ADMIN'), { response: { 200: Type.Ref(UsersSchema) } }), async () => ({
+    users: await listUsers(deps.db),
+    rootRoles: ROOT_ROLE_VIEWS,
+  }));
 
   app.post(
     '/api/admin/user-admin',
-    {
-      schema: { tags, body: Type.Ref(CreateUserSchema), response: { 201: Type.Ref(CreateUserResponseSchema) } },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), { body: Type.Ref(CreateUserSchema), response: { 201: Type.Ref(CreateUserResponseSchema) } }),
     async (request, reply) => {
       const { password, rootRole, sendEmail: _sendEmail, ...fields } = request.body;
       const role = resolveRootRole(rootRole, '/body/rootRole');
@@ -60,16 +54,13 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/user-admin/:id',
-    { schema: { tags, params: UserIdParams, response: { 200: Type.Ref(UserSchema) } }, config: { access: can('ADMIN') } },
+    route(can('ADMIN'), { params: UserIdParams, response: { 200: Type.Ref(UserSchema) } }),
     async (request) => getUser(deps.db, Number(request.params.id)),
   );
 
   app.put(
     '/api/admin/user-admin/:id',
-    {
-      schema: { tags, params: UserIdParams, body: Type.Ref(UpdateUserSchema), response: { 200: Type.Ref(UserSchema) } },
-      config: { access: can('ADMIN') },
-    },
+    route(can('ADMIN'), { params: UserIdParams, body: Type.Ref(UpdateUserSchema), response: { 200: Type.Ref(UserSchema) } }),
     async (request) => {
       const { rootRole, ...fields } = request.body;
       const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
@@ -77,18 +68,14 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(
-    '/api/admin/user-admin/:id',
-    { schema: { tags, params: UserIdParams }, config: { access: can('ADMIN') } },
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteUser(uow, Number(request.params.id)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete('/api/admin/user-admin/:id', route(can('ADMIN'), { params: UserIdParams }), async (request, reply) => {
+    await inUnitOfWork(deps, actorOf(request), (uow) => deleteUser(uow, Number(request.params.id)));
+    return reply.status(200).send();
+  });
 
   app.post(
     '/api/admin/user-admin/:id/change-password',
-    { schema: { tags, params: UserIdParams, body: Type.Ref(PasswordSchema) }, config: { access: can('ADMIN') } },
+    route(can('ADMIN'), { params: UserIdParams, body: Type.Ref(PasswordSchema) }),
     async (request, reply) => {
       const passwordHash = await hashNewPassword(request.body.password, '/body/password');
       await inUnitOfWork(deps, actorOf(request), (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
@@ -96,40 +83,32 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get(
-    '/api/admin/user',
-    { schema: { tags, response: { 200: Type.Ref(MeSchema) } }, config: { access: can('READ') } },
-    async (request) => {
-      const actor = actorOf(request);
-      return {
-        user: await getActingUser(deps.db, actor),
-        permissions: permissionsOfActor(actor),
-        feedback: [],
-        splash: {},
-      };
-    },
-  );
+  app.get('/api/admin/user', route(can('READ'), { response: { 200: Type.Ref(MeSchema) } }), async (request) => {
+    const actor = actorOf(request);
+    return {
+      user: await getActingUser(deps.db, actor),
+      permissions: permissionsOfActor(actor),
+      feedback: [],
+      splash: {},
+    };
+  });
 
-  app.post(
-    '/api/admin/user/change-password',
-    { schema: { tags, body: Type.Ref(ChangeOwnPasswordSchema) }, config: { access: can('READ') } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      if (actor.kind !== 'user') throw new BadDataError('Only a signed-in user has a password of their own to change');
-      const { oldPassword, password, confirmPassword } = request.body;
-      if (password !== confirmPassword) {
-        const message = '"confirmPassword" must be the same as "password"';
-        throw new BadDataError(message, [{ message, path: '/body/confirmPassword' }]);
-      }
-      const passwordHash = await hashNewPassword(password, '/body/password');
-      await inUnitOfWork(deps, actor, async (uow) => {
-        await assertCurrentPassword(uow, actor.userId, oldPassword);
-        // The session in use stays open; every other session of the user ends.
-        await changeUserPassword(uow, actor.userId, passwordHash, request.cookies[SESSION_COOKIE]);
-      });
-      return reply.status(200).send();
-    },
-  );
+  app.post('/api/admin/user/change-password', route(can('READ'), { body: Type.Ref(ChangeOwnPasswordSchema) }), async (request, reply) => {
+    const actor = actorOf(request);
+    if (actor.kind !== 'user') throw new BadDataError('Only a signed-in user has a password of their own to change');
+    const { oldPassword, password, confirmPassword } = request.body;
+    if (password !== confirmPassword) {
+      const message = '"confirmPassword" must be the same as "password"';
+      throw new BadDataError(message, [{ message, path: '/body/confirmPassword' }]);
+    }
+    const passwordHash = await hashNewPassword(password, '/body/password');
+    await inUnitOfWork(deps, actor, async (uow) => {
+      await assertCurrentPassword(uow, actor.userId, oldPassword);
+      // The session in use stays open; every other session of the user ends.
+      await changeUserPassword(uow, actor.userId, passwordHash, request.cookies[SESSION_COOKIE]);
+    });
+    return reply.status(200).send();
+  });
 
   app.get(
     '/api/admin/user/tokens',

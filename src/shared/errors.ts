@@ -27,30 +27,23 @@ export abstract class ApiError extends Error {
   }
 }
 
-export class BadDataError extends ApiError {
-  override readonly name = 'BadDataError';
-  readonly statusCode = 400;
+/** The base of one kind of error: Unleash's name for it and its HTTP status. */
+function errorOf(name: string, statusCode: number) {
+  return class extends ApiError {
+    override readonly name = name;
+    readonly statusCode = statusCode;
+  };
 }
 
-export class AuthenticationRequired extends ApiError {
-  override readonly name = 'AuthenticationRequired';
-  readonly statusCode = 401;
-}
+export class BadDataError extends errorOf('BadDataError', 400) {}
 
-export class UnauthorizedError extends ApiError {
-  override readonly name = 'UnauthorizedError';
-  readonly statusCode = 401;
-}
+export class AuthenticationRequired extends errorOf('AuthenticationRequired', 401) {}
 
-export class PasswordMismatch extends ApiError {
-  override readonly name = 'PasswordMismatch';
-  readonly statusCode = 401;
-}
+export class UnauthorizedError extends errorOf('UnauthorizedError', 401) {}
 
-export class PermissionError extends ApiError {
-  override readonly name = 'PermissionError';
-  readonly statusCode = 403;
+export class PasswordMismatch extends errorOf('PasswordMismatch', 401) {}
 
+export class PermissionError extends errorOf('PermissionError', 403) {
   constructor(
     message: string,
     readonly permissions: string[] = [],
@@ -63,37 +56,19 @@ export class PermissionError extends ApiError {
   }
 }
 
-export class NotFoundError extends ApiError {
-  override readonly name = 'NotFoundError';
-  readonly statusCode = 404;
-}
+export class NotFoundError extends errorOf('NotFoundError', 404) {}
 
-export class NameExistsError extends ApiError {
-  override readonly name = 'NameExistsError';
-  readonly statusCode = 409;
-}
+export class NameExistsError extends errorOf('NameExistsError', 409) {}
 
 /** The request is well-formed but conflicts with the stored state (e.g. deleting a project still in use). */
-export class ConflictError extends ApiError {
-  override readonly name = 'ConflictError';
-  readonly statusCode = 409;
-}
+export class ConflictError extends errorOf('ConflictError', 409) {}
 
-export class ContentTypeError extends ApiError {
-  override readonly name = 'ContentTypeError';
-  readonly statusCode = 415;
-}
+export class ContentTypeError extends errorOf('ContentTypeError', 415) {}
 
-export class PayloadTooLargeError extends ApiError {
-  override readonly name = 'PayloadTooLargeError';
-  readonly statusCode = 413;
-}
+export class PayloadTooLargeError extends errorOf('PayloadTooLargeError', 413) {}
 
 /** Too many attempts; `Retry-After` says in how many seconds the next one is accepted. */
-export class TooManyRequestsError extends ApiError {
-  override readonly name = 'TooManyRequestsError';
-  readonly statusCode = 429;
-
+export class TooManyRequestsError extends errorOf('TooManyRequestsError', 429) {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -106,12 +81,6 @@ export class TooManyRequestsError extends ApiError {
   }
 }
 
-export class UnknownError extends ApiError {
-  override readonly name = 'UnknownError';
-  readonly statusCode = 500;
-}
+export class UnknownError extends errorOf('UnknownError', 500) {}
 
-export class ServiceUnavailableError extends ApiError {
-  override readonly name = 'ServiceUnavailableError';
-  readonly statusCode = 503;
-}
+export class ServiceUnavailableError extends errorOf('ServiceUnavailableError', 503) {}

@@ -3,6 +3,19 @@ import { PermissionError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { actorRootRole } from './actor.js';
 
+/** What changing flags takes: their settings, strategies, variants and dependencies. */
+const FLAG_PERMISSIONS = [
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_ENVIRONMENT',
+  'CREATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_STRATEGY',
+  'DELETE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  'UPDATE_FEATURE_DEPENDENCY',
+] as const;
+
 /**
  * Permissions a route can require. Names follow Unleash's so a PermissionError reads the same there and here.
  * `READ` is any authenticated caller.
@@ -19,15 +32,7 @@ export const PERMISSIONS = [
   'READ_API_TOKEN',
   'CREATE_API_TOKEN',
   'DELETE_API_TOKEN',
-  'CREATE_FEATURE',
-  'UPDATE_FEATURE',
-  'DELETE_FEATURE',
-  'UPDATE_FEATURE_ENVIRONMENT',
-  'CREATE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_STRATEGY',
-  'DELETE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
-  'UPDATE_FEATURE_DEPENDENCY',
+  ...FLAG_PERMISSIONS,
   'CREATE_STRATEGY',
   'UPDATE_STRATEGY',
   'DELETE_STRATEGY',
@@ -123,19 +128,7 @@ export function strongestRootRole(roles: Iterable<RootRoleName>): RootRoleName {
 }
 
 /** What changing one project's flags takes: a Member holds it in that project. */
-const PROJECT_MEMBER_PERMISSIONS: Permission[] = [
-  'CREATE_FEATURE',
-  'UPDATE_FEATURE',
-  'DELETE_FEATURE',
-  'UPDATE_FEATURE_ENVIRONMENT',
-  'CREATE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_STRATEGY',
-  'DELETE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
-  'UPDATE_FEATURE_DEPENDENCY',
-  'APPROVE_CHANGE_REQUEST',
-  'APPLY_CHANGE_REQUEST',
-];
+const PROJECT_MEMBER_PERMISSIONS: Permission[] = [...FLAG_PERMISSIONS, 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'];
 
 /**
  * Project roles grant permissions in their project only. An Owner also runs the project (its settings, its

@@ -5,7 +5,10 @@ import type clientModule from 'unleash-client/lib/client.js';
 import type { Context } from 'unleash-client/lib/context.js';
 import type { FeatureInterface } from 'unleash-client/lib/feature.js';
 import type { Segment, Strategy } from 'unleash-client/lib/strategy/strategy.js';
-import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
+import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../client-features/client-features.queries.js';
+
+/** What an evaluation reads besides the flags asked about: every flag (their parents) and segment of the environment. */
+export type FlagConfiguration = Pick<EnvironmentConfiguration, 'features' | 'segments'>;
 
 export interface SdkEngine {
   UnleashClient: typeof clientModule.default;
@@ -86,11 +89,10 @@ function clientOf(all: ClientFeature[], segments: Map<number, ClientSegment>) {
  */
 export async function evaluateAll(
   features: ClientFeature[],
-  all: ClientFeature[],
-  segments: Map<number, ClientSegment>,
+  configuration: FlagConfiguration,
   context: Context,
 ): Promise<EvaluatedToggle[]> {
-  const client = await clientOf(all, segments);
+  const client = await clientOf(configuration.features, configuration.segments);
   return features.map((feature) => {
     const variant = client.getVariant(feature.name, context);
     const enabled = variant.feature_enabled ?? false;

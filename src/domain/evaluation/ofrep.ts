@@ -1,5 +1,5 @@
-import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
-import type { EvaluationContext } from './evaluate.js';
+import type { ClientFeature } from '../client-features/client-features.queries.js';
+import type { EvaluationContext, FlagConfiguration } from './evaluate.js';
 import { playground, type PlaygroundFeature } from './playground.js';
 
 /**
@@ -98,13 +98,12 @@ function asOfrep(feature: ClientFeature, outcome: PlaygroundFeature): OfrepEvalu
 /** Each of `features` evaluated for the context; `all` holds their parents. */
 export async function evaluateForOpenFeature(
   features: ClientFeature[],
-  all: ClientFeature[],
-  segments: Map<number, ClientSegment>,
+  configuration: FlagConfiguration,
   context: EvaluationContext,
 ): Promise<OfrepEvaluation[]> {
   // A flag that is off in the environment is off for every context: only those that are on need the engine.
   const on = features.filter((feature) => feature.enabled);
-  const outcomes = new Map((await playground(on, all, segments, context)).map((outcome) => [outcome.name, outcome]));
+  const outcomes = new Map((await playground(on, configuration, context)).map((outcome) => [outcome.name, outcome]));
   return features.map((feature) =>
     feature.enabled
       ? asOfrep(feature, outcomes.get(feature.name)!)

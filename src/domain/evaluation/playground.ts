@@ -1,8 +1,8 @@
 import type { Context } from 'unleash-client/lib/context.js';
 import type { Constraint as SdkConstraint } from 'unleash-client/lib/strategy/strategy.js';
-import type { ClientFeature, ClientSegment } from '../client-features/client-features.queries.js';
+import type { ClientFeature } from '../client-features/client-features.queries.js';
 import type { Constraint } from '../features/feature-views.js';
-import { evaluateAll, sdkEngine } from './evaluate.js';
+import { evaluateAll, sdkEngine, type FlagConfiguration } from './evaluate.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
 export interface PlaygroundFeature {
@@ -34,12 +34,11 @@ export interface PlaygroundStrategy {
  */
 export async function playground(
   features: ClientFeature[],
-  all: ClientFeature[],
-  segments: Map<number, ClientSegment>,
+  configuration: FlagConfiguration,
   context: Context,
 ): Promise<PlaygroundFeature[]> {
   const { strategies } = await sdkEngine();
-  const outcomes = new Map((await evaluateAll(features, all, segments, context)).map((toggle) => [toggle.name, toggle]));
+  const outcomes = new Map((await evaluateAll(features, configuration, context)).map((toggle) => [toggle.name, toggle]));
   return features.map((feature) => {
     const outcome = outcomes.get(feature.name)!;
     const data = feature.strategies.map((strategy): PlaygroundStrategy => {
@@ -50,7 +49,7 @@ export async function playground(
       });
       const constraints = strategy.constraints.map(check);
       const usedSegments = (strategy.segments ?? []).map((id) => {
-        const segment = segments.get(id);
+        const segment = configuration.segments.get(id);
         const checked = (segment?.constraints ?? []).map(check);
         return {
           id,

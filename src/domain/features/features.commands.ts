@@ -1,5 +1,6 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { FeaturesTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -200,22 +201,26 @@ export async function archiveFeatures(uow: UnitOfWork, project: string, names: s
     const list = orphans.map((d) => `"${d.child}" depends on "${d.parent}"`).join(', ');
     throw new ConflictError(`Flags that others depend on can only be archived together with them: ${list}`);
   }
-  for (const row of rows) {
-    const archived = await uow.tx
-      .updateTable('features')
-      .set({ archived_at: uow.now })
-      .where('name', '=', row.name)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await enterLifecycleStage(uow, row.name, 'archived');
-    await recordFeatureEvent(uow, {
-      type: 'feature-archived',
-      featureName: row.name,
-      project,
-      data: toFeatureMetadata(archived),
-      preData: toFeatureMetadata(row),
-    });
-  }
+  for (const row of rows) await setArchived(uow, project, row, true);
+}
+
+/** Archives or revives one flag, with its lifecycle stage and its event. */
+async function setArchived(uow: UnitOfWork, project: string, row: Selectable<FeaturesTable>, archived: boolean): Promise<void> {
+  const after = await uow.tx
+    .updateTable('features')
+    .set({ archived_at: archived ? uow.now : null })
+    .where('name', '=', row.name)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (archived) await enterLifecycleStage(uow, row.name, 'archived');
+  else await leaveLifecycleStage(uow, row.name, 'archived');
+  await recordFeatureEvent(uow, {
+    type: archived ? 'feature-archived' : 'feature-revived',
+    featureName: row.name,
+    project,
+    data: toFeatureMetadata(after),
+    preData: toFeatureMetadata(row),
+  });
 }
 
 export async function reviveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
@@ -223,22 +228,7 @@ export async function reviveFeatures(uow: UnitOfWork, project: string, names: st
   for (const name of new Set(names)) rows.push(await findFeature(uow.tx, project, name, { lock: true }));
   const live = rows.filter((row) => !row.archived_at).map((row) => row.name);
   if (live.length > 0) throw new BadDataError(`Flag(s) ${live.map((n) => `"${n}"`).join(', ')} are not archived`);
-  for (const row of rows) {
-    const revived = await uow.tx
-      .updateTable('features')
-      .set({ archived_at: null })
-      .where('name', '=', row.name)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await leaveLifecycleStage(uow, row.name, 'archived');
-    await recordFeatureEvent(uow, {
-      type: 'feature-revived',
-      featureName: row.name,
-      project,
-      data: toFeatureMetadata(revived),
-      preData: toFeatureMetadata(row),
-    });
-  }
+  for (const row of rows) await setArchived(uow, project, row, false);
 }
 
 /** Deletes an archived flag for good; a live flag must be archived first. */

@@ -6,8 +6,14 @@ import { applyChange, type ChangeRequestScope, type FeatureChange } from '../cha
 import { addChanges, discardChange } from '../change-requests/change-requests.commands.js';
 import { OPEN_STATES } from '../change-requests/change-requests.queries.js';
 import { createContextField, updateContextField } from '../context-fields/context-fields.commands.js';
-import { listContextFields } from '../context-fields/context-fields.queries.js';
-import { createEnvironment, listEnvironments, setEnvironmentEnabled, updateEnvironment } from '../environments/environments.js';
+import { listContextFields, type ContextFieldView } from '../context-fields/context-fields.queries.js';
+import {
+  createEnvironment,
+  listEnvironments,
+  setEnvironmentEnabled,
+  updateEnvironment,
+  type EnvironmentView,
+} from '../environments/environments.js';
 import { normalizeConstraints } from '../features/constraints.js';
 import { addDependency, removeDependency } from '../features/dependencies.commands.js';
 import { parentsOf } from '../features/dependencies.queries.js';
@@ -18,13 +24,30 @@ import { resolveStrategy, type StrategyInput } from '../features/strategies.comm
 import { distributeWeights } from '../features/variants.js';
 import { addProjectEnvironment, createProject, listProjects, updateProject } from '../projects/projects.js';
 import { createSegment, updateSegment } from '../segments/segments.commands.js';
-import { listSegments } from '../segments/segments.queries.js';
+import { listSegments, type AdminSegmentView } from '../segments/segments.queries.js';
 import { isProtected } from '../protected-environments/protection.js';
-import { createStrategyDefinition, listStrategyDefinitions, updateStrategyDefinition } from '../strategies/strategy-definitions.js';
+import {
+  createStrategyDefinition,
+  listStrategyDefinitions,
+  updateStrategyDefinition,
+  type StrategyDefinitionView,
+} from '../strategies/strategy-definitions.js';
 import { updateFeatureTags } from '../tags/feature-tags.commands.js';
 import { ensureTagType, updateTagType } from '../tags/tag-types.commands.js';
-import { listTagTypes } from '../tags/tags.queries.js';
-import { pointer, type FileFlag, type FileFlagEnvironment, type FileProject, type FileStrategy, type FlagsFile } from './flags-file.js';
+import { listTagTypes, type TagTypeView } from '../tags/tags.queries.js';
+import {
+  pointer,
+  type FileContextField,
+  type FileEnvironment,
+  type FileFlag,
+  type FileFlagEnvironment,
+  type FileProject,
+  type FileSegment,
+  type FileStrategy,
+  type FileStrategyDefinition,
+  type FileTagType,
+  type FlagsFile,
+} from './flags-file.js';
 
 /** One thing an apply changes (or, in a dry run, would change), named for people and located in the file. */
 export interface PlannedChange {
@@ -76,140 +99,167 @@ const same = (a: unknown, b: unknown) => isDeepStrictEqual(plain(a), plain(b));
 const quote = (value: unknown) => JSON.stringify(value);
 
 /**
+ * One kind of definition the projects' flags refer to: how the stored ones are listed, how a missing one is
+ * created, and how a stored one is brought to what the file says, answering one entry per change it made (its
+ * detail, when the report shows one), none when it already was.
+ */
+interface SharedKind<Entry extends { name: string }, Stored extends { name: string }> {
+  key: 'environments' | 'contextFields' | 'tagTypes' | 'strategies' | 'segments';
+  noun: string;
+  list(uow: UnitOfWork): Promise<Stored[]>;
+  create(uow: UnitOfWork, entry: Entry): Promise<unknown>;
+  update(uow: UnitOfWork, entry: Entry, current: Stored): Promise<Array<string | undefined>>;
+  /** What must exist before the entry is applied. */
+  prepare?(uow: UnitOfWork, entry: Entry): Promise<void>;
+}
+
+/** Creates each entry of one kind that is missing and updates those the file says otherwise, reporting each change. */
+async function applyKind<Entry extends { name: string }, Stored extends { name: string }>(
+  uow: UnitOfWork,
+  report: ApplyReport,
+  kind: SharedKind<Entry, Stored>,
+  entries: Entry[] = [],
+): Promise<void> {
+  const stored = new Map((await kind.list(uow)).map((item) => [item.name, item]));
+  for (const [index, entry] of entries.entries()) {
+    const path = pointer(kind.key, index);
+    const target = `${kind.noun} "${entry.name}"`;
+    const current = stored.get(entry.name);
+    await kind.prepare?.(uow, entry);
+    await atEntry(path, target, async () => {
+      if (!current) {
+        await kind.create(uow, entry);
+        report.changes.push({ path, change: 'created', target });
+        return;
+      }
+      for (const detail of await kind.update(uow, entry, current)) {
+        report.changes.push({ path, change: 'updated', target, ...(detail === undefined ? {} : { detail }) });
+      }
+    });
+  }
+}
+
+/** Updates with `update` when `wanted` differs from `stored`: the change of kinds whose report shows no detail. */
+async function updateWhenDifferent(stored: unknown, wanted: unknown, update: () => Promise<unknown>): Promise<Array<string | undefined>> {
+  if (same(stored, wanted)) return [];
+  await update();
+  return [undefined];
+}
+
+const ENVIRONMENTS: SharedKind<FileEnvironment, EnvironmentView> = {
+  key: 'environments',
+  noun: 'environment',
+  list: (uow) => listEnvironments(uow.tx),
+  create: createEnvironment,
+  async update(uow, environment, current) {
+    const details: string[] = [];
+    const typeChanged = current.type !== environment.type;
+    if (typeChanged || (environment.sortOrder !== undefined && environment.sortOrder !== current.sortOrder)) {
+      await updateEnvironment(uow, environment.name, { type: environment.type, sortOrder: environment.sortOrder });
+      details.push(typeChanged ? `type: ${current.type} → ${environment.type}` : 'sortOrder');
+    }
+    if (environment.enabled !== undefined && environment.enabled !== current.enabled) {
+      await setEnvironmentEnabled(uow, environment.name, environment.enabled);
+      details.push(`enabled: ${current.enabled} → ${environment.enabled}`);
+    }
+    return details;
+  },
+};
+
+const CONTEXT_FIELDS: SharedKind<FileContextField, ContextFieldView> = {
+  key: 'contextFields',
+  noun: 'context field',
+  list: (uow) => listContextFields(uow.tx),
+  create: createContextField,
+  update(uow, field, current) {
+    const wanted = {
+      description: field.description === undefined ? current.description : field.description,
+      stickiness: field.stickiness ?? current.stickiness,
+      sortOrder: field.sortOrder ?? current.sortOrder,
+      legalValues: field.legalValues ?? current.legalValues,
+    };
+    const { name: _name, createdAt: _createdAt, ...stored } = current;
+    return updateWhenDifferent(stored, wanted, () => updateContextField(uow, field.name, wanted));
+  },
+};
+
+const TAG_TYPES: SharedKind<FileTagType, TagTypeView> = {
+  key: 'tagTypes',
+  noun: 'tag type',
+  list: (uow) => listTagTypes(uow.tx),
+  create: ensureTagType,
+  async update(uow, tagType, current) {
+    const changed =
+      (tagType.description !== undefined && tagType.description !== current.description) ||
+      (tagType.icon !== undefined && tagType.icon !== current.icon);
+    if (!changed) return [];
+    await updateTagType(uow, tagType.name, { description: tagType.description, icon: tagType.icon });
+    return [undefined];
+  },
+};
+
+const STRATEGY_DEFINITIONS: SharedKind<FileStrategyDefinition, StrategyDefinitionView> = {
+  key: 'strategies',
+  noun: 'strategy',
+  list: (uow) => listStrategyDefinitions(uow.tx),
+  create: createStrategyDefinition,
+  update(uow, definition, current) {
+    if (!current.editable) throw new BadDataError(`"${definition.name}" is a built-in strategy; a file cannot redefine it`);
+    const wanted = {
+      title: definition.title === undefined ? current.title : definition.title,
+      description: definition.description ?? current.description,
+      parameters: (definition.parameters ?? current.parameters).map((p) => ({
+        name: p.name,
+        type: p.type,
+        description: p.description ?? '',
+        required: p.required ?? false,
+      })),
+    };
+    const stored = { title: current.title, description: current.description, parameters: current.parameters };
+    return updateWhenDifferent(stored, wanted, () => updateStrategyDefinition(uow, definition.name, wanted));
+  },
+};
+
+const SEGMENTS: SharedKind<FileSegment, AdminSegmentView> = {
+  key: 'segments',
+  noun: 'segment',
+  list: (uow) => listSegments(uow.tx),
+  create: createSegment,
+  update(uow, segment, current) {
+    const wanted = {
+      name: segment.name,
+      description: segment.description === undefined ? current.description : segment.description,
+      project: segment.project === undefined ? current.project : segment.project,
+      constraints: segment.constraints,
+    };
+    const stored = { description: current.description, project: current.project, constraints: current.constraints };
+    return updateWhenDifferent(stored, { ...wanted, name: undefined, constraints: normalizeConstraints(wanted.constraints) }, () =>
+      updateSegment(uow, current.id, wanted),
+    );
+  },
+};
+
+/**
  * Environments, context fields, tag types, strategy definitions and segments: what the projects' flags refer
  * to, so applied first. Each is created when missing and updated where the file says otherwise.
  */
 export async function applyShared(uow: UnitOfWork, file: FlagsFile, report: ApplyReport): Promise<void> {
-  const record = (change: PlannedChange) => report.changes.push(change);
-
-  const environments = new Map((await listEnvironments(uow.tx)).map((e) => [e.name, e]));
-  for (const [index, environment] of (file.environments ?? []).entries()) {
-    const path = pointer('environments', index);
-    const target = `environment "${environment.name}"`;
-    const current = environments.get(environment.name);
-    await atEntry(path, target, async () => {
-      if (!current) {
-        await createEnvironment(uow, environment);
-        record({ path, change: 'created', target });
-        return;
-      }
-      const typeChanged = current.type !== environment.type;
-      const orderChanged = environment.sortOrder !== undefined && environment.sortOrder !== current.sortOrder;
-      if (typeChanged || orderChanged) {
-        await updateEnvironment(uow, environment.name, { type: environment.type, sortOrder: environment.sortOrder });
-        record({ path, change: 'updated', target, detail: typeChanged ? `type: ${current.type} → ${environment.type}` : 'sortOrder' });
-      }
-      if (environment.enabled !== undefined && environment.enabled !== current.enabled) {
-        await setEnvironmentEnabled(uow, environment.name, environment.enabled);
-        record({ path, change: 'updated', target, detail: `enabled: ${current.enabled} → ${environment.enabled}` });
-      }
-    });
-  }
-
-  const contextFields = new Map((await listContextFields(uow.tx)).map((f) => [f.name, f]));
-  for (const [index, field] of (file.contextFields ?? []).entries()) {
-    const path = pointer('contextFields', index);
-    const target = `context field "${field.name}"`;
-    const current = contextFields.get(field.name);
-    await atEntry(path, target, async () => {
-      if (!current) {
-        await createContextField(uow, field);
-        record({ path, change: 'created', target });
-        return;
-      }
-      const wanted = {
-        description: field.description === undefined ? current.description : field.description,
-        stickiness: field.stickiness ?? current.stickiness,
-        sortOrder: field.sortOrder ?? current.sortOrder,
-        legalValues: field.legalValues ?? current.legalValues,
-      };
-      const { name: _name, createdAt: _createdAt, ...stored } = current;
-      if (same(stored, wanted)) return;
-      await updateContextField(uow, field.name, wanted);
-      record({ path, change: 'updated', target });
-    });
-  }
-
-  const tagTypes = new Map((await listTagTypes(uow.tx)).map((t) => [t.name, t]));
-  for (const [index, tagType] of (file.tagTypes ?? []).entries()) {
-    const path = pointer('tagTypes', index);
-    const target = `tag type "${tagType.name}"`;
-    const current = tagTypes.get(tagType.name);
-    await atEntry(path, target, async () => {
-      if (!current) {
-        await ensureTagType(uow, tagType);
-        record({ path, change: 'created', target });
-      } else if (
-        (tagType.description !== undefined && tagType.description !== current.description) ||
-        (tagType.icon !== undefined && tagType.icon !== current.icon)
-      ) {
-        await updateTagType(uow, tagType.name, { description: tagType.description, icon: tagType.icon });
-        record({ path, change: 'updated', target });
-      }
-    });
-  }
-
-  const definitions = new Map((await listStrategyDefinitions(uow.tx)).map((d) => [d.name, d]));
-  for (const [index, definition] of (file.strategies ?? []).entries()) {
-    const path = pointer('strategies', index);
-    const target = `strategy "${definition.name}"`;
-    const current = definitions.get(definition.name);
-    await atEntry(path, target, async () => {
-      if (!current) {
-        await createStrategyDefinition(uow, definition);
-        record({ path, change: 'created', target });
-        return;
-      }
-      if (!current.editable) throw new BadDataError(`"${definition.name}" is a built-in strategy; a file cannot redefine it`);
-      const wanted = {
-        title: definition.title === undefined ? current.title : definition.title,
-        description: definition.description ?? current.description,
-        parameters: (definition.parameters ?? current.parameters).map((p) => ({
-          name: p.name,
-          type: p.type,
-          description: p.description ?? '',
-          required: p.required ?? false,
-        })),
-      };
-      if (same({ title: current.title, description: current.description, parameters: current.parameters }, wanted)) return;
-      await updateStrategyDefinition(uow, definition.name, wanted);
-      record({ path, change: 'updated', target });
-    });
-  }
-
-  const segments = new Map((await listSegments(uow.tx)).map((s) => [s.name, s]));
+  await applyKind(uow, report, ENVIRONMENTS, file.environments);
+  await applyKind(uow, report, CONTEXT_FIELDS, file.contextFields);
+  await applyKind(uow, report, TAG_TYPES, file.tagTypes);
+  await applyKind(uow, report, STRATEGY_DEFINITIONS, file.strategies);
+  // A segment of a project the file brings needs that project first (its flags come later).
   const projectsMade = new Set<string>();
-  for (const [index, segment] of (file.segments ?? []).entries()) {
-    const path = pointer('segments', index);
-    const target = `segment "${segment.name}"`;
-    const current = segments.get(segment.name);
-    // A segment of a project the file brings needs that project first (its flags come later).
+  const prepare = async (segmentUow: UnitOfWork, segment: FileSegment) => {
     const projectIndex = segment.project ? (file.projects ?? []).findIndex((project) => project.id === segment.project) : -1;
-    if (projectIndex >= 0 && !projectsMade.has(segment.project!)) {
-      projectsMade.add(segment.project!);
-      const projectPath = pointer('projects', projectIndex);
-      await atEntry(projectPath, `project "${segment.project}"`, () =>
-        applyProjectSettings(uow, file.projects![projectIndex]!, projectPath, report),
-      );
-    }
-    await atEntry(path, target, async () => {
-      if (!current) {
-        await createSegment(uow, segment);
-        record({ path, change: 'created', target });
-        return;
-      }
-      const wanted = {
-        name: segment.name,
-        description: segment.description === undefined ? current.description : segment.description,
-        project: segment.project === undefined ? current.project : segment.project,
-        constraints: segment.constraints,
-      };
-      const stored = { description: current.description, project: current.project, constraints: current.constraints };
-      if (same(stored, { ...wanted, name: undefined, constraints: normalizeConstraints(wanted.constraints) })) return;
-      await updateSegment(uow, current.id, wanted);
-      record({ path, change: 'updated', target });
-    });
-  }
+    if (projectIndex < 0 || projectsMade.has(segment.project!)) return;
+    projectsMade.add(segment.project!);
+    const projectPath = pointer('projects', projectIndex);
+    await atEntry(projectPath, `project "${segment.project}"`, () =>
+      applyProjectSettings(segmentUow, file.projects![projectIndex]!, projectPath, report),
+    );
+  };
+  await applyKind(uow, report, { ...SEGMENTS, prepare }, file.segments);
 }
 
 /** What the file wants of one project, with its flags: applied in the caller's unit of work. */
