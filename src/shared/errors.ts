@@ -84,3 +84,17 @@ export class TooManyRequestsError extends errorOf('TooManyRequestsError', 429) {
 export class UnknownError extends errorOf('UnknownError', 500) {}
 
 export class ServiceUnavailableError extends errorOf('ServiceUnavailableError', 503) {}
+
+/**
+ * The details of a list whose entries must differ in a key: one per entry repeating an earlier one's, at `path`
+ * of that entry, saying `<what> must be unique (<key> repeats)`.
+ */
+export function repeatedKeys<T>(items: T[], keyOf: (item: T) => string, pathOf: (index: number) => string, what: string): ErrorDetail[] {
+  const seen = new Set<string>();
+  return items.flatMap((item, index) => {
+    const key = keyOf(item);
+    const repeated = seen.has(key);
+    seen.add(key);
+    return repeated ? [{ path: pathOf(index), message: `${what} must be unique (${JSON.stringify(key)} repeats)` }] : [];
+  });
+}

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, ConflictError, type ErrorDetail } from '../../shared/errors.js';
+import { BadDataError, ConflictError, repeatedKeys } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage, joinWords } from '../../shared/flag-usage.js';
 import {
@@ -26,17 +26,12 @@ export type UpdateContextFieldInput = Omit<CreateContextFieldInput, 'name'>;
 
 /** Legal values are unique by value; a description is kept only when given. */
 function normalizeLegalValues(legalValues: LegalValue[]): LegalValue[] {
-  const details: ErrorDetail[] = [];
-  const seen = new Set<string>();
-  legalValues.forEach((legalValue, index) => {
-    if (seen.has(legalValue.value)) {
-      details.push({
-        path: `/body/legalValues/${index}/value`,
-        message: `Legal values must be unique (${JSON.stringify(legalValue.value)} repeats)`,
-      });
-    }
-    seen.add(legalValue.value);
-  });
+  const details = repeatedKeys(
+    legalValues,
+    (legalValue) => legalValue.value,
+    (index) => `/body/legalValues/${index}/value`,
+    'Legal values',
+  );
   if (details.length > 0) throw new BadDataError('The legal values are invalid', details);
   return legalValues.map(({ value, description }) => (description === undefined ? { value } : { value, description }));
 }

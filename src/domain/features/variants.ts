@@ -1,4 +1,4 @@
-import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
+import { BadDataError, repeatedKeys } from '../../shared/errors.js';
 
 export const TOTAL_WEIGHT = 1000;
 
@@ -17,14 +17,12 @@ export function distributeWeights<T extends Weighted>(
   variants: T[],
   path: string,
 ): Array<T & { weight: number; weightType: 'variable' | 'fix' }> {
-  const details: ErrorDetail[] = [];
-  const seen = new Set<string>();
-  variants.forEach((variant, index) => {
-    if (seen.has(variant.name)) {
-      details.push({ path: `${path}/${index}/name`, message: `Variant names must be unique ("${variant.name}" repeats)` });
-    }
-    seen.add(variant.name);
-  });
+  const details = repeatedKeys(
+    variants,
+    (variant) => variant.name,
+    (index) => `${path}/${index}/name`,
+    'Variant names',
+  );
   const fixed = variants.filter((v) => v.weightType === 'fix');
   const variable = variants.filter((v) => v.weightType !== 'fix');
   const fixedTotal = fixed.reduce((sum, v) => sum + (v.weight ?? 0), 0);

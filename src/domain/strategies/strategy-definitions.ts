@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Selectable } from 'kysely';
 import type { StrategyDefinitionsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, ConflictError, NotFoundError, type ErrorDetail } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NotFoundError, repeatedKeys } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage } from '../../shared/flag-usage.js';
 import type { Db } from '../../db/database.js';
@@ -105,17 +105,12 @@ export interface CreateStrategyDefinitionInput {
 export type UpdateStrategyDefinitionInput = Omit<CreateStrategyDefinitionInput, 'name' | 'deprecated'>;
 
 function normalizeParameters(parameters: ParameterInput[]): StrategyParameter[] {
-  const details: ErrorDetail[] = [];
-  const seen = new Set<string>();
-  parameters.forEach((parameter, index) => {
-    if (seen.has(parameter.name)) {
-      details.push({
-        path: `/body/parameters/${index}/name`,
-        message: `Parameter names must be unique (${JSON.stringify(parameter.name)} repeats)`,
-      });
-    }
-    seen.add(parameter.name);
-  });
+  const details = repeatedKeys(
+    parameters,
+    (parameter) => parameter.name,
+    (index) => `/body/parameters/${index}/name`,
+    'Parameter names',
+  );
   if (details.length > 0) throw new BadDataError('The strategy parameters are invalid', details);
   return parameters.map((parameter) => ({
     name: parameter.name,
