@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { ROOT_ROLE_VIEWS, rootRoleById } from '../domain/access/permissions.js';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupInput } from '../domain/groups/groups.js';
 import {
@@ -33,8 +32,8 @@ import {
   UpdateServiceAccountSchema,
 } from './access.schemas.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { actingFor, type RouteModule } from './deps.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const GroupParams = Type.Object({ groupId: NumericId });
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
@@ -57,6 +56,7 @@ function groupInput(body: typeof CreateGroupSchema.static): GroupInput {
 
 /** Groups, project access and service accounts, on Unleash's paths. */
 export const accessRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   const groupTags = ['Groups'];
   app.get(
     '/api/admin/groups',
@@ -70,7 +70,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('ADMIN') },
     },
     async (request, reply) => {
-      const group = await inUnitOfWork(deps, actorOf(request), (uow) => createGroup(uow, groupInput(request.body)));
+      const group = await act(request, (uow) => createGroup(uow, groupInput(request.body)));
       return reply.status(201).send(group);
     },
   );
@@ -85,14 +85,13 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
       schema: { tags: groupTags, params: GroupParams, body: Type.Ref(CreateGroupSchema), response: { 200: Type.Ref(GroupSchema) } },
       config: { access: can('ADMIN') },
     },
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => updateGroup(uow, Number(request.params.groupId), groupInput(request.body))),
+    async (request) => act(request, (uow) => updateGroup(uow, Number(request.params.groupId), groupInput(request.body))),
   );
   app.delete(
     '/api/admin/groups/:groupId',
     { schema: { tags: groupTags, params: GroupParams }, config: { access: can('ADMIN') } },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteGroup(uow, Number(request.params.groupId)));
+      await act(request, (uow) => deleteGroup(uow, Number(request.params.groupId)));
       return reply.status(200).send();
     },
   );
@@ -115,7 +114,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     async (request, reply) => {
       const roles = resolveProjectRoles(request.body.roles, '/body/roles');
       const input = { roles, users: [...new Set(request.body.users ?? [])], groups: [...new Set(request.body.groups ?? [])] };
-      await inUnitOfWork(deps, actorOf(request), (uow) => addProjectAccess(uow, request.params.projectId, input));
+      await act(request, (uow) => addProjectAccess(uow, request.params.projectId, input));
       return reply.status(200).send();
     },
   );
@@ -130,13 +129,13 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
       async (request, reply) => {
         const roles = resolveProjectRoles(request.body.roles, '/body/roles');
         const values = request.params as Record<string, string>;
-        await inUnitOfWork(deps, actorOf(request), (uow) => setProjectRoles(uow, values.projectId!, holderOf(values), roles));
+        await act(request, (uow) => setProjectRoles(uow, values.projectId!, holderOf(values), roles));
         return reply.status(200).send();
       },
     );
     app.delete(path, { schema: { tags: accessTags, params }, config: { access } }, async (request, reply) => {
       const values = request.params as Record<string, string>;
-      await inUnitOfWork(deps, actorOf(request), (uow) => removeProjectAccess(uow, values.projectId!, holderOf(values)));
+      await act(request, (uow) => removeProjectAccess(uow, values.projectId!, holderOf(values)));
       return reply.status(200).send();
     });
   }
@@ -155,9 +154,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request, reply) => {
       const { username, name, rootRole } = request.body;
-      const account = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        createServiceAccount(uow, { username, name, rootRole: rootRoleById(rootRole) }),
-      );
+      const account = await act(request, (uow) => createServiceAccount(uow, { username, name, rootRole: rootRoleById(rootRole) }));
       return reply.status(201).send(account);
     },
   );
@@ -182,7 +179,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { name, rootRole } = request.body;
-      return inUnitOfWork(deps, actorOf(request), (uow) =>
+      return act(request, (uow) =>
         updateServiceAccount(uow, Number(request.params.id), {
           name,
           rootRole: rootRole === undefined ? undefined : rootRoleById(rootRole),
@@ -194,7 +191,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     `${SERVICE_ACCOUNTS}/:id`,
     { schema: { tags: serviceTags, params: ServiceAccountParams }, config: { access: can('ADMIN') } },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteServiceAccount(uow, Number(request.params.id)));
+      await act(request, (uow) => deleteServiceAccount(uow, Number(request.params.id)));
       return reply.status(200).send();
     },
   );
@@ -223,7 +220,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request, reply) => {
       const { description, expiresAt } = request.body;
-      const token = await inUnitOfWork(deps, actorOf(request), (uow) =>
+      const token = await act(request, (uow) =>
         createServiceAccountToken(uow, Number(request.params.id), { description, expiresAt: new Date(expiresAt) }),
       );
       return reply.status(201).send(token);
@@ -233,9 +230,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     `${SERVICE_ACCOUNTS}/:id/token/:tokenId`,
     { schema: { tags: serviceTags, params: ServiceAccountTokenParams }, config: { access: can('ADMIN') } },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        deleteServiceAccountToken(uow, Number(request.params.id), Number(request.params.tokenId)),
-      );
+      await act(request, (uow) => deleteServiceAccountToken(uow, Number(request.params.id), Number(request.params.tokenId)));
       return reply.status(200).send();
     },
   );

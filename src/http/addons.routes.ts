@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import {
   assertAddonUrlsAllowed,
   createAddon,
@@ -26,8 +25,8 @@ import {
   IntegrationEventsQuery,
   IntegrationEventsSchema,
 } from './addons.schemas.js';
-import { routesTagged, type AppDeps, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, type AppDeps, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 
 const route = routesTagged(['Addons']);
 const ADDONS = '/api/admin/addons';
@@ -41,50 +40,45 @@ async function checkAddonInput(deps: AppDeps, input: AddonInput): Promise<void> 
 // Paths, fields and status codes are Unleash's. Reading configurations is open to every role, as in Unleash
 // (secrets are masked); changing them is Admin-only; integration events and redelivery are Admin-only.
 export const addonRoutes: RouteModule = async (app, { deps }) => {
-  app.get(ADDONS, route(can('READ'), { response: { 200: Type.Ref(AddonsSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get(ADDONS, route(can('READ'), { ok: AddonsSchema }), async () => ({
     addons: await listAddons(deps.db),
     providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),
   }));
 
-  app.post(
-    ADDONS,
-    route(can('CREATE_ADDON'), { body: Type.Ref(AddonCreateUpdateSchema), response: { 201: Type.Ref(AddonCreatedSchema) } }),
-    async (request, reply) => {
-      await checkAddonInput(deps, request.body);
-      const addon = await inUnitOfWork(deps, actorOf(request), (uow) => createAddon(uow, request.body));
-      return reply.status(201).send(addon);
-    },
-  );
+  app.post(ADDONS, route(can('CREATE_ADDON'), { body: AddonCreateUpdateSchema, created: AddonCreatedSchema }), async (request, reply) => {
+    await checkAddonInput(deps, request.body);
+    const addon = await act(request, (uow) => createAddon(uow, request.body));
+    return reply.status(201).send(addon);
+  });
 
-  app.get(
-    `${ADDONS}/:id`,
-    route(can('READ'), { params: AddonParams, response: { 200: Type.Ref(AddonWithDeliveriesSchema) } }),
-    async (request) => getAddonWithDeliveries(deps.db, Number(request.params.id)),
+  app.get(`${ADDONS}/:id`, route(can('READ'), { params: AddonParams, ok: AddonWithDeliveriesSchema }), async (request) =>
+    getAddonWithDeliveries(deps.db, Number(request.params.id)),
   );
 
   app.put(
     `${ADDONS}/:id`,
-    route(can('UPDATE_ADDON'), { params: AddonParams, body: Type.Ref(AddonCreateUpdateSchema), response: { 200: Type.Ref(AddonSchema) } }),
+    route(can('UPDATE_ADDON'), { params: AddonParams, body: AddonCreateUpdateSchema, ok: AddonSchema }),
     async (request) => {
       await checkAddonInput(deps, request.body);
-      return inUnitOfWork(deps, actorOf(request), (uow) => updateAddon(uow, Number(request.params.id), request.body));
+      return act(request, (uow) => updateAddon(uow, Number(request.params.id), request.body));
     },
   );
 
   app.post(
     `${ADDONS}/:id/signing-secret`,
-    route(can('UPDATE_ADDON'), { params: AddonParams, response: { 200: Type.Ref(AddonSigningSecretSchema) } }),
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => rotateAddonSigningSecret(uow, Number(request.params.id))),
+    route(can('UPDATE_ADDON'), { params: AddonParams, ok: AddonSigningSecretSchema }),
+    async (request) => act(request, (uow) => rotateAddonSigningSecret(uow, Number(request.params.id))),
   );
 
   app.delete(`${ADDONS}/:id`, route(can('DELETE_ADDON'), { params: AddonParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteAddon(uow, Number(request.params.id)));
+    await act(request, (uow) => deleteAddon(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
 
   app.get(
     `${ADDONS}/:id/events`,
-    route(can('ADMIN'), { params: AddonParams, querystring: IntegrationEventsQuery, response: { 200: Type.Ref(IntegrationEventsSchema) } }),
+    route(can('ADMIN'), { params: AddonParams, querystring: IntegrationEventsQuery, ok: IntegrationEventsSchema }),
     async (request) => ({
       integrationEvents: await listIntegrationEvents(deps.db, Number(request.params.id), request.query),
     }),
@@ -95,9 +89,7 @@ export const addonRoutes: RouteModule = async (app, { deps }) => {
     route(can('ADMIN'), { params: IntegrationEventParams, response: { 202: Type.Ref(AddonRedeliverySchema) } }),
     async (request, reply) => {
       const { id, integrationEventId } = request.params;
-      const redelivery = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        redeliverIntegrationEvent(uow, Number(id), integrationEventId),
-      );
+      const redelivery = await act(request, (uow) => redeliverIntegrationEvent(uow, Number(id), integrationEventId));
       return reply.status(202).send(redelivery);
     },
   );

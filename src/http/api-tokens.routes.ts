@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { ApiTokenType } from '../db/schema.js';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { createApiToken, deleteApiToken } from '../domain/api-tokens/api-tokens.commands.js';
 import { ALL, listApiTokens } from '../domain/api-tokens/api-tokens.queries.js';
 import { BadDataError } from '../shared/errors.js';
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema } from './api-tokens.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 
 const route = routesTagged(['API tokens']);
 
@@ -17,13 +16,14 @@ function tokenType(type: string): ApiTokenType {
 }
 
 export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
-  app.get('/api/admin/api-tokens', route(can('READ_API_TOKEN'), { response: { 200: Type.Ref(ApiTokensSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get('/api/admin/api-tokens', route(can('READ_API_TOKEN'), { ok: ApiTokensSchema }), async () => ({
     tokens: await listApiTokens(deps.db),
   }));
 
   app.post(
     '/api/admin/api-tokens',
-    route(can('CREATE_API_TOKEN'), { body: Type.Ref(CreateApiTokenSchema), response: { 201: Type.Ref(ApiTokenSchema) } }),
+    route(can('CREATE_API_TOKEN'), { body: CreateApiTokenSchema, created: ApiTokenSchema }),
     async (request, reply) => {
       const body = request.body;
       const tokenName = body.tokenName ?? body.username;
@@ -35,7 +35,7 @@ export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
           { path: '/body/project', message: '"project" cannot be combined with "projects"' },
         ]);
       }
-      const token = await inUnitOfWork(deps, actorOf(request), (uow) =>
+      const token = await act(request, (uow) =>
         createApiToken(uow, {
           tokenName,
           type: tokenType(body.type),
@@ -54,7 +54,7 @@ export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
       params: Type.Object({ token: Type.String({ minLength: 1, description: 'The token secret or its id' }) }),
     }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteApiToken(uow, request.params.token));
+      await act(request, (uow) => deleteApiToken(uow, request.params.token));
       return reply.status(200).send();
     },
   );

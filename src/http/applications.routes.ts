@@ -15,7 +15,7 @@ const route = routesTagged(['Metrics']);
 export const applicationRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     '/api/admin/metrics/applications',
-    route(can('READ'), { querystring: ApplicationsQuerySchema, response: { 200: Type.Ref(ApplicationsSchema) } }),
+    route(can('READ'), { querystring: ApplicationsQuerySchema, ok: ApplicationsSchema }),
     async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => listApplications(db, request.query)),
   );
 
@@ -23,7 +23,7 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/metrics/applications/:appName',
     route(can('READ'), {
       params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }),
-      response: { 200: Type.Ref(ApplicationSchema) },
+      ok: ApplicationSchema,
     }),
     async (request) => {
       const application = await getApplication(deps.db, request.params.appName, deps.clock.now());
@@ -39,7 +39,7 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
       querystring: Type.Object({
         hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, default: 24, errorMessage: 'hoursBack is 1 to 720 (30 days)' })),
       }),
-      response: { 200: Type.Ref(FeatureUsageOverTimeSchema) },
+      ok: FeatureUsageOverTimeSchema,
     }),
     async (request) => {
       const hoursBack = request.query.hoursBack ?? 24;

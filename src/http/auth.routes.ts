@@ -50,7 +50,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(`/login?error=${encodeURIComponent(message)}`, 302);
   };
 
-  app.get('/auth/options', route(PUBLIC, { response: { 200: Type.Ref(SignInOptionsSchema) } }), async () => ({
+  app.get('/auth/options', route(PUBLIC, { ok: SignInOptionsSchema }), async () => ({
     password: deps.config.passwordSignIn,
     oidc: oidc ? { name: oidc.config.name, path: `${OIDC_PATHS}/login` } : null,
   }));
@@ -106,26 +106,22 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.post(
-    '/auth/simple/login',
-    route(PUBLIC, { body: Type.Ref(LoginSchema), response: { 200: Type.Ref(UserSchema) } }),
-    async (request, reply) => {
-      if (!deps.config.passwordSignIn) {
-        throw new PermissionError(
-          `Password sign-in is turned off on this server; sign in with ${deps.config.oidc?.name ?? 'your identity provider'}`,
-        );
-      }
-      const { username } = request.body;
-      throttle.assertAllowed(username, request.ip, deps.clock.now());
-      const userId = await verifyPasswordLogin(deps.db, request.body).catch((error: unknown) => {
-        if (error instanceof PasswordMismatch) throttle.recordFailure(username, request.ip, deps.clock.now());
-        throw error;
-      });
-      const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => startSession(uow, userId, deps.config.sessionTtlHours));
-      throttle.recordSuccess(username, request.ip);
-      return setSessionCookie(reply, sessionId).send(user);
-    },
-  );
+  app.post('/auth/simple/login', route(PUBLIC, { body: LoginSchema, ok: UserSchema }), async (request, reply) => {
+    if (!deps.config.passwordSignIn) {
+      throw new PermissionError(
+        `Password sign-in is turned off on this server; sign in with ${deps.config.oidc?.name ?? 'your identity provider'}`,
+      );
+    }
+    const { username } = request.body;
+    throttle.assertAllowed(username, request.ip, deps.clock.now());
+    const userId = await verifyPasswordLogin(deps.db, request.body).catch((error: unknown) => {
+      if (error instanceof PasswordMismatch) throttle.recordFailure(username, request.ip, deps.clock.now());
+      throw error;
+    });
+    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => startSession(uow, userId, deps.config.sessionTtlHours));
+    throttle.recordSuccess(username, request.ip);
+    return setSessionCookie(reply, sessionId).send(user);
+  });
 
   app.post('/logout', route(PUBLIC), async (request, reply) => {
     const sessionId = request.cookies[SESSION_COOKIE];

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { updateChangeRequestConfig } from '../domain/change-requests/change-request-config.commands.js';
 import { changeChangeRequestState } from '../domain/change-requests/change-request-state.commands.js';
 import {
@@ -32,7 +31,7 @@ import {
   UpdateChangeRequestEnvironmentConfigSchema,
 } from './change-requests.schemas.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Change Requests']);
@@ -51,9 +50,10 @@ const many = { 200: Type.Ref(ChangeRequestsSchema) };
  * command, since it depends on the body).
  */
 export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.get(
     `${PROJECT}/change-requests/config`,
-    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(ChangeRequestConfigSchema) } }),
+    route(can('READ'), { params: ProjectParams, ok: ChangeRequestConfigSchema }),
     async (request) => getChangeRequestConfig(deps.db, request.params.projectId),
   );
 
@@ -61,11 +61,11 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${PROJECT}/environments/:environment/change-requests/config`,
     route(can('UPDATE_CHANGE_REQUEST_CONFIG', PROJECT_PARAM), {
       params: EnvironmentParams,
-      body: Type.Ref(UpdateChangeRequestEnvironmentConfigSchema),
+      body: UpdateChangeRequestEnvironmentConfigSchema,
     }),
     async (request, reply) => {
       const { projectId, environment } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => updateChangeRequestConfig(uow, projectId, environment, request.body));
+      await act(request, (uow) => updateChangeRequestConfig(uow, projectId, environment, request.body));
       return reply.status(204).send();
     },
   );
@@ -74,7 +74,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     `${PROJECT}/environments/:environment/change-requests`,
     route(can('UPDATE_FEATURE', PROJECT_PARAM), {
       params: EnvironmentParams,
-      body: Type.Ref(ChangeRequestOneOrManyCreateSchema),
+      body: ChangeRequestOneOrManyCreateSchema,
       response: one,
     }),
     async (request) => {
@@ -82,15 +82,13 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
       const body = request.body;
       const changes = Array.isArray(body) ? body : [body];
       const pathOf = (index: number) => (Array.isArray(body) ? `/body/${index}` : '/body');
-      const id = await inUnitOfWork(deps, actorOf(request), (uow) => addChanges(uow, { project: projectId, environment }, changes, pathOf));
+      const id = await act(request, (uow) => addChanges(uow, { project: projectId, environment }, changes, pathOf));
       return getChangeRequest(deps.db, projectId, id);
     },
   );
 
-  app.get(
-    '/api/admin/change-requests/open',
-    route(can('READ'), { response: { 200: Type.Ref(OpenChangeRequestsSchema) } }),
-    async (request) => openChangeRequestsOf(deps.db, actorOf(request)),
+  app.get('/api/admin/change-requests/open', route(can('READ'), { ok: OpenChangeRequestsSchema }), async (request) =>
+    openChangeRequestsOf(deps.db, actorOf(request)),
   );
 
   app.get(`${PROJECT}/change-requests/pending`, route(can('READ'), { params: ProjectParams, response: many }), async (request) =>
@@ -126,16 +124,16 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(CHANGE_REQUEST, route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeRequestParams }), async (request, reply) => {
     const { projectId, id } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => discardChangeRequest(uow, projectId, Number(id)));
+    await act(request, (uow) => discardChangeRequest(uow, projectId, Number(id)));
     return reply.status(200).send();
   });
 
   app.put(
     `${CHANGE_REQUEST}/changes/:changeId`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeParams, body: Type.Ref(ChangeRequestCreateSchema), response: one }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeParams, body: ChangeRequestCreateSchema, response: one }),
     async (request) => {
       const { projectId, id, changeId } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => editChange(uow, projectId, Number(id), Number(changeId), request.body));
+      await act(request, (uow) => editChange(uow, projectId, Number(id), Number(changeId), request.body));
       return getChangeRequest(deps.db, projectId, Number(id));
     },
   );
@@ -145,40 +143,40 @@ export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
     route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeParams }),
     async (request, reply) => {
       const { projectId, id, changeId } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => discardChange(uow, projectId, Number(id), Number(changeId)));
+      await act(request, (uow) => discardChange(uow, projectId, Number(id), Number(changeId)));
       return reply.status(200).send();
     },
   );
 
   app.put(
     `${CHANGE_REQUEST}/title`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestUpdateTitleSchema) }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ChangeRequestParams, body: ChangeRequestUpdateTitleSchema }),
     async (request, reply) => {
       const { projectId, id } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => updateTitle(uow, projectId, Number(id), request.body.title));
+      await act(request, (uow) => updateTitle(uow, projectId, Number(id), request.body.title));
       return reply.status(204).send();
     },
   );
 
   app.post(
     `${CHANGE_REQUEST}/comments`,
-    route(can('READ'), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestAddCommentSchema) }),
+    route(can('READ'), { params: ChangeRequestParams, body: ChangeRequestAddCommentSchema }),
     async (request, reply) => {
       const { projectId, id } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => addComment(uow, projectId, Number(id), request.body.text));
+      await act(request, (uow) => addComment(uow, projectId, Number(id), request.body.text));
       return reply.status(200).send();
     },
   );
 
   app.put(
     `${CHANGE_REQUEST}/state`,
-    route(can('READ'), { params: ChangeRequestParams, body: Type.Ref(ChangeRequestStateSchema), response: one }),
+    route(can('READ'), { params: ChangeRequestParams, body: ChangeRequestStateSchema, response: one }),
     async (request) => {
       const { projectId } = request.params;
       const id = Number(request.params.id);
       // Applying runs the changes' commands; the unit of work says which request they belong to.
       const options = request.body.state === 'Applied' ? { changeRequestId: id } : {};
-      await inUnitOfWork(deps, actorOf(request), (uow) => changeChangeRequestState(uow, projectId, id, request.body), options);
+      await act(request, (uow) => changeChangeRequestState(uow, projectId, id, request.body), options);
       return getChangeRequest(deps.db, projectId, id);
     },
   );

@@ -76,7 +76,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     '/api/client/features/:featureName',
     route(CLIENT, {
       params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: { 200: Type.Ref(ClientFeatureSchema) },
+      ok: ClientFeatureSchema,
     }),
     async (request) => {
       const answer = await store.features(scopeOf(sdkTokenOf(request), {}));
@@ -114,7 +114,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.post('/api/client/register', route(CLIENT, { body: Type.Ref(ClientRegistrationSchema) }), async (request, reply) => {
+  app.post('/api/client/register', route(CLIENT, { body: ClientRegistrationSchema }), async (request, reply) => {
     const token = sdkTokenOf(request);
     assertTokenEnvironment(token, request.body.environment, '/body/environment');
     const registration = registrationOf(request.body, token, request.ip);

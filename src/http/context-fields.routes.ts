@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { createContextField, deleteContextField, updateContextField } from '../domain/context-fields/context-fields.commands.js';
 import {
   assertContextFieldNameFree,
@@ -16,44 +15,39 @@ import {
   CreateContextFieldSchema,
   UpdateContextFieldSchema,
 } from './context-fields.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 
 const route = routesTagged(['Context']);
 const ContextFieldParams = Type.Object({ name: UrlFriendlyName });
 const CONTEXT = '/api/admin/context';
 
 export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
-  app.get(CONTEXT, route(can('READ'), { response: { 200: Type.Ref(ContextFieldsSchema) } }), async () => listContextFields(deps.db));
+  const act = actingFor(deps);
+  app.get(CONTEXT, route(can('READ'), { ok: ContextFieldsSchema }), async () => listContextFields(deps.db));
 
   app.post(
     CONTEXT,
-    route(can('CREATE_CONTEXT_FIELD'), { body: Type.Ref(CreateContextFieldSchema), response: { 201: Type.Ref(ContextFieldSchema) } }),
+    route(can('CREATE_CONTEXT_FIELD'), { body: CreateContextFieldSchema, created: ContextFieldSchema }),
     async (request, reply) => {
-      const field = await inUnitOfWork(deps, actorOf(request), (uow) => createContextField(uow, request.body));
+      const field = await act(request, (uow) => createContextField(uow, request.body));
       return reply.status(201).send(field);
     },
   );
 
   // Unleash's create form asks whether a name is free before creating: 200 when it is, 409 when taken.
-  app.post(
-    `${CONTEXT}/validate`,
-    route(can('CREATE_CONTEXT_FIELD'), { body: Type.Ref(ContextFieldNameSchema) }),
-    async (request, reply) => {
-      await assertContextFieldNameFree(deps.db, request.body.name);
-      return reply.status(200).send();
-    },
-  );
+  app.post(`${CONTEXT}/validate`, route(can('CREATE_CONTEXT_FIELD'), { body: ContextFieldNameSchema }), async (request, reply) => {
+    await assertContextFieldNameFree(deps.db, request.body.name);
+    return reply.status(200).send();
+  });
 
-  app.get(
-    `${CONTEXT}/:name`,
-    route(can('READ'), { params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldSchema) } }),
-    async (request) => findContextField(deps.db, request.params.name),
+  app.get(`${CONTEXT}/:name`, route(can('READ'), { params: ContextFieldParams, ok: ContextFieldSchema }), async (request) =>
+    findContextField(deps.db, request.params.name),
   );
 
   app.get(
     `${CONTEXT}/:name/strategies`,
-    route(can('READ'), { params: ContextFieldParams, response: { 200: Type.Ref(ContextFieldStrategiesSchema) } }),
+    route(can('READ'), { params: ContextFieldParams, ok: ContextFieldStrategiesSchema }),
     async (request) => ({ strategies: await listContextFieldStrategies(deps.db, request.params.name) }),
   );
 
@@ -61,14 +55,14 @@ export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
     `${CONTEXT}/:name`,
     route(can('UPDATE_CONTEXT_FIELD'), {
       params: ContextFieldParams,
-      body: Type.Ref(UpdateContextFieldSchema),
-      response: { 200: Type.Ref(ContextFieldSchema) },
+      body: UpdateContextFieldSchema,
+      ok: ContextFieldSchema,
     }),
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateContextField(uow, request.params.name, request.body)),
+    async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body)),
   );
 
   app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: ContextFieldParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteContextField(uow, request.params.name));
+    await act(request, (uow) => deleteContextField(uow, request.params.name));
     return reply.status(200).send();
   });
 };

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchema } from 'fastify';
+import { Type, type TRefUnsafe, type TSchema } from '@sinclair/typebox';
+import type { FastifyRequest, FastifySchema } from 'fastify';
+import { inUnitOfWork, type UnitOfWork, type UnitOfWorkDeps, type UnitOfWorkOptions } from '../db/unit-of-work.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
@@ -9,7 +11,7 @@ import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { EventStreams } from './event-streams.js';
-import type { RouteAccess } from './plugins/access.js';
+import { actorOf, type RouteAccess } from './plugins/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
 
@@ -43,10 +45,42 @@ export interface RouteDeps extends AppDeps, AppServices {}
 
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps }>;
 
+/** What a route takes and answers as `route` is given it: bodies and answers by their shared schema, unwrapped. */
+export interface RouteSchema extends Omit<FastifySchema, 'body'> {
+  body?: TSchema;
+  /** The 200 answer's shared schema. */
+  ok?: TSchema;
+  /** The 201 answer's shared schema. */
+  created?: TSchema;
+}
+
+/** Fastify's schema for a `RouteSchema`: shared schemas as references, answers by status. */
+type FastifySchemaOf<S extends RouteSchema> = Omit<S, 'body' | 'ok' | 'created'> & { tags: string[] } & (S extends {
+    body: infer B extends TSchema;
+  }
+    ? { body: TRefUnsafe<B> }
+    : unknown) &
+  (S extends { ok: infer R extends TSchema }
+    ? { response: { 200: TRefUnsafe<R> } }
+    : S extends { created: infer C extends TSchema }
+      ? { response: { 201: TRefUnsafe<C> } }
+      : unknown);
+
 /**
- * The options of a route module's routes: `route(access, schema)` is `{ schema: { tags, ...schema }, config: {
- * access } }`, the module's OpenAPI tags with what the route takes and answers, and who may call it.
+ * The options of a route module's routes: `route(access, schema)` gives the route the module's OpenAPI tags, what
+ * it takes and answers (a body and a 200 or 201 answer named by their shared schemas), and who may call it.
  */
 export function routesTagged(tags: string[]) {
-  return <S extends FastifySchema>(access: RouteAccess, schema: S = {} as S) => ({ schema: { tags, ...schema }, config: { access } });
+  return <S extends RouteSchema = Record<never, never>>(access: RouteAccess, schema?: S) => {
+    const { body, ok, created, ...rest } = schema ?? {};
+    const response = ok ? { 200: Type.Ref(ok) } : created ? { 201: Type.Ref(created) } : undefined;
+    const fastifySchema = { tags, ...rest, ...(body ? { body: Type.Ref(body) } : {}), ...(response ? { response } : {}) };
+    return { schema: fastifySchema as unknown as FastifySchemaOf<S>, config: { access } };
+  };
+}
+
+/** `act(request, work)`: runs `work` in a unit of work of the request's actor, as every writing admin route does. */
+export function actingFor(deps: UnitOfWorkDeps) {
+  return <T>(request: FastifyRequest, work: (uow: UnitOfWork) => Promise<T>, options?: UnitOfWorkOptions): Promise<T> =>
+    inUnitOfWork(deps, actorOf(request), work, options);
 }

@@ -132,7 +132,7 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/events',
     route(can('ADMIN'), {
       querystring: Type.Object({ project: Type.Optional(Type.String({ description: 'All events of this project' })) }),
-      response: { 200: Type.Ref(EventsSchema) },
+      ok: EventsSchema,
     }),
     async (request, reply) => {
       const { project } = request.query;
@@ -149,7 +149,7 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/events/:featureName',
     route(can('READ'), {
       params: Type.Object({ featureName: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: { 200: Type.Ref(FeatureEventsSchema) },
+      ok: FeatureEventsSchema,
     }),
     async (request, reply) => {
       const { featureName } = request.params;
@@ -163,13 +163,13 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(
     '/api/admin/search/events',
-    route(can('READ'), { querystring: EventSearchQuerySchema, response: { 200: Type.Ref(EventSearchResponseSchema) } }),
+    route(can('READ'), { querystring: EventSearchQuerySchema, ok: EventSearchResponseSchema }),
     async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => searchEvents(db, request.query)),
   );
 
   app.post(
     '/api/admin/events/search',
-    route(can('ADMIN'), { deprecated: true, body: Type.Ref(DeprecatedSearchEventsSchema), response: { 200: Type.Ref(EventsSchema) } }),
+    route(can('ADMIN'), { deprecated: true, body: DeprecatedSearchEventsSchema, ok: EventsSchema }),
     async (request, reply) => {
       const { events, totalEvents } = await boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
         deprecatedEventSearch(db, request.body ?? {}),
@@ -181,7 +181,5 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get('/api/admin/event-creators', route(can('READ'), { response: { 200: Type.Ref(EventCreatorsSchema) } }), async () =>
-    eventCreators(deps.db),
-  );
+  app.get('/api/admin/event-creators', route(can('READ'), { ok: EventCreatorsSchema }), async () => eventCreators(deps.db));
 };

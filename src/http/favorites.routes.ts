@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { favoriteFeature, unfavoriteFeature } from '../domain/features/favorites.commands.js';
 import { favoriteProject, unfavoriteProject } from '../domain/projects/project-favorites.commands.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 
 const route = routesTagged(['Favorites']);
 const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
@@ -15,25 +14,26 @@ const FEATURE_FAVORITES = '/api/admin/projects/:projectId/features/:featureName/
 
 /** The calling user's favorites; anyone who can read may keep them. */
 export const favoriteRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.post(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => favoriteFeature(uow, projectId, featureName));
+    await act(request, (uow) => favoriteFeature(uow, projectId, featureName));
     return reply.status(200).send();
   });
 
   app.delete(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteFeature(uow, projectId, featureName));
+    await act(request, (uow) => unfavoriteFeature(uow, projectId, featureName));
     return reply.status(200).send();
   });
 
   app.post(PROJECT_FAVORITES, route(can('READ'), { params: ProjectParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => favoriteProject(uow, request.params.projectId));
+    await act(request, (uow) => favoriteProject(uow, request.params.projectId));
     return reply.status(200).send();
   });
 
   app.delete(PROJECT_FAVORITES, route(can('READ'), { params: ProjectParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => unfavoriteProject(uow, request.params.projectId));
+    await act(request, (uow) => unfavoriteProject(uow, request.params.projectId));
     return reply.status(200).send();
   });
 };

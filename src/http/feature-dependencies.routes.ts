@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { addDependency, removeAllDependencies, removeDependency } from '../domain/features/dependencies.commands.js';
 import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Dependencies']);
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
@@ -15,12 +14,13 @@ const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 
 /** Dependencies of a child flag on parent flags, on Unleash's paths; `:featureName` is the child. */
 export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.post(
     `${FEATURE}/dependencies`,
-    route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(CreateDependentFeatureSchema) }),
+    route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams, body: CreateDependentFeatureSchema }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => addDependency(uow, projectId, featureName, request.body));
+      await act(request, (uow) => addDependency(uow, projectId, featureName, request.body));
       return reply.status(200).send();
     },
   );
@@ -30,7 +30,7 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
     route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: DependencyParams }),
     async (request, reply) => {
       const { projectId, featureName, parent } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => removeDependency(uow, projectId, featureName, parent));
+      await act(request, (uow) => removeDependency(uow, projectId, featureName, parent));
       return reply.status(200).send();
     },
   );
@@ -40,20 +40,16 @@ export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
     route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => removeAllDependencies(uow, projectId, featureName));
+      await act(request, (uow) => removeAllDependencies(uow, projectId, featureName));
       return reply.status(200).send();
     },
   );
 
-  app.get(
-    `${FEATURE}/parents`,
-    route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(ParentFeatureOptionsSchema) } }),
-    async (request) => listPossibleParents(deps.db, request.params.projectId, request.params.featureName),
+  app.get(`${FEATURE}/parents`, route(can('READ'), { params: FeatureParams, ok: ParentFeatureOptionsSchema }), async (request) =>
+    listPossibleParents(deps.db, request.params.projectId, request.params.featureName),
   );
 
-  app.get(
-    `${FEATURE}/parent-variants`,
-    route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(ParentVariantOptionsSchema) } }),
-    async (request) => listParentVariants(deps.db, request.params.projectId, request.params.featureName),
+  app.get(`${FEATURE}/parent-variants`, route(can('READ'), { params: FeatureParams, ok: ParentVariantOptionsSchema }), async (request) =>
+    listParentVariants(deps.db, request.params.projectId, request.params.featureName),
   );
 };

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { completeFeature, uncompleteFeature } from '../domain/features/lifecycle.commands.js';
 import { getFeatureLifecycle } from '../domain/features/lifecycle.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Lifecycle']);
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
@@ -13,23 +12,24 @@ const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: Url
 const LIFECYCLE = '/api/admin/projects/:projectId/features/:featureName/lifecycle';
 
 export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
-  app.get(LIFECYCLE, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(FeatureLifecycleSchema) } }), async (request) =>
+  const act = actingFor(deps);
+  app.get(LIFECYCLE, route(can('READ'), { params: FeatureParams, ok: FeatureLifecycleSchema }), async (request) =>
     getFeatureLifecycle(deps.db, request.params.projectId, request.params.featureName),
   );
 
   app.post(
     `${LIFECYCLE}/complete`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(FeatureLifecycleCompletedSchema) }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: FeatureLifecycleCompletedSchema }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => completeFeature(uow, projectId, featureName, request.body));
+      await act(request, (uow) => completeFeature(uow, projectId, featureName, request.body));
       return reply.status(200).send();
     },
   );
 
   app.post(`${LIFECYCLE}/uncomplete`, route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => uncompleteFeature(uow, projectId, featureName));
+    await act(request, (uow) => uncompleteFeature(uow, projectId, featureName));
     return reply.status(200).send();
   });
 };

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { exportFeatures, recordExport, type ExportQuery } from '../domain/features-batch/features-export.js';
 import { importFeatures, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
 import { applyAnswer } from '../domain/flags-file/apply-flags-file.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
 import { ApplyReportSchema } from './flags-file.schemas.js';
 import { actorOf, can } from './plugins/access.js';
@@ -16,20 +15,17 @@ const DOCUMENT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Unleash's export and import of flags, one environment at a time, in its file format. */
 export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
-  app.post(
-    `${BATCH}/export`,
-    route(can('READ'), { body: Type.Ref(ExportQuerySchema), response: { 200: Type.Ref(ExportResultSchema) } }),
-    async (request, reply) => {
-      const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
-      const result = await exportFeatures(deps.db, query);
-      await inUnitOfWork(deps, actorOf(request), (uow) => recordExport(uow, query, result));
-      if (downloadFile) {
-        const day = deps.clock.now().toISOString().slice(0, 10);
-        reply.header('content-disposition', `attachment; filename="export-${query.environment}-${day}.json"`);
-      }
-      return result;
-    },
-  );
+  const act = actingFor(deps);
+  app.post(`${BATCH}/export`, route(can('READ'), { body: ExportQuerySchema, ok: ExportResultSchema }), async (request, reply) => {
+    const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
+    const result = await exportFeatures(deps.db, query);
+    await act(request, (uow) => recordExport(uow, query, result));
+    if (downloadFile) {
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      reply.header('content-disposition', `attachment; filename="export-${query.environment}-${day}.json"`);
+    }
+    return result;
+  });
 
   app.post(
     `${BATCH}/validate`,
@@ -57,7 +53,7 @@ export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
     async (request) => {
       const dryRun = request.query.dryRun ?? false;
       const document = request.body as ImportDocument;
-      return applyAnswer(await inUnitOfWork(deps, actorOf(request), (uow) => importFeatures(uow, document), { rollback: dryRun }), dryRun);
+      return applyAnswer(await act(request, (uow) => importFeatures(uow, document), { rollback: dryRun }), dryRun);
     },
   );
 };

@@ -19,7 +19,7 @@ import {
 import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import {
   BatchFeaturesSchema,
   BatchStaleSchema,
@@ -50,9 +50,10 @@ const EnvironmentParams = Type.Object({
 const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 
 export const featureRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.get(
     '/api/admin/projects/:projectId/features',
-    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }),
+    route(can('READ'), { params: ProjectParams, ok: FeaturesSchema }),
     async (request) => ({
       version: 1 as const,
       features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request)),
@@ -63,8 +64,8 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId/features',
     route(can('CREATE_FEATURE', PROJECT_PARAM), {
       params: ProjectParams,
-      body: Type.Ref(CreateFeatureSchema),
-      response: { 201: Type.Ref(FeatureSchema) },
+      body: CreateFeatureSchema,
+      created: FeatureSchema,
     }),
     async (request, reply) => {
       const actor = actorOf(request);
@@ -74,7 +75,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get(FEATURE, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(FeatureSchema) } }), async (request) =>
+  app.get(FEATURE, route(can('READ'), { params: FeatureParams, ok: FeatureSchema }), async (request) =>
     getFeature(deps.db, request.params.projectId, request.params.featureName, actorOf(request)),
   );
 
@@ -82,8 +83,8 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     FEATURE,
     route(can('UPDATE_FEATURE', PROJECT_PARAM), {
       params: FeatureParams,
-      body: Type.Ref(UpdateFeatureSchema),
-      response: { 200: Type.Ref(FeatureSchema) },
+      body: UpdateFeatureSchema,
+      ok: FeatureSchema,
     }),
     async (request) => {
       const { projectId, featureName } = request.params;
@@ -97,8 +98,8 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     FEATURE,
     route(can('UPDATE_FEATURE', PROJECT_PARAM), {
       params: FeatureParams,
-      body: Type.Ref(PatchesSchema),
-      response: { 200: Type.Ref(FeatureSchema) },
+      body: PatchesSchema,
+      ok: FeatureSchema,
     }),
     async (request) => {
       const { projectId, featureName } = request.params;
@@ -110,33 +111,29 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(FEATURE, route(can('DELETE_FEATURE', PROJECT_PARAM), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
-    await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, projectId, [featureName]));
+    await act(request, (uow) => archiveFlags(uow, projectId, [featureName]));
     return reply.status(202).send();
   });
 
-  app.get(
-    '/api/admin/archive/features/:projectId',
-    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(FeaturesSchema) } }),
-    async (request) => ({
-      version: 1 as const,
-      features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request), true),
-    }),
-  );
+  app.get('/api/admin/archive/features/:projectId', route(can('READ'), { params: ProjectParams, ok: FeaturesSchema }), async (request) => ({
+    version: 1 as const,
+    features: await listProjectFeatures(deps.db, request.params.projectId, actorOf(request), true),
+  }));
 
   app.post(
     '/api/admin/projects/:projectId/archive',
-    route(can('DELETE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }),
+    route(can('DELETE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: BatchFeaturesSchema }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => archiveFlags(uow, request.params.projectId, request.body.features));
+      await act(request, (uow) => archiveFlags(uow, request.params.projectId, request.body.features));
       return reply.status(202).send();
     },
   );
 
   app.post(
     '/api/admin/projects/:projectId/revive',
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchFeaturesSchema) }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: BatchFeaturesSchema }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => reviveFeatures(uow, request.params.projectId, request.body.features));
+      await act(request, (uow) => reviveFeatures(uow, request.params.projectId, request.body.features));
       return reply.status(200).send();
     },
   );
@@ -145,29 +142,29 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/archive/:featureName',
     route(can('DELETE_FEATURE', FLAG_PARAM), { params: Type.Object({ featureName: UrlFriendlyName }) }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteArchivedFeature(uow, request.params.featureName));
+      await act(request, (uow) => deleteArchivedFeature(uow, request.params.featureName));
       return reply.status(200).send();
     },
   );
 
   app.post(
     '/api/admin/projects/:projectId/stale',
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(BatchStaleSchema) }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: BatchStaleSchema }),
     async (request, reply) => {
       const { features, stale } = request.body;
-      await inUnitOfWork(deps, actorOf(request), (uow) => setFeaturesStale(uow, request.params.projectId, features, stale));
+      await act(request, (uow) => setFeaturesStale(uow, request.params.projectId, features, stale));
       return reply.status(202).send();
     },
   );
 
   app.post(
     `${FEATURE}/changeProject`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: Type.Ref(ChangeProjectSchema) }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: ChangeProjectSchema }),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
       // Moving a flag in is creating one there: the target project must allow it too.
       assertActorMay(actorOf(request), 'CREATE_FEATURE', request.body.newProjectId);
-      await inUnitOfWork(deps, actorOf(request), (uow) => changeFeatureProject(uow, projectId, featureName, request.body.newProjectId));
+      await act(request, (uow) => changeFeatureProject(uow, projectId, featureName, request.body.newProjectId));
       return reply.status(200).send();
     },
   );
@@ -181,9 +178,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
       route(can('UPDATE_FEATURE_ENVIRONMENT', PROJECT_PARAM), { params: EnvironmentParams }),
       async (request, reply) => {
         const { projectId, featureName, environment } = request.params;
-        await inUnitOfWork(deps, actorOf(request), (uow) =>
-          setFeatureEnvironmentEnabled(uow, { project: projectId, featureName, environment }, enabled),
-        );
+        await act(request, (uow) => setFeatureEnvironmentEnabled(uow, { project: projectId, featureName, environment }, enabled));
         return reply.status(200).send();
       },
     );
@@ -210,7 +205,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { projectId, featureName, environment } = request.params;
-      const variants = await inUnitOfWork(deps, actorOf(request), (uow) =>
+      const variants = await act(request, (uow) =>
         setEnvironmentVariants(uow, { project: projectId, featureName, environment }, request.body),
       );
       return { version: 1 as const, variants };
@@ -226,7 +221,7 @@ export const featureRoutes: RouteModule = async (app, { deps }) => {
     async (request) => {
       const { projectId, featureName, environment } = request.params;
       const target = { project: projectId, featureName, environment };
-      const variants = await inUnitOfWork(deps, actorOf(request), async (uow) => {
+      const variants = await act(request, async (uow) => {
         const patched = await patchedEnvironmentVariants(uow, target, request.body as Operation[]);
         const problems = validateDocument(VariantsSchema, patched);
         if (problems.length > 0) throw validationError('body', problems);

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { applyAnswer, applyWholeFlagsFile } from '../domain/flags-file/apply-flags-file.js';
 import { exportFlagsFile } from '../domain/flags-file/export-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { ApplyReportSchema, FlagsFileSchema } from './flags-file.schemas.js';
-import { actorOf, can, PUBLIC } from './plugins/access.js';
+import { can, PUBLIC } from './plugins/access.js';
 
 const tags = ['Flags file'];
 const route = routesTagged(tags);
@@ -15,11 +14,12 @@ const FLAGS_FILE = '/api/admin/flags-file';
 const FILE_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const flagsFileRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.get(
     FLAGS_FILE,
     route(can('READ'), {
       querystring: Type.Object({ project: Type.Optional(UrlFriendlyName), archived: Type.Optional(Type.Boolean()) }),
-      response: { 200: Type.Ref(FlagsFileSchema) },
+      ok: FlagsFileSchema,
     }),
     async (request) => exportFlagsFile(deps.db, { project: request.query.project, includeArchived: request.query.archived }),
   );
@@ -39,7 +39,7 @@ export const flagsFileRoutes: RouteModule = async (app, { deps }) => {
     async (request) => {
       const dryRun = request.query.dryRun ?? false;
       const file = request.body as FlagsFile;
-      return applyAnswer(await inUnitOfWork(deps, actorOf(request), (uow) => applyWholeFlagsFile(uow, file), { rollback: dryRun }), dryRun);
+      return applyAnswer(await act(request, (uow) => applyWholeFlagsFile(uow, file), { rollback: dryRun }), dryRun);
     },
   );
 

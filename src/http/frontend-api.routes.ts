@@ -65,30 +65,24 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
     return { toggles };
   };
 
-  app.get(
-    '/api/frontend',
-    route(FRONTEND, { querystring: FrontendQuerySchema, response: { 200: Type.Ref(FrontendApiFeaturesSchema) } }),
-    async (request) => {
-      const context = contextFromQuery(request.query as Record<string, unknown>);
-      if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
-        throw new BadDataError('currentTime must be a date-time', [
-          { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
-        ]);
-      }
-      return evaluate(request, context);
-    },
+  app.get('/api/frontend', route(FRONTEND, { querystring: FrontendQuerySchema, ok: FrontendApiFeaturesSchema }), async (request) => {
+    const context = contextFromQuery(request.query as Record<string, unknown>);
+    if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
+      throw new BadDataError('currentTime must be a date-time', [
+        { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
+      ]);
+    }
+    return evaluate(request, context);
+  });
+
+  app.post('/api/frontend', route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request) =>
+    evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
   );
 
-  app.post(
-    '/api/frontend',
-    route(FRONTEND, { body: Type.Ref(FrontendApiBodySchema), response: { 200: Type.Ref(FrontendApiFeaturesSchema) } }),
-    async (request) => evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
-  );
-
-  app.post('/api/frontend/client/metrics', route(FRONTEND, { body: Type.Ref(ClientMetricsSchema) }), recordMetricsReport(deps));
+  app.post('/api/frontend/client/metrics', route(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
 
   // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
-  app.post('/api/frontend/client/register', route(FRONTEND, { body: Type.Ref(ClientRegistrationSchema) }), async (_request, reply) =>
+  app.post('/api/frontend/client/register', route(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
     reply.status(202).send(),
   );
 };

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import {
   addProjectEnvironment,
   createProject,
@@ -11,8 +10,8 @@ import {
 } from '../domain/projects/projects.js';
 import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
 
 const route = routesTagged(['Projects']);
@@ -35,35 +34,32 @@ function idFromName(name: string): string {
 }
 
 export const projectRoutes: RouteModule = async (app, { deps }) => {
-  app.get('/api/admin/projects', route(can('READ'), { response: { 200: Type.Ref(ProjectsSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get('/api/admin/projects', route(can('READ'), { ok: ProjectsSchema }), async () => ({
     version: 1 as const,
     projects: await listProjects(deps.db),
   }));
 
   app.post(
     '/api/admin/projects',
-    route(can('CREATE_PROJECT'), { body: Type.Ref(CreateProjectSchema), response: { 201: Type.Ref(ProjectSchema) } }),
+    route(can('CREATE_PROJECT'), { body: CreateProjectSchema, created: ProjectSchema }),
     async (request, reply) => {
       const { id, ...fields } = request.body;
-      const project = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        createProject(uow, { ...fields, id: id ?? idFromName(fields.name) }),
-      );
+      const project = await act(request, (uow) => createProject(uow, { ...fields, id: id ?? idFromName(fields.name) }));
       return reply.status(201).send(project);
     },
   );
 
-  app.get(
-    '/api/admin/projects/:projectId',
-    route(can('READ'), { params: ProjectParams, response: { 200: Type.Ref(ProjectSchema) } }),
-    async (request) => getProject(deps.db, request.params.projectId),
+  app.get('/api/admin/projects/:projectId', route(can('READ'), { params: ProjectParams, ok: ProjectSchema }), async (request) =>
+    getProject(deps.db, request.params.projectId),
   );
 
   app.put(
     '/api/admin/projects/:projectId',
     route(can('UPDATE_PROJECT', PROJECT_PARAM), {
       params: ProjectParams,
-      body: Type.Ref(UpdateProjectSchema),
-      response: { 200: Type.Ref(ProjectSchema) },
+      body: UpdateProjectSchema,
+      ok: ProjectSchema,
     }),
     async (request) => {
       const { projectId } = request.params;
@@ -73,7 +69,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
           { path: '/body/id', message: `id must match the path's project "${projectId}" (got ${JSON.stringify(id)})` },
         ]);
       }
-      return inUnitOfWork(deps, actorOf(request), (uow) => updateProject(uow, projectId, fields));
+      return act(request, (uow) => updateProject(uow, projectId, fields));
     },
   );
 
@@ -81,16 +77,16 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId',
     route(can('DELETE_PROJECT', PROJECT_PARAM), { params: ProjectParams }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteProject(uow, request.params.projectId));
+      await act(request, (uow) => deleteProject(uow, request.params.projectId));
       return reply.status(200).send();
     },
   );
 
   app.post(
     '/api/admin/projects/:projectId/environments',
-    route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: ProjectParams, body: Type.Ref(ProjectEnvironmentSchema) }),
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: ProjectParams, body: ProjectEnvironmentSchema }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
+      await act(request, (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
     },
   );
@@ -99,9 +95,7 @@ export const projectRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/projects/:projectId/environments/:environment',
     route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }) }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        removeProjectEnvironment(uow, request.params.projectId, request.params.environment),
-      );
+      await act(request, (uow) => removeProjectEnvironment(uow, request.params.projectId, request.params.environment));
       return reply.status(200).send();
     },
   );

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { availableMetrics, metricSeries } from '../domain/impact-metrics/impact-metrics.js';
 import {
   addPlan,
@@ -22,8 +21,8 @@ import {
   type TemplateInput,
 } from '../domain/release-plans/templates.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 import {
   AvailableImpactMetricsSchema,
   ChangeMilestoneProgressionSchema,
@@ -74,40 +73,39 @@ const targetOf = (params: { projectId: string; featureName: string; environment:
 
 /** Release plan templates, plans on flag environments, their milestones and safeguards, and impact metrics to read. */
 export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   const tags = ['Release plans'];
   const route = routesTagged(tags);
-  app.get(TEMPLATES, route(can('READ'), { response: { 200: Type.Ref(ReleasePlanTemplatesSchema) } }), async () => listTemplates(deps.db));
+  app.get(TEMPLATES, route(can('READ'), { ok: ReleasePlanTemplatesSchema }), async () => listTemplates(deps.db));
   app.post(
     TEMPLATES,
     route(can('CREATE_RELEASE_TEMPLATE'), {
-      body: Type.Ref(CreateReleasePlanTemplateSchema),
-      response: { 201: Type.Ref(ReleasePlanTemplateSchema) },
+      body: CreateReleasePlanTemplateSchema,
+      created: ReleasePlanTemplateSchema,
     }),
     async (request, reply) => {
-      const template = await inUnitOfWork(deps, actorOf(request), (uow) => createTemplate(uow, templateInput(request.body)));
+      const template = await act(request, (uow) => createTemplate(uow, templateInput(request.body)));
       return reply.status(201).send(template);
     },
   );
-  app.get(
-    `${TEMPLATES}/:id`,
-    route(can('READ'), { params: TemplateParams, response: { 200: Type.Ref(ReleasePlanTemplateSchema) } }),
-    async (request) => getTemplate(deps.db, request.params.id),
+  app.get(`${TEMPLATES}/:id`, route(can('READ'), { params: TemplateParams, ok: ReleasePlanTemplateSchema }), async (request) =>
+    getTemplate(deps.db, request.params.id),
   );
   app.put(
     `${TEMPLATES}/:id`,
     route(can('UPDATE_RELEASE_TEMPLATE'), {
       params: TemplateParams,
-      body: Type.Ref(CreateReleasePlanTemplateSchema),
-      response: { 200: Type.Ref(ReleasePlanTemplateSchema) },
+      body: CreateReleasePlanTemplateSchema,
+      ok: ReleasePlanTemplateSchema,
     }),
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTemplate(uow, request.params.id, templateInput(request.body))),
+    async (request) => act(request, (uow) => updateTemplate(uow, request.params.id, templateInput(request.body))),
   );
   app.delete(`${TEMPLATES}/:id`, route(can('DELETE_RELEASE_TEMPLATE'), { params: TemplateParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteTemplate(uow, request.params.id));
+    await act(request, (uow) => deleteTemplate(uow, request.params.id));
     return reply.status(200).send();
   });
   app.post(`${TEMPLATES}/archive/:id`, route(can('DELETE_RELEASE_TEMPLATE'), { params: TemplateParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => archiveTemplate(uow, request.params.id));
+    await act(request, (uow) => archiveTemplate(uow, request.params.id));
     return reply.status(200).send();
   });
 
@@ -135,7 +133,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
         config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
       },
       async (request, reply) => {
-        const plan = await inUnitOfWork(deps, actorOf(request), (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
+        const plan = await act(request, (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
         return reply.status(201).send(plan);
       },
     );
@@ -148,7 +146,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
       `${base}/:planId`,
       { schema: { hide, tags, params: PlanParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
       async (request, reply) => {
-        await inUnitOfWork(deps, actorOf(request), (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
+        await act(request, (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
         return reply.status(200).send();
       },
     );
@@ -159,9 +157,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
         config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
       },
       async (request) =>
-        inUnitOfWork(deps, actorOf(request), (uow) =>
-          startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId),
-        ),
+        act(request, (uow) => startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId)),
     );
     app.post(
       `${base}/:planId/resume`,
@@ -169,7 +165,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
         schema: { hide, tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
         config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
       },
-      async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
+      async (request) => act(request, (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
     );
     app.put(
       `${base}/:planId/safeguards`,
@@ -186,7 +182,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
       async (request) => {
         const { impactMetric, triggerCondition, action } = request.body;
         const windowMinutes = impactMetric.windowMinutes ?? TIME_RANGE_MINUTES[impactMetric.timeRange ?? 'hour'];
-        return inUnitOfWork(deps, actorOf(request), (uow) =>
+        return act(request, (uow) =>
           setSafeguard(uow, targetOf(request.params), request.params.planId, {
             metricName: impactMetric.metricName,
             appName: impactMetric.appName ?? null,
@@ -204,9 +200,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
       `${base}/:planId/safeguards/:safeguardId`,
       { schema: { hide, tags, params: SafeguardParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
       async (request, reply) => {
-        await inUnitOfWork(deps, actorOf(request), (uow) =>
-          deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId),
-        );
+        await act(request, (uow) => deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId));
         return reply.status(200).send();
       },
     );
@@ -217,11 +211,11 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
     route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
       params: progressionParams,
-      body: Type.Ref(ChangeMilestoneProgressionSchema),
-      response: { 200: Type.Ref(ReleasePlanSchema) },
+      body: ChangeMilestoneProgressionSchema,
+      ok: ReleasePlanSchema,
     }),
     async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) =>
+      act(request, (uow) =>
         setProgression(uow, targetOf(request.params), request.params.milestoneId, {
           targetMilestone: request.body.targetMilestone,
           intervalMinutes: request.body.transitionCondition.intervalMinutes,
@@ -230,18 +224,17 @@ export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
   );
   app.delete(
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId`,
-    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: progressionParams, response: { 200: Type.Ref(ReleasePlanSchema) } }),
-    async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) => deleteProgression(uow, targetOf(request.params), request.params.milestoneId)),
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: progressionParams, ok: ReleasePlanSchema }),
+    async (request) => act(request, (uow) => deleteProgression(uow, targetOf(request.params), request.params.milestoneId)),
   );
   app.post(
     `${FLAG_ENVIRONMENT}/progressions/:milestoneId/resume`,
     route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
       params: Type.Object({ ...FlagEnvironmentParams.properties, milestoneId: Type.String({ ...Uuid, description: "The plan's id" }) }),
-      response: { 200: Type.Ref(ReleasePlanSchema) },
+      ok: ReleasePlanSchema,
     }),
     // Unleash names the plan here, in the place its other progression routes name a milestone.
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => resumePlan(uow, targetOf(request.params), request.params.milestoneId)),
+    async (request) => act(request, (uow) => resumePlan(uow, targetOf(request.params), request.params.milestoneId)),
   );
 
   const metricTags = ['Impact metrics'];

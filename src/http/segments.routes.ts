@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { createSegment, deleteSegment, updateSegment } from '../domain/segments/segments.commands.js';
 import { assertSegmentNameFree, getSegment, listSegments, listSegmentStrategies } from '../domain/segments/segments.queries.js';
 import { NumericId } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 import {
   AdminSegmentSchema,
   NameSchema,
@@ -21,48 +20,37 @@ const SEGMENTS = '/api/admin/segments';
 // Status codes are Unleash's (204 for update and delete): clients generated from its OpenAPI document expect them.
 
 export const segmentRoutes: RouteModule = async (app, { deps }) => {
-  app.get(SEGMENTS, route(can('READ'), { response: { 200: Type.Ref(SegmentsSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get(SEGMENTS, route(can('READ'), { ok: SegmentsSchema }), async () => ({
     segments: await listSegments(deps.db),
   }));
 
-  app.post(
-    SEGMENTS,
-    route(can('CREATE_SEGMENT'), { body: Type.Ref(UpsertSegmentSchema), response: { 201: Type.Ref(SegmentSchema) } }),
-    async (request, reply) => {
-      const segment = await inUnitOfWork(deps, actorOf(request), (uow) => createSegment(uow, request.body));
-      return reply.status(201).send(segment);
-    },
-  );
+  app.post(SEGMENTS, route(can('CREATE_SEGMENT'), { body: UpsertSegmentSchema, created: SegmentSchema }), async (request, reply) => {
+    const segment = await act(request, (uow) => createSegment(uow, request.body));
+    return reply.status(201).send(segment);
+  });
 
   // Unleash's create form asks whether a name is free before creating: 204 when it is, 409 when taken.
-  app.post(`${SEGMENTS}/validate`, route(can('CREATE_SEGMENT'), { body: Type.Ref(NameSchema) }), async (request, reply) => {
+  app.post(`${SEGMENTS}/validate`, route(can('CREATE_SEGMENT'), { body: NameSchema }), async (request, reply) => {
     await assertSegmentNameFree(deps.db, request.body.name);
     return reply.status(204).send();
   });
 
-  app.get(
-    `${SEGMENTS}/:id`,
-    route(can('READ'), { params: SegmentParams, response: { 200: Type.Ref(AdminSegmentSchema) } }),
-    async (request) => getSegment(deps.db, Number(request.params.id)),
+  app.get(`${SEGMENTS}/:id`, route(can('READ'), { params: SegmentParams, ok: AdminSegmentSchema }), async (request) =>
+    getSegment(deps.db, Number(request.params.id)),
   );
 
-  app.put(
-    `${SEGMENTS}/:id`,
-    route(can('UPDATE_SEGMENT'), { params: SegmentParams, body: Type.Ref(UpsertSegmentSchema) }),
-    async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => updateSegment(uow, Number(request.params.id), request.body));
-      return reply.status(204).send();
-    },
-  );
-
-  app.delete(`${SEGMENTS}/:id`, route(can('DELETE_SEGMENT'), { params: SegmentParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteSegment(uow, Number(request.params.id)));
+  app.put(`${SEGMENTS}/:id`, route(can('UPDATE_SEGMENT'), { params: SegmentParams, body: UpsertSegmentSchema }), async (request, reply) => {
+    await act(request, (uow) => updateSegment(uow, Number(request.params.id), request.body));
     return reply.status(204).send();
   });
 
-  app.get(
-    `${SEGMENTS}/:id/strategies`,
-    route(can('READ'), { params: SegmentParams, response: { 200: Type.Ref(SegmentStrategiesSchema) } }),
-    async (request) => ({ strategies: await listSegmentStrategies(deps.db, Number(request.params.id)) }),
-  );
+  app.delete(`${SEGMENTS}/:id`, route(can('DELETE_SEGMENT'), { params: SegmentParams }), async (request, reply) => {
+    await act(request, (uow) => deleteSegment(uow, Number(request.params.id)));
+    return reply.status(204).send();
+  });
+
+  app.get(`${SEGMENTS}/:id/strategies`, route(can('READ'), { params: SegmentParams, ok: SegmentStrategiesSchema }), async (request) => ({
+    strategies: await listSegmentStrategies(deps.db, Number(request.params.id)),
+  }));
 };

@@ -28,8 +28,8 @@ import {
 } from '../domain/signals/signal-endpoints.js';
 import { ApiError } from '../shared/errors.js';
 import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
-import { actorOf, can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
+import { actingFor, type RouteModule } from './deps.js';
+import { can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
 import {
   ActionSetEventsSchema,
   ActionSetSchema,
@@ -55,6 +55,7 @@ const SIGNAL_BODY_LIMIT = 64 * 1024;
 
 /** Signal endpoints monitoring tools call, and the action sets that turn flags on and off when a signal matches. */
 export const signalRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   const tags = ['Signals'];
   const admin = { access: can('ADMIN') };
   app.get(ENDPOINTS, { schema: { tags, response: { 200: Type.Ref(SignalEndpointsSchema) } }, config: admin }, async () => ({
@@ -63,8 +64,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
   app.post(
     ENDPOINTS,
     { schema: { tags, body: Type.Ref(CreateSignalEndpointSchema), response: { 201: Type.Ref(SignalEndpointSchema) } }, config: admin },
-    async (request, reply) =>
-      reply.status(201).send(await inUnitOfWork(deps, actorOf(request), (uow) => createSignalEndpoint(uow, request.body))),
+    async (request, reply) => reply.status(201).send(await act(request, (uow) => createSignalEndpoint(uow, request.body))),
   );
   app.get(
     `${ENDPOINTS}/:id`,
@@ -82,7 +82,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       },
       config: admin,
     },
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
+    async (request) => act(request, (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
   );
   for (const [state, enabled] of [
     ['on', true],
@@ -91,19 +91,17 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     app.post(
       `${ENDPOINTS}/:id/${state}`,
       { schema: { tags, params: EndpointParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
-      async (request) => inUnitOfWork(deps, actorOf(request), (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
+      async (request) => act(request, (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
     );
     app.post(
       `${ACTIONS}/:actionSetId/${state}`,
       { schema: { tags: ['Actions'], params: ActionSetParams, response: { 200: Type.Ref(ActionSetSchema) } }, config: admin },
       async (request) =>
-        inUnitOfWork(deps, actorOf(request), (uow) =>
-          setActionSetEnabled(uow, request.params.projectId, Number(request.params.actionSetId), enabled),
-        ),
+        act(request, (uow) => setActionSetEnabled(uow, request.params.projectId, Number(request.params.actionSetId), enabled)),
     );
   }
   app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: EndpointParams }, config: admin }, async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
+    await act(request, (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
   app.post(
@@ -118,16 +116,10 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       config: admin,
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await inUnitOfWork(deps, actorOf(request), (uow) => createSignalEndpointToken(uow, Number(request.params.id), request.body.name)),
-        ),
+      reply.status(201).send(await act(request, (uow) => createSignalEndpointToken(uow, Number(request.params.id), request.body.name))),
   );
   app.delete(`${ENDPOINTS}/:id/tokens/:tokenId`, { schema: { tags, params: TokenParams }, config: admin }, async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) =>
-      deleteSignalEndpointToken(uow, Number(request.params.id), Number(request.params.tokenId)),
-    );
+    await act(request, (uow) => deleteSignalEndpointToken(uow, Number(request.params.id), Number(request.params.tokenId)));
     return reply.status(200).send();
   });
   app.get(
@@ -202,9 +194,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       config: admin,
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(await inUnitOfWork(deps, actorOf(request), (uow) => createActionSet(uow, request.params.projectId, request.body))),
+      reply.status(201).send(await act(request, (uow) => createActionSet(uow, request.params.projectId, request.body))),
   );
   app.get(
     `${ACTIONS}/:actionSetId`,
@@ -223,9 +213,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
       config: admin,
     },
     async (request) =>
-      inUnitOfWork(deps, actorOf(request), (uow) =>
-        updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body),
-      ),
+      act(request, (uow) => updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body)),
   );
   app.get(
     `${ACTIONS}/:actionSetId/events`,
@@ -251,9 +239,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     `${ACTIONS}/:actionSetId`,
     { schema: { tags: actionTags, params: ActionSetParams }, config: admin },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) =>
-        deleteActionSet(uow, request.params.projectId, Number(request.params.actionSetId)),
-      );
+      await act(request, (uow) => deleteActionSet(uow, request.params.projectId, Number(request.params.actionSetId)));
       return reply.status(200).send();
     },
   );

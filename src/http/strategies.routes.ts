@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from 'fast-json-patch';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { applyPatch } from '../domain/features/features.commands.js';
 import { assertProjectEnvironment, findFeature } from '../domain/features/feature-lookup.js';
 import { loadStrategies } from '../domain/features/feature-views.js';
@@ -14,7 +13,7 @@ import {
   type StrategyTarget,
 } from '../domain/features/strategies.commands.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import {
   CreateFeatureStrategySchema,
   FeatureStrategySchema,
@@ -22,7 +21,7 @@ import {
   SetStrategySortOrderSchema,
   UpdateFeatureStrategySchema,
 } from './features.schemas.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
@@ -52,6 +51,7 @@ function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInp
 }
 
 export const strategyRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   app.get(
     STRATEGIES,
     route(can('READ'), { params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } }),
@@ -70,41 +70,37 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     STRATEGIES,
     route(can('CREATE_FEATURE_STRATEGY', PROJECT_PARAM), {
       params: EnvironmentParams,
-      body: Type.Ref(CreateFeatureStrategySchema),
-      response: { 200: Type.Ref(FeatureStrategySchema) },
+      body: CreateFeatureStrategySchema,
+      ok: FeatureStrategySchema,
     }),
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => addStrategy(uow, targetOf(request.params), request.body)),
+    async (request) => act(request, (uow) => addStrategy(uow, targetOf(request.params), request.body)),
   );
 
   app.post(
     `${STRATEGIES}/set-sort-order`,
-    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: EnvironmentParams, body: Type.Ref(SetStrategySortOrderSchema) }),
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: EnvironmentParams, body: SetStrategySortOrderSchema }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => setStrategySortOrder(uow, targetOf(request.params), request.body));
+      await act(request, (uow) => setStrategySortOrder(uow, targetOf(request.params), request.body));
       return reply.status(200).send();
     },
   );
 
-  app.get(
-    `${STRATEGIES}/:strategyId`,
-    route(can('READ'), { params: StrategyParams, response: { 200: Type.Ref(FeatureStrategySchema) } }),
-    async (request) => {
-      const target = targetOf(request.params);
-      await findFeature(deps.db, target.project, target.featureName);
-      return getStrategy(deps.db, target, request.params.strategyId);
-    },
-  );
+  app.get(`${STRATEGIES}/:strategyId`, route(can('READ'), { params: StrategyParams, ok: FeatureStrategySchema }), async (request) => {
+    const target = targetOf(request.params);
+    await findFeature(deps.db, target.project, target.featureName);
+    return getStrategy(deps.db, target, request.params.strategyId);
+  });
 
   app.put(
     `${STRATEGIES}/:strategyId`,
     route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
       params: StrategyParams,
-      body: Type.Ref(UpdateFeatureStrategySchema),
-      response: { 200: Type.Ref(FeatureStrategySchema) },
+      body: UpdateFeatureStrategySchema,
+      ok: FeatureStrategySchema,
     }),
     async (request) => {
       const { id: _id, featureName: _featureName, ...input } = request.body;
-      return inUnitOfWork(deps, actorOf(request), (uow) => updateStrategy(uow, targetOf(request.params), request.params.strategyId, input));
+      return act(request, (uow) => updateStrategy(uow, targetOf(request.params), request.params.strategyId, input));
     },
   );
 
@@ -112,12 +108,12 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/:strategyId`,
     route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
       params: StrategyParams,
-      body: Type.Ref(PatchesSchema),
-      response: { 200: Type.Ref(FeatureStrategySchema) },
+      body: PatchesSchema,
+      ok: FeatureStrategySchema,
     }),
     async (request) => {
       const target = targetOf(request.params);
-      return inUnitOfWork(deps, actorOf(request), async (uow) => {
+      return act(request, async (uow) => {
         const current = await getStrategy(uow.tx, target, request.params.strategyId);
         const patched = applyPatch(asInput(current), request.body as Operation[]);
         const problems = validateDocument(CreateFeatureStrategySchema, patched);
@@ -131,7 +127,7 @@ export const strategyRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/:strategyId`,
     route(can('DELETE_FEATURE_STRATEGY', PROJECT_PARAM), { params: StrategyParams }),
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategy(uow, targetOf(request.params), request.params.strategyId));
+      await act(request, (uow) => deleteStrategy(uow, targetOf(request.params), request.params.strategyId));
       return reply.status(200).send();
     },
   );

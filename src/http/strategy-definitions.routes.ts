@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import {
   createStrategyDefinition,
   deleteStrategyDefinition,
@@ -10,8 +9,8 @@ import {
 } from '../domain/strategies/strategy-definitions.js';
 import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can } from './plugins/access.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
 import { CreateStrategySchema, StrategiesSchema, StrategyDefinitionSchema, UpdateStrategySchema } from './strategy-definitions.schemas.js';
 
 const route = routesTagged(['Strategies']);
@@ -20,23 +19,22 @@ const STRATEGIES = '/api/admin/strategies';
 
 /** Strategy definitions: the built-in strategies and custom ones for SDKs' own strategy implementations. */
 export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
-  app.get(STRATEGIES, route(can('READ'), { response: { 200: Type.Ref(StrategiesSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get(STRATEGIES, route(can('READ'), { ok: StrategiesSchema }), async () => ({
     version: 1 as const,
     strategies: await listStrategyDefinitions(deps.db),
   }));
 
-  app.get(
-    `${STRATEGIES}/:name`,
-    route(can('READ'), { params: StrategyNameParams, response: { 200: Type.Ref(StrategyDefinitionSchema) } }),
-    async (request) => findStrategyDefinition(deps.db, request.params.name),
+  app.get(`${STRATEGIES}/:name`, route(can('READ'), { params: StrategyNameParams, ok: StrategyDefinitionSchema }), async (request) =>
+    findStrategyDefinition(deps.db, request.params.name),
   );
 
   app.post(
     STRATEGIES,
-    route(can('CREATE_STRATEGY'), { body: Type.Ref(CreateStrategySchema), response: { 201: Type.Ref(StrategyDefinitionSchema) } }),
+    route(can('CREATE_STRATEGY'), { body: CreateStrategySchema, created: StrategyDefinitionSchema }),
     async (request, reply) => {
       const { editable: _editable, ...input } = request.body;
-      const definition = await inUnitOfWork(deps, actorOf(request), (uow) => createStrategyDefinition(uow, input));
+      const definition = await act(request, (uow) => createStrategyDefinition(uow, input));
       return reply
         .status(201)
         .header('location', `${STRATEGIES}/${encodeURIComponent(definition.name)}`)
@@ -48,8 +46,8 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     `${STRATEGIES}/:name`,
     route(can('UPDATE_STRATEGY'), {
       params: StrategyNameParams,
-      body: Type.Ref(UpdateStrategySchema),
-      response: { 200: Type.Ref(StrategyDefinitionSchema) },
+      body: UpdateStrategySchema,
+      ok: StrategyDefinitionSchema,
     }),
     async (request) => {
       const { name, ...input } = request.body;
@@ -59,12 +57,12 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
           { path: '/body/name', message: `name must be ${JSON.stringify(request.params.name)} or left out` },
         ]);
       }
-      return inUnitOfWork(deps, actorOf(request), (uow) => updateStrategyDefinition(uow, request.params.name, input));
+      return act(request, (uow) => updateStrategyDefinition(uow, request.params.name, input));
     },
   );
 
   app.delete(`${STRATEGIES}/:name`, route(can('DELETE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteStrategyDefinition(uow, request.params.name));
+    await act(request, (uow) => deleteStrategyDefinition(uow, request.params.name));
     return reply.status(200).send();
   });
 
@@ -73,7 +71,7 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     ['reactivate', false],
   ] as const) {
     app.post(`${STRATEGIES}/:name/${action}`, route(can('UPDATE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
+      await act(request, (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
       return reply.status(200).send();
     });
   }

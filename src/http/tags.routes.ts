@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
 import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/tags/feature-tags.commands.js';
 import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.commands.js';
 import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
-import { actorOf, can, FLAG_PARAM } from './plugins/access.js';
+import { can, FLAG_PARAM } from './plugins/access.js';
 import {
   TagsSchema,
   TagTypeName,
@@ -32,72 +31,62 @@ const TAG_TYPES = '/api/admin/tag-types';
 const FEATURE_TAGS = '/api/admin/features/:featureName/tags';
 
 export const tagRoutes: RouteModule = async (app, { deps }) => {
+  const act = actingFor(deps);
   const tags = ['Tags'];
   const route = routesTagged(tags);
 
-  app.get(TAG_TYPES, route(can('READ'), { response: { 200: Type.Ref(TagTypesSchema) } }), async () => ({
+  app.get(TAG_TYPES, route(can('READ'), { ok: TagTypesSchema }), async () => ({
     version: 1 as const,
     tagTypes: await listTagTypes(deps.db),
   }));
 
-  app.post(
-    TAG_TYPES,
-    route(can('CREATE_TAG_TYPE'), { body: Type.Ref(TagTypeSchema), response: { 201: Type.Ref(TagTypeSchema) } }),
-    async (request, reply) => {
-      const tagType = await inUnitOfWork(deps, actorOf(request), (uow) => createTagType(uow, request.body));
-      return reply.status(201).send(tagType);
-    },
-  );
+  app.post(TAG_TYPES, route(can('CREATE_TAG_TYPE'), { body: TagTypeSchema, created: TagTypeSchema }), async (request, reply) => {
+    const tagType = await act(request, (uow) => createTagType(uow, request.body));
+    return reply.status(201).send(tagType);
+  });
 
   // Unleash's create form asks whether a name is free before creating; a taken name is a 409.
-  app.post(
-    `${TAG_TYPES}/validate`,
-    route(can('CREATE_TAG_TYPE'), { body: Type.Ref(TagTypeSchema), response: { 200: Type.Ref(ValidateTagTypeSchema) } }),
-    async (request) => {
-      await assertTagTypeNameFree(deps.db, request.body.name);
-      return { valid: true, tagType: request.body };
-    },
-  );
+  app.post(`${TAG_TYPES}/validate`, route(can('CREATE_TAG_TYPE'), { body: TagTypeSchema, ok: ValidateTagTypeSchema }), async (request) => {
+    await assertTagTypeNameFree(deps.db, request.body.name);
+    return { valid: true, tagType: request.body };
+  });
 
-  app.get(
-    `${TAG_TYPES}/:name`,
-    route(can('READ'), { params: TagTypeParams, response: { 200: Type.Ref(TagTypeWithVersionSchema) } }),
-    async (request) => ({ version: 1 as const, tagType: await findTagType(deps.db, request.params.name) }),
-  );
+  app.get(`${TAG_TYPES}/:name`, route(can('READ'), { params: TagTypeParams, ok: TagTypeWithVersionSchema }), async (request) => ({
+    version: 1 as const,
+    tagType: await findTagType(deps.db, request.params.name),
+  }));
 
   app.put(
     `${TAG_TYPES}/:name`,
     route(can('UPDATE_TAG_TYPE'), {
       params: TagTypeParams,
-      body: Type.Ref(UpdateTagTypeSchema),
-      response: { 200: Type.Ref(TagTypeSchema) },
+      body: UpdateTagTypeSchema,
+      ok: TagTypeSchema,
     }),
-    async (request) => inUnitOfWork(deps, actorOf(request), (uow) => updateTagType(uow, request.params.name, request.body)),
+    async (request) => act(request, (uow) => updateTagType(uow, request.params.name, request.body)),
   );
 
   app.delete(`${TAG_TYPES}/:name`, route(can('DELETE_TAG_TYPE'), { params: TagTypeParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteTagType(uow, request.params.name));
+    await act(request, (uow) => deleteTagType(uow, request.params.name));
     return reply.status(200).send();
   });
 
-  app.get('/api/admin/tags', route(can('READ'), { response: { 200: Type.Ref(TagsSchema) } }), async () => ({
+  app.get('/api/admin/tags', route(can('READ'), { ok: TagsSchema }), async () => ({
     version: 1 as const,
     tags: await listTags(deps.db),
   }));
 
-  app.get(
-    '/api/admin/tags/:type',
-    route(can('READ'), { params: Type.Object({ type: TagTypeName }), response: { 200: Type.Ref(TagsSchema) } }),
-    async (request) => ({ version: 1 as const, tags: await listTags(deps.db, request.params.type) }),
-  );
+  app.get('/api/admin/tags/:type', route(can('READ'), { params: Type.Object({ type: TagTypeName }), ok: TagsSchema }), async (request) => ({
+    version: 1 as const,
+    tags: await listTags(deps.db, request.params.type),
+  }));
 
-  app.get(
-    '/api/admin/tags/:type/:value',
-    route(can('READ'), { params: TagParams, response: { 200: Type.Ref(TagWithVersionSchema) } }),
-    async (request) => ({ version: 1 as const, tag: await getTag(deps.db, request.params.type, request.params.value) }),
-  );
+  app.get('/api/admin/tags/:type/:value', route(can('READ'), { params: TagParams, ok: TagWithVersionSchema }), async (request) => ({
+    version: 1 as const,
+    tag: await getTag(deps.db, request.params.type, request.params.value),
+  }));
 
-  app.get(FEATURE_TAGS, route(can('READ'), { params: FeatureParams, response: { 200: Type.Ref(TagsSchema) } }), async (request) => ({
+  app.get(FEATURE_TAGS, route(can('READ'), { params: FeatureParams, ok: TagsSchema }), async (request) => ({
     version: 1 as const,
     tags: await listFeatureTags(deps.db, request.params.featureName),
   }));
@@ -106,13 +95,11 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
     FEATURE_TAGS,
     route(can('UPDATE_FEATURE', FLAG_PARAM), {
       params: FeatureParams,
-      body: Type.Ref(TagSchema),
+      body: TagSchema,
       response: { 200: Type.Ref(TagSchema), 201: Type.Ref(TagSchema) },
     }),
     async (request, reply) => {
-      const { tag, added } = await inUnitOfWork(deps, actorOf(request), (uow) =>
-        addFeatureTag(uow, request.params.featureName, request.body),
-      );
+      const { tag, added } = await act(request, (uow) => addFeatureTag(uow, request.params.featureName, request.body));
       // 201 when the tag was added, 200 when the flag already had it: either way the flag now carries it.
       return reply.status(added ? 201 : 200).send(tag);
     },
@@ -122,11 +109,11 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
     FEATURE_TAGS,
     route(can('UPDATE_FEATURE', FLAG_PARAM), {
       params: FeatureParams,
-      body: Type.Ref(UpdateTagsSchema),
-      response: { 200: Type.Ref(TagsSchema) },
+      body: UpdateTagsSchema,
+      ok: TagsSchema,
     }),
     async (request) => {
-      const current = await inUnitOfWork(deps, actorOf(request), (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
+      const current = await act(request, (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
       return { version: 1 as const, tags: current };
     },
   );
@@ -136,7 +123,7 @@ export const tagRoutes: RouteModule = async (app, { deps }) => {
     route(can('UPDATE_FEATURE', FLAG_PARAM), { params: FeatureTagParams }),
     async (request, reply) => {
       const { featureName, type, value } = request.params;
-      await inUnitOfWork(deps, actorOf(request), (uow) => removeFeatureTag(uow, featureName, { type, value }));
+      await act(request, (uow) => removeFeatureTag(uow, featureName, { type, value }));
       return reply.status(200).send();
     },
   );

@@ -13,7 +13,7 @@ import {
 } from '../domain/users/users.commands.js';
 import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
 import { NumericId } from './common.schemas.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, actingFor, type RouteModule } from './deps.js';
 import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';
 import { BadDataError } from '../shared/errors.js';
 import {
@@ -35,55 +35,54 @@ const tags = ['Users'];
 const route = routesTagged(tags);
 
 export const userRoutes: RouteModule = async (app, { deps }) => {
-  app.get('/api/admin/user-admin', route(can('ADMIN'), { response: { 200: Type.Ref(UsersSchema) } }), async () => ({
+  const act = actingFor(deps);
+  app.get('/api/admin/user-admin', route(can('ADMIN'), { ok: UsersSchema }), async () => ({
     users: await listUsers(deps.db),
     rootRoles: ROOT_ROLE_VIEWS,
   }));
 
   app.post(
     '/api/admin/user-admin',
-    route(can('ADMIN'), { body: Type.Ref(CreateUserSchema), response: { 201: Type.Ref(CreateUserResponseSchema) } }),
+    route(can('ADMIN'), { body: CreateUserSchema, created: CreateUserResponseSchema }),
     async (request, reply) => {
       const { password, rootRole, sendEmail: _sendEmail, ...fields } = request.body;
       const role = resolveRootRole(rootRole, '/body/rootRole');
       const passwordHash = password === undefined ? undefined : await hashNewPassword(password, '/body/password');
-      const user = await inUnitOfWork(deps, actorOf(request), (uow) => createUser(uow, { ...fields, rootRole: role, passwordHash }));
+      const user = await act(request, (uow) => createUser(uow, { ...fields, rootRole: role, passwordHash }));
       return reply.status(201).send({ ...user, emailSent: false });
     },
   );
 
-  app.get(
-    '/api/admin/user-admin/:id',
-    route(can('ADMIN'), { params: UserIdParams, response: { 200: Type.Ref(UserSchema) } }),
-    async (request) => getUser(deps.db, Number(request.params.id)),
+  app.get('/api/admin/user-admin/:id', route(can('ADMIN'), { params: UserIdParams, ok: UserSchema }), async (request) =>
+    getUser(deps.db, Number(request.params.id)),
   );
 
   app.put(
     '/api/admin/user-admin/:id',
-    route(can('ADMIN'), { params: UserIdParams, body: Type.Ref(UpdateUserSchema), response: { 200: Type.Ref(UserSchema) } }),
+    route(can('ADMIN'), { params: UserIdParams, body: UpdateUserSchema, ok: UserSchema }),
     async (request) => {
       const { rootRole, ...fields } = request.body;
       const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
-      return inUnitOfWork(deps, actorOf(request), (uow) => updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }));
+      return act(request, (uow) => updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }));
     },
   );
 
   app.delete('/api/admin/user-admin/:id', route(can('ADMIN'), { params: UserIdParams }), async (request, reply) => {
-    await inUnitOfWork(deps, actorOf(request), (uow) => deleteUser(uow, Number(request.params.id)));
+    await act(request, (uow) => deleteUser(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
 
   app.post(
     '/api/admin/user-admin/:id/change-password',
-    route(can('ADMIN'), { params: UserIdParams, body: Type.Ref(PasswordSchema) }),
+    route(can('ADMIN'), { params: UserIdParams, body: PasswordSchema }),
     async (request, reply) => {
       const passwordHash = await hashNewPassword(request.body.password, '/body/password');
-      await inUnitOfWork(deps, actorOf(request), (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
+      await act(request, (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
       return reply.status(200).send();
     },
   );
 
-  app.get('/api/admin/user', route(can('READ'), { response: { 200: Type.Ref(MeSchema) } }), async (request) => {
+  app.get('/api/admin/user', route(can('READ'), { ok: MeSchema }), async (request) => {
     const actor = actorOf(request);
     return {
       user: await getActingUser(deps.db, actor),
@@ -93,7 +92,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     };
   });
 
-  app.post('/api/admin/user/change-password', route(can('READ'), { body: Type.Ref(ChangeOwnPasswordSchema) }), async (request, reply) => {
+  app.post('/api/admin/user/change-password', route(can('READ'), { body: ChangeOwnPasswordSchema }), async (request, reply) => {
     const actor = actorOf(request);
     if (actor.kind !== 'user') throw new BadDataError('Only a signed-in user has a password of their own to change');
     const { oldPassword, password, confirmPassword } = request.body;
@@ -127,7 +126,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
       config: { access: can('READ') },
     },
     async (request, reply) => {
-      const pat = await inUnitOfWork(deps, actorOf(request), (uow) =>
+      const pat = await act(request, (uow) =>
         createPat(uow, { description: request.body.description, expiresAt: new Date(request.body.expiresAt) }),
       );
       return reply.status(201).send(pat);
@@ -138,7 +137,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     '/api/admin/user/tokens/:id',
     { schema: { tags: ['Personal access tokens'], params: UserIdParams }, config: { access: can('READ') } },
     async (request, reply) => {
-      await inUnitOfWork(deps, actorOf(request), (uow) => deletePat(uow, Number(request.params.id)));
+      await act(request, (uow) => deletePat(uow, Number(request.params.id)));
       return reply.status(200).send();
     },
   );
