@@ -31,15 +31,13 @@ import {
   ServiceAccountTokenSchema,
   UpdateServiceAccountSchema,
 } from './access.schemas.js';
-import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import { actingFor, type RouteModule } from './deps.js';
+import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const GroupParams = Type.Object({ groupId: NumericId });
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const ProjectUserParams = Type.Object({ projectId: UrlFriendlyName, userId: NumericId });
 const ProjectGroupParams = Type.Object({ projectId: UrlFriendlyName, groupId: NumericId });
-const ServiceAccountParams = Type.Object({ id: NumericId });
 const ServiceAccountTokenParams = Type.Object({ id: NumericId, tokenId: NumericId });
 
 const SERVICE_ACCOUNTS = '/api/admin/service-account';
@@ -55,8 +53,7 @@ function groupInput(body: typeof CreateGroupSchema.static): GroupInput {
 }
 
 /** Groups, project access and service accounts, on Unleash's paths. */
-export const accessRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   const groupTags = ['Groups'];
   app.get(
     '/api/admin/groups',
@@ -161,7 +158,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
   app.get(
     `${SERVICE_ACCOUNTS}/:id`,
     {
-      schema: { tags: serviceTags, params: ServiceAccountParams, response: { 200: Type.Ref(ServiceAccountSchema) } },
+      schema: { tags: serviceTags, params: IdParams, response: { 200: Type.Ref(ServiceAccountSchema) } },
       config: { access: can('ADMIN') },
     },
     async (request) => getServiceAccount(deps.db, Number(request.params.id)),
@@ -171,7 +168,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags: serviceTags,
-        params: ServiceAccountParams,
+        params: IdParams,
         body: Type.Ref(UpdateServiceAccountSchema),
         response: { 200: Type.Ref(ServiceAccountSchema) },
       },
@@ -189,7 +186,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
   );
   app.delete(
     `${SERVICE_ACCOUNTS}/:id`,
-    { schema: { tags: serviceTags, params: ServiceAccountParams }, config: { access: can('ADMIN') } },
+    { schema: { tags: serviceTags, params: IdParams }, config: { access: can('ADMIN') } },
     async (request, reply) => {
       await act(request, (uow) => deleteServiceAccount(uow, Number(request.params.id)));
       return reply.status(200).send();
@@ -200,7 +197,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags: serviceTags,
-        params: ServiceAccountParams,
+        params: IdParams,
         response: { 200: Type.Object({ pats: Type.Array(Type.Ref(ServiceAccountTokenSchema)) }) },
       },
       config: { access: can('ADMIN') },
@@ -212,7 +209,7 @@ export const accessRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags: serviceTags,
-        params: ServiceAccountParams,
+        params: IdParams,
         body: Type.Ref(CreateServiceAccountTokenSchema),
         response: { 201: Type.Ref(ServiceAccountTokenSchema) },
       },

@@ -25,7 +25,7 @@ import {
   IntegrationEventsQuery,
   IntegrationEventsSchema,
 } from './addons.schemas.js';
-import { routesTagged, type AppDeps, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type AppDeps, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['Addons']);
@@ -39,8 +39,7 @@ async function checkAddonInput(deps: AppDeps, input: AddonInput): Promise<void> 
 
 // Paths, fields and status codes are Unleash's. Reading configurations is open to every role, as in Unleash
 // (secrets are masked); changing them is Admin-only; integration events and redelivery are Admin-only.
-export const addonRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const addonRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(ADDONS, route(can('READ'), { ok: AddonsSchema }), async () => ({
     addons: await listAddons(deps.db),
     providers: [...ADDON_PROVIDERS.values()].map((provider) => provider.definition),

@@ -4,7 +4,7 @@ import { createApiToken, deleteApiToken } from '../domain/api-tokens/api-tokens.
 import { ALL, listApiTokens } from '../domain/api-tokens/api-tokens.queries.js';
 import { BadDataError } from '../shared/errors.js';
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema } from './api-tokens.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['API tokens']);
@@ -15,8 +15,7 @@ function tokenType(type: string): ApiTokenType {
   return lower === 'backend' ? 'client' : (lower as ApiTokenType);
 }
 
-export const apiTokenRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const apiTokenRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/api-tokens', route(can('READ_API_TOKEN'), { ok: ApiTokensSchema }), async () => ({
     tokens: await listApiTokens(deps.db),
   }));

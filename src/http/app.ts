@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
-import type { RouteDeps } from './deps.js';
+import { actingFor, type RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
@@ -88,7 +88,8 @@ export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): 
   await app.register(async (api) => {
     api.addHook('onRoute', documentOperation);
     registerAccessControl(api, deps);
-    for (const routes of routeModules) await api.register(routes, { deps });
+    const act = actingFor(deps);
+    for (const routes of routeModules) await api.register(routes, { deps, act });
   });
   options.extend?.(app);
   return app;

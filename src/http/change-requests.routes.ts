@@ -30,14 +30,13 @@ import {
   OpenChangeRequestsSchema,
   UpdateChangeRequestEnvironmentConfigSchema,
 } from './change-requests.schemas.js';
-import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { NumericId, UrlFriendlyName, ProjectParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Change Requests']);
 const PROJECT = '/api/admin/projects/:projectId';
 const CHANGE_REQUEST = `${PROJECT}/change-requests/:id`;
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const EnvironmentParams = Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName });
 const ChangeRequestParams = Type.Object({ projectId: UrlFriendlyName, id: NumericId });
 const ChangeParams = Type.Object({ projectId: UrlFriendlyName, id: NumericId, changeId: NumericId });
@@ -49,8 +48,7 @@ const many = { 200: Type.Ref(ChangeRequestsSchema) };
  * as well (checked per change); a state change needs the permission of the state asked for (checked by the
  * command, since it depends on the body).
  */
-export const changeRequestRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const changeRequestRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(
     `${PROJECT}/change-requests/config`,
     route(can('READ'), { params: ProjectParams, ok: ChangeRequestConfigSchema }),

@@ -52,3 +52,8 @@ export function errorResponses(...statuses: number[]) {
 
 /** A 304: the caller's ETag is current, so no body. */
 export const NotModified = { type: 'null', description: 'Not modified: the ETag sent in If-None-Match is current' } as const;
+
+/** Path parameters: a thing named by `:name`, numbered by `:id`, or a project's `:projectId`. */
+export const NameParams = Type.Object({ name: UrlFriendlyName });
+export const IdParams = Type.Object({ id: NumericId });
+export const ProjectParams = Type.Object({ projectId: UrlFriendlyName });

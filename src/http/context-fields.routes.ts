@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { createContextField, deleteContextField, updateContextField } from '../domain/context-fields/context-fields.commands.js';
 import {
   assertContextFieldNameFree,
@@ -6,7 +5,7 @@ import {
   listContextFieldStrategies,
   listContextFields,
 } from '../domain/context-fields/context-fields.queries.js';
-import { UrlFriendlyName } from './common.schemas.js';
+import { NameParams } from './common.schemas.js';
 import {
   ContextFieldNameSchema,
   ContextFieldSchema,
@@ -15,15 +14,13 @@ import {
   CreateContextFieldSchema,
   UpdateContextFieldSchema,
 } from './context-fields.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['Context']);
-const ContextFieldParams = Type.Object({ name: UrlFriendlyName });
 const CONTEXT = '/api/admin/context';
 
-export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(CONTEXT, route(can('READ'), { ok: ContextFieldsSchema }), async () => listContextFields(deps.db));
 
   app.post(
@@ -41,27 +38,25 @@ export const contextFieldRoutes: RouteModule = async (app, { deps }) => {
     return reply.status(200).send();
   });
 
-  app.get(`${CONTEXT}/:name`, route(can('READ'), { params: ContextFieldParams, ok: ContextFieldSchema }), async (request) =>
+  app.get(`${CONTEXT}/:name`, route(can('READ'), { params: NameParams, ok: ContextFieldSchema }), async (request) =>
     findContextField(deps.db, request.params.name),
   );
 
-  app.get(
-    `${CONTEXT}/:name/strategies`,
-    route(can('READ'), { params: ContextFieldParams, ok: ContextFieldStrategiesSchema }),
-    async (request) => ({ strategies: await listContextFieldStrategies(deps.db, request.params.name) }),
-  );
+  app.get(`${CONTEXT}/:name/strategies`, route(can('READ'), { params: NameParams, ok: ContextFieldStrategiesSchema }), async (request) => ({
+    strategies: await listContextFieldStrategies(deps.db, request.params.name),
+  }));
 
   app.put(
     `${CONTEXT}/:name`,
     route(can('UPDATE_CONTEXT_FIELD'), {
-      params: ContextFieldParams,
+      params: NameParams,
       body: UpdateContextFieldSchema,
       ok: ContextFieldSchema,
     }),
     async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body)),
   );
 
-  app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: ContextFieldParams }), async (request, reply) => {
+  app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: NameParams }), async (request, reply) => {
     await act(request, (uow) => deleteContextField(uow, request.params.name));
     return reply.status(200).send();
   });

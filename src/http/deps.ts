@@ -43,7 +43,8 @@ export interface AppServices {
 /** What route modules are given: the app's dependencies and its services. */
 export interface RouteDeps extends AppDeps, AppServices {}
 
-export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps }>;
+/** A route module: its routes, given the app's dependencies and `act`, the request's unit of work. */
+export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
 
 /** What a route takes and answers as `route` is given it: bodies and answers by their shared schema, unwrapped. */
 export interface RouteSchema extends Omit<FastifySchema, 'body'> {

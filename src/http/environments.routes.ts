@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   createEnvironment,
   deleteEnvironment,
@@ -7,16 +6,14 @@ import {
   setEnvironmentEnabled,
   updateEnvironment,
 } from '../domain/environments/environments.js';
-import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { NameParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import { CreateEnvironmentSchema, EnvironmentSchema, EnvironmentsSchema, UpdateEnvironmentSchema } from './projects.schemas.js';
 
 const route = routesTagged(['Environments']);
-const EnvironmentParams = Type.Object({ name: UrlFriendlyName });
 
-export const environmentRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const environmentRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/environments', route(can('READ'), { ok: EnvironmentsSchema }), async () => ({
     version: 1 as const,
     environments: await listEnvironments(deps.db),
@@ -31,14 +28,14 @@ export const environmentRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get('/api/admin/environments/:name', route(can('READ'), { params: EnvironmentParams, ok: EnvironmentSchema }), async (request) =>
+  app.get('/api/admin/environments/:name', route(can('READ'), { params: NameParams, ok: EnvironmentSchema }), async (request) =>
     getEnvironment(deps.db, request.params.name),
   );
 
   app.put(
     '/api/admin/environments/:name',
     route(can('UPDATE_ENVIRONMENT'), {
-      params: EnvironmentParams,
+      params: NameParams,
       body: UpdateEnvironmentSchema,
       ok: EnvironmentSchema,
     }),
@@ -51,7 +48,7 @@ export const environmentRoutes: RouteModule = async (app, { deps }) => {
   ] as const) {
     app.post(
       `/api/admin/environments/:name/${action}`,
-      route(can('UPDATE_ENVIRONMENT'), { params: EnvironmentParams }),
+      route(can('UPDATE_ENVIRONMENT'), { params: NameParams }),
       async (request, reply) => {
         await act(request, (uow) => setEnvironmentEnabled(uow, request.params.name, enabled));
         return reply.status(204).send();
@@ -59,7 +56,7 @@ export const environmentRoutes: RouteModule = async (app, { deps }) => {
     );
   }
 
-  app.delete('/api/admin/environments/:name', route(can('DELETE_ENVIRONMENT'), { params: EnvironmentParams }), async (request, reply) => {
+  app.delete('/api/admin/environments/:name', route(can('DELETE_ENVIRONMENT'), { params: NameParams }), async (request, reply) => {
     await act(request, (uow) => deleteEnvironment(uow, request.params.name));
     return reply.status(200).send();
   });

@@ -1,20 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { favoriteFeature, unfavoriteFeature } from '../domain/features/favorites.commands.js';
 import { favoriteProject, unfavoriteProject } from '../domain/projects/project-favorites.commands.js';
-import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['Favorites']);
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 
 const PROJECT_FAVORITES = '/api/admin/projects/:projectId/favorites';
 const FEATURE_FAVORITES = '/api/admin/projects/:projectId/features/:featureName/favorites';
 
 /** The calling user's favorites; anyone who can read may keep them. */
-export const favoriteRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const favoriteRoutes: RouteModule = async (app, { deps, act }) => {
   app.post(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
     await act(request, (uow) => favoriteFeature(uow, projectId, featureName));

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { addDependency, removeAllDependencies, removeDependency } from '../domain/features/dependencies.commands.js';
 import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 
@@ -13,8 +13,7 @@ const DependencyParams = Type.Object({ projectId: UrlFriendlyName, featureName: 
 const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 
 /** Dependencies of a child flag on parent flags, on Unleash's paths; `:featureName` is the child. */
-export const featureDependencyRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const featureDependencyRoutes: RouteModule = async (app, { deps, act }) => {
   app.post(
     `${FEATURE}/dependencies`,
     route(can('UPDATE_FEATURE_DEPENDENCY', PROJECT_PARAM), { params: FeatureParams, body: CreateDependentFeatureSchema }),

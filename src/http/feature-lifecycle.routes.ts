@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { completeFeature, uncompleteFeature } from '../domain/features/lifecycle.commands.js';
 import { getFeatureLifecycle } from '../domain/features/lifecycle.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 
@@ -11,8 +11,7 @@ const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: Url
 
 const LIFECYCLE = '/api/admin/projects/:projectId/features/:featureName/lifecycle';
 
-export const featureLifecycleRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const featureLifecycleRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(LIFECYCLE, route(can('READ'), { params: FeatureParams, ok: FeatureLifecycleSchema }), async (request) =>
     getFeatureLifecycle(deps.db, request.params.projectId, request.params.featureName),
   );

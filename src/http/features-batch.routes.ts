@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { exportFeatures, recordExport, type ExportQuery } from '../domain/features-batch/features-export.js';
 import { importFeatures, validateImport, type ImportDocument } from '../domain/features-batch/features-import.js';
 import { applyAnswer } from '../domain/flags-file/apply-flags-file.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
 import { ApplyReportSchema } from './flags-file.schemas.js';
 import { actorOf, can } from './plugins/access.js';
@@ -14,8 +14,7 @@ const BATCH = '/api/admin/features-batch';
 const DOCUMENT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Unleash's export and import of flags, one environment at a time, in its file format. */
-export const featuresBatchRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const featuresBatchRoutes: RouteModule = async (app, { deps, act }) => {
   app.post(`${BATCH}/export`, route(can('READ'), { body: ExportQuerySchema, ok: ExportResultSchema }), async (request, reply) => {
     const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
     const result = await exportFeatures(deps.db, query);

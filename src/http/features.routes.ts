@@ -17,9 +17,9 @@ import {
   setFeatureEnvironmentEnabled,
 } from '../domain/features/feature-environments.commands.js';
 import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
-import { UrlFriendlyName } from './common.schemas.js';
+import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import {
   BatchFeaturesSchema,
   BatchStaleSchema,
@@ -39,7 +39,6 @@ import { validateDocument } from './plugins/validation.js';
 
 const tags = ['Features'];
 const route = routesTagged(tags);
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 const EnvironmentParams = Type.Object({
   projectId: UrlFriendlyName,
@@ -49,8 +48,7 @@ const EnvironmentParams = Type.Object({
 
 const FEATURE = '/api/admin/projects/:projectId/features/:featureName';
 
-export const featureRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const featureRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(
     '/api/admin/projects/:projectId/features',
     route(can('READ'), { params: ProjectParams, ok: FeaturesSchema }),

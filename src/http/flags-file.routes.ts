@@ -3,7 +3,7 @@ import { applyAnswer, applyWholeFlagsFile } from '../domain/flags-file/apply-fla
 import { exportFlagsFile } from '../domain/flags-file/export-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { ApplyReportSchema, FlagsFileSchema } from './flags-file.schemas.js';
 import { can, PUBLIC } from './plugins/access.js';
 
@@ -13,8 +13,7 @@ const FLAGS_FILE = '/api/admin/flags-file';
 /** A file of the most flags allowed, with their strategies, fits well within this. */
 const FILE_BODY_LIMIT = 16 * 1024 * 1024;
 
-export const flagsFileRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const flagsFileRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(
     FLAGS_FILE,
     route(can('READ'), {

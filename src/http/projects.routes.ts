@@ -9,13 +9,12 @@ import {
   updateProject,
 } from '../domain/projects/projects.js';
 import { BadDataError } from '../shared/errors.js';
-import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
 
 const route = routesTagged(['Projects']);
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 
 /** Unleash derives a missing project id from the name; a name that yields nothing URL-friendly needs an id. */
 function idFromName(name: string): string {
@@ -33,8 +32,7 @@ function idFromName(name: string): string {
   return id;
 }
 
-export const projectRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const projectRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/projects', route(can('READ'), { ok: ProjectsSchema }), async () => ({
     version: 1 as const,
     projects: await listProjects(deps.db),

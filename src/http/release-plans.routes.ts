@@ -21,7 +21,7 @@ import {
   type TemplateInput,
 } from '../domain/release-plans/templates.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 import {
   AvailableImpactMetricsSchema,
@@ -72,8 +72,7 @@ const targetOf = (params: { projectId: string; featureName: string; environment:
 });
 
 /** Release plan templates, plans on flag environments, their milestones and safeguards, and impact metrics to read. */
-export const releasePlanRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
   const tags = ['Release plans'];
   const route = routesTagged(tags);
   app.get(TEMPLATES, route(can('READ'), { ok: ReleasePlanTemplatesSchema }), async () => listTemplates(deps.db));

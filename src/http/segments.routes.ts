@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import { createSegment, deleteSegment, updateSegment } from '../domain/segments/segments.commands.js';
 import { assertSegmentNameFree, getSegment, listSegments, listSegmentStrategies } from '../domain/segments/segments.queries.js';
-import { NumericId } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { IdParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import {
   AdminSegmentSchema,
@@ -14,13 +13,11 @@ import {
 } from './segments.schemas.js';
 
 const route = routesTagged(['Segments']);
-const SegmentParams = Type.Object({ id: NumericId });
 const SEGMENTS = '/api/admin/segments';
 
 // Status codes are Unleash's (204 for update and delete): clients generated from its OpenAPI document expect them.
 
-export const segmentRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const segmentRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(SEGMENTS, route(can('READ'), { ok: SegmentsSchema }), async () => ({
     segments: await listSegments(deps.db),
   }));
@@ -36,21 +33,21 @@ export const segmentRoutes: RouteModule = async (app, { deps }) => {
     return reply.status(204).send();
   });
 
-  app.get(`${SEGMENTS}/:id`, route(can('READ'), { params: SegmentParams, ok: AdminSegmentSchema }), async (request) =>
+  app.get(`${SEGMENTS}/:id`, route(can('READ'), { params: IdParams, ok: AdminSegmentSchema }), async (request) =>
     getSegment(deps.db, Number(request.params.id)),
   );
 
-  app.put(`${SEGMENTS}/:id`, route(can('UPDATE_SEGMENT'), { params: SegmentParams, body: UpsertSegmentSchema }), async (request, reply) => {
+  app.put(`${SEGMENTS}/:id`, route(can('UPDATE_SEGMENT'), { params: IdParams, body: UpsertSegmentSchema }), async (request, reply) => {
     await act(request, (uow) => updateSegment(uow, Number(request.params.id), request.body));
     return reply.status(204).send();
   });
 
-  app.delete(`${SEGMENTS}/:id`, route(can('DELETE_SEGMENT'), { params: SegmentParams }), async (request, reply) => {
+  app.delete(`${SEGMENTS}/:id`, route(can('DELETE_SEGMENT'), { params: IdParams }), async (request, reply) => {
     await act(request, (uow) => deleteSegment(uow, Number(request.params.id)));
     return reply.status(204).send();
   });
 
-  app.get(`${SEGMENTS}/:id/strategies`, route(can('READ'), { params: SegmentParams, ok: SegmentStrategiesSchema }), async (request) => ({
+  app.get(`${SEGMENTS}/:id/strategies`, route(can('READ'), { params: IdParams, ok: SegmentStrategiesSchema }), async (request) => ({
     strategies: await listSegmentStrategies(deps.db, Number(request.params.id)),
   }));
 };

@@ -27,8 +27,8 @@ import {
   updateSignalEndpoint,
 } from '../domain/signals/signal-endpoints.js';
 import { ApiError } from '../shared/errors.js';
-import { NumericId, UrlFriendlyName } from './common.schemas.js';
-import { actingFor, type RouteModule } from './deps.js';
+import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
+import type { RouteModule } from './deps.js';
 import { can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
 import {
   ActionSetEventsSchema,
@@ -45,17 +45,14 @@ import {
 } from './signals.schemas.js';
 
 const ENDPOINTS = '/api/admin/signal-endpoints';
-const EndpointParams = Type.Object({ id: NumericId });
 const TokenParams = Type.Object({ id: NumericId, tokenId: NumericId });
 const ACTIONS = '/api/admin/projects/:projectId/actions';
-const ProjectParams = Type.Object({ projectId: UrlFriendlyName });
 const ActionSetParams = Type.Object({ projectId: UrlFriendlyName, actionSetId: NumericId });
 /** What a monitoring tool may post as one signal. */
 const SIGNAL_BODY_LIMIT = 64 * 1024;
 
 /** Signal endpoints monitoring tools call, and the action sets that turn flags on and off when a signal matches. */
-export const signalRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const signalRoutes: RouteModule = async (app, { deps, act }) => {
   const tags = ['Signals'];
   const admin = { access: can('ADMIN') };
   app.get(ENDPOINTS, { schema: { tags, response: { 200: Type.Ref(SignalEndpointsSchema) } }, config: admin }, async () => ({
@@ -68,7 +65,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
   );
   app.get(
     `${ENDPOINTS}/:id`,
-    { schema: { tags, params: EndpointParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
+    { schema: { tags, params: IdParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
     async (request) => getSignalEndpoint(deps.db, Number(request.params.id)),
   );
   app.put(
@@ -76,7 +73,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags,
-        params: EndpointParams,
+        params: IdParams,
         body: Type.Ref(CreateSignalEndpointSchema),
         response: { 200: Type.Ref(SignalEndpointSchema) },
       },
@@ -90,7 +87,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
   ] as const) {
     app.post(
       `${ENDPOINTS}/:id/${state}`,
-      { schema: { tags, params: EndpointParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
+      { schema: { tags, params: IdParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
       async (request) => act(request, (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
     );
     app.post(
@@ -100,7 +97,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
         act(request, (uow) => setActionSetEnabled(uow, request.params.projectId, Number(request.params.actionSetId), enabled)),
     );
   }
-  app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: EndpointParams }, config: admin }, async (request, reply) => {
+  app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: IdParams }, config: admin }, async (request, reply) => {
     await act(request, (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
@@ -109,7 +106,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags,
-        params: EndpointParams,
+        params: IdParams,
         body: Type.Ref(CreateSignalEndpointTokenSchema),
         response: { 201: Type.Ref(SignalEndpointTokenSchema) },
       },
@@ -127,7 +124,7 @@ export const signalRoutes: RouteModule = async (app, { deps }) => {
     {
       schema: {
         tags,
-        params: EndpointParams,
+        params: IdParams,
         querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
         response: { 200: Type.Ref(SignalsSchema) },
       },

@@ -13,7 +13,7 @@ import {
   type StrategyTarget,
 } from '../domain/features/strategies.commands.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import {
   CreateFeatureStrategySchema,
   FeatureStrategySchema,
@@ -50,8 +50,7 @@ function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInp
   return input;
 }
 
-export const strategyRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const strategyRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(
     STRATEGIES,
     route(can('READ'), { params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } }),

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   createStrategyDefinition,
   deleteStrategyDefinition,
@@ -8,24 +7,22 @@ import {
   updateStrategyDefinition,
 } from '../domain/strategies/strategy-definitions.js';
 import { BadDataError } from '../shared/errors.js';
-import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { NameParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import { CreateStrategySchema, StrategiesSchema, StrategyDefinitionSchema, UpdateStrategySchema } from './strategy-definitions.schemas.js';
 
 const route = routesTagged(['Strategies']);
-const StrategyNameParams = Type.Object({ name: UrlFriendlyName });
 const STRATEGIES = '/api/admin/strategies';
 
 /** Strategy definitions: the built-in strategies and custom ones for SDKs' own strategy implementations. */
-export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const strategyDefinitionRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(STRATEGIES, route(can('READ'), { ok: StrategiesSchema }), async () => ({
     version: 1 as const,
     strategies: await listStrategyDefinitions(deps.db),
   }));
 
-  app.get(`${STRATEGIES}/:name`, route(can('READ'), { params: StrategyNameParams, ok: StrategyDefinitionSchema }), async (request) =>
+  app.get(`${STRATEGIES}/:name`, route(can('READ'), { params: NameParams, ok: StrategyDefinitionSchema }), async (request) =>
     findStrategyDefinition(deps.db, request.params.name),
   );
 
@@ -45,7 +42,7 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
   app.put(
     `${STRATEGIES}/:name`,
     route(can('UPDATE_STRATEGY'), {
-      params: StrategyNameParams,
+      params: NameParams,
       body: UpdateStrategySchema,
       ok: StrategyDefinitionSchema,
     }),
@@ -61,7 +58,7 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete(`${STRATEGIES}/:name`, route(can('DELETE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
+  app.delete(`${STRATEGIES}/:name`, route(can('DELETE_STRATEGY'), { params: NameParams }), async (request, reply) => {
     await act(request, (uow) => deleteStrategyDefinition(uow, request.params.name));
     return reply.status(200).send();
   });
@@ -70,7 +67,7 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps }) => {
     ['deprecate', true],
     ['reactivate', false],
   ] as const) {
-    app.post(`${STRATEGIES}/:name/${action}`, route(can('UPDATE_STRATEGY'), { params: StrategyNameParams }), async (request, reply) => {
+    app.post(`${STRATEGIES}/:name/${action}`, route(can('UPDATE_STRATEGY'), { params: NameParams }), async (request, reply) => {
       await act(request, (uow) => setStrategyDeprecated(uow, request.params.name, deprecated));
       return reply.status(200).send();
     });

@@ -3,7 +3,7 @@ import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/ta
 import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.commands.js';
 import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.queries.js';
 import { UrlFriendlyName } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
 import { can, FLAG_PARAM } from './plugins/access.js';
 import {
@@ -30,8 +30,7 @@ const FeatureTagParams = Type.Object({
 const TAG_TYPES = '/api/admin/tag-types';
 const FEATURE_TAGS = '/api/admin/features/:featureName/tags';
 
-export const tagRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const tagRoutes: RouteModule = async (app, { deps, act }) => {
   const tags = ['Tags'];
   const route = routesTagged(tags);
 

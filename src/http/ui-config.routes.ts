@@ -1,5 +1,5 @@
 import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import { SetCorsSchema, UiConfigSchema } from './ui-config.schemas.js';
 import { VERSION } from '../shared/version.js';
@@ -7,8 +7,7 @@ import { VERSION } from '../shared/version.js';
 const route = routesTagged(['Admin UI']);
 
 /** What the admin UI needs to know about the instance, and the frontend API's allowed origins (Unleash's paths). */
-export const uiConfigRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/ui-config', route(can('READ'), { ok: UiConfigSchema }), async () => ({
     name: 'Vexil',
     version: VERSION,

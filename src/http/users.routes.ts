@@ -12,8 +12,8 @@ import {
   updateUser,
 } from '../domain/users/users.commands.js';
 import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
-import { NumericId } from './common.schemas.js';
-import { routesTagged, actingFor, type RouteModule } from './deps.js';
+import { IdParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';
 import { BadDataError } from '../shared/errors.js';
 import {
@@ -30,12 +30,10 @@ import {
   UsersSchema,
 } from './users.schemas.js';
 
-const UserIdParams = Type.Object({ id: NumericId });
 const tags = ['Users'];
 const route = routesTagged(tags);
 
-export const userRoutes: RouteModule = async (app, { deps }) => {
-  const act = actingFor(deps);
+export const userRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/user-admin', route(can('ADMIN'), { ok: UsersSchema }), async () => ({
     users: await listUsers(deps.db),
     rootRoles: ROOT_ROLE_VIEWS,
@@ -53,13 +51,13 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.get('/api/admin/user-admin/:id', route(can('ADMIN'), { params: UserIdParams, ok: UserSchema }), async (request) =>
+  app.get('/api/admin/user-admin/:id', route(can('ADMIN'), { params: IdParams, ok: UserSchema }), async (request) =>
     getUser(deps.db, Number(request.params.id)),
   );
 
   app.put(
     '/api/admin/user-admin/:id',
-    route(can('ADMIN'), { params: UserIdParams, body: UpdateUserSchema, ok: UserSchema }),
+    route(can('ADMIN'), { params: IdParams, body: UpdateUserSchema, ok: UserSchema }),
     async (request) => {
       const { rootRole, ...fields } = request.body;
       const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
@@ -67,14 +65,14 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
-  app.delete('/api/admin/user-admin/:id', route(can('ADMIN'), { params: UserIdParams }), async (request, reply) => {
+  app.delete('/api/admin/user-admin/:id', route(can('ADMIN'), { params: IdParams }), async (request, reply) => {
     await act(request, (uow) => deleteUser(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
 
   app.post(
     '/api/admin/user-admin/:id/change-password',
-    route(can('ADMIN'), { params: UserIdParams, body: PasswordSchema }),
+    route(can('ADMIN'), { params: IdParams, body: PasswordSchema }),
     async (request, reply) => {
       const passwordHash = await hashNewPassword(request.body.password, '/body/password');
       await act(request, (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
@@ -135,7 +133,7 @@ export const userRoutes: RouteModule = async (app, { deps }) => {
 
   app.delete(
     '/api/admin/user/tokens/:id',
-    { schema: { tags: ['Personal access tokens'], params: UserIdParams }, config: { access: can('READ') } },
+    { schema: { tags: ['Personal access tokens'], params: IdParams }, config: { access: can('READ') } },
     async (request, reply) => {
       await act(request, (uow) => deletePat(uow, Number(request.params.id)));
       return reply.status(200).send();
