@@ -245,7 +245,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     editor.on('dialog', (dialog) => void dialog.accept());
     await signIn(editor, server.baseUrl, 'eddie', STRONG_PASSWORD);
     await editor.goto(`${server.baseUrl}/admin/segments`);
-    await editor.locator('.card', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
+    await editor.getByRole('table', { name: 'Segments' }).locator('tr', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
     const form = editor.getByRole('form', { name: 'Edit segment vip' });
     await form.getByLabel('Values (comma-separated)').fill('ann, ben');
     await form.getByRole('button', { name: 'Save segment' }).click();

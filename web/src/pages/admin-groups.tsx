@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction } from '../components/ui';
+import { AdminList, EditorForm, formText } from '../components/admin';
+import { Field, useAction } from '../components/ui';
 
 type Group = Schemas['groupSchema'];
 
@@ -23,13 +23,11 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
   const update = useAction(actions.updateGroup, onDone);
   const mutation = group ? update : create;
   const manual = new Set(group?.users.filter((member) => !member.fromSso).map((member) => member.user.id));
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = (form: FormData) => {
     const rootRole = String(form.get('rootRole'));
     const body = {
-      name: String(form.get('name')).trim(),
-      description: String(form.get('description')).trim() || null,
+      name: formText(form, 'name'),
+      description: formText(form, 'description') || null,
       mappingsSSO: names(String(form.get('mappingsSSO'))),
       rootRole: rootRole === '' ? null : Number(rootRole),
       users: form.getAll('users').map((id) => ({ user: { id: Number(id) } })),
@@ -38,7 +36,13 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
     else create.mutate(body);
   };
   return (
-    <form className="card stack" onSubmit={submit} aria-label={group ? `Edit group ${group.name}` : 'New group'}>
+    <EditorForm
+      label={group ? `Edit group ${group.name}` : 'New group'}
+      submitLabel={group ? 'Save group' : 'Create group'}
+      mutation={mutation}
+      onSubmit={submit}
+      {...(group ? { onCancel: onDone } : {})}
+    >
       <div className="grid2">
         <Field label="Name" error={mutation.error} field="name">
           <input name="name" required defaultValue={group?.name} />
@@ -79,92 +83,52 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
           ))}
         </select>
       </Field>
-      <ErrorMessage error={mutation.error} />
-      <div className="row">
-        <button className="primary" type="submit" disabled={mutation.isPending}>
-          {group ? 'Save group' : 'Create group'}
-        </button>
-        {group && (
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
+    </EditorForm>
   );
 }
 
 export function AdminGroups() {
   const groups = useQuery(queries.groups());
-  const remove = useAction(actions.deleteGroup);
-  const [editing, setEditing] = useState<number | null>(null);
-  const [formKey, setFormKey] = useState(0);
   return (
-    <Loaded query={groups} what="groups">
-      {(data) => (
-        <div>
-          <h1>Groups</h1>
-          <p className="muted">
-            A group gives its members a root role and roles in projects. With SSO groups, people join and leave as the identity provider
-            says at each sign-in.
-          </p>
-          <Table label="Groups" columns={['Group', 'SSO groups', 'Root role', 'Members', 'Projects', '']}>
-            {data.groups.length === 0 && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No groups yet.
-                </td>
-              </tr>
-            )}
-            {data.groups.map((group) =>
-              editing === group.id ? (
-                <tr key={group.id}>
-                  <td colSpan={6}>
-                    <GroupForm group={group} onDone={() => setEditing(null)} />
-                  </td>
-                </tr>
-              ) : (
-                <tr key={group.id}>
-                  <td>
-                    <strong>{group.name}</strong>
-                    {group.description && <div className="muted small">{group.description}</div>}
-                  </td>
-                  <td className="small">{group.mappingsSSO.join(', ') || '—'}</td>
-                  <td>{ROOT_ROLES.find((role) => role.id === group.rootRole)?.name ?? '—'}</td>
-                  <td className="small">
-                    {group.users.map((member) => member.user.name ?? member.user.username ?? member.user.email).join(', ') || '—'}
-                  </td>
-                  <td className="small">
-                    {group.projects.map((project, index) => (
-                      <span key={project}>
-                        {index > 0 && ', '}
-                        <Link to={`/projects/${encodeURIComponent(project)}/access`}>{project}</Link>
-                      </span>
-                    ))}
-                    {group.projects.length === 0 && '—'}
-                  </td>
-                  <td>
-                    <div className="row">
-                      <button type="button" onClick={() => setEditing(group.id)}>
-                        Edit
-                      </button>
-                      <ConfirmButton
-                        question={`Delete the group ${group.name}? Its members lose what it gave them.`}
-                        onConfirm={() => remove.mutate(group.id)}
-                      >
-                        Delete
-                      </ConfirmButton>
-                    </div>
-                  </td>
-                </tr>
-              ),
-            )}
-          </Table>
-          <ErrorMessage error={remove.error} />
-          <h2>New group</h2>
-          <GroupForm key={formKey} onDone={() => setFormKey((key) => key + 1)} />
-        </div>
+    <AdminList
+      title="Groups"
+      intro="A group gives its members a root role and roles in projects. With SSO groups, people join and leave as the identity provider says at each sign-in."
+      query={groups}
+      what="groups"
+      items={(data) => data.groups}
+      keyOf={(group) => group.id}
+      columns={['Group', 'SSO groups', 'Root role', 'Members', 'Projects']}
+      empty="No groups yet."
+      cells={(group) => (
+        <>
+          <td>
+            <strong>{group.name}</strong>
+            {group.description && <div className="muted small">{group.description}</div>}
+          </td>
+          <td className="small">{group.mappingsSSO.join(', ') || '—'}</td>
+          <td>{ROOT_ROLES.find((role) => role.id === group.rootRole)?.name ?? '—'}</td>
+          <td className="small">
+            {group.users.map((member) => member.user.name ?? member.user.username ?? member.user.email).join(', ') || '—'}
+          </td>
+          <td className="small">
+            {group.projects.map((project, index) => (
+              <span key={project}>
+                {index > 0 && ', '}
+                <Link to={`/projects/${encodeURIComponent(project)}/access`}>{project}</Link>
+              </span>
+            ))}
+            {group.projects.length === 0 && '—'}
+          </td>
+        </>
       )}
-    </Loaded>
+      edit={(group, done) => <GroupForm group={group} onDone={done} />}
+      remove={{
+        action: actions.deleteGroup,
+        input: (group) => group.id,
+        question: (group) => `Delete the group ${group.name}? Its members lose what it gave them.`,
+      }}
+      noun="group"
+      create={(done) => <GroupForm onDone={done} />}
+    />
   );
 }

@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction } from '../components/ui';
+import { AdminList, EditorForm, formText } from '../components/admin';
+import { ErrorMessage, Field, useAction } from '../components/ui';
 
 type Definition = Schemas['strategySchema'];
 type Parameter = Definition['parameters'][number];
@@ -65,19 +66,23 @@ function DefinitionForm({ definition, onDone }: { definition?: Definition; onDon
   const create = useAction(actions.createStrategyDefinition, onDone);
   const update = useAction(actions.updateStrategyDefinition, onDone);
   const mutation = definition ? update : create;
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = (form: FormData) => {
     const fields = {
-      title: String(form.get('title')).trim() || null,
-      description: String(form.get('description')).trim() || null,
+      title: formText(form, 'title') || null,
+      description: formText(form, 'description') || null,
       parameters: parameters.map((parameter) => ({ ...parameter, name: parameter.name.trim() })),
     };
     if (definition) update.mutate({ name: definition.name, ...fields });
-    else create.mutate({ name: String(form.get('name')).trim(), ...fields });
+    else create.mutate({ name: formText(form, 'name'), ...fields });
   };
   return (
-    <form className="card stack" onSubmit={submit} aria-label={definition ? `Edit strategy ${definition.name}` : 'New strategy'}>
+    <EditorForm
+      label={definition ? `Edit strategy ${definition.name}` : 'New strategy'}
+      submitLabel={definition ? 'Save strategy' : 'Create strategy'}
+      mutation={mutation}
+      onSubmit={submit}
+      {...(definition ? { onCancel: onDone } : {})}
+    >
       <div className="grid2">
         <Field label="Name" error={mutation.error} field="name" hint="What flags and SDKs call it; it cannot change later.">
           <input name="name" required defaultValue={definition?.name} disabled={definition !== undefined} />
@@ -90,92 +95,62 @@ function DefinitionForm({ definition, onDone }: { definition?: Definition; onDon
         <input name="description" defaultValue={definition?.description ?? ''} />
       </Field>
       <ParameterRows parameters={parameters} onChange={setParameters} error={mutation.error} />
-      <ErrorMessage error={mutation.error} />
-      <div className="row">
-        <button className="primary" type="submit" disabled={mutation.isPending}>
-          {definition ? 'Save strategy' : 'Create strategy'}
-        </button>
-        {definition && (
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
+    </EditorForm>
+  );
+}
+
+/** Deprecating keeps a strategy on the flags that use it and stops offering it; the two every flag may use stay. */
+function DeprecateButton({ definition }: { definition: Definition }) {
+  const deprecate = useAction(actions.setStrategyDeprecated);
+  if (definition.name === 'default' || definition.name === 'flexibleRollout') return null;
+  return (
+    <>
+      <button type="button" onClick={() => deprecate.mutate({ name: definition.name, deprecated: !definition.deprecated })}>
+        {definition.deprecated ? 'Reactivate' : 'Deprecate'}
+      </button>
+      <ErrorMessage error={deprecate.error} />
+    </>
   );
 }
 
 /** The strategies flags may use: the built-in ones, and custom ones with typed parameters that SDKs implement. */
 export function AdminStrategies() {
   const definitions = useQuery(queries.strategyDefinitions());
-  const deprecate = useAction(actions.setStrategyDeprecated);
-  const remove = useAction(actions.deleteStrategyDefinition);
-  const [editing, setEditing] = useState<string | null>(null);
-  const [formKey, setFormKey] = useState(0);
   return (
-    <Loaded query={definitions} what="strategies">
-      {(data) => (
-        <div>
-          <h1>Strategies</h1>
-          <p className="muted">
-            Custom strategies need code in the SDKs that evaluate them. A deprecated strategy stays on the flags that use it and is not
-            offered for new ones.
-          </p>
-          <Table label="Strategies" columns={['Strategy', 'Parameters', 'Kind', '']}>
-            {data.strategies.map((definition) =>
-              editing === definition.name ? (
-                <tr key={definition.name}>
-                  <td colSpan={4}>
-                    <DefinitionForm definition={definition} onDone={() => setEditing(null)} />
-                  </td>
-                </tr>
-              ) : (
-                <tr key={definition.name} className={definition.deprecated ? 'muted' : undefined}>
-                  <td>
-                    <strong>{definition.displayName || definition.name}</strong>{' '}
-                    {definition.deprecated && <span className="badge">deprecated</span>}
-                    <div className="muted small">{definition.description}</div>
-                  </td>
-                  <td className="small">
-                    {definition.parameters
-                      .map((parameter) => `${parameter.name} (${parameter.type}${parameter.required ? ', required' : ''})`)
-                      .join(', ') || '—'}
-                  </td>
-                  <td>{definition.editable ? 'custom' : 'built in'}</td>
-                  <td>
-                    <div className="row">
-                      {definition.editable && (
-                        <button type="button" onClick={() => setEditing(definition.name)}>
-                          Edit
-                        </button>
-                      )}
-                      {definition.name !== 'default' && definition.name !== 'flexibleRollout' && (
-                        <button
-                          type="button"
-                          onClick={() => deprecate.mutate({ name: definition.name, deprecated: !definition.deprecated })}
-                        >
-                          {definition.deprecated ? 'Reactivate' : 'Deprecate'}
-                        </button>
-                      )}
-                      {definition.editable && (
-                        <ConfirmButton
-                          question={`Delete the strategy ${definition.name}?`}
-                          onConfirm={() => remove.mutate(definition.name)}
-                        >
-                          Delete
-                        </ConfirmButton>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ),
-            )}
-          </Table>
-          <ErrorMessage error={deprecate.error ?? remove.error} />
-          <h2>New strategy</h2>
-          <DefinitionForm key={formKey} onDone={() => setFormKey((key) => key + 1)} />
-        </div>
+    <AdminList
+      title="Strategies"
+      intro="Custom strategies need code in the SDKs that evaluate them. A deprecated strategy stays on the flags that use it and is not offered for new ones."
+      query={definitions}
+      what="strategies"
+      items={(data) => data.strategies}
+      keyOf={(definition) => definition.name}
+      columns={['Strategy', 'Parameters', 'Kind']}
+      rowClass={(definition) => (definition.deprecated ? 'muted' : undefined)}
+      cells={(definition) => (
+        <>
+          <td>
+            <strong>{definition.displayName || definition.name}</strong>{' '}
+            {definition.deprecated && <span className="badge">deprecated</span>}
+            <div className="muted small">{definition.description}</div>
+          </td>
+          <td className="small">
+            {definition.parameters
+              .map((parameter) => `${parameter.name} (${parameter.type}${parameter.required ? ', required' : ''})`)
+              .join(', ') || '—'}
+          </td>
+          <td>{definition.editable ? 'custom' : 'built in'}</td>
+        </>
       )}
-    </Loaded>
+      actions={(definition) => <DeprecateButton definition={definition} />}
+      changeable={(definition) => definition.editable}
+      edit={(definition, done) => <DefinitionForm definition={definition} onDone={done} />}
+      remove={{
+        action: actions.deleteStrategyDefinition,
+        input: (definition) => definition.name,
+        question: (definition) => `Delete the strategy ${definition.name}?`,
+      }}
+      noun="strategy"
+      create={(done) => <DefinitionForm onDone={done} />}
+    />
   );
 }

@@ -1,0 +1,170 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import type { Action } from '../api/queries';
+import { ConfirmButton, ErrorMessage, Loaded, Table, useAction } from './ui';
+
+/**
+ * A form of an admin page: its fields, the API's complaint, and its submit button (and Cancel while editing).
+ * `onSubmit` gets the form's data and the form itself, to reset it once saved.
+ */
+export function EditorForm({
+  label,
+  submitLabel,
+  mutation,
+  onSubmit,
+  onCancel,
+  footer,
+  className = 'card stack',
+  children,
+}: {
+  label: string;
+  submitLabel: string;
+  mutation: { error: unknown; isPending: boolean };
+  onSubmit: (form: FormData, element: HTMLFormElement) => void;
+  onCancel?: () => void;
+  /** Shown under the error: what the page offers once a save was refused. */
+  footer?: ReactNode;
+  className?: string;
+  children: ReactNode;
+}) {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onSubmit(new FormData(event.currentTarget), event.currentTarget);
+  };
+  return (
+    <form className={className} onSubmit={submit} aria-label={label}>
+      {children}
+      <ErrorMessage error={mutation.error} />
+      {footer}
+      <div className="row">
+        <button className="primary" type="submit" disabled={mutation.isPending}>
+          {submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** The text of a form field, trimmed. */
+export const formText = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
+
+/** Deleting an item of an admin list: the action, what it takes, and the question asked first. */
+export interface Removal<Item, Input> {
+  action: Action<Input, unknown>;
+  input: (item: Item) => Input;
+  question: (item: Item) => string;
+}
+
+/**
+ * An admin page's list: a table with a row per item, Edit (the item's form in place of its row) and Delete
+ * (asked first) on each, and the form for a new one under it, fresh again after each creation.
+ */
+export function AdminList<Data, Item, RemoveInput>({
+  title,
+  intro,
+  query,
+  what,
+  items,
+  keyOf,
+  columns,
+  cells,
+  empty,
+  edit,
+  remove,
+  actions,
+  changeable = () => true,
+  rowClass,
+  noun,
+  create,
+}: {
+  title: string;
+  intro?: ReactNode;
+  query: { data?: Data; error: unknown; isPending: boolean };
+  what: string;
+  items: (data: Data) => Item[];
+  keyOf: (item: Item) => string | number;
+  /** The item's columns; a last one for the actions is added. */
+  columns: string[];
+  cells: (item: Item) => ReactNode;
+  empty?: string;
+  edit?: (item: Item, done: () => void) => ReactNode;
+  remove?: Removal<Item, RemoveInput>;
+  /** More buttons of an item's row, before Edit and Delete. */
+  actions?: (item: Item) => ReactNode;
+  /** Whether the item may be edited and deleted (built-in ones may not). */
+  changeable?: (item: Item) => boolean;
+  rowClass?: (item: Item) => string | undefined;
+  /** What one item is called: the new-item form is under "New <noun>". */
+  noun: string;
+  create?: (done: () => void) => ReactNode;
+}) {
+  const [editing, setEditing] = useState<string | number | null>(null);
+  const [formKey, setFormKey] = useState(0);
+  const hasActions = Boolean(edit || remove || actions);
+  const width = columns.length + (hasActions ? 1 : 0);
+  return (
+    <div>
+      <h1>{title}</h1>
+      {intro && <p className="muted">{intro}</p>}
+      <Loaded query={query} what={what}>
+        {(data) => (
+          <Table label={title} columns={hasActions ? [...columns, ''] : columns}>
+            {items(data).length === 0 && empty && (
+              <tr>
+                <td colSpan={width} className="muted">
+                  {empty}
+                </td>
+              </tr>
+            )}
+            {items(data).map((item) =>
+              edit && editing === keyOf(item) ? (
+                <tr key={keyOf(item)}>
+                  <td colSpan={width}>{edit(item, () => setEditing(null))}</td>
+                </tr>
+              ) : (
+                <tr key={keyOf(item)} className={rowClass?.(item)}>
+                  {cells(item)}
+                  {hasActions && (
+                    <td>
+                      <div className="row">
+                        {actions?.(item)}
+                        {edit && changeable(item) && (
+                          <button type="button" onClick={() => setEditing(keyOf(item))}>
+                            Edit
+                          </button>
+                        )}
+                        {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
+                      </div>
+                    </td>
+                  )}
+                </tr>
+              ),
+            )}
+          </Table>
+        )}
+      </Loaded>
+      {create && (
+        <>
+          <h2>New {noun}</h2>
+          <div key={formKey}>{create(() => setFormKey((key) => key + 1))}</div>
+        </>
+      )}
+    </div>
+  );
+}
+
+function RemoveButton<Item, Input>({ item, removal }: { item: Item; removal: Removal<Item, Input> }) {
+  const remove = useAction(removal.action);
+  return (
+    <>
+      <ConfirmButton question={removal.question(item)} onConfirm={() => remove.mutate(removal.input(item))} disabled={remove.isPending}>
+        Delete
+      </ConfirmButton>
+      <ErrorMessage error={remove.error} />
+    </>
+  );
+}

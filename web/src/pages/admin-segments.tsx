@@ -1,0 +1,120 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { ApiError } from '../api/errors';
+import { actions, queries, type Schemas } from '../api/queries';
+import { AdminList, EditorForm, formText } from '../components/admin';
+import { ConstraintsEditor } from '../components/strategy-form';
+import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
+
+type Segment = Schemas['adminSegmentSchema'];
+
+/** The protected environments a refused segment change named (`"production" of project "checkout"`). */
+function protectedEnvironmentsIn(error: unknown): Array<{ project: string; environment: string }> {
+  if (!(error instanceof ApiError) || error.status !== 403) return [];
+  return [...error.message.matchAll(/"([^"]+)" of project "([^"]+)"/g)].map((match) => ({ environment: match[1]!, project: match[2]! }));
+}
+
+function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => void }) {
+  const [constraints, setConstraints] = useState<Schemas['constraintSchema'][]>(segment?.constraints ?? []);
+  const [proposed, setProposed] = useState<{ project: string; id: number } | null>(null);
+  const save = useAction(actions.saveSegment, onDone);
+  // A segment used in an environment that requires change requests changes through one (spec 4.5).
+  const propose = useAction(actions.proposeSegmentChange, setProposed);
+  const [draft, setDraft] = useState<Schemas['upsertSegmentSchema'] | null>(null);
+  const submit = (form: FormData) => {
+    const body = { name: formText(form, 'name'), description: String(form.get('description')), constraints };
+    setDraft(body);
+    setProposed(null);
+    save.mutate({ ...(segment ? { existing: segment.id } : {}), body });
+  };
+  const protectedIn = segment ? protectedEnvironmentsIn(save.error) : [];
+  const footer = (
+    <>
+      {protectedIn.length > 0 && draft && !proposed && (
+        <div className="row">
+          {protectedIn.map(({ project, environment }) => (
+            <button
+              key={`${project}/${environment}`}
+              type="button"
+              onClick={() => propose.mutate({ projectId: project, environment, segmentId: segment!.id, body: draft })}
+              disabled={propose.isPending}
+            >
+              Propose in a change request for {environment} of {project}
+            </button>
+          ))}
+        </div>
+      )}
+      <ErrorMessage error={propose.error} />
+      {proposed && (
+        <p className="notice" role="status">
+          Added to change request{' '}
+          <Link to={`/projects/${encodeURIComponent(proposed.project)}/change-requests/${proposed.id}`}>#{proposed.id}</Link>. Send it to
+          review there.
+        </p>
+      )}
+    </>
+  );
+  return (
+    <EditorForm
+      label={segment ? `Edit segment ${segment.name}` : 'New segment'}
+      submitLabel={segment ? 'Save segment' : 'Create segment'}
+      mutation={save}
+      onSubmit={submit}
+      footer={footer}
+      {...(segment ? { onCancel: onDone } : {})}
+    >
+      <div className="grid2">
+        <Field label="Name" error={save.error} field="name">
+          <input name="name" defaultValue={segment?.name} required />
+        </Field>
+        <Field label="Description" error={save.error} field="description">
+          <input name="description" defaultValue={segment?.description ?? ''} />
+        </Field>
+      </div>
+      <h3>Constraints</h3>
+      <ConstraintsEditor constraints={constraints} onChange={setConstraints} />
+    </EditorForm>
+  );
+}
+
+const describeConstraints = (segment: Segment) =>
+  segment.constraints.length === 0
+    ? 'No constraints'
+    : segment.constraints
+        .map((constraint) => `${constraint.contextName} ${constraint.operator} ${(constraint.values ?? [constraint.value]).join(', ')}`)
+        .join(' AND ');
+
+export function AdminSegments() {
+  const segments = useQuery(queries.segments());
+  return (
+    <AdminList
+      title="Segments"
+      intro="Named sets of constraints that strategies of any flag can reuse."
+      query={segments}
+      what="segments"
+      items={(data) => data.segments}
+      keyOf={(segment) => segment.id}
+      columns={['Segment', 'Constraints', 'Created']}
+      empty="No segments yet."
+      cells={(segment) => (
+        <>
+          <td>
+            <strong>{segment.name}</strong> <span className="muted small">#{segment.id}</span>
+            {segment.description && <div className="small">{segment.description}</div>}
+          </td>
+          <td className="small">{describeConstraints(segment)}</td>
+          <td className="small">{formatDate(segment.createdAt)}</td>
+        </>
+      )}
+      edit={(segment, done) => <SegmentForm segment={segment} onDone={done} />}
+      remove={{
+        action: actions.deleteSegment,
+        input: (segment) => segment.id,
+        question: (segment) => `Delete the segment ${segment.name}?`,
+      }}
+      noun="segment"
+      create={(done) => <SegmentForm onDone={done} />}
+    />
+  );
+}

@@ -1,0 +1,82 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { actions, queries, type Schemas } from '../api/queries';
+import { AdminList, EditorForm, formText } from '../components/admin';
+import { ErrorMessage, Field, useAction } from '../components/ui';
+
+type TagType = Schemas['tagTypeSchema'];
+
+/** A tag type's description, edited in its own cell: the name stays, flags' tags refer to it. */
+function DescriptionCell({ type, editing, onDone }: { type: TagType; editing: boolean; onDone: () => void }) {
+  const update = useAction(actions.updateTagType, onDone);
+  if (!editing) return <td>{type.description}</td>;
+  return (
+    <td>
+      <form
+        className="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          update.mutate({ name: type.name, description: formText(new FormData(event.currentTarget), 'description') });
+        }}
+      >
+        <input name="description" aria-label={`Description of ${type.name}`} defaultValue={type.description ?? ''} />
+        <button type="submit" disabled={update.isPending}>
+          Save
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </form>
+      <ErrorMessage error={update.error} />
+    </td>
+  );
+}
+
+function NewTagTypeForm({ onDone }: { onDone: () => void }) {
+  const create = useAction(actions.createTagType, onDone);
+  return (
+    <EditorForm
+      label="New tag type"
+      submitLabel="Create tag type"
+      mutation={create}
+      className="card row fields"
+      onSubmit={(form) => create.mutate({ name: formText(form, 'name'), description: String(form.get('description')) })}
+    >
+      <Field label="Name" error={create.error} field="name">
+        <input name="name" required />
+      </Field>
+      <Field label="Description" error={create.error} field="description">
+        <input name="description" />
+      </Field>
+    </EditorForm>
+  );
+}
+
+export function AdminTagTypes() {
+  const tagTypes = useQuery(queries.tagTypes());
+  const [editing, setEditing] = useState<string | null>(null);
+  return (
+    <AdminList
+      title="Tag types"
+      query={tagTypes}
+      what="tag types"
+      items={(data) => data.tagTypes}
+      keyOf={(type) => type.name}
+      columns={['Name', 'Description']}
+      cells={(type) => (
+        <>
+          <td>{type.name}</td>
+          <DescriptionCell type={type} editing={editing === type.name} onDone={() => setEditing(null)} />
+        </>
+      )}
+      actions={(type) => (
+        <button type="button" onClick={() => setEditing(type.name)}>
+          Edit
+        </button>
+      )}
+      remove={{ action: actions.deleteTagType, input: (type) => type.name, question: (type) => `Delete the tag type ${type.name}?` }}
+      noun="tag type"
+      create={(done) => <NewTagTypeForm onDone={done} />}
+    />
+  );
+}
