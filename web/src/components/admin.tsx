@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { Fragment, useState, type FormEvent, type ReactNode } from 'react';
 import type { Action } from '../api/queries';
 import { ConfirmButton, ErrorMessage, Loaded, Table, useAction } from './ui';
 
@@ -57,6 +57,8 @@ export interface Removal<Item, Input> {
   action: Action<Input, unknown>;
   input: (item: Item) => Input;
   question: (item: Item) => string;
+  /** The button's text: Delete unless the item is kept another way (Archive). */
+  label?: string;
 }
 
 /**
@@ -78,6 +80,8 @@ export function AdminList<Data, Item, RemoveInput>({
   actions,
   changeable = () => true,
   rowClass,
+  below,
+  notice,
   noun,
   create,
 }: {
@@ -98,6 +102,10 @@ export function AdminList<Data, Item, RemoveInput>({
   /** Whether the item may be edited and deleted (built-in ones may not). */
   changeable?: (item: Item) => boolean;
   rowClass?: (item: Item) => string | undefined;
+  /** What the page shows under an item's row while it is open (its tokens, a password form), or null. */
+  below?: (item: Item) => ReactNode;
+  /** What the last change did, above the list. */
+  notice?: string | null;
   /** What one item is called: the new-item form is under "New <noun>". */
   noun: string;
   create?: (done: () => void) => ReactNode;
@@ -110,6 +118,7 @@ export function AdminList<Data, Item, RemoveInput>({
     <div>
       <h1>{title}</h1>
       {intro && <p className="muted">{intro}</p>}
+      {notice && <p className="success">{notice}</p>}
       <Loaded query={query} what={what}>
         {(data) => (
           <Table label={title} columns={hasActions ? [...columns, ''] : columns}>
@@ -120,30 +129,37 @@ export function AdminList<Data, Item, RemoveInput>({
                 </td>
               </tr>
             )}
-            {items(data).map((item) =>
-              edit && editing === keyOf(item) ? (
-                <tr key={keyOf(item)}>
-                  <td colSpan={width}>{edit(item, () => setEditing(null))}</td>
-                </tr>
-              ) : (
-                <tr key={keyOf(item)} className={rowClass?.(item)}>
-                  {cells(item)}
-                  {hasActions && (
-                    <td>
-                      <div className="row">
-                        {actions?.(item)}
-                        {edit && changeable(item) && (
-                          <button type="button" onClick={() => setEditing(keyOf(item))}>
-                            Edit
-                          </button>
-                        )}
-                        {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
-                      </div>
-                    </td>
-                  )}
-                </tr>
-              ),
-            )}
+            {items(data).map((item) => (
+              <Fragment key={keyOf(item)}>
+                {edit && editing === keyOf(item) ? (
+                  <tr>
+                    <td colSpan={width}>{edit(item, () => setEditing(null))}</td>
+                  </tr>
+                ) : (
+                  <tr className={rowClass?.(item)}>
+                    {cells(item)}
+                    {hasActions && (
+                      <td>
+                        <div className="row">
+                          {actions?.(item)}
+                          {edit && changeable(item) && (
+                            <button type="button" onClick={() => setEditing(keyOf(item))}>
+                              Edit
+                            </button>
+                          )}
+                          {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
+                        </div>
+                      </td>
+                    )}
+                  </tr>
+                )}
+                {below?.(item) && (
+                  <tr>
+                    <td colSpan={width}>{below(item)}</td>
+                  </tr>
+                )}
+              </Fragment>
+            ))}
           </Table>
         )}
       </Loaded>
@@ -162,7 +178,7 @@ function RemoveButton<Item, Input>({ item, removal }: { item: Item; removal: Rem
   return (
     <>
       <ConfirmButton question={removal.question(item)} onConfirm={() => remove.mutate(removal.input(item))} disabled={remove.isPending}>
-        Delete
+        {removal.label ?? 'Delete'}
       </ConfirmButton>
       <ErrorMessage error={remove.error} />
     </>

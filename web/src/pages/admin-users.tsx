@@ -1,161 +1,172 @@
 import { useQuery } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { ApiError } from '../api/errors';
-import { actions, queries } from '../api/queries';
+import { actions, queries, type Schemas } from '../api/queries';
+import { AdminList, EditorForm, formText } from '../components/admin';
 import { useMe } from '../components/layout';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, Table, useAction } from '../components/ui';
+import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
+
+type Role = { id: number; name: string };
+type User = Schemas['userSchema'];
+
+function RoleOptions({ roles, by }: { roles: Role[]; by: 'id' | 'name' }) {
+  return roles.map((role) => (
+    <option key={role.id} value={role[by]}>
+      {role.name}
+    </option>
+  ));
+}
+
+/** The user's root role, changed as soon as it is picked; not one's own, so that no Admin locks themselves out. */
+function RoleCell({ user, login, roles, own }: { user: User; login: string; roles: Role[]; own: boolean }) {
+  const update = useAction(actions.updateUser);
+  return (
+    <td>
+      <select
+        aria-label={`Role of ${login}`}
+        value={roles.find((role) => role.id === user.rootRole)?.name ?? String(user.rootRole)}
+        disabled={own}
+        onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
+      >
+        <RoleOptions roles={roles} by="name" />
+      </select>
+      <ErrorMessage error={update.error} />
+    </td>
+  );
+}
+
+/** An Admin sets a user's password in a form under their row. */
+function PasswordForm({ user, login, onSet, onCancel }: { user: User; login: string; onSet: () => void; onCancel: () => void }) {
+  const setPassword = useAction(actions.setUserPassword, onSet);
+  return (
+    <>
+      <form
+        className="row fields"
+        aria-label={`Password of ${login}`}
+        onSubmit={(event) => {
+          event.preventDefault();
+          setPassword.mutate({ id: user.id, password: String(new FormData(event.currentTarget).get('password')) });
+        }}
+      >
+        <Field label={`New password for ${login}`} error={setPassword.error} field="password">
+          <input name="password" type="password" autoComplete="new-password" required autoFocus />
+        </Field>
+        <button className="primary" type="submit" disabled={setPassword.isPending}>
+          Set password
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </form>
+      {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
+    </>
+  );
+}
+
+function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (user: User) => void }) {
+  const create = useAction(actions.createUser, onCreated);
+  const submit = (form: FormData) => {
+    const email = formText(form, 'email');
+    create.mutate({
+      username: formText(form, 'username'),
+      name: formText(form, 'name'),
+      ...(email ? { email } : {}),
+      rootRole: String(form.get('rootRole')),
+      password: String(form.get('password')),
+    });
+  };
+  return (
+    <EditorForm label="New user" submitLabel="Create user" mutation={create} onSubmit={submit}>
+      <div className="grid2">
+        <Field label="Username" error={create.error} field="username">
+          <input name="username" required autoComplete="off" />
+        </Field>
+        <Field label="Name" error={create.error} field="name">
+          <input name="name" />
+        </Field>
+        <Field label="Email (optional)" error={create.error} field="email">
+          <input name="email" type="email" />
+        </Field>
+        <Field label="Role" error={create.error} field="rootRole">
+          <select name="rootRole" defaultValue="Editor">
+            <RoleOptions roles={roles} by="name" />
+          </select>
+        </Field>
+        <Field
+          label="Password"
+          error={create.error}
+          field="password"
+          hint="10 to 128 characters with lower and upper case, a digit and a symbol."
+        >
+          <input name="password" type="password" autoComplete="new-password" required />
+        </Field>
+      </div>
+    </EditorForm>
+  );
+}
 
 export function AdminUsers() {
   const me = useMe().data;
   const users = useQuery(queries.users());
+  const roles = users.data?.rootRoles ?? [];
   const [notice, setNotice] = useState<string | null>(null);
-  const create = useAction(actions.createUser, (user) => setNotice(`Created ${user.username ?? user.email}.`));
-  const update = useAction(actions.updateUser);
-  const remove = useAction(actions.deleteUser);
   /** The user whose password is being set, in a form under their row. */
   const [passwordFor, setPasswordFor] = useState<number | null>(null);
-  const setPassword = useAction(actions.setUserPassword, () => {
-    setPasswordFor(null);
-    setNotice('Password set; the user’s sessions were ended.');
-  });
-  const submitPassword = (id: number) => (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setPassword.mutate({ id, password: String(new FormData(event.currentTarget).get('password')) });
-  };
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const email = String(form.get('email')).trim();
-    create.mutate(
-      {
-        username: String(form.get('username')).trim(),
-        name: String(form.get('name')).trim(),
-        ...(email ? { email } : {}),
-        rootRole: String(form.get('rootRole')),
-        password: String(form.get('password')),
-      },
-      { onSuccess: () => (event.target as HTMLFormElement).reset() },
-    );
-  };
+  const loginOf = (user: User) => user.username ?? user.email ?? String(user.id);
   return (
-    <Loaded query={users} what="users">
-      {(data) => {
-        const roleName = (id: number) => data.rootRoles.find((role) => role.id === id)?.name ?? String(id);
-        return (
-          <div>
-            <h1>Users</h1>
-            {notice && <p className="success">{notice}</p>}
-            <Table label="Users" columns={['User', 'Role', 'Created', 'Last seen', '']}>
-              {data.users.map((user) => {
-                const login = user.username ?? user.email;
-                return (
-                  <Fragment key={user.id}>
-                    <tr>
-                      <td>
-                        <strong>{user.name ?? user.username}</strong>
-                        <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-                      </td>
-                      <td>
-                        <select
-                          aria-label={`Role of ${login}`}
-                          value={roleName(user.rootRole)}
-                          disabled={user.id === me?.user.id}
-                          onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
-                        >
-                          {data.rootRoles.map((role) => (
-                            <option key={role.id} value={role.name}>
-                              {role.name}
-                            </option>
-                          ))}
-                        </select>
-                      </td>
-                      <td className="small">{formatDate(user.createdAt)}</td>
-                      <td className="small">{formatDate(user.seenAt)}</td>
-                      <td>
-                        <div className="row">
-                          <button
-                            type="button"
-                            aria-expanded={passwordFor === user.id}
-                            onClick={() => {
-                              setPassword.reset();
-                              setPasswordFor(passwordFor === user.id ? null : user.id);
-                            }}
-                          >
-                            Set password
-                          </button>
-                          {user.id !== me?.user.id && (
-                            <ConfirmButton question={`Delete the user ${login}?`} onConfirm={() => remove.mutate(user.id)}>
-                              Delete
-                            </ConfirmButton>
-                          )}
-                        </div>
-                      </td>
-                    </tr>
-                    {passwordFor === user.id && (
-                      <tr>
-                        <td colSpan={5}>
-                          <form className="row fields" onSubmit={submitPassword(user.id)} aria-label={`Password of ${login}`}>
-                            <Field label={`New password for ${login}`} error={setPassword.error} field="password">
-                              <input name="password" type="password" autoComplete="new-password" required autoFocus />
-                            </Field>
-                            <button className="primary" type="submit" disabled={setPassword.isPending}>
-                              Set password
-                            </button>
-                            <button type="button" onClick={() => setPasswordFor(null)}>
-                              Cancel
-                            </button>
-                          </form>
-                          {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : (
-                            <ErrorMessage error={setPassword.error} />
-                          )}
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
-            </Table>
-            <ErrorMessage error={update.error ?? remove.error} />
-            <h2>New user</h2>
-            <form className="card stack" onSubmit={submit} aria-label="New user">
-              <div className="grid2">
-                <Field label="Username" error={create.error} field="username">
-                  <input name="username" required autoComplete="off" />
-                </Field>
-                <Field label="Name" error={create.error} field="name">
-                  <input name="name" />
-                </Field>
-                <Field label="Email (optional)" error={create.error} field="email">
-                  <input name="email" type="email" />
-                </Field>
-                <Field label="Role" error={create.error} field="rootRole">
-                  <select name="rootRole" defaultValue="Editor">
-                    {data.rootRoles.map((role) => (
-                      <option key={role.id} value={role.name}>
-                        {role.name}
-                      </option>
-                    ))}
-                  </select>
-                </Field>
-                <Field
-                  label="Password"
-                  error={create.error}
-                  field="password"
-                  hint="10 to 128 characters with lower and upper case, a digit and a symbol."
-                >
-                  <input name="password" type="password" autoComplete="new-password" required />
-                </Field>
-              </div>
-              <ErrorMessage error={create.error} />
-              <div>
-                <button className="primary" type="submit" disabled={create.isPending}>
-                  Create user
-                </button>
-              </div>
-            </form>
-          </div>
-        );
-      }}
-    </Loaded>
+    <AdminList
+      title="Users"
+      notice={notice}
+      query={users}
+      what="users"
+      items={(data) => data.users}
+      keyOf={(user) => user.id}
+      columns={['User', 'Role', 'Created', 'Last seen']}
+      cells={(user) => (
+        <>
+          <td>
+            <strong>{user.name ?? user.username}</strong>
+            <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+          </td>
+          <RoleCell user={user} login={loginOf(user)} roles={roles} own={user.id === me?.user.id} />
+          <td className="small">{formatDate(user.createdAt)}</td>
+          <td className="small">{formatDate(user.seenAt)}</td>
+        </>
+      )}
+      actions={(user) => (
+        <button
+          type="button"
+          aria-expanded={passwordFor === user.id}
+          onClick={() => setPasswordFor(passwordFor === user.id ? null : user.id)}
+        >
+          Set password
+        </button>
+      )}
+      below={(user) =>
+        passwordFor === user.id && (
+          <PasswordForm
+            user={user}
+            login={loginOf(user)}
+            onSet={() => {
+              setPasswordFor(null);
+              setNotice('Password set; the user’s sessions were ended.');
+            }}
+            onCancel={() => setPasswordFor(null)}
+          />
+        )
+      }
+      changeable={(user) => user.id !== me?.user.id}
+      remove={{ action: actions.deleteUser, input: (user) => user.id, question: (user) => `Delete the user ${loginOf(user)}?` }}
+      noun="user"
+      create={(done) => (
+        <NewUserForm
+          roles={roles}
+          onCreated={(user) => {
+            setNotice(`Created ${user.username ?? user.email}.`);
+            done();
+          }}
+        />
+      )}
+    />
   );
 }
