@@ -1,0 +1,121 @@
+import { queryOptions } from '@tanstack/react-query';
+import { api, ok } from '../client';
+import { action, byId, keys, type JsonBody } from './common';
+
+/** People and what they may do: the signed-in user, users, groups, service accounts, project access, API tokens. */
+export const accessQueries = {
+  me: () => queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/admin/user')), staleTime: 60_000 }),
+  users: () => queryOptions({ queryKey: keys.users, queryFn: () => ok(api.GET('/api/admin/user-admin')) }),
+  signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
+  groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
+  serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
+  projectAccess: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectAccess(projectId),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/access', { params: { path: { projectId } } })),
+    }),
+  apiTokens: () => queryOptions({ queryKey: keys.apiTokens, queryFn: () => ok(api.GET('/api/admin/api-tokens')) }),
+};
+
+export const accessActions = {
+  signIn: action((body: JsonBody<'/auth/simple/login', 'post'>) => ok(api.POST('/auth/simple/login', { body })), []),
+  changeOwnPassword: action(
+    (body: JsonBody<'/api/admin/user/change-password', 'post'>) => ok(api.POST('/api/admin/user/change-password', { body })),
+    [keys.events],
+  ),
+
+  createApiToken: action(
+    (body: JsonBody<'/api/admin/api-tokens', 'post'>) => ok(api.POST('/api/admin/api-tokens', { body })),
+    [keys.apiTokens, keys.events],
+  ),
+  deleteApiToken: action(
+    (token: string) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token } } })),
+    [keys.apiTokens, keys.events],
+  ),
+
+  createUser: action(
+    (body: JsonBody<'/api/admin/user-admin', 'post'>) => ok(api.POST('/api/admin/user-admin', { body })),
+    [keys.users, keys.events],
+  ),
+  updateUser: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/user-admin/{id}', 'put'>) =>
+      ok(api.PUT('/api/admin/user-admin/{id}', { ...byId(id), body })),
+    [keys.users, keys.events],
+  ),
+  deleteUser: action((id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', byId(id))), [keys.users, keys.events]),
+  setUserPassword: action(
+    ({ id, password }: { id: number; password: string }) =>
+      ok(api.POST('/api/admin/user-admin/{id}/change-password', { ...byId(id), body: { password } })),
+    [keys.users, keys.events],
+  ),
+
+  createGroup: action(
+    (body: JsonBody<'/api/admin/groups', 'post'>) => ok(api.POST('/api/admin/groups', { body })),
+    [keys.groups, keys.events],
+  ),
+  updateGroup: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/groups/{groupId}', 'put'>) =>
+      ok(api.PUT('/api/admin/groups/{groupId}', { params: { path: { groupId: String(id) } }, body })),
+    [keys.groups, keys.events, keys.me],
+  ),
+  deleteGroup: action(
+    (id: number) => ok(api.DELETE('/api/admin/groups/{groupId}', { params: { path: { groupId: String(id) } } })),
+    [keys.groups, keys.events, keys.me],
+  ),
+
+  addProjectAccess: action(
+    ({ projectId, ...body }: { projectId: string } & JsonBody<'/api/admin/projects/{projectId}/access', 'post'>) =>
+      ok(api.POST('/api/admin/projects/{projectId}/access', { params: { path: { projectId } }, body })),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+  setProjectRoles: action(
+    ({ projectId, holder, id, roles }: { projectId: string; holder: 'user' | 'group'; id: number; roles: number[] }) =>
+      holder === 'user'
+        ? ok(
+            api.PUT('/api/admin/projects/{projectId}/users/{userId}/roles', {
+              params: { path: { projectId, userId: String(id) } },
+              body: { roles },
+            }),
+          )
+        : ok(
+            api.PUT('/api/admin/projects/{projectId}/groups/{groupId}/roles', {
+              params: { path: { projectId, groupId: String(id) } },
+              body: { roles },
+            }),
+          ),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+  removeProjectAccess: action(
+    ({ projectId, holder, id }: { projectId: string; holder: 'user' | 'group'; id: number }) =>
+      holder === 'user'
+        ? ok(api.DELETE('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(id) } } }))
+        : ok(
+            api.DELETE('/api/admin/projects/{projectId}/groups/{groupId}/roles', { params: { path: { projectId, groupId: String(id) } } }),
+          ),
+    ({ projectId }) => [keys.projectAccess(projectId), keys.events, keys.me],
+  ),
+
+  createServiceAccount: action(
+    (body: JsonBody<'/api/admin/service-account', 'post'>) => ok(api.POST('/api/admin/service-account', { body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  updateServiceAccount: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/service-account/{id}', 'put'>) =>
+      ok(api.PUT('/api/admin/service-account/{id}', { ...byId(id), body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  deleteServiceAccount: action(
+    (id: number) => ok(api.DELETE('/api/admin/service-account/{id}', byId(id))),
+    [keys.serviceAccounts, keys.events],
+  ),
+  createServiceAccountToken: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/service-account/{id}/token', 'post'>) =>
+      ok(api.POST('/api/admin/service-account/{id}/token', { ...byId(id), body })),
+    [keys.serviceAccounts, keys.events],
+  ),
+  deleteServiceAccountToken: action(
+    ({ id, tokenId }: { id: number; tokenId: number }) =>
+      ok(api.DELETE('/api/admin/service-account/{id}/token/{tokenId}', { params: { path: { id: String(id), tokenId: String(tokenId) } } })),
+    [keys.serviceAccounts, keys.events],
+  ),
+};
