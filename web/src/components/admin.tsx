@@ -1,6 +1,6 @@
 import { Fragment, useState, type FormEvent, type ReactNode } from 'react';
 import type { Action } from '../api/queries';
-import { ConfirmButton, ErrorMessage, Loaded, Table, useAction } from './ui';
+import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction } from './ui';
 
 /**
  * A form of an admin page: its fields, the API's complaint, and its submit button (and Cancel while editing).
@@ -61,6 +61,11 @@ export interface Removal<Item, Input> {
   label?: string;
 }
 
+const identity = (item: unknown): string | number => {
+  const { id, name } = item as { id?: string | number; name?: string };
+  return id ?? name ?? '';
+};
+
 /**
  * An admin page's list: a table with a row per item, Edit (the item's form in place of its row) and Delete
  * (asked first) on each, and the form for a new one under it, fresh again after each creation.
@@ -69,9 +74,9 @@ export function AdminList<Data, Item, RemoveInput>({
   title,
   intro,
   query,
-  what,
+  what = title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase()),
   items,
-  keyOf,
+  keyOf = identity,
   columns,
   cells,
   empty,
@@ -88,9 +93,11 @@ export function AdminList<Data, Item, RemoveInput>({
   title: string;
   intro?: ReactNode;
   query: { data?: Data; error: unknown; isPending: boolean };
-  what: string;
+  /** What the list holds, for "Loading …": the title, as words in a sentence. */
+  what?: string;
   items: (data: Data) => Item[];
-  keyOf: (item: Item) => string | number;
+  /** Tells items apart: their id, or else their name. */
+  keyOf?: (item: Item) => string | number;
   /** The item's columns; a last one for the actions is added. */
   columns: string[];
   cells: (item: Item) => ReactNode;
@@ -183,4 +190,27 @@ function RemoveButton<Item, Input>({ item, removal }: { item: Item; removal: Rem
       <ErrorMessage error={remove.error} />
     </>
   );
+}
+
+/** The name and description most things have; a stored item's values are filled in. */
+export function NameAndDescription({ error, item }: { error: unknown; item?: { name?: string; description?: string | null } }) {
+  return (
+    <>
+      <Field label="Name" error={error} field="name">
+        <input name="name" required defaultValue={item?.name} />
+      </Field>
+      <Field label="Description" error={error} field="description">
+        <input name="description" defaultValue={item?.description ?? ''} />
+      </Field>
+    </>
+  );
+}
+
+/** The root roles to choose from, by id or by name as the API takes them. */
+export function RootRoleOptions({ roles, by }: { roles: Array<{ id: number; name: string }>; by: 'id' | 'name' }) {
+  return roles.map((role) => (
+    <option key={role.id} value={role[by]}>
+      {role.name}
+    </option>
+  ));
 }

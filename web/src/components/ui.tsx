@@ -228,3 +228,12 @@ export function OneTimeSecret({ label, secret }: { label: string; secret: string
     </div>
   );
 }
+
+/** A new password, with the rules the server holds it to. */
+export function NewPasswordField({ label, error }: { label: string; error: unknown }) {
+  return (
+    <Field label={label} error={error} field="password" hint="10 to 128 characters with lower and upper case, a digit and a symbol.">
+      <input name="password" type="password" autoComplete="new-password" required />
+    </Field>
+  );
+}

@@ -59,9 +59,7 @@ export function AdminContextFields() {
       title="Context fields"
       intro="The fields of the context SDKs pass when they evaluate flags; constraints test them."
       query={fields}
-      what="context fields"
       items={(data) => data}
-      keyOf={(field) => field.name}
       columns={['Name', 'Description', 'Legal values', 'Stickiness']}
       cells={(field) => (
         <>

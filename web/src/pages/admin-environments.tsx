@@ -66,9 +66,7 @@ export function AdminEnvironments() {
     <AdminList
       title="Environments"
       query={environments}
-      what="environments"
       items={(data) => data.environments}
-      keyOf={(environment) => environment.name}
       columns={['Name', 'Type', 'Enabled', 'Projects', 'API tokens']}
       cells={(environment) => (
         <>

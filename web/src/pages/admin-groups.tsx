@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameAndDescription, RootRoleOptions } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 type Group = Schemas['groupSchema'];
@@ -44,12 +44,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
       {...(group ? { onCancel: onDone } : {})}
     >
       <div className="grid2">
-        <Field label="Name" error={mutation.error} field="name">
-          <input name="name" required defaultValue={group?.name} />
-        </Field>
-        <Field label="Description" error={mutation.error} field="description">
-          <input name="description" defaultValue={group?.description ?? ''} />
-        </Field>
+        <NameAndDescription error={mutation.error} item={group} />
         <Field
           label="SSO groups"
           error={mutation.error}
@@ -61,11 +56,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
         <Field label="Root role" error={mutation.error} field="rootRole" hint="Members get it on top of their own role.">
           <select name="rootRole" defaultValue={group?.rootRole ?? ''}>
             <option value="">None</option>
-            {ROOT_ROLES.map((role) => (
-              <option key={role.id} value={role.id}>
-                {role.name}
-              </option>
-            ))}
+            <RootRoleOptions roles={ROOT_ROLES} by="id" />
           </select>
         </Field>
       </div>
@@ -94,9 +85,7 @@ export function AdminGroups() {
       title="Groups"
       intro="A group gives its members a root role and roles in projects. With SSO groups, people join and leave as the identity provider says at each sign-in."
       query={groups}
-      what="groups"
       items={(data) => data.groups}
-      keyOf={(group) => group.id}
       columns={['Group', 'SSO groups', 'Root role', 'Members', 'Projects']}
       empty="No groups yet."
       cells={(group) => (

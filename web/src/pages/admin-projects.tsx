@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { actions, queries } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
 import { Field, formatDate, useAction } from '../components/ui';
 
 function NewProjectForm() {
@@ -23,12 +23,7 @@ function NewProjectForm() {
         <Field label="Id" error={create.error} field="id" hint="Used in URLs and API tokens; it cannot change.">
           <input name="id" required pattern="[A-Za-z0-9_.\-]+" />
         </Field>
-        <Field label="Name" error={create.error} field="name">
-          <input name="name" required />
-        </Field>
-        <Field label="Description" error={create.error} field="description">
-          <input name="description" />
-        </Field>
+        <NameAndDescription error={create.error} />
       </div>
       <fieldset className="row">
         <legend className="small">Environments (none ticked: every enabled one)</legend>
@@ -48,9 +43,7 @@ export function AdminProjects() {
     <AdminList
       title="Projects"
       query={projects}
-      what="projects"
       items={(data) => data.projects}
-      keyOf={(project) => project.id}
       columns={['Project', 'Id', 'Environments', 'Created']}
       cells={(project) => (
         <>

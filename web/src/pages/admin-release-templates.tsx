@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 interface MilestoneDraft {
@@ -36,12 +36,7 @@ function NewTemplateForm({ onDone }: { onDone: () => void }) {
   return (
     <EditorForm label="New release template" submitLabel="Create template" mutation={create} onSubmit={submit}>
       <div className="grid2">
-        <Field label="Name" error={create.error} field="name">
-          <input name="name" required />
-        </Field>
-        <Field label="Description" error={create.error} field="description">
-          <input name="description" />
-        </Field>
+        <NameAndDescription error={create.error} />
       </div>
       {steps.map((step, index) => (
         <div key={index} className="row fields" data-testid="milestone-draft">
@@ -103,9 +98,7 @@ export function AdminReleaseTemplates() {
       title="Release templates"
       intro="A template is a rollout in steps. Add it to a flag in an environment as a release plan, start its first milestone, and it moves on by itself when a milestone has a time; a safeguard on an impact metric pauses it."
       query={templates}
-      what="release templates"
       items={(list) => list}
-      keyOf={(template) => template.id}
       columns={['Template', 'Milestones']}
       empty="No templates yet."
       cells={(template) => (

@@ -3,9 +3,9 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
 import { ConstraintsEditor } from '../components/strategy-form';
-import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
+import { ErrorMessage, formatDate, useAction } from '../components/ui';
 
 type Segment = Schemas['adminSegmentSchema'];
 
@@ -65,12 +65,7 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
       {...(segment ? { onCancel: onDone } : {})}
     >
       <div className="grid2">
-        <Field label="Name" error={save.error} field="name">
-          <input name="name" defaultValue={segment?.name} required />
-        </Field>
-        <Field label="Description" error={save.error} field="description">
-          <input name="description" defaultValue={segment?.description ?? ''} />
-        </Field>
+        <NameAndDescription error={save.error} item={segment} />
       </div>
       <h3>Constraints</h3>
       <ConstraintsEditor constraints={constraints} onChange={setConstraints} />
@@ -92,9 +87,7 @@ export function AdminSegments() {
       title="Segments"
       intro="Named sets of constraints that strategies of any flag can reuse."
       query={segments}
-      what="segments"
       items={(data) => data.segments}
-      keyOf={(segment) => segment.id}
       columns={['Segment', 'Constraints', 'Created']}
       empty="No segments yet."
       cells={(segment) => (

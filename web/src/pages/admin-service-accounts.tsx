@@ -1,21 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { ConfirmButton, ErrorMessage, Field, formatDate, OneTimeSecret, Table, useAction } from '../components/ui';
 
 const DAY_MS = 86_400_000;
 
 type Account = Schemas['serviceAccountSchema'];
 type Role = { id: number; name: string };
-
-function RoleOptions({ roles }: { roles: Role[] }) {
-  return roles.map((role) => (
-    <option key={role.id} value={role.id}>
-      {role.name}
-    </option>
-  ));
-}
 
 function TokenForm({ accountId, username }: { accountId: number; username: string }) {
   const [secret, setSecret] = useState<string | null>(null);
@@ -104,7 +96,7 @@ function RoleCell({ account, roles }: { account: Account; roles: Role[] }) {
         value={account.rootRole}
         onChange={(event) => update.mutate({ id: account.id, rootRole: Number(event.target.value) })}
       >
-        <RoleOptions roles={roles} />
+        <RootRoleOptions roles={roles} by="id" />
       </select>
       <ErrorMessage error={update.error} />
     </td>
@@ -131,7 +123,7 @@ function NewServiceAccountForm({ roles, onCreated }: { roles: Role[]; onCreated:
         </Field>
         <Field label="Role" error={create.error} field="rootRole">
           <select name="rootRole" defaultValue="2">
-            <RoleOptions roles={roles} />
+            <RootRoleOptions roles={roles} by="id" />
           </select>
         </Field>
       </div>
@@ -150,9 +142,7 @@ export function AdminServiceAccounts() {
       intro="Identities for automation: each has a root role and tokens of its own, and the event log names it for what it does."
       notice={notice}
       query={accounts}
-      what="service accounts"
       items={(data) => data.serviceAccounts}
-      keyOf={(account) => account.id}
       columns={['Service account', 'Role', 'Tokens', 'Last used']}
       empty="No service accounts yet."
       cells={(account) => (

@@ -121,9 +121,7 @@ export function AdminStrategies() {
       title="Strategies"
       intro="Custom strategies need code in the SDKs that evaluate them. A deprecated strategy stays on the flags that use it and is not offered for new ones."
       query={definitions}
-      what="strategies"
       items={(data) => data.strategies}
-      keyOf={(definition) => definition.name}
       columns={['Strategy', 'Parameters', 'Kind']}
       rowClass={(definition) => (definition.deprecated ? 'muted' : undefined)}
       cells={(definition) => (

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
-import { ErrorMessage, Field, useAction } from '../components/ui';
+import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { ErrorMessage, useAction } from '../components/ui';
 
 type TagType = Schemas['tagTypeSchema'];
 
@@ -42,12 +42,7 @@ function NewTagTypeForm({ onDone }: { onDone: () => void }) {
       className="card row fields"
       onSubmit={(form) => create.mutate({ name: formText(form, 'name'), description: String(form.get('description')) })}
     >
-      <Field label="Name" error={create.error} field="name">
-        <input name="name" required />
-      </Field>
-      <Field label="Description" error={create.error} field="description">
-        <input name="description" />
-      </Field>
+      <NameAndDescription error={create.error} />
     </EditorForm>
   );
 }
@@ -59,9 +54,7 @@ export function AdminTagTypes() {
     <AdminList
       title="Tag types"
       query={tagTypes}
-      what="tag types"
       items={(data) => data.tagTypes}
-      keyOf={(type) => type.name}
       columns={['Name', 'Description']}
       cells={(type) => (
         <>

@@ -67,9 +67,7 @@ export function AdminTokens() {
       title="API tokens"
       intro="SDKs read flags with client (server-side) and frontend tokens; scripts call the admin API with admin tokens. A token's secret is shown only when it is created."
       query={tokens}
-      what="tokens"
       items={(data) => data.tokens}
-      keyOf={(token) => token.id}
       columns={['Name', 'Type', 'Projects', 'Environment', 'Created', 'Last seen', 'Expires']}
       cells={(token) => (
         <>

@@ -2,20 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { useMe } from '../components/layout';
-import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
+import { ErrorMessage, Field, formatDate, NewPasswordField, useAction } from '../components/ui';
 
 type Role = { id: number; name: string };
 type User = Schemas['userSchema'];
-
-function RoleOptions({ roles, by }: { roles: Role[]; by: 'id' | 'name' }) {
-  return roles.map((role) => (
-    <option key={role.id} value={role[by]}>
-      {role.name}
-    </option>
-  ));
-}
 
 /** The user's root role, changed as soon as it is picked; not one's own, so that no Admin locks themselves out. */
 function RoleCell({ user, login, roles, own }: { user: User; login: string; roles: Role[]; own: boolean }) {
@@ -28,7 +20,7 @@ function RoleCell({ user, login, roles, own }: { user: User; login: string; role
         disabled={own}
         onChange={(event) => update.mutate({ id: user.id, rootRole: event.target.value })}
       >
-        <RoleOptions roles={roles} by="name" />
+        <RootRoleOptions roles={roles} by="name" />
       </select>
       <ErrorMessage error={update.error} />
     </td>
@@ -89,17 +81,10 @@ function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (user: Us
         </Field>
         <Field label="Role" error={create.error} field="rootRole">
           <select name="rootRole" defaultValue="Editor">
-            <RoleOptions roles={roles} by="name" />
+            <RootRoleOptions roles={roles} by="name" />
           </select>
         </Field>
-        <Field
-          label="Password"
-          error={create.error}
-          field="password"
-          hint="10 to 128 characters with lower and upper case, a digit and a symbol."
-        >
-          <input name="password" type="password" autoComplete="new-password" required />
-        </Field>
+        <NewPasswordField label="Password" error={create.error} />
       </div>
     </EditorForm>
   );
@@ -118,9 +103,7 @@ export function AdminUsers() {
       title="Users"
       notice={notice}
       query={users}
-      what="users"
       items={(data) => data.users}
-      keyOf={(user) => user.id}
       columns={['User', 'Role', 'Created', 'Last seen']}
       cells={(user) => (
         <>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { actions } from '../api/queries';
 import { useMe } from '../components/layout';
-import { ErrorMessage, Field, formatDate, useAction } from '../components/ui';
+import { ErrorMessage, Field, formatDate, NewPasswordField, useAction } from '../components/ui';
 
 export function Profile() {
   const me = useMe().data!;
@@ -34,14 +34,7 @@ export function Profile() {
         <Field label="Current password" error={change.error} field="oldPassword">
           <input name="oldPassword" type="password" autoComplete="current-password" required />
         </Field>
-        <Field
-          label="New password"
-          error={change.error}
-          field="password"
-          hint="10 to 128 characters with lower and upper case, a digit and a symbol."
-        >
-          <input name="password" type="password" autoComplete="new-password" required />
-        </Field>
+        <NewPasswordField label="New password" error={change.error} />
         <Field label="New password again" error={change.error} field="confirmPassword">
           <input name="confirmPassword" type="password" autoComplete="new-password" required />
         </Field>
