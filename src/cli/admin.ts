@@ -21,7 +21,7 @@ import {
   type ApplyReport,
 } from '../domain/flags-file/apply-flags-file.js';
 import type { FlagsFile } from '../domain/flags-file/flags-file.js';
-import { changeUserPassword } from '../domain/users/users.commands.js';
+import { changeUserPassword } from '../domain/users/users.js';
 import { createLogger } from '../http/plugins/logging.js';
 import { systemClock } from '../shared/clock.js';
 import { generatedPassword, hashPassword } from '../shared/secrets.js';

@@ -3,14 +3,14 @@ import {
   assertAddonUrlsAllowed,
   createAddon,
   deleteAddon,
-  redeliverIntegrationEvent,
   rotateAddonSigningSecret,
   updateAddon,
   validateAddonInput,
   type AddonInput,
-} from '../domain/addons/addons.commands.js';
-import { getAddonWithDeliveries, listAddons } from '../domain/addons/addons.queries.js';
-import { listIntegrationEvents } from '../domain/addons/integration-events.queries.js';
+  getAddonWithDeliveries,
+  listAddons,
+} from '../domain/addons/addons.js';
+import { listIntegrationEvents, redeliverIntegrationEvent } from '../domain/addons/integration-events.js';
 import { ADDON_PROVIDERS } from '../domain/addons/providers/index.js';
 import {
   AddonCreatedSchema,

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ApiTokenType } from '../db/schema.js';
-import { createApiToken, deleteApiToken } from '../domain/api-tokens/api-tokens.commands.js';
-import { ALL, listApiTokens } from '../domain/api-tokens/api-tokens.queries.js';
+import { createApiToken, deleteApiToken, ALL, listApiTokens } from '../domain/api-tokens/api-tokens.js';
 import { BadDataError } from '../shared/errors.js';
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema } from './api-tokens.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
-import { getApplication, listApplications } from '../domain/client-features/applications.queries.js';
+import { getApplication, listApplications } from '../domain/client-features/applications.js';
 import { flagUsageOverTime } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';

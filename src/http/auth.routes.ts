@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
-import { logOut, startSession, verifyPasswordLogin } from '../domain/users/sessions.commands.js';
+import { logOut, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';

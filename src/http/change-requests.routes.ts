@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { updateChangeRequestConfig } from '../domain/change-requests/change-request-config.commands.js';
-import { changeChangeRequestState } from '../domain/change-requests/change-request-state.commands.js';
+import { updateChangeRequestConfig } from '../domain/change-requests/change-request-config.js';
+import { changeChangeRequestState } from '../domain/change-requests/change-request-states.js';
 import {
   addChanges,
   addComment,
@@ -8,7 +8,7 @@ import {
   discardChangeRequest,
   editChange,
   updateTitle,
-} from '../domain/change-requests/change-requests.commands.js';
+} from '../domain/change-requests/change-request-contents.js';
 import {
   getChangeRequest,
   getChangeRequestConfig,
@@ -16,7 +16,7 @@ import {
   listPendingChangeRequests,
   openChangeRequestsOf,
   listPendingChangeRequestsForFeature,
-} from '../domain/change-requests/change-requests.queries.js';
+} from '../domain/change-requests/change-request-views.js';
 import { parseWholeNumber } from '../shared/filters.js';
 import {
   ChangeRequestAddCommentSchema,

@@ -1,10 +1,12 @@
-import { createContextField, deleteContextField, updateContextField } from '../domain/context-fields/context-fields.commands.js';
 import {
+  createContextField,
+  deleteContextField,
+  updateContextField,
   assertContextFieldNameFree,
   findContextField,
   listContextFieldStrategies,
   listContextFields,
-} from '../domain/context-fields/context-fields.queries.js';
+} from '../domain/context-fields/context-fields.js';
 import { NameParams } from './common.schemas.js';
 import {
   ContextFieldNameSchema,

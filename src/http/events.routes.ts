@@ -14,7 +14,7 @@ import {
   searchEvents,
   streamEvents,
   type EventView,
-} from '../domain/events/event-queries.js';
+} from '../domain/events/event-log.js';
 import { boundedRead } from '../db/bounded-read.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { readBoundsOf } from './read-bounds.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { favoriteFeature, unfavoriteFeature } from '../domain/features/favorites.commands.js';
-import { favoriteProject, unfavoriteProject } from '../domain/projects/project-favorites.commands.js';
+import { favoriteFeature, unfavoriteFeature } from '../domain/features/favorites.js';
+import { favoriteProject, unfavoriteProject } from '../domain/projects/project-favorites.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';

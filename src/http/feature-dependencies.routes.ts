@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { addDependency, removeAllDependencies, removeDependency } from '../domain/features/dependencies.commands.js';
-import { listParentVariants, listPossibleParents } from '../domain/features/dependencies.queries.js';
+import {
+  addDependency,
+  removeAllDependencies,
+  removeDependency,
+  listParentVariants,
+  listPossibleParents,
+} from '../domain/features/dependencies.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { CreateDependentFeatureSchema, ParentFeatureOptionsSchema, ParentVariantOptionsSchema } from './feature-dependencies.schemas.js';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { completeFeature, uncompleteFeature } from '../domain/features/lifecycle.commands.js';
-import { getFeatureLifecycle } from '../domain/features/lifecycle.queries.js';
+import { completeFeature, uncompleteFeature, getFeatureLifecycle } from '../domain/features/lifecycle.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { COMPLETION_STATUSES, type Completion } from '../domain/features/lifecycle.commands.js';
+import { COMPLETION_STATUSES, type Completion } from '../domain/features/lifecycle.js';
 import { LIFECYCLE_STAGES } from '../domain/features/feature-views.js';
 import { DateTime, StrictObject } from './common.schemas.js';
 

@@ -9,14 +9,15 @@ import {
   reviveFeatures,
   setFeaturesStale,
   updateFeature,
-} from '../domain/features/features.commands.js';
+  getFeature,
+  listProjectFeatures,
+} from '../domain/features/features.js';
 import {
   getEnvironmentVariants,
   patchedEnvironmentVariants,
   setEnvironmentVariants,
   setFeatureEnvironmentEnabled,
-} from '../domain/features/feature-environments.commands.js';
-import { getFeature, listProjectFeatures } from '../domain/features/features.queries.js';
+} from '../domain/features/feature-environments.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
 import { routesTagged, type RouteModule } from './deps.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CONSTRAINT_OPERATORS } from '../domain/features/constraints.js';
-import { FEATURE_TYPES } from '../domain/features/features.commands.js';
+import { FEATURE_TYPES } from '../domain/features/features.js';
 import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
 
 const FeatureType = StringEnum(FEATURE_TYPES, `type must be one of ${FEATURE_TYPES.join(', ')}`);

@@ -1,5 +1,12 @@
-import { createSegment, deleteSegment, updateSegment } from '../domain/segments/segments.commands.js';
-import { assertSegmentNameFree, getSegment, listSegments, listSegmentStrategies } from '../domain/segments/segments.queries.js';
+import {
+  createSegment,
+  deleteSegment,
+  updateSegment,
+  assertSegmentNameFree,
+  getSegment,
+  listSegments,
+  listSegmentStrategies,
+} from '../domain/segments/segments.js';
 import { IdParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from 'fast-json-patch';
-import { applyPatch } from '../domain/features/features.commands.js';
+import { applyPatch } from '../domain/features/features.js';
 import { assertProjectEnvironment, findFeature } from '../domain/features/feature-lookup.js';
 import { loadStrategies } from '../domain/features/feature-views.js';
 import {
@@ -11,7 +11,7 @@ import {
   updateStrategy,
   type StrategyInput,
   type StrategyTarget,
-} from '../domain/features/strategies.commands.js';
+} from '../domain/features/strategies.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/tags/feature-tags.commands.js';
-import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.commands.js';
-import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.queries.js';
+import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/tags/feature-tags.js';
+import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.js';
+import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';

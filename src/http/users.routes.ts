@@ -10,8 +10,10 @@ import {
   hashNewPassword,
   resolveRootRole,
   updateUser,
-} from '../domain/users/users.commands.js';
-import { getActingUser, getUser, listUsers } from '../domain/users/users.queries.js';
+  getActingUser,
+  getUser,
+  listUsers,
+} from '../domain/users/users.js';
 import { IdParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';

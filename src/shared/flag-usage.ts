@@ -32,3 +32,14 @@ export function describeFlagUsage(usages: FlagUsage[]): string {
   if (names.length > LISTED) described.push(`${names.length - LISTED} more flag${names.length - LISTED > 1 ? 's' : ''}`);
   return joinWords(described);
 }
+
+/** A strategy that uses something (a context field, a segment), as the API lists it, from its row. */
+export function strategyUse(row: { id: string; feature_name: string; project: string; environment: string; strategy_name: string }) {
+  return {
+    id: row.id,
+    featureName: row.feature_name,
+    projectId: row.project,
+    environment: row.environment,
+    strategyName: row.strategy_name,
+  };
+}

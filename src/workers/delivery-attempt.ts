@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import type { AddonsTable, EventsTable } from '../db/schema.js';
 import type { AttemptResult, ClaimedDelivery } from '../domain/events/delivery-outbox.js';
-import { toEventView } from '../domain/events/event-queries.js';
+import { toEventView } from '../domain/events/event-log.js';
 import type { Clock } from '../shared/clock.js';
 import type { OutboundHttp, SendOutcome } from './outbound-http.js';
 import { findProvider } from '../domain/addons/providers/index.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadEnvironmentConfiguration } from '../../src/domain/client-features/client-features.queries.js';
+import { loadEnvironmentConfiguration } from '../../src/domain/client-features/environment-configuration.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/fixtures.js';

@@ -1,32 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { buildWebUi, launchBrowser, signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
-import { logIn, startServer, stopServer, type RunningServer } from '../helpers/server-process.js';
-import { createServerDatabase } from '../helpers/test-database.js';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
+import { logIn } from '../helpers/server-process.js';
+import { useUiServer } from '../helpers/ui-server.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
 
 // The admin pages in a real browser: each creates, edits and deletes what it manages, shows what the server
 // keeps, and shows the API's refusal next to its cause.
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
-/** Script errors and refused content (CSP) the pages caused; failed API answers are the tests' own doing. */
-const pageProblems: string[] = [];
-let dataDir: string;
-let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined;
-const TOKEN = '*:*.admin-pages-test-token-0123456789';
-
-async function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: TOKEN, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const ui = useUiServer('admin');
 
 const cells = (row: ReturnType<Page['locator']>) =>
   row
@@ -35,50 +17,27 @@ const cells = (row: ReturnType<Page['locator']>) =>
     .then((texts) => texts.map((text) => text.trim()));
 
 describe('the admin pages in a browser', { timeout: 180_000 }, () => {
-  before(async () => {
-    buildWebUi();
-    dataDir = await mkdtemp(join(tmpdir(), 'vexil-ui-admin-'));
-    database = await createServerDatabase();
-    server = await startServer({ DATA_DIR: dataDir, ...database.env, INIT_ADMIN_API_TOKENS: TOKEN });
-    assert.equal(
-      (await api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD })).status,
-      201,
-    );
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    watchForProblems(page, pageProblems);
-    page.on('dialog', (dialog) => void dialog.accept());
-    await signIn(page, server.baseUrl, 'ops', STRONG_PASSWORD);
-  });
-
-  after(async () => {
-    await browser?.close();
-    if (server) await stopServer(server);
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
   test('segments: created with a constraint, edited, and the name clash is refused on the form', async () => {
-    await page.goto(`${server.baseUrl}/admin/segments`);
-    const form = page.getByRole('form', { name: 'New segment' });
+    await ui.page.goto(`${ui.server.baseUrl}/admin/segments`);
+    const form = ui.page.getByRole('form', { name: 'New segment' });
     await form.getByLabel('Name').fill('beta-testers');
     await form.getByRole('button', { name: 'Add constraint' }).click();
     await form.getByLabel('Context field', { exact: true }).selectOption('userId');
     await form.getByLabel('Values (comma-separated)').fill('alice, bob');
     await form.getByRole('button', { name: 'Create segment' }).click();
-    await shows(page, 'userId IN alice, bob');
+    await shows(ui.page, 'userId IN alice, bob');
 
     await form.getByLabel('Name').fill('beta-testers');
     await form.getByRole('button', { name: 'Create segment' }).click();
     assert.match(await textOf(form.getByRole('alert')), /beta-testers/);
 
-    await page.getByRole('button', { name: 'Edit' }).click();
-    const edit = page.getByRole('form', { name: 'Edit segment beta-testers' });
+    await ui.page.getByRole('button', { name: 'Edit' }).click();
+    const edit = ui.page.getByRole('form', { name: 'Edit segment beta-testers' });
     await edit.getByLabel('Description').fill('Our beta programme');
     await edit.getByLabel('Operator', { exact: true }).selectOption('NOT_IN');
     await edit.getByRole('button', { name: 'Save segment' }).click();
-    await shows(page, 'userId NOT_IN alice, bob');
-    const stored = (await (await api('GET', '/api/admin/segments')).json()) as {
+    await shows(ui.page, 'userId NOT_IN alice, bob');
+    const stored = (await (await ui.api('GET', '/api/admin/segments')).json()) as {
       segments: Array<{ name: string; description: string; constraints: unknown[] }>;
     };
     assert.deepEqual(
@@ -94,18 +53,18 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
   });
 
   test('context fields: created with legal values, edited, deleted', async () => {
-    await page.goto(`${server.baseUrl}/admin/context-fields`);
-    const form = page.getByRole('form', { name: 'New context field' });
+    await ui.page.goto(`${ui.server.baseUrl}/admin/context-fields`);
+    const form = ui.page.getByRole('form', { name: 'New context field' });
     await form.getByLabel('Name').fill('region');
     await form.getByLabel('Legal values (comma-separated, optional)').fill('eu, us');
     await form.getByRole('button', { name: 'Create context field' }).click();
-    const row = page
+    const row = ui.page
       .getByRole('table', { name: 'Context fields' })
-      .locator('tr', { has: page.getByRole('cell', { name: 'region', exact: true }) });
+      .locator('tr', { has: ui.page.getByRole('cell', { name: 'region', exact: true }) });
     await waitForTexts(row.locator('td'), (texts) => texts[2] === 'eu, us');
 
     await row.getByRole('button', { name: 'Edit' }).click();
-    const edit = page.getByRole('form', { name: 'Edit context field region' });
+    const edit = ui.page.getByRole('form', { name: 'Edit context field region' });
     await edit.getByLabel('Description').fill('Where the user is');
     await edit.getByLabel('Legal values (comma-separated, optional)').fill('eu, us, apac');
     await edit.getByRole('button', { name: 'Save region' }).click();
@@ -114,44 +73,44 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
 
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
-    assert.equal((await api('GET', '/api/admin/context/region')).status, 404);
+    assert.equal((await ui.api('GET', '/api/admin/context/region')).status, 404);
   });
 
   test('tag types: created, described, deleted', async () => {
-    await page.goto(`${server.baseUrl}/admin/tag-types`);
-    const form = page.getByRole('form', { name: 'New tag type' });
+    await ui.page.goto(`${ui.server.baseUrl}/admin/tag-types`);
+    const form = ui.page.getByRole('form', { name: 'New tag type' });
     await form.getByLabel('Name').fill('team');
     await form.getByRole('button', { name: 'Create tag type' }).click();
-    const row = page
+    const row = ui.page
       .getByRole('table', { name: 'Tag types' })
-      .locator('tr', { has: page.getByRole('cell', { name: 'team', exact: true }) });
+      .locator('tr', { has: ui.page.getByRole('cell', { name: 'team', exact: true }) });
     await row.getByRole('button', { name: 'Edit' }).click();
     await row.getByLabel('Description of team').fill('Who owns the flag');
     await row.getByRole('button', { name: 'Save' }).click();
     await waitForTexts(row.locator('td'), (texts) => texts[1] === 'Who owns the flag');
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
-    assert.equal((await api('GET', '/api/admin/tag-types/team')).status, 404);
+    assert.equal((await ui.api('GET', '/api/admin/tag-types/team')).status, 404);
   });
 
   test('environments: created, typed, switched off; users: created and given a role', async () => {
-    await page.goto(`${server.baseUrl}/admin/environments`);
-    const form = page.getByRole('form', { name: 'New environment' });
+    await ui.page.goto(`${ui.server.baseUrl}/admin/environments`);
+    const form = ui.page.getByRole('form', { name: 'New environment' });
     await form.getByLabel('Name').fill('staging');
     await form.getByLabel('Type').selectOption('test');
     await form.getByRole('button', { name: 'Create environment' }).click();
-    const row = page
+    const row = ui.page
       .getByRole('table', { name: 'Environments' })
-      .locator('tr', { has: page.getByRole('cell', { name: 'staging', exact: true }) });
+      .locator('tr', { has: ui.page.getByRole('cell', { name: 'staging', exact: true }) });
     await row.waitFor();
     await row.getByLabel('Type of staging').selectOption('preproduction');
     await row.getByRole('switch').click();
     await waitForTexts(row.locator('.switch span'), (texts) => texts[0] === 'Off');
-    const staging = (await (await api('GET', '/api/admin/environments/staging')).json()) as { type: string; enabled: boolean };
+    const staging = (await (await ui.api('GET', '/api/admin/environments/staging')).json()) as { type: string; enabled: boolean };
     assert.deepEqual({ type: staging.type, enabled: staging.enabled }, { type: 'preproduction', enabled: false });
 
-    await page.goto(`${server.baseUrl}/admin/users`);
-    const userForm = page.getByRole('form', { name: 'New user' });
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    const userForm = ui.page.getByRole('form', { name: 'New user' });
     await userForm.getByLabel('Username').fill('viewer-vic');
     await userForm.getByLabel('Role').selectOption('Viewer');
     await userForm.getByLabel('Password').fill('short');
@@ -159,55 +118,57 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.match(await textOf(userForm.locator('.field-error')), /at least 10 characters/);
     await userForm.getByLabel('Password').fill(STRONG_PASSWORD);
     await userForm.getByRole('button', { name: 'Create user' }).click();
-    await shows(page, 'Created viewer-vic.');
-    const userRow = page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'viewer-vic' });
+    await shows(ui.page, 'Created viewer-vic.');
+    const userRow = ui.page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'viewer-vic' });
     assert.equal(await userRow.getByLabel('Role of viewer-vic').inputValue(), 'Viewer');
     await userRow.getByLabel('Role of viewer-vic').selectOption('Editor');
     // Stored by the server (role 2 is Editor), and still shown after a reload.
     await waitUntil(async () => {
-      const users = (await (await api('GET', '/api/admin/user-admin')).json()) as { users: Array<{ username: string; rootRole: number }> };
+      const users = (await (await ui.api('GET', '/api/admin/user-admin')).json()) as {
+        users: Array<{ username: string; rootRole: number }>;
+      };
       return users.users.find((user) => user.username === 'viewer-vic')?.rootRole === 2;
     });
-    await page.reload();
-    assert.equal(await page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
+    await ui.page.reload();
+    assert.equal(await ui.page.getByLabel('Role of viewer-vic').inputValue(), 'Editor');
 
     // An admin sets the user's password in a form under their row; a weak one is refused next to the field.
-    await page
+    await ui.page
       .getByRole('table', { name: 'Users' })
       .locator('tr', { hasText: 'viewer-vic' })
       .getByRole('button', { name: 'Set password' })
       .click();
-    const passwordForm = page.getByRole('form', { name: 'Password of viewer-vic' });
+    const passwordForm = ui.page.getByRole('form', { name: 'Password of viewer-vic' });
     await passwordForm.getByLabel('New password for viewer-vic').fill('weakpassword');
     await passwordForm.getByRole('button', { name: 'Set password' }).click();
     assert.match(await textOf(passwordForm.locator('.field-error')), /upper case|uppercase|digit|symbol/i);
-    assert.equal(await logIn(server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 200);
+    assert.equal(await logIn(ui.server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 200);
     const newPassword = `${STRONG_PASSWORD}-reset`;
     await passwordForm.getByLabel('New password for viewer-vic').fill(newPassword);
     await passwordForm.getByRole('button', { name: 'Set password' }).click();
-    await shows(page, 'Password set; the user’s sessions were ended.');
+    await shows(ui.page, 'Password set; the user’s sessions were ended.');
     await passwordForm.waitFor({ state: 'detached' });
-    assert.equal(await logIn(server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 401);
-    assert.equal(await logIn(server.baseUrl, 'viewer-vic', newPassword), 200);
+    assert.equal(await logIn(ui.server.baseUrl, 'viewer-vic', STRONG_PASSWORD), 401);
+    assert.equal(await logIn(ui.server.baseUrl, 'viewer-vic', newPassword), 200);
   });
 
   test('a Viewer is told their access is read-only, and cannot switch flags', async () => {
     assert.equal(
-      (await api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status,
+      (await ui.api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status,
       201,
     );
-    assert.equal((await api('POST', '/api/admin/projects/default/features', { name: 'watched-flag' })).status, 201);
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    assert.equal((await ui.api('POST', '/api/admin/projects/default/features', { name: 'watched-flag' })).status, 201);
+    const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
     const viewer = await context.newPage();
-    watchForProblems(viewer, pageProblems);
-    await signIn(viewer, server.baseUrl, 'watcher', STRONG_PASSWORD);
+    watchForProblems(viewer, ui.problems);
+    await signIn(viewer, ui.server.baseUrl, 'watcher', STRONG_PASSWORD);
     assert.match(await textOf(viewer.getByRole('note')), /read-only access/);
-    await viewer.goto(`${server.baseUrl}/projects/default/flags/watched-flag`);
+    await viewer.goto(`${ui.server.baseUrl}/projects/default/flags/watched-flag`);
     assert.equal(await viewer.getByTestId('environment-development').getByRole('switch').isDisabled(), true);
     // The same page for an Admin: no notice, the switch works.
-    await page.goto(`${server.baseUrl}/projects/default/flags/watched-flag`);
-    assert.equal(await page.getByTestId('environment-development').getByRole('switch').isDisabled(), false);
-    assert.equal(await page.getByRole('note').count(), 0);
+    await ui.page.goto(`${ui.server.baseUrl}/projects/default/flags/watched-flag`);
+    assert.equal(await ui.page.getByTestId('environment-development').getByRole('switch').isDisabled(), false);
+    assert.equal(await ui.page.getByRole('note').count(), 0);
     await context.close();
   });
 
@@ -217,34 +178,34 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
       assert.ok(answer.ok, `${answer.status} ${await answer.clone().text()}`);
       return (await answer.json().catch(() => ({}))) as { id: number };
     };
-    await created(api('POST', '/api/admin/projects', { id: 'shop', name: 'Shop', environments: ['development', 'production'] }));
-    await created(api('POST', '/api/admin/projects/shop/features', { name: 'shop-flag' }));
+    await created(ui.api('POST', '/api/admin/projects', { id: 'shop', name: 'Shop', environments: ['development', 'production'] }));
+    await created(ui.api('POST', '/api/admin/projects/shop/features', { name: 'shop-flag' }));
     const vip = await created(
-      api('POST', '/api/admin/segments', { name: 'vip', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }),
+      ui.api('POST', '/api/admin/segments', { name: 'vip', constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }),
     );
     await created(
-      api('POST', '/api/admin/projects/shop/features/shop-flag/environments/production/strategies', {
+      ui.api('POST', '/api/admin/projects/shop/features/shop-flag/environments/production/strategies', {
         name: 'default',
         segments: [vip.id],
       }),
     );
     assert.equal(
       (
-        await api('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', {
+        await ui.api('PUT', '/api/admin/projects/shop/environments/production/change-requests/config', {
           changeRequestsEnabled: true,
           requiredApprovals: 1,
         })
       ).status,
       204,
     );
-    await created(api('POST', '/api/admin/user-admin', { username: 'eddie', rootRole: 'Editor', password: STRONG_PASSWORD }));
+    await created(ui.api('POST', '/api/admin/user-admin', { username: 'eddie', rootRole: 'Editor', password: STRONG_PASSWORD }));
 
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
     const editor = await context.newPage();
-    watchForProblems(editor, pageProblems);
+    watchForProblems(editor, ui.problems);
     editor.on('dialog', (dialog) => void dialog.accept());
-    await signIn(editor, server.baseUrl, 'eddie', STRONG_PASSWORD);
-    await editor.goto(`${server.baseUrl}/admin/segments`);
+    await signIn(editor, ui.server.baseUrl, 'eddie', STRONG_PASSWORD);
+    await editor.goto(`${ui.server.baseUrl}/admin/segments`);
     await editor.getByRole('table', { name: 'Segments' }).locator('tr', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
     const form = editor.getByRole('form', { name: 'Edit segment vip' });
     await form.getByLabel('Values (comma-separated)').fill('ann, ben');
@@ -260,17 +221,17 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await added.waitFor();
     assert.deepEqual(await added.locator('td').allInnerTexts(), ['constraints[0].values[1]', '', '"ben"']);
     // Not changed yet.
-    const stored = (await (await api('GET', `/api/admin/segments/${vip.id}`)).json()) as { constraints: Array<{ values: string[] }> };
+    const stored = (await (await ui.api('GET', `/api/admin/segments/${vip.id}`)).json()) as { constraints: Array<{ values: string[] }> };
     assert.deepEqual(stored.constraints[0]!.values, ['ann']);
     await context.close();
   });
 
-  test('an unknown page of the app says so, inside the app', async () => {
-    await page.goto(`${server.baseUrl}/no/such/page`);
-    assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Page not found');
+  test('an unknown ui.page of the app says so, inside the app', async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/no/such/page`);
+    assert.equal(await textOf(ui.page.getByRole('heading', { level: 1 })), 'Page not found');
   });
 
-  test('no page threw a script error or had content refused by its security policy', () => {
-    assert.deepEqual(pageProblems, []);
+  test('no ui.page threw a script error or had content refused by its security policy', () => {
+    assert.deepEqual(ui.problems, []);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -37,6 +37,19 @@ describe('the floors inside src/domain', () => {
     assert.match(
       failure.stdout,
       /error domain-access-imports-lower-floors: src\/domain\/access\/upward-import\.ts → src\/domain\/features\/flag-name\.ts/,
+    );
+  });
+});
+
+describe('units of work', () => {
+  it('are the only transactions: nothing outside src/db opens one', () => {
+    const sources = readdirSync(`${root}src`, { recursive: true, encoding: 'utf8' }).filter(
+      (path) => path.endsWith('.ts') && !path.startsWith('db/'),
+    );
+    assert.ok(sources.length > 100, 'the source tree was read');
+    assert.deepEqual(
+      sources.filter((path) => readFileSync(`${root}src/${path}`, 'utf8').includes('.transaction()')),
+      [],
     );
   });
 });

@@ -17,53 +17,10 @@ const FLAG_PERMISSIONS = [
 ] as const;
 
 /**
- * Permissions a route can require. Names follow Unleash's so a PermissionError reads the same there and here.
- * `READ` is any authenticated caller.
- */
-export const PERMISSIONS = [
-  'ADMIN',
-  'READ',
-  'CREATE_PROJECT',
-  'UPDATE_PROJECT',
-  'DELETE_PROJECT',
-  'CREATE_ENVIRONMENT',
-  'UPDATE_ENVIRONMENT',
-  'DELETE_ENVIRONMENT',
-  'READ_API_TOKEN',
-  'CREATE_API_TOKEN',
-  'DELETE_API_TOKEN',
-  ...FLAG_PERMISSIONS,
-  'CREATE_STRATEGY',
-  'UPDATE_STRATEGY',
-  'DELETE_STRATEGY',
-  'CREATE_TAG_TYPE',
-  'UPDATE_TAG_TYPE',
-  'DELETE_TAG_TYPE',
-  'CREATE_SEGMENT',
-  'UPDATE_SEGMENT',
-  'DELETE_SEGMENT',
-  'CREATE_CONTEXT_FIELD',
-  'UPDATE_CONTEXT_FIELD',
-  'DELETE_CONTEXT_FIELD',
-  'CREATE_ADDON',
-  'UPDATE_ADDON',
-  'DELETE_ADDON',
-  'APPROVE_CHANGE_REQUEST',
-  'APPLY_CHANGE_REQUEST',
-  'SKIP_CHANGE_REQUEST',
-  'UPDATE_CHANGE_REQUEST_CONFIG',
-  'PROJECT_USER_ACCESS_WRITE',
-  'PROJECT_GROUP_ACCESS_WRITE',
-  'CREATE_RELEASE_TEMPLATE',
-  'UPDATE_RELEASE_TEMPLATE',
-  'DELETE_RELEASE_TEMPLATE',
-] as const;
-
-/**
  * Instance set-up only Admins change: users, tokens, environments, deleting projects; and changing a
  * protected environment directly, around its change requests.
  */
-const ADMIN_ONLY = new Set<Permission>([
+const ADMIN_ONLY_PERMISSIONS = [
   'ADMIN',
   'SKIP_CHANGE_REQUEST',
   // Switching review off is itself a change four eyes must not depend on one Editor for.
@@ -82,7 +39,38 @@ const ADMIN_ONLY = new Set<Permission>([
   // Who may change a project is decided by Admins, or by the project's Owners for their project.
   'PROJECT_USER_ACCESS_WRITE',
   'PROJECT_GROUP_ACCESS_WRITE',
-]);
+] as const;
+
+/**
+ * Permissions a route can require: what Editors hold, then what only Admins do. Names follow Unleash's so a
+ * PermissionError reads the same there and here. `READ` is any authenticated caller.
+ */
+export const PERMISSIONS = [
+  'READ',
+  'CREATE_PROJECT',
+  'UPDATE_PROJECT',
+  ...FLAG_PERMISSIONS,
+  'CREATE_STRATEGY',
+  'UPDATE_STRATEGY',
+  'DELETE_STRATEGY',
+  'CREATE_TAG_TYPE',
+  'UPDATE_TAG_TYPE',
+  'DELETE_TAG_TYPE',
+  'CREATE_SEGMENT',
+  'UPDATE_SEGMENT',
+  'DELETE_SEGMENT',
+  'CREATE_CONTEXT_FIELD',
+  'UPDATE_CONTEXT_FIELD',
+  'DELETE_CONTEXT_FIELD',
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+  'CREATE_RELEASE_TEMPLATE',
+  'UPDATE_RELEASE_TEMPLATE',
+  'DELETE_RELEASE_TEMPLATE',
+  ...ADMIN_ONLY_PERMISSIONS,
+] as const;
+
+const ADMIN_ONLY = new Set<Permission>(ADMIN_ONLY_PERMISSIONS);
 
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { generatedPassword, hashPassword } from '../../shared/secrets.js';
-import { ensureAdminTokens } from '../api-tokens/api-tokens.commands.js';
-import { createUser } from '../users/users.commands.js';
+import { ensureAdminTokens } from '../api-tokens/api-tokens.js';
+import { createUser } from '../users/users.js';
 
 // Any constant works: it only has to be the same for every Vexil instance sharing the database.
 const BOOTSTRAP_LOCK_KEY = 7_245_870_001;

@@ -2,9 +2,8 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import type { Permission } from '../access/permissions.js';
 import { validateConstraints } from '../features/constraints.js';
-import { parentsOf } from '../features/dependencies.queries.js';
-import { addDependency, removeAllDependencies, removeDependency, type DependencyInput } from '../features/dependencies.commands.js';
-import { getEnvironmentVariants, setEnvironmentVariants, setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
+import { parentsOf, addDependency, removeAllDependencies, removeDependency, type DependencyInput } from '../features/dependencies.js';
+import { getEnvironmentVariants, setEnvironmentVariants, setFeatureEnvironmentEnabled } from '../features/feature-environments.js';
 import { findFeature } from '../features/feature-lookup.js';
 import { loadStrategies, type VariantInput } from '../features/feature-views.js';
 import {
@@ -16,12 +15,11 @@ import {
   updateStrategy,
   type StrategyInput,
   type StrategyTarget,
-} from '../features/strategies.commands.js';
+} from '../features/strategies.js';
 import { distributeWeights } from '../features/variants.js';
 import { addPlan, archiveFlags, getPlan, removePlan, startMilestone } from '../release-plans/plans.js';
 import { usableTemplate } from '../release-plans/templates.js';
-import { deleteSegment, updateSegment, type UpsertSegmentInput } from '../segments/segments.commands.js';
-import { findSegment } from '../segments/segments.queries.js';
+import { deleteSegment, updateSegment, type UpsertSegmentInput, findSegment } from '../segments/segments.js';
 import type { Db } from '../../db/database.js';
 
 /** The actions of Unleash Enterprise's change requests; each stands for one direct route and its command. */

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Dependency } from '../features/dependencies.queries.js';
-import { DEFAULT_STRATEGY } from '../features/feature-environments.commands.js';
+import type { Dependency } from '../features/dependencies.js';
+import { DEFAULT_STRATEGY } from '../features/feature-environments.js';
 import { loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
-import { normalizeStrategy } from '../features/strategies.commands.js';
-import { toSegmentView, type SegmentView } from '../segments/segments.queries.js';
+import { normalizeStrategy } from '../features/strategies.js';
+import { toSegmentView, type SegmentView } from '../segments/segments.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import type { Db } from '../../db/database.js';
 

@@ -4,7 +4,7 @@ import { actorIdentity } from '../access/actor.js';
 import { applyChange, applyPhase, describeChange } from './change-actions.js';
 import { changeConflict, loadLiveState } from './change-conflicts.js';
 import { recordChangeRequestEvent, setState } from './change-request-rules.js';
-import { scopeOf, toStoredChange, type ChangeRequestRow } from './change-requests.queries.js';
+import { scopeOf, toStoredChange, type ChangeRequestRow } from './change-request-views.js';
 
 /**
  * Applies a locked, approved (or scheduled) change request: every change through the command of its direct

@@ -5,7 +5,7 @@ import { actorIdentity, actorRootRole } from '../access/actor.js';
 import type { EventType } from '../events/event-types.js';
 import { recordEvent } from '../events/record-event.js';
 import { loadFeatureTags } from '../features/feature-views.js';
-import { isOpen, type ChangeRequestRow } from './change-requests.queries.js';
+import { isOpen, type ChangeRequestRow } from './change-request-views.js';
 
 /** Admin tokens share one identity (-42), so for authorship they count as one author. */
 export function isAuthor(actor: Actor, row: ChangeRequestRow): boolean {

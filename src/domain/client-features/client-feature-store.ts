@@ -6,7 +6,7 @@ import {
   type ClientFeature,
   type ClientSegment,
   type EnvironmentConfiguration,
-} from './client-features.queries.js';
+} from './environment-configuration.js';
 
 export type DeltaEvent =
   | { type: 'hydration'; eventId: number; features: ClientFeature[]; segments: ClientSegment[] }

@@ -5,7 +5,7 @@ import type clientModule from 'unleash-client/lib/client.js';
 import type { Context } from 'unleash-client/lib/context.js';
 import type { FeatureInterface } from 'unleash-client/lib/feature.js';
 import type { Segment, Strategy } from 'unleash-client/lib/strategy/strategy.js';
-import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../client-features/client-features.queries.js';
+import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../client-features/environment-configuration.js';
 
 /** What an evaluation reads besides the flags asked about: every flag (their parents) and segment of the environment. */
 export type FlagConfiguration = Pick<EnvironmentConfiguration, 'features' | 'segments'>;

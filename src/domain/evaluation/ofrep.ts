@@ -1,4 +1,4 @@
-import type { ClientFeature } from '../client-features/client-features.queries.js';
+import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { EvaluationContext, FlagConfiguration } from './evaluate.js';
 import { playground, type PlaygroundFeature } from './playground.js';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'unleash-client/lib/context.js';
 import type { Constraint as SdkConstraint } from 'unleash-client/lib/strategy/strategy.js';
-import type { ClientFeature } from '../client-features/client-features.queries.js';
+import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { Constraint } from '../features/feature-views.js';
 import { evaluateAll, sdkEngine, type FlagConfiguration } from './evaluate.js';
 

@@ -2,13 +2,12 @@ import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { MAX_FILE_FLAGS } from '../flags-file/apply-flags-file.js';
-import { listContextFields } from '../context-fields/context-fields.queries.js';
+import { listContextFields } from '../context-fields/context-fields.js';
 import { listEnvironments } from '../environments/environments.js';
-import type { Constraint, StrategyVariant, Variant } from '../features/feature-views.js';
-import { loadFeatureViews } from '../features/feature-views.js';
+import { type Constraint, type StrategyVariant, type Variant, loadFeatureViews } from '../features/feature-views.js';
 import { recordEvent } from '../events/record-event.js';
-import { listSegments } from '../segments/segments.queries.js';
-import { listTagTypes } from '../tags/tags.queries.js';
+import { listSegments } from '../segments/segments.js';
+import { listTagTypes } from '../tags/tags.js';
 
 /**
  * Unleash's export format (`exportResultSchema`): the flags of one environment with what they refer to, so that

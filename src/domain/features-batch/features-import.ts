@@ -3,16 +3,16 @@ import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
 import { roleHasPermission, type Permission } from '../access/permissions.js';
 import { actorRootRole } from '../access/actor.js';
-import { listContextFields } from '../context-fields/context-fields.queries.js';
+import { listContextFields } from '../context-fields/context-fields.js';
 import { normalizeConstraints } from '../features/constraints.js';
 import { loadStrategies } from '../features/feature-views.js';
 import { recordEvent } from '../events/record-event.js';
 import { applyProject, applyShared, emptyReport, type ApplyReport } from '../flags-file/apply-flags-file.js';
 import type { FileFlag, FileStrategy, FlagsFile } from '../flags-file/flags-file.js';
 import { listProjects } from '../projects/projects.js';
-import { listSegments } from '../segments/segments.queries.js';
+import { listSegments } from '../segments/segments.js';
 import { listStrategyDefinitions } from '../strategies/strategy-definitions.js';
-import { listTagTypes } from '../tags/tags.queries.js';
+import { listTagTypes } from '../tags/tags.js';
 import type { ExportResult, ExportedStrategy } from './features-export.js';
 
 /** Unleash's `importTogglesSchema`: an export of one environment, imported into a project's environment. */

@@ -1,5 +1,8 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import type { LIFECYCLE_STAGES } from './feature-views.js';
+import { LIFECYCLE_STAGES } from './feature-views.js';
+import { recordFeatureEvent } from './feature-events.js';
+import { findFeature } from './feature-lookup.js';
+import type { Db } from '../../db/database.js';
 
 export type LifecycleStage = (typeof LIFECYCLE_STAGES)[number];
 
@@ -25,4 +28,96 @@ export async function enterLifecycleStage(
 
 export async function leaveLifecycleStage(uow: UnitOfWork, featureName: string, stage: LifecycleStage): Promise<void> {
   await uow.tx.deleteFrom('feature_lifecycles').where('feature_name', '=', featureName).where('stage', '=', stage).execute();
+}
+
+export const COMPLETION_STATUSES = ['kept', 'discarded'] as const;
+
+/** How a flag was completed (Unleash's `featureLifecycleCompletedSchema`): its code kept or discarded. */
+export interface Completion {
+  status: (typeof COMPLETION_STATUSES)[number];
+  statusValue?: string;
+}
+
+async function currentCompletion(uow: UnitOfWork, name: string) {
+  const row = await uow.tx
+    .selectFrom('feature_lifecycles')
+    .select(['status', 'status_value'])
+    .where('feature_name', '=', name)
+    .where('stage', '=', 'completed')
+    .executeTakeFirst();
+  return row ? { status: row.status, statusValue: row.status_value } : undefined;
+}
+
+/** The event data Unleash records for a completion, `kept` included for integrations that read it. */
+const completionData = (completion: { status: string | null; statusValue: string | null }) => ({
+  ...completion,
+  kept: completion.status === 'kept',
+});
+
+/**
+ * Moves an active flag into the `completed` stage with a status. Completing a completed flag again with another
+ * status updates it (recording the change) and keeps the time it entered the stage; with the same status it
+ * changes nothing and records nothing.
+ */
+export async function completeFeature(uow: UnitOfWork, project: string, name: string, completion: Completion): Promise<void> {
+  await findFeature(uow.tx, project, name, { lock: true, archived: false });
+  const before = await currentCompletion(uow, name);
+  const after = { status: completion.status, statusValue: completion.statusValue ?? null };
+  if (before && before.status === after.status && before.statusValue === after.statusValue) return;
+  if (before) {
+    await uow.tx
+      .updateTable('feature_lifecycles')
+      .set({ status: after.status, status_value: after.statusValue })
+      .where('feature_name', '=', name)
+      .where('stage', '=', 'completed')
+      .execute();
+  } else {
+    await enterLifecycleStage(uow, name, 'completed', completion);
+  }
+  await recordFeatureEvent(uow, {
+    type: 'feature-completed',
+    featureName: name,
+    project,
+    data: completionData(after),
+    preData: before && completionData(before),
+  });
+}
+
+/** Takes an active flag out of `completed`, back to the stage it was in; a flag not completed changes nothing. */
+export async function uncompleteFeature(uow: UnitOfWork, project: string, name: string): Promise<void> {
+  await findFeature(uow.tx, project, name, { lock: true, archived: false });
+  const before = await currentCompletion(uow, name);
+  if (!before) return;
+  await leaveLifecycleStage(uow, name, 'completed');
+  await recordFeatureEvent(uow, {
+    type: 'feature-uncompleted',
+    featureName: name,
+    project,
+    preData: completionData(before),
+  });
+}
+
+/** One stage a flag has reached, as Unleash's `featureLifecycleSchema` lists it; `status` only where set. */
+export interface LifecycleStageView {
+  stage: LifecycleStage;
+  status?: string;
+  enteredStageAt: string;
+}
+
+/** The stages the flag has reached, in stage order, so the last one is its current stage. */
+export async function getFeatureLifecycle(db: Db, project: string, name: string): Promise<LifecycleStageView[]> {
+  await findFeature(db, project, name);
+  const rows = await db
+    .selectFrom('feature_lifecycles')
+    .select(['stage', 'status', 'created_at'])
+    .where('feature_name', '=', name)
+    .execute();
+  return rows
+    .map((row) => ({ ...row, stage: row.stage as LifecycleStage }))
+    .sort((a, b) => LIFECYCLE_STAGES.indexOf(a.stage) - LIFECYCLE_STAGES.indexOf(b.stage))
+    .map((row) => ({
+      stage: row.stage,
+      ...(row.status === null ? {} : { status: row.status }),
+      enteredStageAt: row.created_at.toISOString(),
+    }));
 }

@@ -3,10 +3,9 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ApiError, BadDataError, PermissionError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { applyChange, type ChangeRequestScope, type FeatureChange } from '../change-requests/change-actions.js';
-import { addChanges, discardChange } from '../change-requests/change-requests.commands.js';
-import { OPEN_STATES } from '../change-requests/change-requests.queries.js';
-import { createContextField, updateContextField } from '../context-fields/context-fields.commands.js';
-import { listContextFields, type ContextFieldView } from '../context-fields/context-fields.queries.js';
+import { addChanges, discardChange } from '../change-requests/change-request-contents.js';
+import { OPEN_STATES } from '../change-requests/change-request-views.js';
+import { createContextField, updateContextField, listContextFields, type ContextFieldView } from '../context-fields/context-fields.js';
 import {
   createEnvironment,
   listEnvironments,
@@ -15,16 +14,14 @@ import {
   type EnvironmentView,
 } from '../environments/environments.js';
 import { normalizeConstraints } from '../features/constraints.js';
-import { addDependency, removeDependency } from '../features/dependencies.commands.js';
-import { parentsOf } from '../features/dependencies.queries.js';
+import { addDependency, removeDependency, parentsOf } from '../features/dependencies.js';
 import { loadFeatureTags, loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
-import { createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.commands.js';
+import { createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.js';
 import { archiveFlags } from '../release-plans/plans.js';
-import { resolveStrategy, type StrategyInput } from '../features/strategies.commands.js';
+import { resolveStrategy, type StrategyInput } from '../features/strategies.js';
 import { distributeWeights } from '../features/variants.js';
 import { addProjectEnvironment, createProject, listProjects, updateProject } from '../projects/projects.js';
-import { createSegment, updateSegment } from '../segments/segments.commands.js';
-import { listSegments, type AdminSegmentView } from '../segments/segments.queries.js';
+import { createSegment, updateSegment, listSegments, type AdminSegmentView } from '../segments/segments.js';
 import { isProtected } from '../protected-environments/protection.js';
 import {
   createStrategyDefinition,
@@ -32,9 +29,9 @@ import {
   updateStrategyDefinition,
   type StrategyDefinitionView,
 } from '../strategies/strategy-definitions.js';
-import { updateFeatureTags } from '../tags/feature-tags.commands.js';
-import { ensureTagType, updateTagType } from '../tags/tag-types.commands.js';
-import { listTagTypes, type TagTypeView } from '../tags/tags.queries.js';
+import { updateFeatureTags } from '../tags/feature-tags.js';
+import { ensureTagType, updateTagType } from '../tags/tag-types.js';
+import { listTagTypes, type TagTypeView } from '../tags/tags.js';
 import {
   pointer,
   type FileContextField,

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js';
-import { listContextFields } from '../context-fields/context-fields.queries.js';
+import { listContextFields } from '../context-fields/context-fields.js';
 import { listEnvironments } from '../environments/environments.js';
 import { loadFeatureViews, type StrategyView } from '../features/feature-views.js';
 import { listProjects } from '../projects/projects.js';
-import { listSegments } from '../segments/segments.queries.js';
+import { listSegments } from '../segments/segments.js';
 import { listStrategyDefinitions } from '../strategies/strategy-definitions.js';
-import { listTagTypes } from '../tags/tags.queries.js';
+import { listTagTypes } from '../tags/tags.js';
 import type { FileFlag, FileStrategy, FlagsFile } from './flags-file.js';
 
 export interface ExportScope {

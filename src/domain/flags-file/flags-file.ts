@@ -1,8 +1,8 @@
 import type { Constraint, StrategyVariant, Variant } from '../features/feature-views.js';
-import type { FeatureType } from '../features/features.commands.js';
+import type { FeatureType } from '../features/features.js';
 import type { ProjectMode } from '../projects/projects.js';
 import type { EnvironmentType } from '../environments/environments.js';
-import type { LegalValue } from '../context-fields/context-fields.queries.js';
+import type { LegalValue } from '../context-fields/context-fields.js';
 import type { ParameterInput } from '../strategies/strategy-definitions.js';
 
 /**

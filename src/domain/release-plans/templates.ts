@@ -6,7 +6,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
-import { resolveStrategy, type StrategyInput } from '../features/strategies.commands.js';
+import { resolveStrategy, type StrategyInput } from '../features/strategies.js';
 
 /** A step of a rollout: the strategies a flag has while it is active, and when to move on by itself. */
 export interface MilestoneInput {

@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { BadDataError } from '../../shared/errors.js';
 import type { Actor } from '../../db/unit-of-work.js';
-import { openChangeRequestIds } from '../change-requests/change-requests.queries.js';
+import { openChangeRequestIds } from '../change-requests/change-request-views.js';
 import { loadFeatureViews, type FeatureView } from '../features/feature-views.js';
-import { archivedFilter, FILTERS, statusFilter, type FeatureQuery, type SearchContext } from './feature-search.filters.js';
+import { archivedFilter, FILTERS, statusFilter, type FeatureQuery, type SearchContext } from './feature-search-filters.js';
 import { parseWholeNumber } from '../../shared/filters.js';
 
 /** A flag as the feature search returns it (spec 2.5): environments summarised, without strategy bodies. */

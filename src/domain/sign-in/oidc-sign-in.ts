@@ -6,8 +6,8 @@ import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
-import { createUser, linkSignInIdentity, updateUser } from '../users/users.commands.js';
-import { startSession } from '../users/sessions.commands.js';
+import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
+import { startSession } from '../users/sessions.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {

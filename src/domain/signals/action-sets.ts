@@ -7,7 +7,7 @@ import { actorIdentity } from '../access/actor.js';
 import { userActor } from '../access/authenticate.js';
 import { assertActorMay } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
-import { setFeatureEnvironmentEnabled } from '../features/feature-environments.commands.js';
+import { setFeatureEnvironmentEnabled } from '../features/feature-environments.js';
 import { assertProjectEnvironment } from '../features/feature-lookup.js';
 
 /**

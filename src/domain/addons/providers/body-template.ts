@@ -1,5 +1,5 @@
 import Mustache from 'mustache';
-import type { EventView } from '../../events/event-queries.js';
+import type { EventView } from '../../events/event-log.js';
 
 /**
  * Body templates are Mustache, as in Unleash, so existing templates work unchanged (`{{event.type}}`,

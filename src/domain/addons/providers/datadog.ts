@@ -1,13 +1,12 @@
-import { EVENT_TYPES } from '../../events/event-types.js';
 import type { ErrorDetail } from '../../../shared/errors.js';
 import { renderBodyTemplate, templateProblem } from './body-template.js';
-import { CUSTOM_HEADERS_PARAMETER, parameter, parseCustomHeaders, type AddonProvider } from './provider.js';
+import { parameter, parseCustomHeaders, providerDefinition, type AddonProvider } from './provider.js';
 
 const DATADOG_EVENTS_URL = 'https://api.datadoghq.com/api/v1/events';
 
 /** Creates a Datadog event per Vexil event through Datadog's events API, as Unleash's Datadog addon does. */
 export const datadogProvider: AddonProvider = {
-  definition: {
+  definition: providerDefinition({
     name: 'datadog',
     displayName: 'Datadog',
     description: 'Sends the events of Vexil to Datadog as Datadog events.',
@@ -47,11 +46,8 @@ export const datadogProvider: AddonProvider = {
         required: false,
         sensitive: false,
       },
-      CUSTOM_HEADERS_PARAMETER,
     ],
-    events: [...EVENT_TYPES],
-    tagTypes: [],
-  },
+  }),
 
   validate(parameters) {
     const template = parameter(parameters, 'bodyTemplate');

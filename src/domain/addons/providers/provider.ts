@@ -1,4 +1,5 @@
-import type { EventView } from '../../events/event-queries.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
+import type { EventView } from '../../events/event-log.js';
 import type { ErrorDetail } from '../../../shared/errors.js';
 
 /** One parameter of a provider, as Unleash's `addonParameterSchema` describes it to forms and clients. */
@@ -125,4 +126,19 @@ export function flagLink(baseUrl: string, event: EventView): string | undefined 
  */
 export function plainSummary(event: EventView): string {
   return event.summary.replace(/\\(.)/g, '$1');
+}
+
+/**
+ * A provider's definition as the API lists it: every event type offered, the custom headers parameter last, and
+ * no tag types unless the provider reads some.
+ */
+export function providerDefinition(
+  definition: Omit<AddonProviderDefinition, 'events' | 'tagTypes'> & Partial<Pick<AddonProviderDefinition, 'tagTypes'>>,
+): AddonProviderDefinition {
+  return {
+    ...definition,
+    parameters: [...definition.parameters, CUSTOM_HEADERS_PARAMETER],
+    events: [...EVENT_TYPES],
+    tagTypes: definition.tagTypes ?? [],
+  };
 }

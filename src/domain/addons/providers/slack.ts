@@ -1,5 +1,4 @@
-import { EVENT_TYPES } from '../../events/event-types.js';
-import { CUSTOM_HEADERS_PARAMETER, flagLink, parameter, parseCustomHeaders, plainSummary, type AddonProvider } from './provider.js';
+import { flagLink, parameter, parseCustomHeaders, plainSummary, providerDefinition, type AddonProvider } from './provider.js';
 
 export const SLACK_TAG_TYPE = 'slack';
 
@@ -13,7 +12,7 @@ function slackText(summary: string): string {
  * `slack` tags, or to the default channel when it has none.
  */
 export const slackProvider: AddonProvider = {
-  definition: {
+  definition: providerDefinition({
     name: 'slack',
     displayName: 'Slack',
     description: 'Posts the events of Vexil to Slack channels.',
@@ -55,11 +54,9 @@ export const slackProvider: AddonProvider = {
         required: true,
         sensitive: false,
       },
-      CUSTOM_HEADERS_PARAMETER,
     ],
-    events: [...EVENT_TYPES],
     tagTypes: [{ name: SLACK_TAG_TYPE, description: "Slack channel the Slack integration posts this flag's events to", icon: 'S' }],
-  },
+  }),
 
   validate() {
     return [];

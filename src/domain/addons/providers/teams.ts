@@ -1,9 +1,8 @@
-import { EVENT_TYPES } from '../../events/event-types.js';
-import { CUSTOM_HEADERS_PARAMETER, flagLink, parameter, parseCustomHeaders, plainSummary, type AddonProvider } from './provider.js';
+import { flagLink, parameter, parseCustomHeaders, plainSummary, providerDefinition, type AddonProvider } from './provider.js';
 
 /** Posts a MessageCard to a Microsoft Teams incoming webhook, in the shape Unleash's Teams addon sends. */
 export const teamsProvider: AddonProvider = {
-  definition: {
+  definition: providerDefinition({
     name: 'teams',
     displayName: 'Microsoft Teams',
     description: 'Posts the events of Vexil to a Microsoft Teams channel.',
@@ -18,11 +17,8 @@ export const teamsProvider: AddonProvider = {
         required: true,
         sensitive: true,
       },
-      CUSTOM_HEADERS_PARAMETER,
     ],
-    events: [...EVENT_TYPES],
-    tagTypes: [],
-  },
+  }),
 
   validate() {
     return [];

@@ -1,7 +1,6 @@
-import { EVENT_TYPES } from '../../events/event-types.js';
 import type { ErrorDetail } from '../../../shared/errors.js';
 import { renderBodyTemplate, templateProblem } from './body-template.js';
-import { CUSTOM_HEADERS_PARAMETER, parameter, parseCustomHeaders, type AddonProvider } from './provider.js';
+import { parameter, parseCustomHeaders, providerDefinition, type AddonProvider } from './provider.js';
 
 const DEFAULT_CONTENT_TYPE = 'application/json';
 /** A media type with optional parameters, as a Content-Type header takes it. */
@@ -9,7 +8,7 @@ const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n
 
 /** A generic HTTP POST of the event, as JSON or as the body template renders it. */
 export const webhookProvider: AddonProvider = {
-  definition: {
+  definition: providerDefinition({
     name: 'webhook',
     displayName: 'Webhook',
     description: 'A webhook is a generic way to post the events of Vexil to another service.',
@@ -53,11 +52,8 @@ export const webhookProvider: AddonProvider = {
         required: false,
         sensitive: false,
       },
-      CUSTOM_HEADERS_PARAMETER,
     ],
-    events: [...EVENT_TYPES],
-    tagTypes: [],
-  },
+  }),
 
   validate(parameters) {
     const problems: ErrorDetail[] = [];

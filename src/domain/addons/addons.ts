@@ -1,17 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { AddonsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { enqueueRedelivery } from '../events/delivery-outbox.js';
 import { assertPublicUrl, BlockedAddressError } from './outbound-safety.js';
 import { ADDON_PROVIDERS, findProvider } from './providers/index.js';
 import { newSigningSecret, PREVIOUS_SECRET_GRACE_MS } from './webhook-signature.js';
-import { BadDataError, ConflictError, type ErrorDetail } from '../../shared/errors.js';
+import { BadDataError, type ErrorDetail, NotFoundError } from '../../shared/errors.js';
 import { isEventType } from '../events/event-types.js';
 import { recordEvent } from '../events/record-event.js';
-import { ensureTagType } from '../tags/tag-types.commands.js';
-import { findAddonRow, isSensitiveParameter, MASKED_VALUE, toAddonView, type AddonView } from './addons.queries.js';
-import { findIntegrationEvent } from './integration-events.queries.js';
+import { ensureTagType } from '../tags/tag-types.js';
+import type { Db } from '../../db/database.js';
 
 /** Unleash's `addonCreateUpdateSchema`. */
 export interface AddonInput {
@@ -288,20 +286,99 @@ export async function deleteAddon(uow: UnitOfWork, id: number): Promise<void> {
   await recordEvent(uow, { type: 'addon-config-deleted', preData: toAddonView(stored) });
 }
 
-/**
- * Sends the event of an integration event to its configuration again, through the outbox like any delivery:
- * a new delivery id and a new set of attempts, each recorded as a new integration event.
- */
-export async function redeliverIntegrationEvent(
-  uow: UnitOfWork,
-  addonId: number,
-  integrationEventId: string,
-): Promise<{ deliveryId: string; eventId: number }> {
-  const addon = await findAddonRow(uow.tx, addonId);
-  const handled = await findIntegrationEvent(uow.tx, addonId, integrationEventId);
-  if (!addon.enabled) {
-    throw new ConflictError(`Integration configuration ${addonId} is disabled; enable it to redeliver its events`);
-  }
-  const deliveryId = await enqueueRedelivery(uow, addonId, handled.event.id);
-  return { deliveryId, eventId: handled.event.id };
+/** What a sensitive parameter reads back as; sent back unchanged on update, it keeps the stored value. */
+export const MASKED_VALUE = '*****';
+
+/** A configuration as Unleash's `addonSchema` shows it (plus `updatedAt`), sensitive parameters masked. */
+export interface AddonView {
+  id: number;
+  provider: string;
+  description: string;
+  enabled: boolean;
+  parameters: Record<string, string>;
+  events: string[];
+  projects: string[];
+  environments: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** When the signing secret in use was made: the secret itself is shown only when made. */
+  signingSecretCreatedAt: string;
+}
+
+/** How deliveries to a configuration are going (Vexil's addition to `GET /api/admin/addons/:id`). */
+export interface DeliverySummary {
+  /** Deliveries not finished yet: due, in flight, waiting for a retry, or paused while the configuration is disabled. */
+  pending: number;
+  /** The last attempt that delivered (`success` or `successWithErrors`). */
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+}
+
+export type AddonWithDeliveries = AddonView & { deliveries: DeliverySummary };
+
+export function isSensitiveParameter(provider: string, name: string): boolean {
+  const definition = findProvider(provider)?.definition.parameters.find((parameter) => parameter.name === name);
+  // A parameter no provider defines (a provider removed since) is treated as a secret: nothing leaks by default.
+  return definition?.sensitive ?? true;
+}
+
+export function maskParameters(provider: string, parameters: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(parameters).map(([name, value]) => [name, value !== '' && isSensitiveParameter(provider, name) ? MASKED_VALUE : value]),
+  );
+}
+
+export function toAddonView(row: Selectable<AddonsTable>): AddonView {
+  return {
+    id: row.id,
+    provider: row.provider,
+    description: row.description,
+    enabled: row.enabled,
+    parameters: maskParameters(row.provider, row.parameters),
+    events: row.events,
+    projects: row.projects,
+    environments: row.environments,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    signingSecretCreatedAt: row.signing_secret_created_at.toISOString(),
+  };
+}
+
+export async function listAddons(db: Db): Promise<AddonView[]> {
+  const rows = await db.selectFrom('addons').selectAll().orderBy('id').execute();
+  return rows.map(toAddonView);
+}
+
+/** The stored configuration `id`, secrets included, locked for the caller's transaction when asked. */
+export async function findAddonRow(db: Db, id: number, lock = false): Promise<Selectable<AddonsTable>> {
+  let query = db.selectFrom('addons').selectAll().where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find integration configuration ${id}`);
+  return row;
+}
+
+/** The newest integration event of a configuration in one state: one short index scan each. */
+function lastAttemptAt(id: number, state: 'success' | 'successWithErrors' | 'failed') {
+  return sql<Date | null>`(SELECT created_at FROM integration_events
+    WHERE integration_id = ${id} AND state = ${state} ORDER BY id DESC LIMIT 1)`;
+}
+
+export async function getAddonWithDeliveries(db: Db, id: number): Promise<AddonWithDeliveries> {
+  const row = await findAddonRow(db, id);
+  const summary = await db
+    .selectNoFrom([
+      sql<number>`(SELECT count(*) FROM addon_deliveries WHERE addon_id = ${id})::int8`.as('pending'),
+      sql<Date | null>`greatest(${lastAttemptAt(id, 'success')}, ${lastAttemptAt(id, 'successWithErrors')})`.as('last_success_at'),
+      lastAttemptAt(id, 'failed').as('last_failure_at'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    ...toAddonView(row),
+    deliveries: {
+      pending: summary.pending,
+      lastSuccessAt: summary.last_success_at?.toISOString() ?? null,
+      lastFailureAt: summary.last_failure_at?.toISOString() ?? null,
+    },
+  };
 }

@@ -14,7 +14,7 @@ import {
   type ChangeRequestScope,
 } from './change-actions.js';
 import { assertAuthorOrAdmin, assertOpen, recordChangeRequestEvent, setState } from './change-request-rules.js';
-import { findChangeRequest, isOpen, OPEN_STATES, scopeOf, toStoredChange, type ChangeRequestRow } from './change-requests.queries.js';
+import { findChangeRequest, isOpen, OPEN_STATES, scopeOf, toStoredChange, type ChangeRequestRow } from './change-request-views.js';
 
 /** A change as its events show it. */
 function changeRecord(id: number, change: ChangeInput) {

@@ -3,9 +3,9 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordFeatureEvent, recordFeatureEvents, type FeatureEventInput } from './feature-events.js';
 import { assertProjectEnvironment, findFeature, lockFlagEnvironmentState } from './feature-lookup.js';
 import type { Variant, VariantInput } from './feature-views.js';
-import { applyPatch } from './features.commands.js';
+import { applyPatch } from './features.js';
 import { enterLifecycleStage } from './lifecycle.js';
-import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.commands.js';
+import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.js';
 import { distributeWeights } from './variants.js';
 import type { Db } from '../../db/database.js';
 

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { IntegrationEventState } from '../../db/schema.js';
-import { NotFoundError } from '../../shared/errors.js';
-import { toEventView, type EventView } from '../events/event-queries.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { enqueueRedelivery } from '../events/delivery-outbox.js';
+import { toEventView, type EventView } from '../events/event-log.js';
 import { parseWholeNumber } from '../../shared/filters.js';
-import { findAddonRow } from './addons.queries.js';
+import { findAddonRow } from './addons.js';
 import type { Db } from '../../db/database.js';
 
 /** An integration event (spec 2.3): one delivery attempt. `id` is a digit string since it is a bigint. */
@@ -73,4 +75,22 @@ export async function findIntegrationEvent(db: Db, addonId: number, integrationE
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find integration event ${integrationEventId} of integration configuration ${addonId}`);
   return toIntegrationEventView(row);
+}
+
+/**
+ * Sends the event of an integration event to its configuration again, through the outbox like any delivery:
+ * a new delivery id and a new set of attempts, each recorded as a new integration event.
+ */
+export async function redeliverIntegrationEvent(
+  uow: UnitOfWork,
+  addonId: number,
+  integrationEventId: string,
+): Promise<{ deliveryId: string; eventId: number }> {
+  const addon = await findAddonRow(uow.tx, addonId);
+  const handled = await findIntegrationEvent(uow.tx, addonId, integrationEventId);
+  if (!addon.enabled) {
+    throw new ConflictError(`Integration configuration ${addonId} is disabled; enable it to redeliver its events`);
+  }
+  const deliveryId = await enqueueRedelivery(uow, addonId, handled.event.id);
+  return { deliveryId, eventId: handled.event.id };
 }

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 import { recordFeatureEvent } from '../features/feature-events.js';
-import { findTagType, toTagTypeView, type TagTypeView } from './tags.queries.js';
+import { findTagType, toTagTypeView, type TagTypeView } from './tags.js';
 
 export interface CreateTagTypeInput {
   name: string;

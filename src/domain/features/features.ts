@@ -1,14 +1,15 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { sql, type Selectable } from 'kysely';
 import type { FeaturesTable } from '../../db/schema.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { findFeature } from './feature-lookup.js';
-import { toFeatureMetadata, type FeatureMetadata } from './feature-views.js';
+import { toFeatureMetadata, type FeatureMetadata, loadFeatureViews, type FeatureView } from './feature-views.js';
 import { enterLifecycleStage, leaveLifecycleStage } from './lifecycle.js';
+import type { Db } from '../../db/database.js';
 
 export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
 export type FeatureType = (typeof FEATURE_TYPES)[number];
@@ -290,4 +291,28 @@ export async function changeFeatureProject(uow: UnitOfWork, project: string, nam
     project: newProject,
     data: { oldProject: row.project, newProject },
   });
+}
+
+const viewerOf = (actor: Actor) => (actor.kind === 'user' ? actor.userId : null);
+
+/** The project's flags (archived ones only when asked), oldest first. */
+export async function listProjectFeatures(db: Db, project: string, actor: Actor, archived = false): Promise<FeatureView[]> {
+  const exists = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
+  if (!exists) throw new NotFoundError(`Could not find project "${project}"`);
+  const rows = await db
+    .selectFrom('features')
+    .selectAll()
+    .where('project', '=', project)
+    .where('archived_at', archived ? 'is not' : 'is', null)
+    .orderBy('created_at')
+    .orderBy('name')
+    .execute();
+  return loadFeatureViews(db, rows, viewerOf(actor));
+}
+
+export async function getFeature(db: Db, project: string, name: string, actor: Actor): Promise<FeatureView> {
+  const row = await db.selectFrom('features').selectAll().where('name', '=', name).where('project', '=', project).executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find flag "${name}" in project "${project}"`);
+  const [view] = await loadFeatureViews(db, [row], viewerOf(actor));
+  return view!;
 }

@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { favoritingUser } from '../features/favorites.commands.js';
+import { favoritingUser } from '../features/favorites.js';
 
 /**
  * The project must exist. The row is held with a key-share lock, enough to keep it from being deleted before

@@ -1,11 +1,12 @@
 import type { RootRoleName } from '../../db/schema.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { hashPassword, hashToken, verifyPassword } from '../../shared/secrets.js';
 import { ROOT_ROLE_IDS, ROOT_ROLES } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
 import { assertStrongPassword } from './password-policy.js';
-import { toUserView, type UserView } from './user-view.js';
+import { toUserView, type UserView, adminTokenUserView } from './user-view.js';
+import type { Db } from '../../db/database.js';
 
 /** `rootRole` may be a role name or Unleash's role id. */
 export function resolveRootRole(value: string | number, path: string): RootRoleName {
@@ -136,4 +137,29 @@ export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHa
     type: 'user-password-changed',
     data: { id: user.id, username: user.username, email: user.email },
   });
+}
+
+export async function listUsers(db: Db): Promise<UserView[]> {
+  // Service accounts are listed on their own page, as Unleash lists them.
+  const rows = await db.selectFrom('users').selectAll().where('is_service', '=', false).orderBy('id').execute();
+  return rows.map(toUserView);
+}
+
+export async function getUser(db: Db, id: number): Promise<UserView> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('is_service', '=', false).executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find user ${id}`);
+  return toUserView(row);
+}
+
+/** The caller as a user: their own record, or the built-in identity of an admin token. */
+export async function getActingUser(db: Db, actor: Actor): Promise<UserView> {
+  switch (actor.kind) {
+    case 'user':
+      return getUser(db, actor.userId);
+    case 'admin-token':
+      return adminTokenUserView(actor.tokenName);
+    case 'system':
+    case 'identity-provider':
+      throw new Error(`The ${actor.kind} actor does not make requests`);
+  }
 }

@@ -3,7 +3,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
 import type { EventTag } from '../events/record-event.js';
 import { recordFeatureEvent } from '../features/feature-events.js';
-import { assertTagTypesExist, findFlagByName, listFeatureTags } from './tags.queries.js';
+import { assertTagTypesExist, findFlagByName, listFeatureTags } from './tags.js';
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 50;

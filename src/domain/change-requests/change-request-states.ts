@@ -6,8 +6,8 @@ import { assertActorMay, type Permission } from '../access/permissions.js';
 import { protectionOf } from '../protected-environments/protection.js';
 import { applyChangeRequest } from './change-request-apply.js';
 import { assertAuthorOrAdmin, assertOpen, isAdmin, isAuthor, recordChangeRequestEvent, setState } from './change-request-rules.js';
-import { addComment } from './change-requests.commands.js';
-import { findChangeRequest, type ChangeRequestRow } from './change-requests.queries.js';
+import { addComment } from './change-request-contents.js';
+import { findChangeRequest, type ChangeRequestRow } from './change-request-views.js';
 
 export interface StateChangeInput {
   state: ChangeRequestState;
