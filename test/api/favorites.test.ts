@@ -21,6 +21,31 @@ async function isFavorite(client: Client, url: string): Promise<boolean> {
   return (response.json() as { favorite: boolean }).favorite;
 }
 
+/** The events since `before`, without their ids and times. */
+async function favoriteEventsSince(before: number) {
+  return (await eventsSince(ctx, before)).map(({ id: _id, createdAt: _createdAt, ...event }) => event);
+}
+
+/** A user's (un)favouriting of a flag, as the event log records it. */
+function favoriteEvent(
+  type: 'feature-favorited' | 'feature-unfavorited',
+  user: { username: string; id: number },
+  project: string,
+  flag: string,
+) {
+  return {
+    type,
+    createdBy: user.username,
+    createdByUserId: user.id,
+    project,
+    environment: null,
+    featureName: flag,
+    data: { feature: flag },
+    preData: null,
+    tags: [],
+  };
+}
+
 describe('favoriting a flag', () => {
   test('marks it for the calling user only and records feature-favorited once', async () => {
     const { project, flag, url } = await projectWithFlag();
@@ -46,23 +71,7 @@ describe('favoriting a flag', () => {
       [[flag, true]],
     );
 
-    const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map(({ id: _id, createdAt: _createdAt, ...event }) => event),
-      [
-        {
-          type: 'feature-favorited',
-          createdBy: alice.username,
-          createdByUserId: alice.id,
-          project,
-          environment: null,
-          featureName: flag,
-          data: { feature: flag },
-          preData: null,
-          tags: [],
-        },
-      ],
-    );
+    assert.deepEqual(await favoriteEventsSince(before), [favoriteEvent('feature-favorited', alice, project, flag)]);
   });
 
   test('is open to a Viewer, who may only read', async () => {
@@ -126,23 +135,7 @@ describe('unfavoriting a flag', () => {
 
     assert.equal(await isFavorite(asAlice, url), false);
     assert.equal(await isFavorite(asBob, url), true);
-    const events = await eventsSince(ctx, before);
-    assert.deepEqual(
-      events.map(({ id: _id, createdAt: _createdAt, ...event }) => event),
-      [
-        {
-          type: 'feature-unfavorited',
-          createdBy: alice.username,
-          createdByUserId: alice.id,
-          project,
-          environment: null,
-          featureName: flag,
-          data: { feature: flag },
-          preData: null,
-          tags: [],
-        },
-      ],
-    );
+    assert.deepEqual(await favoriteEventsSince(before), [favoriteEvent('feature-unfavorited', alice, project, flag)]);
   });
 
   test('of a flag that was no favorite answers 200 and records nothing', async () => {
