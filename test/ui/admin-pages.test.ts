@@ -111,6 +111,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
 
     await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
     const userForm = ui.page.getByRole('form', { name: 'New user' });
+    assert.equal(await userForm.getByLabel('Role').inputValue(), 'Editor', 'a new user is an Editor unless chosen otherwise');
     await userForm.getByLabel('Username').fill('viewer-vic');
     await userForm.getByLabel('Role').selectOption('Viewer');
     await userForm.getByLabel('Password').fill('short');

@@ -30,21 +30,27 @@ export function EditorForm({
     event.preventDefault();
     onSubmit(new FormData(event.currentTarget), event.currentTarget);
   };
+  const buttons = (
+    <div className="row">
+      <button className="primary" type="submit" disabled={mutation.isPending}>
+        {submitLabel}
+      </button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+  // A one-line form (`row`) has its buttons beside the fields and the complaint after them.
+  const oneLine = className.split(' ').includes('row');
   return (
     <form className={className} onSubmit={submit} aria-label={label}>
       {children}
+      {oneLine && buttons}
       <ErrorMessage error={mutation.error} />
       {footer}
-      <div className="row">
-        <button className="primary" type="submit" disabled={mutation.isPending}>
-          {submitLabel}
-        </button>
-        {onCancel && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      {!oneLine && buttons}
     </form>
   );
 }
@@ -170,7 +176,9 @@ export function AdminList<Data, Item, RemoveInput>({
           </Table>
         )}
       </Loaded>
-      {create && (
+      {/* After the list has loaded: forms take their choices (roles, environments) from it, and a default chosen
+          before those options exist would not hold. */}
+      {create && query.data !== undefined && (
         <>
           <h2>New {noun}</h2>
           <div key={formKey}>{create(() => setFormKey((key) => key + 1))}</div>
