@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectError, expectStatus, getVersionedList } from '../helpers/assertions.js';
+import { expectError, expectStatus, getVersionedList, onlyEvent } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -63,9 +63,7 @@ describe('creating an environment', () => {
       (await listEnvironments()).find((e) => e.name === name),
       created,
     );
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'environment-created');
+    const event = onlyEvent(await eventsSince(ctx, before), 'environment-created');
     assert.equal(event!.environment, name);
     assert.equal(event!.project, null);
     assert.equal(event!.createdBy, 'admin-token');
@@ -134,11 +132,7 @@ describe('updating an environment', () => {
     expectStatus(response, 200);
     const updated = response.json() as Environment;
     assert.deepEqual(updated, { ...created, type: 'preproduction', sortOrder: 20 });
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'environment-updated');
-    assert.deepEqual(event!.preData, created);
-    assert.deepEqual(event!.data, updated);
+    onlyEvent(await eventsSince(ctx, before), 'environment-updated', { preData: created, data: updated });
   });
 
   test('with unchanged values records nothing', async () => {
@@ -185,9 +179,7 @@ describe('deleting an environment', () => {
     expectError(await ctx.admin.get(`/api/admin/environments/${env.name}`), 404, 'NotFoundError');
     const project = (await ctx.admin.get(`/api/admin/projects/${projectId}`)).json() as { environments: string[] };
     assert.deepEqual(project.environments, ['development']);
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'environment-deleted');
+    const event = onlyEvent(await eventsSince(ctx, before), 'environment-deleted');
     assert.equal(event!.environment, env.name);
     assert.deepEqual(event!.preData, { ...env, projectCount: 1 });
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectError, expectStatus, assertEvents, expectRefused, getVersionedList } from '../helpers/assertions.js';
+import { expectError, expectStatus, assertEvents, expectRefused, getVersionedList, onlyEvent } from '../helpers/assertions.js';
 import { eventsSince, lastEventId, eventFields } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -86,11 +86,7 @@ describe('tag types', () => {
     const updated = response.json() as TagType;
     assert.deepEqual(updated, { name: created.name, description: 'new', icon: 'star' });
     assert.deepEqual(await getTagType(created.name), updated);
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'tag-type-updated');
-    assert.deepEqual(event!.data, updated);
-    assert.deepEqual(event!.preData, created);
+    onlyEvent(await eventsSince(ctx, before), 'tag-type-updated', { data: updated, preData: created });
 
     const cleared = (await ctx.admin.put(`/api/admin/tag-types/${created.name}`, { icon: null })).json() as TagType;
     assert.deepEqual(cleared, { name: created.name, description: 'new', icon: null });
@@ -260,9 +256,7 @@ describe('tagging flags', () => {
     const feature = (await ctx.admin.get(`/api/admin/projects/default/features/${flag}`)).json() as { tags: Tag[] };
     assert.deepEqual(feature.tags, [added]);
 
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'feature-tagged');
+    const event = onlyEvent(await eventsSince(ctx, before), 'feature-tagged');
     assert.equal(event!.featureName, flag);
     assert.equal(event!.project, 'default');
     assert.equal(event!.environment, null);
@@ -352,9 +346,7 @@ describe('tagging flags', () => {
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`/api/admin/features/${flag}/tags/${type.name}/gone`), 200);
     assert.deepEqual(await flagTags(flag), [{ type: type.name, value: 'stays' }]);
-    const [event, ...rest] = await eventsSince(ctx, before);
-    assert.deepEqual(rest, []);
-    assert.equal(event!.type, 'feature-untagged');
+    const event = onlyEvent(await eventsSince(ctx, before), 'feature-untagged');
     assert.equal(event!.featureName, flag);
     assert.equal(event!.project, 'default');
     assert.equal(event!.data, null);

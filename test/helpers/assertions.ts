@@ -36,6 +36,21 @@ export interface ExpectedEvent {
   preData: unknown;
 }
 
+/**
+ * The one event `events` holds: of `type`, and with the data and preData given (each compared only when given).
+ * Answers it, for a test to look further.
+ */
+export function onlyEvent(events: StoredEvent[], type: string, expected: { data?: unknown; preData?: unknown } = {}): StoredEvent {
+  assert.deepEqual(
+    events.map((event) => event.type),
+    [type],
+  );
+  const event = events[0]!;
+  if ('data' in expected) assert.deepEqual(event.data, expected.data);
+  if ('preData' in expected) assert.deepEqual(event.preData, expected.preData);
+  return event;
+}
+
 /** Compares the events written with the expected ones, field by field, in order: by the admin token and untagged unless told. */
 export function assertEvents(events: StoredEvent[], expected: ExpectedEvent[]): void {
   assert.deepEqual(
