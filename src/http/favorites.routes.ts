@@ -12,7 +12,7 @@ const PROJECT_FAVORITES = '/api/admin/projects/:projectId/favorites';
 const FEATURE_FAVORITES = '/api/admin/projects/:projectId/features/:featureName/favorites';
 
 /** The calling user's favorites; anyone who can read may keep them. */
-export const favoriteRoutes: RouteModule = async (app, { deps, act }) => {
+export const favoriteRoutes: RouteModule = async (app, { act }) => {
   app.post(FEATURE_FAVORITES, route(can('READ'), { params: FeatureParams }), async (request, reply) => {
     const { projectId, featureName } = request.params;
     await act(request, (uow) => favoriteFeature(uow, projectId, featureName));

@@ -3,8 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { matchesEtag, type ClientScope } from '../domain/client-features/client-feature-store.js';
 import { evaluateForOpenFeature, InvalidContextError, type OfrepEvaluation, sdkContextOf } from '../domain/evaluation/ofrep.js';
-import { authenticateApiToken } from '../domain/access/authenticate.js';
-import { BadDataError, NotFoundError, UnauthorizedError, UnknownError } from '../shared/errors.js';
+import { BadDataError, NotFoundError, UnknownError } from '../shared/errors.js';
 import { hashToken } from '../shared/secrets.js';
 import { NotModified } from './common.schemas.js';
 import type { RouteModule } from './deps.js';
@@ -15,7 +14,7 @@ import {
   OfrepEvaluationSuccessSchema,
 } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
-import { ANY_SDK, bearerToken, PUBLIC, sdkTokenOf } from './plugins/access.js';
+import { ANY_SDK, bearerToken, SDK_CHANNEL, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
@@ -154,13 +153,11 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
         }),
         response: { 200: { type: 'string', description: 'Server-sent events: `refetchEvaluation` when the flags of the scope change' } },
       },
-      config: { access: PUBLIC, errors: ofrepErrors(400, 401) },
+      config: { access: SDK_CHANNEL, errors: ofrepErrors(400, 401) },
     },
     async (request, reply) => {
-      const { channel, since } = request.query as { channel: string; since?: number };
-      const credential = await authenticateApiToken(deps.db, channel, deps.clock.now());
-      if (credential.kind !== 'apiToken') throw new UnauthorizedError('The event stream channel is unknown or its token has expired');
-      const token = credential.token;
+      const { since } = request.query as { since?: number };
+      const token = sdkTokenOf(request);
       const scope: ClientScope = { environment: token.environment, projects: token.projects };
       const current = await store.features(scope);
       const stream = streams.start(reply);

@@ -116,7 +116,7 @@ describe('groups, project access and service accounts in a browser', { timeout: 
     await ui.page.goto(`${ui.server.baseUrl}/admin/service-accounts`);
     const form = ui.page.getByRole('form', { name: 'New service account' });
     await form.getByLabel('Username').fill('ci-bot');
-    assert.equal(await form.getByLabel('Role').locator('option:checked').innerText(), 'Editor', 'Editor unless chosen otherwise');
+    assert.equal(await form.getByLabel('Role').locator('option:checked').textContent(), 'Editor', 'Editor unless chosen otherwise');
     await form.getByRole('button', { name: 'Create service account' }).click();
     await shows(ui.page, 'Created ci-bot.');
     const tokenForm = ui.page.getByRole('form', { name: 'New token for ci-bot' });

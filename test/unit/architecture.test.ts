@@ -53,3 +53,26 @@ describe('units of work', () => {
     );
   });
 });
+
+describe('tables', () => {
+  it('each have one writer: the area of src/domain that owns it, and nothing outside src/domain writes one', () => {
+    const writers = new Map<string, Set<string>>();
+    const sources = readdirSync(`${root}src`, { recursive: true, encoding: 'utf8' }).filter(
+      (path) => path.endsWith('.ts') && !path.startsWith('db/migrations/'),
+    );
+    for (const path of sources) {
+      const owner = path.startsWith('domain/') ? path.split('/')[1]! : path.split('/')[0]!;
+      for (const match of readFileSync(`${root}src/${path}`, 'utf8').matchAll(/(?:insertInto|updateTable|deleteFrom)\('([a-z_]+)'/g)) {
+        const table = match[1]!;
+        writers.set(table, new Set([...(writers.get(table) ?? []), owner]));
+      }
+    }
+    assert.ok(writers.size > 30, 'the writes were read');
+    const shared = [...writers].filter(([, owners]) => owners.size > 1).map(([table, owners]) => `${table}: ${[...owners].join(', ')}`);
+    const outside = [...writers]
+      .filter(([, owners]) => [...owners].some((owner) => !sources.some((path) => path.startsWith(`domain/${owner}/`))))
+      .map(([table, owners]) => `${table}: ${[...owners].join(', ')}`);
+    assert.deepEqual(shared, []);
+    assert.deepEqual(outside, []);
+  });
+});

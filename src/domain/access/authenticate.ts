@@ -15,8 +15,20 @@ export interface SdkToken {
   expiresAt: Date | null;
 }
 
-/** What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs. */
-export type Credential = { kind: 'actor'; actor: Actor } | { kind: 'apiToken'; token: SdkToken } | { kind: 'invalid' };
+/** A token whose last use is to be stamped (at most once a minute), by the area that owns its table. */
+export interface TokenUse {
+  kind: 'api-token' | 'personal-access-token';
+  id: number;
+}
+
+/**
+ * What a credential turned out to be. `apiToken` covers client and frontend tokens, which act on SDK APIs.
+ * `lastUse` names a token whose last-seen stamp is due; this module only reads.
+ */
+export type Credential =
+  | { kind: 'actor'; actor: Actor; lastUse?: TokenUse }
+  | { kind: 'apiToken'; token: SdkToken; lastUse?: TokenUse }
+  | { kind: 'invalid' };
 
 // Last-seen stamps are refreshed at most once a minute per credential, so a busy client does not write on
 // every request.
@@ -73,12 +85,10 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
     .where('pat.secret_hash', '=', secretHash)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
-  if (isStale(row.seen_at, now)) {
-    await db.updateTable('personal_access_tokens').set({ seen_at: now }).where('id', '=', row.id).execute();
-  }
   return {
     kind: 'actor',
     actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
+    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'personal-access-token', id: row.id } } : {}),
   };
 }
 
@@ -90,11 +100,9 @@ export async function authenticateApiToken(db: Db, secretHash: string, now: Date
     .where('secret_hash', '=', secretHash)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
-  if (isStale(row.seen_at, now)) {
-    await db.updateTable('api_tokens').set({ seen_at: now }).where('id', '=', row.id).execute();
-  }
+  const lastUse: { lastUse?: TokenUse } = isStale(row.seen_at, now) ? { lastUse: { kind: 'api-token', id: row.id } } : {};
   if (row.type === 'admin') {
-    return { kind: 'actor', actor: { kind: 'admin-token', tokenId: row.id, tokenName: row.token_name } };
+    return { kind: 'actor', actor: { kind: 'admin-token', tokenId: row.id, tokenName: row.token_name }, ...lastUse };
   }
   const projects = await db.selectFrom('api_token_projects').select('project_id').where('token_id', '=', row.id).execute();
   return {
@@ -106,6 +114,7 @@ export async function authenticateApiToken(db: Db, secretHash: string, now: Date
       projects: projects.length === 0 ? '*' : projects.map((p) => p.project_id),
       expiresAt: row.expires_at,
     },
+    ...lastUse,
   };
 }
 

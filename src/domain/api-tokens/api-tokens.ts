@@ -188,3 +188,8 @@ export async function findApiTokenForUpdate(tx: Db, reference: string): Promise<
   const projects = await projectsByToken(tx, [row.id]);
   return toApiTokenView(row, projects.get(row.id) ?? []);
 }
+
+/** Stamps when an API token was last used (authentication says when one is due). */
+export async function stampApiTokenUse(db: Db, id: number, now: Date): Promise<void> {
+  await db.updateTable('api_tokens').set({ seen_at: now }).where('id', '=', id).execute();
+}

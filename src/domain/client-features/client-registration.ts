@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { pruneUsage } from '../usage/client-metrics.js';
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
@@ -158,21 +159,6 @@ export async function pruneClientBookkeeping(
     instances += count;
     if (count < PRUNE_BATCH) break;
   }
-  // Missing names an application has not asked for in as long as an application is kept are forgotten too.
-  await db.deleteFrom('client_application_missing_flags').where('last_seen_at', '<', applicationCutoff).execute();
-  // Hourly counts are drawn for a month at most; older hours go, a batch at a time.
-  const usageCutoff = new Date(now.getTime() - USAGE_RETENTION_DAYS * 24 * HOUR_MS);
-  for (const table of ['feature_usage_hourly', 'feature_variant_usage_hourly'] as const) {
-    for (;;) {
-      const result = await sql`
-        DELETE FROM ${sql.table(table)} WHERE ctid IN (SELECT ctid FROM ${sql.table(table)} WHERE hour < ${usageCutoff} LIMIT ${PRUNE_BATCH})`.execute(
-        db,
-      );
-      if (Number(result.numAffectedRows ?? 0) < PRUNE_BATCH) break;
-    }
-  }
+  await pruneUsage(db, now, applicationCutoff);
   return { instances, applications };
 }
-
-/** How long hourly usage is kept: the flag page draws a month. */
-export const USAGE_RETENTION_DAYS = 35;

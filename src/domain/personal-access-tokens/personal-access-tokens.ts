@@ -82,12 +82,22 @@ export async function createPat(uow: UnitOfWork, input: { description: string; e
 }
 
 export async function deletePat(uow: UnitOfWork, id: number): Promise<void> {
-  const row = await uow.tx
-    .deleteFrom('personal_access_tokens')
-    .where('id', '=', id)
-    .where('user_id', '=', ownerOf(uow.actor))
-    .returningAll()
-    .executeTakeFirst();
+  const row = await removeUsersToken(uow, ownerOf(uow.actor), id);
   if (!row) throw new NotFoundError(`Could not find personal access token ${id}`);
   await recordEvent(uow, { type: 'pat-deleted', preData: toPatView(row) });
+}
+
+/** Deletes one of a user's tokens (a person's or a service account's); answers it, or undefined when it has none of that id. */
+export function removeUsersToken(uow: UnitOfWork, userId: number, tokenId: number) {
+  return uow.tx
+    .deleteFrom('personal_access_tokens')
+    .where('id', '=', tokenId)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Stamps when a personal access token was last used (authentication says when one is due). */
+export async function stampPatUse(db: Db, id: number, now: Date): Promise<void> {
+  await db.updateTable('personal_access_tokens').set({ seen_at: now }).where('id', '=', id).execute();
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Tx } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import { BadDataError } from '../../shared/errors.js';
 import type { SdkToken } from '../access/authenticate.js';
 
@@ -156,4 +156,27 @@ export async function recordClientMetrics(tx: Tx, token: SdkToken, metrics: Clie
     )
     .execute();
   return rows.length;
+}
+
+/** How long hourly usage is kept: the flag page draws a month. */
+export const USAGE_RETENTION_DAYS = 35;
+/** Deleted per statement, so a large backlog never holds long locks. */
+const PRUNE_BATCH = 5_000;
+
+/**
+ * Forgets usage past its retention, a batch at a time, and the names no flag has that an application has not asked
+ * for since `missingCutoff` (as long as an application is kept).
+ */
+export async function pruneUsage(db: Db, now: Date, missingCutoff: Date): Promise<void> {
+  await db.deleteFrom('client_application_missing_flags').where('last_seen_at', '<', missingCutoff).execute();
+  const usageCutoff = new Date(now.getTime() - USAGE_RETENTION_DAYS * 24 * HOUR_MS);
+  for (const table of ['feature_usage_hourly', 'feature_variant_usage_hourly'] as const) {
+    for (;;) {
+      const result = await sql`
+        DELETE FROM ${sql.table(table)} WHERE ctid IN (SELECT ctid FROM ${sql.table(table)} WHERE hour < ${usageCutoff} LIMIT ${PRUNE_BATCH})`.execute(
+        db,
+      );
+      if (Number(result.numAffectedRows ?? 0) < PRUNE_BATCH) break;
+    }
+  }
 }

@@ -4,7 +4,7 @@ import type { PersonalAccessTokensTable, RootRoleName, UsersTable } from '../../
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { insertPat, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
+import { insertPat, removeUsersToken, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso } from '../../shared/dates.js';
 import { toUserView, type UserView } from './user-view.js';
 
@@ -164,12 +164,7 @@ export async function createServiceAccountToken(
 
 export async function deleteServiceAccountToken(uow: UnitOfWork, id: number, tokenId: number): Promise<void> {
   const account = await findServiceAccount(uow.tx, id, true);
-  const row = await uow.tx
-    .deleteFrom('personal_access_tokens')
-    .where('id', '=', tokenId)
-    .where('user_id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await removeUsersToken(uow, id, tokenId);
   if (!row) throw new NotFoundError(`Service account ${id} has no token ${tokenId}`);
   await recordEvent(uow, { type: 'pat-deleted', preData: { ...toTokenView(row), userId: id, serviceAccount: account.username } });
 }

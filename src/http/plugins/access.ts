@@ -2,13 +2,17 @@ import { CHANGED_ACCESS } from '../../db/notification-channels.js';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Actor } from '../../db/unit-of-work.js';
 import {
+  authenticateApiToken,
   authenticateSession,
   authenticateSignalToken,
   authenticateToken,
   type Credential,
   type SdkToken,
   type SignalSource,
+  type TokenUse,
 } from '../../domain/access/authenticate.js';
+import { stampApiTokenUse } from '../../domain/api-tokens/api-tokens.js';
+import { stampPatUse } from '../../domain/personal-access-tokens/personal-access-tokens.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -26,7 +30,8 @@ export type RouteAccess =
   | { kind: 'client' }
   | { kind: 'frontend' }
   | { kind: 'sdk' }
-  | { kind: 'signal-endpoint' };
+  | { kind: 'signal-endpoint' }
+  | { kind: 'sdk-channel' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
 /** Server-side SDKs, with a client (backend) token. */
@@ -35,8 +40,16 @@ export const CLIENT: RouteAccess = { kind: 'client' };
 export const FRONTEND: RouteAccess = { kind: 'frontend' };
 /** Either kind of SDK, with its own token (OpenFeature providers: server-side with client tokens, web with frontend ones). */
 export const ANY_SDK: RouteAccess = { kind: 'sdk' };
+/**
+ * An SDK stream a browser opens without headers (`EventSource`): the SDK token's stored hash in `?channel=`, as a
+ * bulk evaluation named it.
+ */
+export const SDK_CHANNEL: RouteAccess = { kind: 'sdk-channel' };
 /** A signal endpoint's own tokens, for the endpoint named by the path's `:name`; an API token is no way in. */
 export const SIGNAL_ENDPOINT: RouteAccess = { kind: 'signal-endpoint' };
+
+/** What a stream channel looks like: the SHA-256 of an SDK token, in hex. */
+const CHANNEL = /^[0-9a-f]{64}$/;
 
 /** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
 const SDK_TOKEN_CACHE_MS = 10_000;
@@ -101,6 +114,11 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return header.replace(/^Bearer\s+/i, '');
 }
 
+/** The last-seen stamp of a token, written by the area that owns the token's table. */
+function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
+  return use.kind === 'api-token' ? stampApiTokenUse(db, use.id, now) : stampPatUse(db, use.id, now);
+}
+
 /**
  * Authentication (401) runs on request, before the body is validated; the permission check (403) runs after
  * validation (400), as Unleash orders them. A route that declares no access stops start-up, so no route can be
@@ -125,6 +143,15 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     if (!access || access.kind === 'public') return;
     const now = deps.clock.now();
     const token = bearerToken(request);
+    if (access.kind === 'sdk-channel') {
+      const { channel } = request.query as { channel?: unknown };
+      // A missing or malformed channel is bad input: the route's validation answers it with a 400.
+      if (typeof channel !== 'string' || !CHANNEL.test(channel)) return;
+      const credential = await authenticateApiToken(deps.db, channel, now);
+      if (credential.kind !== 'apiToken') throw new UnauthorizedError('The event stream channel is unknown or its token has expired');
+      request.sdkToken = credential.token;
+      return;
+    }
     if (access.kind === 'signal-endpoint') {
       if (!token) throw new AuthenticationRequired("Send one of the signal endpoint's tokens in the Authorization header");
       const { name } = request.params as { name: string };
@@ -146,6 +173,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
       : token
         ? await authenticateToken(deps.db, token, now)
         : await authenticateSession(deps.db, sessionId!, now);
+    if (credential.kind !== 'invalid' && credential.lastUse) await stampTokenUse(deps.db, credential.lastUse, now);
     switch (credential.kind) {
       case 'invalid':
         throw new UnauthorizedError(token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again');
