@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
-import { RepeatingPass } from './repeating-pass.js';
+import { RepeatingWorker } from './repeating-pass.js';
 import { ApiError } from '../shared/errors.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { applyDueChangeRequest, dueChangeRequestIds, recordScheduleFailure } from '../domain/change-requests/scheduled-application.js';
@@ -30,19 +30,13 @@ const BATCH = 100;
  * not retried until someone schedules it again. An unexpected error (the database gone) is logged and the
  * request retried on the next pass.
  */
-export class ChangeRequestScheduler {
-  private readonly repeating: RepeatingPass;
-
+export class ChangeRequestScheduler extends RepeatingWorker<SchedulerPass> {
   constructor(
     private readonly deps: { db: Db; clock: Clock },
     private readonly log: SchedulerLog,
     intervalMs = 10_000,
   ) {
-    this.repeating = new RepeatingPass(
-      () => this.runOnce(),
-      (error) => this.log.error({ err: error }, 'A pass of the change request scheduler failed; trying again later'),
-      intervalMs,
-    );
+    super('change request scheduler', log, intervalMs);
   }
 
   /** One pass: applies every request due now, oldest schedule first. */
@@ -67,15 +61,5 @@ export class ChangeRequestScheduler {
       }
     }
     return pass;
-  }
-
-  /** Runs a pass every interval until stopped; a pass never overlaps the next. */
-  start(): void {
-    this.repeating.start();
-  }
-
-  /** Stops the timer and waits for a pass in flight, so the database can be closed after. */
-  stop(): Promise<void> {
-    return this.repeating.stop();
   }
 }

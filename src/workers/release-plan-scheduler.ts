@@ -1,10 +1,10 @@
 import type { Db } from '../db/database.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
-import { RepeatingPass } from './repeating-pass.js';
+import { RepeatingWorker } from './repeating-pass.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { deleteOldImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
-import { progressIfDue, tripSafeguard } from '../domain/release-plans/plans.js';
+import { dueMilestones, progressIfDue, tripSafeguard } from '../domain/release-plans/plans.js';
 import { crossedSafeguards } from '../domain/release-plans/safeguards.js';
 
 export interface ReleasePlanSchedulerLog {
@@ -30,8 +30,7 @@ const HOUR_MS = 3_600_000;
  * the next pass. A plan moves one milestone per step, each new milestone's time counted from when it started,
  * so none is skipped. The server (`system`) makes the steps; each event says it was the schedule or a safeguard.
  */
-export class ReleasePlanScheduler {
-  private readonly repeating: RepeatingPass;
+export class ReleasePlanScheduler extends RepeatingWorker<ReleasePlanPass> {
   private lastRetention = 0;
 
   constructor(
@@ -39,28 +38,13 @@ export class ReleasePlanScheduler {
     private readonly log: ReleasePlanSchedulerLog,
     intervalMs = 10_000,
   ) {
-    this.repeating = new RepeatingPass(
-      () => this.runOnce(),
-      (error) => this.log.error({ err: error }, 'A pass of the release plan scheduler failed; trying again later'),
-      intervalMs,
-    );
+    super('release plan scheduler', log, intervalMs);
   }
 
   async runOnce(): Promise<ReleasePlanPass> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db
-      .selectFrom('release_plan_milestones as m')
-      .innerJoin('release_plans as p', 'p.active_milestone_id', 'm.id')
-      .innerJoin('features as f', 'f.name', 'p.feature_name')
-      .select(['p.id as planId', 'm.id as milestoneId'])
-      .where('m.progress_at', '<=', now)
-      .where('f.archived_at', 'is', null)
-      .where('p.paused_at', 'is', null)
-      .orderBy('m.progress_at')
-      .limit(BATCH)
-      .execute();
     const pass: ReleasePlanPass = { progressed: [], paused: [] };
-    for (const { planId, milestoneId } of due) {
+    for (const { planId, milestoneId } of await dueMilestones(this.deps.db, now, BATCH)) {
       try {
         if (await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => progressIfDue(uow, planId, milestoneId))) pass.progressed.push(planId);
       } catch (error) {
@@ -84,15 +68,5 @@ export class ReleasePlanScheduler {
       await deleteOldImpactMetrics(this.deps.db, this.deps.impactMetricsRetentionDays, now);
     }
     return pass;
-  }
-
-  /** Runs a pass every interval until stopped; a pass never overlaps the next. */
-  start(): void {
-    this.repeating.start();
-  }
-
-  /** Stops the timer and waits for a pass in flight, so the database can be closed after. */
-  stop(): Promise<void> {
-    return this.repeating.stop();
   }
 }

@@ -31,3 +31,31 @@ export class RepeatingPass {
     await this.running;
   }
 }
+
+/**
+ * A worker whose work is one pass (`runOnce`, which tests call directly) repeated every interval: the schedulers.
+ * A failed pass is logged and the next one runs as planned.
+ */
+export abstract class RepeatingWorker<Pass> {
+  private readonly repeating: RepeatingPass;
+
+  constructor(what: string, log: { error(details: object, message: string): void }, intervalMs: number) {
+    this.repeating = new RepeatingPass(
+      () => this.runOnce(),
+      (error) => log.error({ err: error }, `A pass of the ${what} failed; trying again later`),
+      intervalMs,
+    );
+  }
+
+  abstract runOnce(): Promise<Pass>;
+
+  /** Runs a pass every interval until stopped; a pass never overlaps the next. */
+  start(): void {
+    this.repeating.start();
+  }
+
+  /** Stops the timer and waits for a pass in flight, so the database can be closed after. */
+  stop(): Promise<void> {
+    return this.repeating.stop();
+  }
+}

@@ -431,6 +431,21 @@ export async function planTarget(db: Db, planId: string): Promise<FlagEnvironmen
   return row && { project: row.project, featureName: row.feature_name, environment: row.environment };
 }
 
+/** The active milestones whose time is up at `now` (soonest first, at most `limit`), of plans running on live flags. */
+export function dueMilestones(db: Db, now: Date, limit: number): Promise<Array<{ planId: string; milestoneId: string }>> {
+  return db
+    .selectFrom('release_plan_milestones as m')
+    .innerJoin('release_plans as p', 'p.active_milestone_id', 'm.id')
+    .innerJoin('features as f', 'f.name', 'p.feature_name')
+    .select(['p.id as planId', 'm.id as milestoneId'])
+    .where('m.progress_at', '<=', now)
+    .where('f.archived_at', 'is', null)
+    .where('p.paused_at', 'is', null)
+    .orderBy('m.progress_at')
+    .limit(limit)
+    .execute();
+}
+
 /**
  * The scheduler's step: when the plan's active milestone is still `milestoneId` and due, not paused, starts the
  * next milestone. Checked under the plan's lock, so a step runs once however many instances try it.
