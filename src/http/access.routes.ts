@@ -32,7 +32,7 @@ import {
   UpdateServiceAccountSchema,
 } from './access.schemas.js';
 import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const GroupParams = Type.Object({ groupId: NumericId });
@@ -54,60 +54,34 @@ function groupInput(body: typeof CreateGroupSchema.static): GroupInput {
 
 /** Groups, project access and service accounts, on Unleash's paths. */
 export const accessRoutes: RouteModule = async (app, { deps, act }) => {
-  const groupTags = ['Groups'];
-  app.get(
-    '/api/admin/groups',
-    { schema: { tags: groupTags, response: { 200: Type.Ref(GroupsSchema) } }, config: { access: can('ADMIN') } },
-    async () => ({ groups: await listGroups(deps.db) }),
-  );
-  app.post(
-    '/api/admin/groups',
-    {
-      schema: { tags: groupTags, body: Type.Ref(CreateGroupSchema), response: { 201: Type.Ref(GroupSchema) } },
-      config: { access: can('ADMIN') },
-    },
-    async (request, reply) => {
-      const group = await act(request, (uow) => createGroup(uow, groupInput(request.body)));
-      return reply.status(201).send(group);
-    },
-  );
-  app.get(
-    '/api/admin/groups/:groupId',
-    { schema: { tags: groupTags, params: GroupParams, response: { 200: Type.Ref(GroupSchema) } }, config: { access: can('ADMIN') } },
-    async (request) => getGroup(deps.db, Number(request.params.groupId)),
+  const groupRoute = routesTagged(['Groups']);
+  app.get('/api/admin/groups', groupRoute(can('ADMIN'), { ok: GroupsSchema }), async () => ({ groups: await listGroups(deps.db) }));
+  app.post('/api/admin/groups', groupRoute(can('ADMIN'), { body: CreateGroupSchema, created: GroupSchema }), async (request, reply) => {
+    const group = await act(request, (uow) => createGroup(uow, groupInput(request.body)));
+    return reply.status(201).send(group);
+  });
+  app.get('/api/admin/groups/:groupId', groupRoute(can('ADMIN'), { params: GroupParams, ok: GroupSchema }), async (request) =>
+    getGroup(deps.db, Number(request.params.groupId)),
   );
   app.put(
     '/api/admin/groups/:groupId',
-    {
-      schema: { tags: groupTags, params: GroupParams, body: Type.Ref(CreateGroupSchema), response: { 200: Type.Ref(GroupSchema) } },
-      config: { access: can('ADMIN') },
-    },
+    groupRoute(can('ADMIN'), { params: GroupParams, body: CreateGroupSchema, ok: GroupSchema }),
     async (request) => act(request, (uow) => updateGroup(uow, Number(request.params.groupId), groupInput(request.body))),
   );
-  app.delete(
-    '/api/admin/groups/:groupId',
-    { schema: { tags: groupTags, params: GroupParams }, config: { access: can('ADMIN') } },
-    async (request, reply) => {
-      await act(request, (uow) => deleteGroup(uow, Number(request.params.groupId)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete('/api/admin/groups/:groupId', groupRoute(can('ADMIN'), { params: GroupParams }), async (request, reply) => {
+    await act(request, (uow) => deleteGroup(uow, Number(request.params.groupId)));
+    return reply.status(200).send();
+  });
 
-  const accessTags = ['Projects'];
+  const accessRoute = routesTagged(['Projects']);
   app.get(
     '/api/admin/projects/:projectId/access',
-    {
-      schema: { tags: accessTags, params: ProjectParams, response: { 200: Type.Ref(ProjectAccessSchema) } },
-      config: { access: can('READ') },
-    },
+    accessRoute(can('READ'), { params: ProjectParams, ok: ProjectAccessSchema }),
     async (request) => getProjectAccess(deps.db, request.params.projectId),
   );
   app.post(
     '/api/admin/projects/:projectId/access',
-    {
-      schema: { tags: accessTags, params: ProjectParams, body: Type.Ref(AddProjectAccessSchema) },
-      config: { access: can('PROJECT_USER_ACCESS_WRITE', PROJECT_PARAM) },
-    },
+    accessRoute(can('PROJECT_USER_ACCESS_WRITE', PROJECT_PARAM), { params: ProjectParams, body: AddProjectAccessSchema }),
     async (request, reply) => {
       const roles = resolveProjectRoles(request.body.roles, '/body/roles');
       const input = { roles, users: [...new Set(request.body.users ?? [])], groups: [...new Set(request.body.groups ?? [])] };
@@ -120,60 +94,39 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
     const params = holder === 'user' ? ProjectUserParams : ProjectGroupParams;
     const access = can(holder === 'user' ? 'PROJECT_USER_ACCESS_WRITE' : 'PROJECT_GROUP_ACCESS_WRITE', PROJECT_PARAM);
     const holderOf = (values: Record<string, string>) => ({ kind: holder, id: Number(values[`${holder}Id`]) });
-    app.put(
-      path,
-      { schema: { tags: accessTags, params, body: Type.Ref(ProjectRolesSchema) }, config: { access } },
-      async (request, reply) => {
-        const roles = resolveProjectRoles(request.body.roles, '/body/roles');
-        const values = request.params as Record<string, string>;
-        await act(request, (uow) => setProjectRoles(uow, values.projectId!, holderOf(values), roles));
-        return reply.status(200).send();
-      },
-    );
-    app.delete(path, { schema: { tags: accessTags, params }, config: { access } }, async (request, reply) => {
+    app.put(path, accessRoute(access, { params, body: ProjectRolesSchema }), async (request, reply) => {
+      const roles = resolveProjectRoles(request.body.roles, '/body/roles');
+      const values = request.params as Record<string, string>;
+      await act(request, (uow) => setProjectRoles(uow, values.projectId!, holderOf(values), roles));
+      return reply.status(200).send();
+    });
+    app.delete(path, accessRoute(access, { params }), async (request, reply) => {
       const values = request.params as Record<string, string>;
       await act(request, (uow) => removeProjectAccess(uow, values.projectId!, holderOf(values)));
       return reply.status(200).send();
     });
   }
 
-  const serviceTags = ['Service accounts'];
-  app.get(
-    SERVICE_ACCOUNTS,
-    { schema: { tags: serviceTags, response: { 200: Type.Ref(ServiceAccountsSchema) } }, config: { access: can('ADMIN') } },
-    async () => ({ serviceAccounts: await listServiceAccounts(deps.db), rootRoles: ROOT_ROLE_VIEWS }),
-  );
+  const serviceRoute = routesTagged(['Service accounts']);
+  app.get(SERVICE_ACCOUNTS, serviceRoute(can('ADMIN'), { ok: ServiceAccountsSchema }), async () => ({
+    serviceAccounts: await listServiceAccounts(deps.db),
+    rootRoles: ROOT_ROLE_VIEWS,
+  }));
   app.post(
     SERVICE_ACCOUNTS,
-    {
-      schema: { tags: serviceTags, body: Type.Ref(CreateServiceAccountSchema), response: { 201: Type.Ref(ServiceAccountSchema) } },
-      config: { access: can('ADMIN') },
-    },
+    serviceRoute(can('ADMIN'), { body: CreateServiceAccountSchema, created: ServiceAccountSchema }),
     async (request, reply) => {
       const { username, name, rootRole } = request.body;
       const account = await act(request, (uow) => createServiceAccount(uow, { username, name, rootRole: rootRoleById(rootRole) }));
       return reply.status(201).send(account);
     },
   );
-  app.get(
-    `${SERVICE_ACCOUNTS}/:id`,
-    {
-      schema: { tags: serviceTags, params: IdParams, response: { 200: Type.Ref(ServiceAccountSchema) } },
-      config: { access: can('ADMIN') },
-    },
-    async (request) => getServiceAccount(deps.db, Number(request.params.id)),
+  app.get(`${SERVICE_ACCOUNTS}/:id`, serviceRoute(can('ADMIN'), { params: IdParams, ok: ServiceAccountSchema }), async (request) =>
+    getServiceAccount(deps.db, Number(request.params.id)),
   );
   app.put(
     `${SERVICE_ACCOUNTS}/:id`,
-    {
-      schema: {
-        tags: serviceTags,
-        params: IdParams,
-        body: Type.Ref(UpdateServiceAccountSchema),
-        response: { 200: Type.Ref(ServiceAccountSchema) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    serviceRoute(can('ADMIN'), { params: IdParams, body: UpdateServiceAccountSchema, ok: ServiceAccountSchema }),
     async (request) => {
       const { name, rootRole } = request.body;
       return act(request, (uow) =>
@@ -184,37 +137,21 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
       );
     },
   );
-  app.delete(
-    `${SERVICE_ACCOUNTS}/:id`,
-    { schema: { tags: serviceTags, params: IdParams }, config: { access: can('ADMIN') } },
-    async (request, reply) => {
-      await act(request, (uow) => deleteServiceAccount(uow, Number(request.params.id)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${SERVICE_ACCOUNTS}/:id`, serviceRoute(can('ADMIN'), { params: IdParams }), async (request, reply) => {
+    await act(request, (uow) => deleteServiceAccount(uow, Number(request.params.id)));
+    return reply.status(200).send();
+  });
   app.get(
     `${SERVICE_ACCOUNTS}/:id/token`,
-    {
-      schema: {
-        tags: serviceTags,
-        params: IdParams,
-        response: { 200: Type.Object({ pats: Type.Array(Type.Ref(ServiceAccountTokenSchema)) }) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    serviceRoute(can('ADMIN'), {
+      params: IdParams,
+      response: { 200: Type.Object({ pats: Type.Array(Type.Ref(ServiceAccountTokenSchema)) }) },
+    }),
     async (request) => ({ pats: (await getServiceAccount(deps.db, Number(request.params.id))).tokens }),
   );
   app.post(
     `${SERVICE_ACCOUNTS}/:id/token`,
-    {
-      schema: {
-        tags: serviceTags,
-        params: IdParams,
-        body: Type.Ref(CreateServiceAccountTokenSchema),
-        response: { 201: Type.Ref(ServiceAccountTokenSchema) },
-      },
-      config: { access: can('ADMIN') },
-    },
+    serviceRoute(can('ADMIN'), { params: IdParams, body: CreateServiceAccountTokenSchema, created: ServiceAccountTokenSchema }),
     async (request, reply) => {
       const { description, expiresAt } = request.body;
       const token = await act(request, (uow) =>
@@ -225,7 +162,7 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   );
   app.delete(
     `${SERVICE_ACCOUNTS}/:id/token/:tokenId`,
-    { schema: { tags: serviceTags, params: ServiceAccountTokenParams }, config: { access: can('ADMIN') } },
+    serviceRoute(can('ADMIN'), { params: ServiceAccountTokenParams }),
     async (request, reply) => {
       await act(request, (uow) => deleteServiceAccountToken(uow, Number(request.params.id), Number(request.params.tokenId)));
       return reply.status(200).send();

@@ -46,16 +46,20 @@ export interface RouteDeps extends AppDeps, AppServices {}
 /** A route module: its routes, given the app's dependencies and `act`, the request's unit of work. */
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
 
-/** What a route takes and answers as `route` is given it: bodies and answers by their shared schema, unwrapped. */
+/**
+ * What a route takes and answers as `route` is given it: the body and a 200 (`ok`) or 201 (`created`) answer as
+ * schemas; one shared by `$id` is referred to, so the OpenAPI document names it once.
+ */
 export interface RouteSchema extends Omit<FastifySchema, 'body'> {
   body?: TSchema;
-  /** The 200 answer's shared schema. */
   ok?: TSchema;
-  /** The 201 answer's shared schema. */
   created?: TSchema;
 }
 
-/** Fastify's schema for a `RouteSchema`: shared schemas as references, answers by status. */
+/** A shared schema (one with an `$id`) as a reference to it; any other as it is. */
+const referred = (schema: TSchema) => (schema.$id ? Type.Ref(schema) : schema);
+
+/** Fastify's schema for a `RouteSchema` (a reference reads as the schema it names): answers by status. */
 type FastifySchemaOf<S extends RouteSchema> = Omit<S, 'body' | 'ok' | 'created'> & { tags: string[] } & (S extends {
     body: infer B extends TSchema;
   }
@@ -74,8 +78,8 @@ type FastifySchemaOf<S extends RouteSchema> = Omit<S, 'body' | 'ok' | 'created'>
 export function routesTagged(tags: string[]) {
   return <S extends RouteSchema = Record<never, never>>(access: RouteAccess, schema?: S) => {
     const { body, ok, created, ...rest } = schema ?? {};
-    const response = ok ? { 200: Type.Ref(ok) } : created ? { 201: Type.Ref(created) } : undefined;
-    const fastifySchema = { tags, ...rest, ...(body ? { body: Type.Ref(body) } : {}), ...(response ? { response } : {}) };
+    const response = ok ? { 200: referred(ok) } : created ? { 201: referred(created) } : undefined;
+    const fastifySchema = { tags, ...rest, ...(body ? { body: referred(body) } : {}), ...(response ? { response } : {}) };
     return { schema: fastifySchema as unknown as FastifySchemaOf<S>, config: { access } };
   };
 }

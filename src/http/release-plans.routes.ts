@@ -111,39 +111,28 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
   // Unleash's own paths say `release_plans`; `release-plans`, Vexil's first spelling, stays as an undocumented alias.
   for (const base of [PLANS, LEGACY_PLANS]) {
     const hide = base === LEGACY_PLANS;
-    app.get(
-      base,
-      {
-        schema: { hide, tags, params: FlagEnvironmentParams, response: { 200: Type.Ref(ReleasePlansSchema) } },
-        config: { access: can('READ') },
-      },
-      async (request) => listPlans(deps.db, targetOf(request.params)),
+    app.get(base, route(can('READ'), { hide, params: FlagEnvironmentParams, ok: ReleasePlansSchema }), async (request) =>
+      listPlans(deps.db, targetOf(request.params)),
     );
     app.post(
       base,
-      {
-        schema: {
-          hide,
-          tags,
-          params: FlagEnvironmentParams,
-          body: Type.Ref(CreateReleasePlanSchema),
-          response: { 201: Type.Ref(ReleasePlanSchema) },
-        },
-        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-      },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+        hide,
+        params: FlagEnvironmentParams,
+        body: CreateReleasePlanSchema,
+        created: ReleasePlanSchema,
+      }),
       async (request, reply) => {
         const plan = await act(request, (uow) => addPlan(uow, targetOf(request.params), request.body.templateId));
         return reply.status(201).send(plan);
       },
     );
-    app.get(
-      `${base}/:planId`,
-      { schema: { hide, tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } }, config: { access: can('READ') } },
-      async (request) => getPlan(deps.db, targetOf(request.params), request.params.planId),
+    app.get(`${base}/:planId`, route(can('READ'), { hide, params: PlanParams, ok: ReleasePlanSchema }), async (request) =>
+      getPlan(deps.db, targetOf(request.params), request.params.planId),
     );
     app.delete(
       `${base}/:planId`,
-      { schema: { hide, tags, params: PlanParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { hide, params: PlanParams }),
       async (request, reply) => {
         await act(request, (uow) => removePlan(uow, targetOf(request.params), request.params.planId));
         return reply.status(200).send();
@@ -151,33 +140,23 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
     );
     app.post(
       `${base}/:planId/milestones/:milestoneId/start`,
-      {
-        schema: { hide, tags, params: MilestoneParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
-        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-      },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { hide, params: MilestoneParams, ok: ReleasePlanSchema }),
       async (request) =>
         act(request, (uow) => startMilestone(uow, targetOf(request.params), request.params.planId, request.params.milestoneId)),
     );
     app.post(
       `${base}/:planId/resume`,
-      {
-        schema: { hide, tags, params: PlanParams, response: { 200: Type.Ref(ReleasePlanSchema) } },
-        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-      },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { hide, params: PlanParams, ok: ReleasePlanSchema }),
       async (request) => act(request, (uow) => resumePlan(uow, targetOf(request.params), request.params.planId)),
     );
     app.put(
       `${base}/:planId/safeguards`,
-      {
-        schema: {
-          hide,
-          tags,
-          params: PlanParams,
-          body: Type.Ref(CreateSafeguardSchema),
-          response: { 200: Type.Ref(ReleasePlanSafeguardSchema) },
-        },
-        config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) },
-      },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
+        hide,
+        params: PlanParams,
+        body: CreateSafeguardSchema,
+        ok: ReleasePlanSafeguardSchema,
+      }),
       async (request) => {
         const { impactMetric, triggerCondition, action } = request.body;
         const windowMinutes = impactMetric.windowMinutes ?? TIME_RANGE_MINUTES[impactMetric.timeRange ?? 'hour'];
@@ -197,7 +176,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
     );
     app.delete(
       `${base}/:planId/safeguards/:safeguardId`,
-      { schema: { hide, tags, params: SafeguardParams }, config: { access: can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM) } },
+      route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { hide, params: SafeguardParams }),
       async (request, reply) => {
         await act(request, (uow) => deleteSafeguard(uow, targetOf(request.params), request.params.planId, request.params.safeguardId));
         return reply.status(200).send();
@@ -236,34 +215,26 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
     async (request) => act(request, (uow) => resumePlan(uow, targetOf(request.params), request.params.milestoneId)),
   );
 
-  const metricTags = ['Impact metrics'];
+  const metricRoute = routesTagged(['Impact metrics']);
   app.get(
     '/api/admin/impact-metrics',
-    {
-      schema: {
-        tags: metricTags,
-        querystring: Type.Object({ environment: Type.Optional(UrlFriendlyName) }),
-        response: { 200: Type.Ref(AvailableImpactMetricsSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    metricRoute(can('READ'), {
+      querystring: Type.Object({ environment: Type.Optional(UrlFriendlyName) }),
+      ok: AvailableImpactMetricsSchema,
+    }),
     async (request) => ({ metrics: await availableMetrics(deps.db, request.query.environment) }),
   );
   app.get(
     '/api/admin/impact-metrics/:metricName',
-    {
-      schema: {
-        tags: metricTags,
-        params: Type.Object({ metricName: Type.String({ minLength: 1, maxLength: 200 }) }),
-        querystring: Type.Object({
-          environment: UrlFriendlyName,
-          appName: Type.Optional(Type.String({ maxLength: 255 })),
-          hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 168, default: 1 })),
-        }),
-        response: { 200: Type.Ref(ImpactMetricPointsSchema) },
-      },
-      config: { access: can('READ') },
-    },
+    metricRoute(can('READ'), {
+      params: Type.Object({ metricName: Type.String({ minLength: 1, maxLength: 200 }) }),
+      querystring: Type.Object({
+        environment: UrlFriendlyName,
+        appName: Type.Optional(Type.String({ maxLength: 255 })),
+        hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 168, default: 1 })),
+      }),
+      ok: ImpactMetricPointsSchema,
+    }),
     async (request) => {
       const { environment, appName, hoursBack = 1 } = request.query;
       const selector = { metricName: request.params.metricName, environment, appName: appName ?? null };

@@ -28,7 +28,7 @@ import {
 } from '../domain/signals/signal-endpoints.js';
 import { ApiError } from '../shared/errors.js';
 import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
-import type { RouteModule } from './deps.js';
+import { routesTagged, type RouteModule } from './deps.js';
 import { can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
 import {
   ActionSetEventsSchema,
@@ -53,83 +53,65 @@ const SIGNAL_BODY_LIMIT = 64 * 1024;
 
 /** Signal endpoints monitoring tools call, and the action sets that turn flags on and off when a signal matches. */
 export const signalRoutes: RouteModule = async (app, { deps, act }) => {
-  const tags = ['Signals'];
-  const admin = { access: can('ADMIN') };
-  app.get(ENDPOINTS, { schema: { tags, response: { 200: Type.Ref(SignalEndpointsSchema) } }, config: admin }, async () => ({
+  const route = routesTagged(['Signals']);
+  const actionRoute = routesTagged(['Actions']);
+  app.get(ENDPOINTS, route(can('ADMIN'), { ok: SignalEndpointsSchema }), async () => ({
     signalEndpoints: await listSignalEndpoints(deps.db),
   }));
-  app.post(
-    ENDPOINTS,
-    { schema: { tags, body: Type.Ref(CreateSignalEndpointSchema), response: { 201: Type.Ref(SignalEndpointSchema) } }, config: admin },
-    async (request, reply) => reply.status(201).send(await act(request, (uow) => createSignalEndpoint(uow, request.body))),
+  app.post(ENDPOINTS, route(can('ADMIN'), { body: CreateSignalEndpointSchema, created: SignalEndpointSchema }), async (request, reply) =>
+    reply.status(201).send(await act(request, (uow) => createSignalEndpoint(uow, request.body))),
   );
-  app.get(
-    `${ENDPOINTS}/:id`,
-    { schema: { tags, params: IdParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
-    async (request) => getSignalEndpoint(deps.db, Number(request.params.id)),
+  app.get(`${ENDPOINTS}/:id`, route(can('ADMIN'), { params: IdParams, ok: SignalEndpointSchema }), async (request) =>
+    getSignalEndpoint(deps.db, Number(request.params.id)),
   );
   app.put(
     `${ENDPOINTS}/:id`,
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        body: Type.Ref(CreateSignalEndpointSchema),
-        response: { 200: Type.Ref(SignalEndpointSchema) },
-      },
-      config: admin,
-    },
+    route(can('ADMIN'), {
+      params: IdParams,
+      body: CreateSignalEndpointSchema,
+      ok: SignalEndpointSchema,
+    }),
     async (request) => act(request, (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
   );
   for (const [state, enabled] of [
     ['on', true],
     ['off', false],
   ] as const) {
-    app.post(
-      `${ENDPOINTS}/:id/${state}`,
-      { schema: { tags, params: IdParams, response: { 200: Type.Ref(SignalEndpointSchema) } }, config: admin },
-      async (request) => act(request, (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
+    app.post(`${ENDPOINTS}/:id/${state}`, route(can('ADMIN'), { params: IdParams, ok: SignalEndpointSchema }), async (request) =>
+      act(request, (uow) => setSignalEndpointEnabled(uow, Number(request.params.id), enabled)),
     );
     app.post(
       `${ACTIONS}/:actionSetId/${state}`,
-      { schema: { tags: ['Actions'], params: ActionSetParams, response: { 200: Type.Ref(ActionSetSchema) } }, config: admin },
+      actionRoute(can('ADMIN'), { params: ActionSetParams, ok: ActionSetSchema }),
       async (request) =>
         act(request, (uow) => setActionSetEnabled(uow, request.params.projectId, Number(request.params.actionSetId), enabled)),
     );
   }
-  app.delete(`${ENDPOINTS}/:id`, { schema: { tags, params: IdParams }, config: admin }, async (request, reply) => {
+  app.delete(`${ENDPOINTS}/:id`, route(can('ADMIN'), { params: IdParams }), async (request, reply) => {
     await act(request, (uow) => deleteSignalEndpoint(uow, Number(request.params.id)));
     return reply.status(200).send();
   });
   app.post(
     `${ENDPOINTS}/:id/tokens`,
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        body: Type.Ref(CreateSignalEndpointTokenSchema),
-        response: { 201: Type.Ref(SignalEndpointTokenSchema) },
-      },
-      config: admin,
-    },
+    route(can('ADMIN'), {
+      params: IdParams,
+      body: CreateSignalEndpointTokenSchema,
+      created: SignalEndpointTokenSchema,
+    }),
     async (request, reply) =>
       reply.status(201).send(await act(request, (uow) => createSignalEndpointToken(uow, Number(request.params.id), request.body.name))),
   );
-  app.delete(`${ENDPOINTS}/:id/tokens/:tokenId`, { schema: { tags, params: TokenParams }, config: admin }, async (request, reply) => {
+  app.delete(`${ENDPOINTS}/:id/tokens/:tokenId`, route(can('ADMIN'), { params: TokenParams }), async (request, reply) => {
     await act(request, (uow) => deleteSignalEndpointToken(uow, Number(request.params.id), Number(request.params.tokenId)));
     return reply.status(200).send();
   });
   app.get(
     `${ENDPOINTS}/:id/signals`,
-    {
-      schema: {
-        tags,
-        params: IdParams,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
-        response: { 200: Type.Ref(SignalsSchema) },
-      },
-      config: admin,
-    },
+    route(can('ADMIN'), {
+      params: IdParams,
+      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
+      ok: SignalsSchema,
+    }),
     async (request) => {
       await getSignalEndpoint(deps.db, Number(request.params.id));
       return { signals: await listSignals(deps.db, Number(request.params.id), request.query.limit ?? 50) };
@@ -140,13 +122,11 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
     '/api/signal-endpoint/:name',
     {
       bodyLimit: SIGNAL_BODY_LIMIT,
-      schema: {
-        tags,
+      ...route(SIGNAL_ENDPOINT, {
         params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
         body: Type.Object({}, { additionalProperties: true, maxProperties: 200 }),
         response: { 202: Type.Ref(SignalReceivedSchema) },
-      },
-      config: { access: SIGNAL_ENDPOINT },
+      }),
     },
     // Every matching action set runs in its own unit of work as its service account: one that cannot act (its
     // account lacks the permission, the flag is gone) changes nothing and is reported as failed.
@@ -173,56 +153,39 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
     },
   );
 
-  const actionTags = ['Actions'];
-  app.get(
-    ACTIONS,
-    { schema: { tags: actionTags, params: ProjectParams, response: { 200: Type.Ref(ActionSetsSchema) } }, config: admin },
-    async (request) => ({ actions: await listActionSets(deps.db, request.params.projectId) }),
-  );
+  app.get(ACTIONS, actionRoute(can('ADMIN'), { params: ProjectParams, ok: ActionSetsSchema }), async (request) => ({
+    actions: await listActionSets(deps.db, request.params.projectId),
+  }));
   app.post(
     ACTIONS,
-    {
-      schema: {
-        tags: actionTags,
-        params: ProjectParams,
-        body: Type.Ref(CreateActionSetSchema),
-        response: { 201: Type.Ref(ActionSetSchema) },
-      },
-      config: admin,
-    },
+    actionRoute(can('ADMIN'), {
+      params: ProjectParams,
+      body: CreateActionSetSchema,
+      created: ActionSetSchema,
+    }),
     async (request, reply) =>
       reply.status(201).send(await act(request, (uow) => createActionSet(uow, request.params.projectId, request.body))),
   );
-  app.get(
-    `${ACTIONS}/:actionSetId`,
-    { schema: { tags: actionTags, params: ActionSetParams, response: { 200: Type.Ref(ActionSetSchema) } }, config: admin },
-    async (request) => getActionSet(deps.db, request.params.projectId, Number(request.params.actionSetId)),
+  app.get(`${ACTIONS}/:actionSetId`, actionRoute(can('ADMIN'), { params: ActionSetParams, ok: ActionSetSchema }), async (request) =>
+    getActionSet(deps.db, request.params.projectId, Number(request.params.actionSetId)),
   );
   app.put(
     `${ACTIONS}/:actionSetId`,
-    {
-      schema: {
-        tags: actionTags,
-        params: ActionSetParams,
-        body: Type.Ref(CreateActionSetSchema),
-        response: { 200: Type.Ref(ActionSetSchema) },
-      },
-      config: admin,
-    },
+    actionRoute(can('ADMIN'), {
+      params: ActionSetParams,
+      body: CreateActionSetSchema,
+      ok: ActionSetSchema,
+    }),
     async (request) =>
       act(request, (uow) => updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body)),
   );
   app.get(
     `${ACTIONS}/:actionSetId/events`,
-    {
-      schema: {
-        tags: actionTags,
-        params: ActionSetParams,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })) }),
-        response: { 200: Type.Ref(ActionSetEventsSchema) },
-      },
-      config: admin,
-    },
+    actionRoute(can('ADMIN'), {
+      params: ActionSetParams,
+      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })) }),
+      ok: ActionSetEventsSchema,
+    }),
     async (request) => ({
       actionSetEvents: await listActionSetEvents(
         deps.db,
@@ -232,12 +195,8 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
       ),
     }),
   );
-  app.delete(
-    `${ACTIONS}/:actionSetId`,
-    { schema: { tags: actionTags, params: ActionSetParams }, config: admin },
-    async (request, reply) => {
-      await act(request, (uow) => deleteActionSet(uow, request.params.projectId, Number(request.params.actionSetId)));
-      return reply.status(200).send();
-    },
-  );
+  app.delete(`${ACTIONS}/:actionSetId`, actionRoute(can('ADMIN'), { params: ActionSetParams }), async (request, reply) => {
+    await act(request, (uow) => deleteActionSet(uow, request.params.projectId, Number(request.params.actionSetId)));
+    return reply.status(200).send();
+  });
 };
