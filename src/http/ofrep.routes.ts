@@ -14,7 +14,7 @@ import {
   OfrepEvaluationSuccessSchema,
 } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
-import { ANY_SDK, bearerToken, SDK_CHANNEL, sdkTokenOf } from './plugins/access.js';
+import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } from './plugins/access.js';
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
@@ -148,7 +148,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
       schema: {
         tags,
         querystring: Type.Object({
-          channel: Type.String({ pattern: '^[0-9a-f]{64}$', errorMessage: 'channel is the one a bulk evaluation named' }),
+          channel: Type.String({ pattern: SDK_CHANNEL_PATTERN, errorMessage: 'channel is the one a bulk evaluation named' }),
           since: Type.Optional(Type.Integer({ minimum: 0, description: 'The revision the provider holds' })),
         }),
         response: { 200: { type: 'string', description: 'Server-sent events: `refetchEvaluation` when the flags of the scope change' } },

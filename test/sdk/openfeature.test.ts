@@ -12,6 +12,7 @@ import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, useTestApp } from '../helpers/test-app.js';
+import { hashToken } from '../../src/shared/secrets.js';
 import { usingPostgres } from '../helpers/test-database.js';
 
 /**
@@ -337,5 +338,29 @@ describe('the OFREP endpoints', () => {
     const adminRefused = await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: ADMIN_TOKEN });
     expectStatus(adminRefused, 403);
     assert.equal((adminRefused.json() as { errorCode: string }).errorCode, 'GENERAL');
+  });
+
+  test('opening the event stream by its channel counts as a use of the token it stands for', async () => {
+    const name = uniqueName('stream');
+    const created = await ctx.admin.post('/api/admin/api-tokens', {
+      tokenName: name,
+      type: 'frontend',
+      environment: 'development',
+      projects: [project],
+    });
+    expectStatus(created, 201);
+    const { secret } = created.json() as { secret: string };
+    const seenAt = async () => {
+      const { tokens } = (await ctx.admin.get('/api/admin/api-tokens')).json() as {
+        tokens: Array<{ tokenName: string; seenAt: string | null }>;
+      };
+      return tokens.find((token) => token.tokenName === name)?.seenAt;
+    };
+    assert.equal(await seenAt(), null, 'not used yet');
+    const stop = new AbortController();
+    const stream = await fetch(`${baseUrl}/ofrep/v1/events?channel=${hashToken(secret)}`, { signal: stop.signal });
+    assert.equal(stream.status, 200);
+    stop.abort();
+    assert.equal(await seenAt(), ctx.clock.now().toISOString());
   });
 });

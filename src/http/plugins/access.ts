@@ -48,8 +48,9 @@ export const SDK_CHANNEL: RouteAccess = { kind: 'sdk-channel' };
 /** A signal endpoint's own tokens, for the endpoint named by the path's `:name`; an API token is no way in. */
 export const SIGNAL_ENDPOINT: RouteAccess = { kind: 'signal-endpoint' };
 
-/** What a stream channel looks like: the SHA-256 of an SDK token, in hex. */
-const CHANNEL = /^[0-9a-f]{64}$/;
+/** What a stream channel looks like: the SHA-256 of an SDK token, in hex (also the route's schema pattern). */
+export const SDK_CHANNEL_PATTERN = '^[0-9a-f]{64}$';
+const CHANNEL = new RegExp(SDK_CHANNEL_PATTERN);
 
 /** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
 const SDK_TOKEN_CACHE_MS = 10_000;
@@ -149,6 +150,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
       if (typeof channel !== 'string' || !CHANNEL.test(channel)) return;
       const credential = await authenticateApiToken(deps.db, channel, now);
       if (credential.kind !== 'apiToken') throw new UnauthorizedError('The event stream channel is unknown or its token has expired');
+      if (credential.lastUse) await stampTokenUse(deps.db, credential.lastUse, now);
       request.sdkToken = credential.token;
       return;
     }
