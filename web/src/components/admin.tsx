@@ -67,7 +67,7 @@ export interface Removal<Item, Input> {
   label?: string;
 }
 
-const identity = (item: unknown): string | number => {
+const idOrName = (item: unknown): string | number => {
   const { id, name } = item as { id?: string | number; name?: string };
   return id ?? name ?? '';
 };
@@ -82,7 +82,7 @@ export function AdminList<Data, Item, RemoveInput>({
   query,
   what = title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase()),
   items,
-  keyOf = identity,
+  keyOf = idOrName,
   columns,
   cells,
   empty,
@@ -133,48 +133,51 @@ export function AdminList<Data, Item, RemoveInput>({
       {intro && <p className="muted">{intro}</p>}
       {notice && <p className="success">{notice}</p>}
       <Loaded query={query} what={what}>
-        {(data) => (
-          <Table label={title} columns={hasActions ? [...columns, ''] : columns}>
-            {items(data).length === 0 && empty && (
-              <tr>
-                <td colSpan={width} className="muted">
-                  {empty}
-                </td>
-              </tr>
-            )}
-            {items(data).map((item) => (
-              <Fragment key={keyOf(item)}>
-                {edit && editing === keyOf(item) ? (
-                  <tr>
-                    <td colSpan={width}>{edit(item, () => setEditing(null))}</td>
-                  </tr>
-                ) : (
-                  <tr className={rowClass?.(item)}>
-                    {cells(item)}
-                    {hasActions && (
-                      <td>
-                        <div className="row">
-                          {actions?.(item)}
-                          {edit && changeable(item) && (
-                            <button type="button" onClick={() => setEditing(keyOf(item))}>
-                              Edit
-                            </button>
-                          )}
-                          {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
-                        </div>
-                      </td>
-                    )}
-                  </tr>
-                )}
-                {below?.(item) && (
-                  <tr>
-                    <td colSpan={width}>{below(item)}</td>
-                  </tr>
-                )}
-              </Fragment>
-            ))}
-          </Table>
-        )}
+        {(data) => {
+          const listed = items(data);
+          return (
+            <Table label={title} columns={hasActions ? [...columns, ''] : columns}>
+              {listed.length === 0 && empty && (
+                <tr>
+                  <td colSpan={width} className="muted">
+                    {empty}
+                  </td>
+                </tr>
+              )}
+              {listed.map((item) => (
+                <Fragment key={keyOf(item)}>
+                  {edit && editing === keyOf(item) ? (
+                    <tr>
+                      <td colSpan={width}>{edit(item, () => setEditing(null))}</td>
+                    </tr>
+                  ) : (
+                    <tr className={rowClass?.(item)}>
+                      {cells(item)}
+                      {hasActions && (
+                        <td>
+                          <div className="row">
+                            {actions?.(item)}
+                            {edit && changeable(item) && (
+                              <button type="button" onClick={() => setEditing(keyOf(item))}>
+                                Edit
+                              </button>
+                            )}
+                            {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
+                          </div>
+                        </td>
+                      )}
+                    </tr>
+                  )}
+                  {below?.(item) && (
+                    <tr>
+                      <td colSpan={width}>{below(item)}</td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </Table>
+          );
+        }}
       </Loaded>
       {/* After the list has loaded: forms take their choices (roles, environments) from it, and a default chosen
           before those options exist would not hold. */}
