@@ -6,7 +6,7 @@ import type { SdkToken } from '../domain/access/authenticate.js';
 import { matchesEtag, type ClientScope, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
 import { registerClients } from '../domain/client-features/client-registration.js';
 import { NotFoundError } from '../shared/errors.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, sendJson, type RouteModule } from './deps.js';
 import {
   ClientFeatureSchema,
   ClientFeaturesDeltaSchema,
@@ -63,7 +63,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
     reply.header('etag', answer.etag).header('cache-control', 'no-cache');
     if (matchesEtag(answer.etag, request.headers['if-none-match'])) return reply.status(304).send();
     const body = request.query.inlineSegmentConstraints === 'true' ? withInlinedSegments(answer) : answer.body;
-    return reply.type('application/json; charset=utf-8').send(body);
+    return sendJson(reply, body);
   };
 
   app.get(
@@ -94,7 +94,7 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
       const delta = await store.delta(scope, revisionOf(request.headers['if-none-match']));
       reply.header('etag', `"${delta.revision}"`).header('cache-control', 'no-cache');
       if (delta.events.length === 0) return reply.status(304).send();
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ events: delta.events }));
+      return sendJson(reply, JSON.stringify({ events: delta.events }));
     },
   );
 

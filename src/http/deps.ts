@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TRefUnsafe, type TSchema } from '@sinclair/typebox';
-import type { FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { inUnitOfWork, type UnitOfWork, type UnitOfWorkDeps, type UnitOfWorkOptions } from '../db/unit-of-work.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
@@ -44,6 +44,12 @@ export interface AppServices {
 export interface RouteDeps extends AppDeps, AppServices {}
 
 /** A route module: its routes, given the app's dependencies and `act`, the request's unit of work. */
+/**
+ * Sends a body the domain serialised itself (a cached SDK answer, an evaluation built from serialised parts),
+ * past the route's response serialiser, which would only copy it.
+ */
+export const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json);
+
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
 
 /**

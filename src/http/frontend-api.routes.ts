@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientScope } from '../domain/client-features/client-feature-store.js';
-import { evaluateAll, type EvaluationContext } from '../domain/evaluation/evaluate.js';
+import type { EvaluationContext } from '../domain/evaluation/context.js';
+import { frontendAnswer } from '../domain/evaluation/frontend-answer.js';
 import { BadDataError } from '../shared/errors.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import { routesTagged, sendJson, type RouteModule } from './deps.js';
 import { ClientMetricsSchema, ClientRegistrationSchema, FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
 import { recordMetricsReport } from './sdk-reports.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
@@ -47,7 +48,7 @@ const FrontendQuerySchema = Type.Object(
 export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
   const store = deps.clientFeatures;
 
-  const evaluate = async (request: FastifyRequest, given: Record<string, unknown>) => {
+  const evaluate = async (request: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>) => {
     const token = sdkTokenOf(request);
     const scope: ClientScope = { environment: token.environment, projects: token.projects };
     const { answer, configuration } = await store.snapshot(scope);
@@ -58,25 +59,23 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
       remoteAddress: typeof given.remoteAddress === 'string' ? given.remoteAddress : request.ip,
       ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
     };
-    // Only enabled flags are sent, as Unleash does: a browser learns nothing of the others. A flag off in the
-    // environment always evaluates to off, so only those on are evaluated (their parents come from the whole
-    // configuration).
-    const toggles = (await evaluateAll(answer.enabledFeatures, configuration, context)).filter((toggle) => toggle.enabled);
-    return { toggles };
+    // A flag off in the environment always evaluates to off, so only those on are evaluated (their parents come
+    // from the whole configuration). The answer is serialised by the engine's answers, not by the schema.
+    return sendJson(reply, frontendAnswer(answer.enabledFeatures, configuration, context));
   };
 
-  app.get('/api/frontend', route(FRONTEND, { querystring: FrontendQuerySchema, ok: FrontendApiFeaturesSchema }), async (request) => {
+  app.get('/api/frontend', route(FRONTEND, { querystring: FrontendQuerySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) => {
     const context = contextFromQuery(request.query as Record<string, unknown>);
     if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
       throw new BadDataError('currentTime must be a date-time', [
         { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
       ]);
     }
-    return evaluate(request, context);
+    return evaluate(request, reply, context);
   });
 
-  app.post('/api/frontend', route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request) =>
-    evaluate(request, (request.body?.context ?? {}) as Record<string, unknown>),
+  app.post('/api/frontend', route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) =>
+    evaluate(request, reply, (request.body?.context ?? {}) as Record<string, unknown>),
   );
 
   app.post('/api/frontend/client/metrics', route(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Context } from 'unleash-client/lib/context.js';
+import type { EvaluationContext } from '../domain/evaluation/context.js';
 import { playground } from '../domain/evaluation/playground.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
@@ -19,14 +19,14 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
       if (!known) throw new NotFoundError(`Could not find environment "${environment}"`);
       const configuration = await deps.clientFeatures.configuration(environment);
       const features = configuration.features.filter((feature) => projects === '*' || projects.includes(feature.project));
-      const evaluationContext: Context = {
-        ...(context as Context),
+      const evaluationContext: EvaluationContext = {
+        ...(context as EvaluationContext),
         environment,
         ...(context.currentTime ? { currentTime: new Date(context.currentTime) } : {}),
       };
       return {
         input: request.body,
-        features: await playground(features, configuration, evaluationContext),
+        features: playground(features, configuration, evaluationContext),
       };
     },
   );

@@ -1,10 +1,10 @@
-import type { ClientFeature } from '../client-features/environment-configuration.js';
-import type { EvaluationContext, FlagConfiguration } from './evaluate.js';
-import { playground, type PlaygroundFeature } from './playground.js';
+import type { ClientFeature, ClientStrategy } from '../client-features/environment-configuration.js';
+import type { EvaluationContext } from './context.js';
+import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
 
 /**
- * OpenFeature's Remote Evaluation Protocol (OFREP) over Vexil's flags: each flag evaluated by the SDK's own engine
- * (the playground's, so the outcome and its explanation cannot disagree), answered as OpenFeature sees flags.
+ * OpenFeature's Remote Evaluation Protocol (OFREP) over Vexil's flags: each flag evaluated by Vexil's engine,
+ * answered as OpenFeature sees flags.
  */
 
 /** OpenFeature resolution reasons, as they happened. */
@@ -71,48 +71,68 @@ function payloadValue(payload: { type: string; value: string }): OfrepEvaluation
 }
 
 /** A strategy that turns the flag on for every context. */
-function unconditional(strategy: PlaygroundFeature['strategies']['data'][number]): boolean {
-  if (strategy.constraints.length > 0 || strategy.segments.length > 0) return false;
+function unconditional(strategy: ClientStrategy): boolean {
+  if ((strategy.constraints?.length ?? 0) > 0 || (strategy.segments?.length ?? 0) > 0) return false;
   return strategy.name === 'default' || (strategy.name === 'flexibleRollout' && Number(strategy.parameters.rollout) >= 100);
 }
 
-function asOfrep(feature: ClientFeature, outcome: PlaygroundFeature): OfrepEvaluation {
+/** An answer of the engine as OpenFeature sees it: the reason says how the value came about. */
+export function ofrepEvaluation(outcome: Outcome): OfrepEvaluation {
+  const { feature } = outcome.flag;
   const metadata = { project: feature.project, flagType: feature.type };
-  if (!outcome.isEnabledInCurrentEnvironment) return { key: feature.name, value: false, reason: 'DISABLED', variant: 'off', metadata };
-  if (!outcome.isEnabled) return { key: feature.name, value: false, reason: 'DEFAULT', variant: 'off', metadata };
-  if (outcome.variant.enabled) {
-    const value = outcome.variant.payload ? payloadValue(outcome.variant.payload) : outcome.variant.name;
-    return { key: feature.name, value, reason: 'SPLIT', variant: outcome.variant.name, metadata };
+  const key = feature.name;
+  if (!feature.enabled) return { key, value: false, reason: 'DISABLED', variant: 'off', metadata };
+  if (!outcome.enabled) return { key, value: false, reason: 'DEFAULT', variant: 'off', metadata };
+  const { variant } = outcome;
+  if (variant.enabled) {
+    return { key, value: variant.payload ? payloadValue(variant.payload) : variant.name, reason: 'SPLIT', variant: variant.name, metadata };
   }
-  const strategies = outcome.strategies.data;
-  const matched = strategies.find((strategy) => strategy.result.enabled === true);
+  const strategies = feature.strategies;
+  const matched = outcome.strategy >= 0 ? strategies[outcome.strategy] : undefined;
   const reason: OfrepReason =
     (feature.dependencies?.length ?? 0) === 0 && (strategies.length === 0 || strategies.some(unconditional))
       ? 'STATIC'
-      : matched?.name === 'flexibleRollout' && matched.constraints.length === 0 && matched.segments.length === 0
+      : matched?.name === 'flexibleRollout' && (matched.constraints?.length ?? 0) === 0 && (matched.segments?.length ?? 0) === 0
         ? 'SPLIT'
         : 'TARGETING_MATCH';
-  return { key: feature.name, value: true, reason, variant: 'on', metadata };
+  return { key, value: true, reason, variant: 'on', metadata };
 }
 
-/** Each of `features` evaluated for the context; `all` holds their parents. */
-export async function evaluateForOpenFeature(
-  features: ClientFeature[],
+/** The evaluation serialised, once per answer and configuration. */
+function ofrepJson(outcome: Outcome): string {
+  outcome.ofrepJson ??= JSON.stringify(ofrepEvaluation(outcome));
+  return outcome.ofrepJson;
+}
+
+/** Counts one evaluation of a flag, on or off, for the usage report. */
+export type CountEvaluation = (flag: string, enabled: boolean) => void;
+
+/** One flag evaluated for the context, serialised. */
+export function evaluateOneForOpenFeature(
+  feature: ClientFeature,
   configuration: FlagConfiguration,
   context: EvaluationContext,
-): Promise<OfrepEvaluation[]> {
-  // A flag that is off in the environment is off for every context: only those that are on need the engine.
-  const on = features.filter((feature) => feature.enabled);
-  const outcomes = new Map((await playground(on, configuration, context)).map((outcome) => [outcome.name, outcome]));
-  return features.map((feature) =>
-    feature.enabled
-      ? asOfrep(feature, outcomes.get(feature.name)!)
-      : {
-          key: feature.name,
-          value: false,
-          reason: 'DISABLED' as const,
-          variant: 'off',
-          metadata: { project: feature.project, flagType: feature.type },
-        },
-  );
+  count: CountEvaluation,
+): string {
+  const engine = engineFor(configuration);
+  const outcome = engine.evaluate(engine.flag(feature.name)!, context);
+  count(feature.name, outcome.enabled);
+  return ofrepJson(outcome);
+}
+
+/** Each of `features` evaluated for the context, serialised as a JSON array. */
+export function evaluateForOpenFeature(
+  features: readonly ClientFeature[],
+  configuration: FlagConfiguration,
+  context: EvaluationContext,
+  count: CountEvaluation,
+): string {
+  const engine = engineFor(configuration);
+  let body = '[';
+  for (const flag of engine.compiledList(features)) {
+    const outcome = engine.evaluate(flag, context);
+    count(flag.name, outcome.enabled);
+    body += body.length === 1 ? ofrepJson(outcome) : `,${ofrepJson(outcome)}`;
+  }
+  return `${body}]`;
 }

@@ -1,8 +1,7 @@
-import type { Context } from 'unleash-client/lib/context.js';
-import type { Constraint as SdkConstraint } from 'unleash-client/lib/strategy/strategy.js';
 import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { Constraint } from '../features/feature-views.js';
-import { evaluateAll, sdkEngine, type FlagConfiguration } from './evaluate.js';
+import type { EvaluationContext } from './context.js';
+import { type CompiledStrategy, engineFor, type FlagConfiguration } from './engine.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
 export interface PlaygroundFeature {
@@ -27,53 +26,46 @@ export interface PlaygroundStrategy {
   segments: Array<{ id: number; name: string; result: boolean; constraints: Array<Constraint & { result: boolean }> }>;
 }
 
+/** One strategy as evaluated, part by part, with the same compiled checks the engine's answer used. */
+function explain(strategy: CompiledStrategy, context: EvaluationContext): PlaygroundStrategy {
+  const { source } = strategy;
+  const known = strategy.rule !== undefined;
+  // A strategy the SDKs do not know is skipped whole: none of its parts counts as met.
+  const constraints = (source.constraints ?? []).map((constraint, index) => ({
+    ...constraint,
+    result: known && strategy.constraints[index]!(context),
+  }));
+  const segments = strategy.segments.map(({ id, segment, constraints: checks }) => {
+    const checked = (segment?.constraints ?? []).map((constraint, index) => ({ ...constraint, result: known && checks[index]!(context) }));
+    return { id, name: segment?.name ?? `#${id}`, result: segment !== undefined && checked.every((c) => c.result), constraints: checked };
+  });
+  const enabled =
+    strategy.rule === undefined
+      ? ('unknown' as const)
+      : constraints.every((c) => c.result) && segments.every((s) => s.result) && strategy.rule(context);
+  return {
+    id: source.id,
+    name: source.name,
+    ...(source.title ? { title: source.title } : {}),
+    disabled: false,
+    parameters: source.parameters,
+    result: { enabled, evaluationStatus: known ? 'complete' : 'incomplete' },
+    constraints,
+    segments,
+  };
+}
+
 /**
  * Evaluates every flag for the context and explains each strategy: its constraints, its segments and its own
- * parameters. The outcome comes from the SDK's client (dependencies and variants included); the explanation
- * uses the same strategy objects, so the two cannot disagree. A strategy the SDK does not know is `unknown`.
+ * rule. The outcome is the engine's answer (dependencies and variants included); the explanation runs the same
+ * compiled checks, so the two cannot disagree. A strategy the SDKs do not know is `unknown`.
  */
-export async function playground(
-  features: ClientFeature[],
-  configuration: FlagConfiguration,
-  context: Context,
-): Promise<PlaygroundFeature[]> {
-  const { strategies } = await sdkEngine();
-  const outcomes = new Map((await evaluateAll(features, configuration, context)).map((toggle) => [toggle.name, toggle]));
-  return features.map((feature) => {
-    const outcome = outcomes.get(feature.name)!;
-    const data = feature.strategies.map((strategy): PlaygroundStrategy => {
-      const implementation = strategies.get(strategy.name);
-      const check = (constraint: Constraint) => ({
-        ...constraint,
-        result: implementation ? implementation.checkConstraint(constraint as unknown as SdkConstraint, context) : false,
-      });
-      const constraints = strategy.constraints.map(check);
-      const usedSegments = (strategy.segments ?? []).map((id) => {
-        const segment = configuration.segments.get(id);
-        const checked = (segment?.constraints ?? []).map(check);
-        return {
-          id,
-          name: segment?.name ?? `#${id}`,
-          result: segment !== undefined && checked.every((c) => c.result),
-          constraints: checked,
-        };
-      });
-      const enabled = implementation
-        ? constraints.every((c) => c.result) &&
-          usedSegments.every((s) => s.result) &&
-          implementation.isEnabled(strategy.parameters, context)
-        : ('unknown' as const);
-      return {
-        id: strategy.id,
-        name: strategy.name,
-        ...(strategy.title ? { title: strategy.title } : {}),
-        disabled: false,
-        parameters: strategy.parameters,
-        result: { enabled, evaluationStatus: implementation ? 'complete' : 'incomplete' },
-        constraints,
-        segments: usedSegments,
-      };
-    });
+export function playground(features: ClientFeature[], configuration: FlagConfiguration, context: EvaluationContext): PlaygroundFeature[] {
+  const engine = engineFor(configuration);
+  return engine.compiledList(features).map((flag) => {
+    const { feature } = flag;
+    const outcome = engine.evaluate(flag, context);
+    const data = flag.strategies.map((strategy) => explain(strategy, context));
     const anyOn = data.some((strategy) => strategy.result.enabled === true);
     const anyUnknown = data.some((strategy) => strategy.result.enabled === 'unknown');
     const strategyResult: boolean | 'unknown' = data.length === 0 ? true : anyOn ? true : anyUnknown ? 'unknown' : false;
@@ -84,11 +76,7 @@ export async function playground(
       isEnabled: outcome.enabled,
       isEnabledInCurrentEnvironment: feature.enabled,
       hasUnsatisfiedDependency: (feature.dependencies?.length ?? 0) > 0 && !dependenciesMet,
-      variant: {
-        name: outcome.variant.name,
-        enabled: outcome.variant.enabled,
-        ...(outcome.variant.payload ? { payload: outcome.variant.payload } : {}),
-      },
+      variant: { ...outcome.variant },
       variants: feature.variants,
       strategies: { result: strategyResult, data },
     };

@@ -17,19 +17,24 @@ export class UsageTally {
     this.started = now;
   }
 
-  count(token: SdkToken, evaluations: Array<{ key: string; enabled: boolean }>): void {
+  /** Counts the evaluations one request makes for a token, one call per flag evaluated. */
+  counter(token: SdkToken): (flag: string, enabled: boolean) => void {
     const key = String(token.id);
     let entry = this.counts.get(key);
     if (!entry) {
       entry = { token, toggles: new Map() };
       this.counts.set(key, entry);
     }
-    for (const { key: flag, enabled } of evaluations) {
-      const toggle = entry.toggles.get(flag) ?? { yes: 0, no: 0 };
+    const { toggles } = entry;
+    return (flag, enabled) => {
+      let toggle = toggles.get(flag);
+      if (!toggle) {
+        toggle = { yes: 0, no: 0 };
+        toggles.set(flag, toggle);
+      }
       if (enabled) toggle.yes += 1;
       else toggle.no += 1;
-      entry.toggles.set(flag, toggle);
-    }
+    };
   }
 
   /** What was counted since the last call, as one usage report per token, and starts counting anew. */

@@ -1,0 +1,31 @@
+import type { ClientFeature } from '../client-features/environment-configuration.js';
+import type { EvaluationContext } from './context.js';
+import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
+
+/** An enabled flag as the frontend API lists it (Unleash's frontendApiFeatureSchema). */
+function toggleJson(outcome: Outcome): string {
+  outcome.frontendJson ??= JSON.stringify({
+    name: outcome.flag.name,
+    enabled: true,
+    variant: { ...outcome.variant, feature_enabled: true, featureEnabled: true },
+    impressionData: outcome.flag.feature.impressionData,
+  });
+  return outcome.frontendJson;
+}
+
+/**
+ * The frontend API's answer for one context, serialised: only the flags on for it, as Unleash sends them (a
+ * browser learns nothing of the others). Each toggle's JSON is made once per configuration and reused.
+ */
+export function frontendAnswer(features: readonly ClientFeature[], configuration: FlagConfiguration, context: EvaluationContext): string {
+  const engine = engineFor(configuration);
+  let body = '{"toggles":[';
+  let first = true;
+  for (const flag of engine.compiledList(features)) {
+    const outcome = engine.evaluate(flag, context);
+    if (!outcome.enabled) continue;
+    body += first ? toggleJson(outcome) : `,${toggleJson(outcome)}`;
+    first = false;
+  }
+  return `${body}]}`;
+}
