@@ -14,6 +14,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { engineLines } from './engine.js';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 
 const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
@@ -575,6 +576,7 @@ async function main(): Promise<void> {
       if ('open streams'.includes(values.cases!))
         process.stdout.write(`${streamsLine(await manyStreams(server, values['hot-project'], Number(values.streams)))}\n`);
       if ('change to sdk'.includes(values.cases!)) process.stdout.write(`${await changeLine(server, env, values['hot-project'])}\n`);
+      if ('evaluation engine'.includes(values.cases!)) process.stdout.write(`${(await engineLines(server.baseUrl, TOKEN)).join('\n')}\n`);
       return;
     }
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
@@ -588,6 +590,7 @@ async function main(): Promise<void> {
     await drain(server.baseUrl);
     const streams = await manyStreams(server, values['hot-project'], Number(values.streams));
     const change = await changeLine(server, env, values['hot-project']);
+    const engine = await engineLines(server.baseUrl, TOKEN);
     // What the metrics endpoint shows after all of the above: Vexil's own series, and the process's memory.
     const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
     const scraped = scrape
@@ -612,6 +615,7 @@ async function main(): Promise<void> {
         streamsLine(streams),
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
         change,
+        ...engine,
         exportLine('NDJSON', exported),
         exportLine('CSV', exportedCsv),
         `Start-up on the existing database, median of 3 (spawn to first healthy answer): ${ms(startup.toHealthyMs)}; by the server's account ${ms(startup.startupMs)}: ${phases}`,

@@ -1,20 +1,24 @@
-import murmurHash3 from 'murmurhash3js';
 import type { Variant } from '../features/feature-views.js';
 import { contextValue, type EvaluationContext } from './context.js';
+import { GroupHash } from './group-hash.js';
 
-// The SDKs' bucketing: murmurhash3 (x86, 32 bit, as the Node SDK computes it) of `groupId:stickinessValue`,
-// seeded differently for rollouts and variants so that the two are not correlated.
+// The SDKs' bucketing: murmurhash3 of `groupId:stickinessValue`, seeded differently for rollouts and variants
+// so that the two are not correlated.
 const STRATEGY_SEED = 0;
 const VARIANT_SEED = 86028157;
 
-/** `groupId:` once per strategy or flag, so an evaluation concatenates one string. */
-export const groupPrefix = (groupId: unknown): string => `${groupId}:`;
+const asText = (value: unknown): string => (typeof value === 'string' ? value : String(value));
 
-/** The rollout percentile (1–100) of a stickiness value in a group. */
-export const rolloutBucket = (prefix: string, id: unknown): number => (murmurHash3.x86.hash32(`${prefix}${id}`, STRATEGY_SEED) % 100) + 1;
-
-const variantBucket = (prefix: string, id: string, totalWeight: number): number =>
-  (murmurHash3.x86.hash32(`${prefix}${id}`, VARIANT_SEED) % totalWeight) + 1;
+/** A rollout group (a strategy's `groupId`): where a stickiness value falls in it, 1 to 100. */
+export class RolloutGroup {
+  private readonly hash: GroupHash;
+  constructor(groupId: unknown) {
+    this.hash = new GroupHash(`${groupId}:`, STRATEGY_SEED);
+  }
+  percentile(id: unknown): number {
+    return (this.hash.of(asText(id)) % 100) + 1;
+  }
+}
 
 /** What the SDKs hash when a context has no value to stick to: a new number each time. */
 export const randomStickiness = (): string => String(Math.round(Math.random() * 100000));
@@ -46,7 +50,7 @@ export class VariantPicker {
   private readonly totalWeight: number;
   private readonly weights: number[];
   private readonly overrides: Array<{ index: number; overrides: Override[] }>;
-  private readonly prefix: string;
+  private readonly hash: GroupHash;
 
   constructor(
     variants: readonly Variant[],
@@ -60,7 +64,7 @@ export class VariantPicker {
         ? [{ index, overrides: variant.overrides.map((o) => ({ contextName: o.contextName, values: new Set<unknown>(o.values) })) }]
         : [],
     );
-    this.prefix = groupPrefix(groupId);
+    this.hash = new GroupHash(`${groupId}:`, VARIANT_SEED);
   }
 
   /** The index of the chosen variant, or -1 when none is (no weight at all). */
@@ -69,7 +73,7 @@ export class VariantPicker {
     for (const { index, overrides } of this.overrides) {
       for (const override of overrides) if (override.values.has(contextValue(context, override.contextName))) return index;
     }
-    const target = variantBucket(this.prefix, seedOf(context, this.stickiness), this.totalWeight);
+    const target = (this.hash.of(seedOf(context, this.stickiness)) % this.totalWeight) + 1;
     let counter = 0;
     for (let index = 0; index < this.weights.length; index++) {
       const weight = this.weights[index]!;

@@ -3,7 +3,7 @@ import { Address4 } from 'ip-address';
 import type { ClientStrategy } from '../client-features/environment-configuration.js';
 import type { EvaluationContext } from './context.js';
 import { contextValue } from './context.js';
-import { groupPrefix, rolloutBucket } from './buckets.js';
+import { RolloutGroup } from './buckets.js';
 import { NEVER, type Predicate } from './constraints.js';
 
 /** A list parameter as the SDKs split it: on commas, with the spaces around them. */
@@ -21,9 +21,9 @@ function flexibleRollout(parameters: Record<string, string>): Predicate {
   const percentage = percentageOf(parameters.rollout);
   if (!(percentage > 0)) return NEVER;
   const stickiness = parameters.stickiness || 'default';
-  const fixedPrefix = parameters.groupId ? groupPrefix(parameters.groupId) : undefined;
+  const group = parameters.groupId ? new RolloutGroup(parameters.groupId) : undefined;
   // Without a groupId, the SDK groups by a `featureToggle` field of the context, if any.
-  const prefixOf = (context: EvaluationContext) => fixedPrefix ?? groupPrefix(context.featureToggle || '');
+  const groupOf = (context: EvaluationContext) => group ?? new RolloutGroup(context.featureToggle || '');
   const random = () => `${Math.round(Math.random() * 10000) + 1}`;
   const stickinessOf: (context: EvaluationContext) => unknown =
     stickiness === 'default'
@@ -33,7 +33,7 @@ function flexibleRollout(parameters: Record<string, string>): Predicate {
         : (context) => contextValue(context, stickiness);
   return (context) => {
     const id = stickinessOf(context);
-    return Boolean(id) && rolloutBucket(prefixOf(context), id) <= percentage;
+    return id ? groupOf(context).percentile(id) <= percentage : false;
   };
 }
 
@@ -41,10 +41,10 @@ function gradualRollout(field: 'userId' | 'sessionId') {
   return (parameters: Record<string, string>): Predicate => {
     const percentage = percentageOf(parameters.percentage);
     if (!(percentage > 0)) return NEVER;
-    const prefix = groupPrefix(parameters.groupId || '');
+    const group = new RolloutGroup(parameters.groupId || '');
     return (context) => {
       const id = context[field];
-      return Boolean(id) && rolloutBucket(prefix, id) <= percentage;
+      return id ? group.percentile(id) <= percentage : false;
     };
   };
 }
