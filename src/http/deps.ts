@@ -48,7 +48,7 @@ export interface RouteDeps extends AppDeps, AppServices {}
  * Sends a body the domain serialised itself (a cached SDK answer, an evaluation built from serialised parts),
  * past the route's response serialiser, which would only copy it.
  */
-export const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json);
+export const sendJson = (reply: FastifyReply, json: string | Buffer) => reply.type('application/json; charset=utf-8').send(json);
 
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
 

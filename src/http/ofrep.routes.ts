@@ -18,6 +18,7 @@ import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } fr
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';
+const FLAGS_START = Buffer.from('{"flags":[');
 /** A context is a handful of attributes: far less than this. */
 const BODY_LIMIT = 64 * 1024;
 const EVENTS = '/ofrep/v1/events';
@@ -131,7 +132,7 @@ export const ofrepRoutes: RouteModule = async (app, { deps }) => {
         ],
       };
       // The evaluations come serialised from the engine's answers; the rest is small.
-      return sendJson(reply, `{"flags":${flags},${JSON.stringify(rest).slice(1)}`);
+      return sendJson(reply, Buffer.concat([FLAGS_START, ...flags, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)]));
     },
   );
 

@@ -248,6 +248,7 @@ export type ChangeListener = (environment: string, change: ConfigurationChange, 
  */
 export class ClientFeatureStore {
   private readonly environments = new Map<string, EnvironmentEntry>();
+  private readonly firstLoads = new Map<string, Promise<EnvironmentConfiguration>>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly changeHooks: Array<{ kind: string; hook: () => void }> = [];
   private unlisten: Unlisten | undefined;
@@ -299,8 +300,18 @@ export class ClientFeatureStore {
     const entry = this.environments.get(environment);
     if (entry?.reloading) return entry.reloading;
     if (entry && !entry.stale) return entry.configuration;
+    if (!entry) {
+      // Requests that arrive together before the first load share it: each loading its own would queue as many
+      // whole-environment reads on the database.
+      let first = this.firstLoads.get(environment);
+      if (!first) {
+        first = this.reload(environment, undefined).finally(() => this.firstLoads.delete(environment));
+        this.firstLoads.set(environment, first);
+      }
+      return first;
+    }
     const reloading = this.reload(environment, entry);
-    if (entry) entry.reloading = reloading;
+    entry.reloading = reloading;
     return reloading;
   }
 

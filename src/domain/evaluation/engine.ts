@@ -92,6 +92,9 @@ export class CompiledStrategy {
 
 export class CompiledFlag {
   readonly name: string;
+  /** On in the environment (else off for every context). */
+  readonly enabled: boolean;
+  readonly dependencies: ClientFeature['dependencies'];
   readonly strategies: CompiledStrategy[];
   readonly variants: VariantPicker | undefined;
   readonly off: Outcome;
@@ -106,6 +109,8 @@ export class CompiledFlag {
     segments: ReadonlyMap<number, ClientSegment>,
   ) {
     this.name = feature.name;
+    this.enabled = feature.enabled;
+    this.dependencies = feature.dependencies && feature.dependencies.length > 0 ? feature.dependencies : undefined;
     this.strategies = (feature.strategies ?? []).map((strategy) => new CompiledStrategy(strategy, segments));
     this.segmentsRead = this.strategies.flatMap((strategy) => strategy.segments.map((segment) => segment.segment));
     const variants = feature.variants ?? [];
@@ -174,7 +179,7 @@ export class Engine {
   /** The flag's answer for the context, as an SDK's `getVariant` gives it. */
   evaluate(flag: CompiledFlag, context: EvaluationContext): Outcome {
     // The SDKs check the parents first; for a flag that is off the answer is the same, and cheaper this way.
-    if (!flag.feature.enabled || !this.dependenciesHold(flag, context)) return flag.off;
+    if (!flag.enabled || (flag.dependencies !== undefined && !this.dependenciesHold(flag.dependencies, context))) return flag.off;
     let strategyIndex = -1;
     const { strategies } = flag;
     if (strategies.length > 0) {
@@ -201,12 +206,10 @@ export class Engine {
    * The SDKs' dependency rule: every parent exists, has no parents of its own, and is on (with one of the
    * listed variants, when some are listed) or, for `enabled: false`, off.
    */
-  private dependenciesHold(flag: CompiledFlag, context: EvaluationContext): boolean {
-    const dependencies = flag.feature.dependencies;
-    if (!dependencies || dependencies.length === 0) return true;
+  private dependenciesHold(dependencies: NonNullable<ClientFeature['dependencies']>, context: EvaluationContext): boolean {
     for (const dependency of dependencies) {
       const parent = this.flags.get(dependency.feature);
-      if (!parent || (parent.feature.dependencies?.length ?? 0) > 0) return false;
+      if (!parent || parent.dependencies !== undefined) return false;
       const outcome = this.evaluate(parent, context);
       if (dependency.enabled === false) {
         if (outcome.enabled) return false;

@@ -19,13 +19,11 @@ function toggleJson(outcome: Outcome): string {
  */
 export function frontendAnswer(features: readonly ClientFeature[], configuration: FlagConfiguration, context: EvaluationContext): string {
   const engine = engineFor(configuration);
-  let body = '{"toggles":[';
-  let first = true;
+  const parts: string[] = [];
   for (const flag of engine.compiledList(features)) {
     const outcome = engine.evaluate(flag, context);
-    if (!outcome.enabled) continue;
-    body += first ? toggleJson(outcome) : `,${toggleJson(outcome)}`;
-    first = false;
+    if (outcome.enabled) parts.push(toggleJson(outcome));
   }
-  return `${body}]}`;
+  // One join: growing the string toggle by toggle costs more than the evaluations.
+  return `{"toggles":[${parts.join(',')}]}`;
 }

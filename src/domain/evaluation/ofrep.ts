@@ -1,5 +1,6 @@
 import type { ClientFeature, ClientStrategy } from '../client-features/environment-configuration.js';
 import type { EvaluationContext } from './context.js';
+import type { EvaluationCounter } from '../usage/usage-tally.js';
 import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
 
 /**
@@ -104,35 +105,67 @@ function ofrepJson(outcome: Outcome): string {
   return outcome.ofrepJson;
 }
 
-/** Counts one evaluation of a flag, on or off, for the usage report. */
-export type CountEvaluation = (flag: string, enabled: boolean) => void;
-
 /** One flag evaluated for the context, serialised. */
 export function evaluateOneForOpenFeature(
   feature: ClientFeature,
   configuration: FlagConfiguration,
   context: EvaluationContext,
-  count: CountEvaluation,
+  counter: EvaluationCounter,
 ): string {
   const engine = engineFor(configuration);
   const outcome = engine.evaluate(engine.flag(feature.name)!, context);
-  count(feature.name, outcome.enabled);
+  counter.evaluated(feature.name, outcome.enabled);
   return ofrepJson(outcome);
 }
 
-/** Each of `features` evaluated for the context, serialised as a JSON array. */
+/** A scope's flags split for bulk answers: those off in the environment answer the same to every context. */
+interface BulkParts {
+  /** The flags off in the environment, serialised together once: the same bytes in every answer. */
+  offJson: Buffer;
+  offNames: string[];
+  on: ClientFeature[];
+}
+
+const bulkParts = new WeakMap<readonly ClientFeature[], BulkParts>();
+
+function bulkPartsOf(features: readonly ClientFeature[], configuration: FlagConfiguration): BulkParts {
+  let parts = bulkParts.get(features);
+  if (!parts) {
+    const engine = engineFor(configuration);
+    const off = features.filter((feature) => !feature.enabled);
+    parts = {
+      offJson: Buffer.from(off.map((feature) => ofrepJson(engine.flag(feature.name)!.off)).join(',')),
+      offNames: off.map((feature) => feature.name),
+      on: features.filter((feature) => feature.enabled),
+    };
+    bulkParts.set(features, parts);
+  }
+  return parts;
+}
+
+/**
+ * Each of `features` evaluated for the context, serialised as the members of a JSON array (without brackets),
+ * flags off in the environment first. Only the flags that are on are evaluated and serialised per request.
+ */
 export function evaluateForOpenFeature(
   features: readonly ClientFeature[],
   configuration: FlagConfiguration,
   context: EvaluationContext,
-  count: CountEvaluation,
-): string {
+  counter: EvaluationCounter,
+): Buffer[] {
+  const { offJson, offNames, on } = bulkPartsOf(features, configuration);
+  counter.allOff(offNames);
   const engine = engineFor(configuration);
-  let body = '[';
-  for (const flag of engine.compiledList(features)) {
-    const outcome = engine.evaluate(flag, context);
-    count(flag.name, outcome.enabled);
-    body += body.length === 1 ? ofrepJson(outcome) : `,${ofrepJson(outcome)}`;
+  const flags = engine.compiledList(on);
+  const parts = new Array<string>(flags.length);
+  for (let index = 0; index < flags.length; index++) {
+    const outcome = engine.evaluate(flags[index]!, context);
+    counter.evaluated(outcome.flag.name, outcome.enabled);
+    parts[index] = ofrepJson(outcome);
   }
-  return `${body}]`;
+  const evaluated = Buffer.from(parts.join(','));
+  if (offJson.length === 0) return [evaluated];
+  return evaluated.length === 0 ? [offJson] : [offJson, COMMA, evaluated];
 }
+
+const COMMA = Buffer.from(',');

@@ -21,9 +21,6 @@ function flexibleRollout(parameters: Record<string, string>): Predicate {
   const percentage = percentageOf(parameters.rollout);
   if (!(percentage > 0)) return NEVER;
   const stickiness = parameters.stickiness || 'default';
-  const group = parameters.groupId ? new RolloutGroup(parameters.groupId) : undefined;
-  // Without a groupId, the SDK groups by a `featureToggle` field of the context, if any.
-  const groupOf = (context: EvaluationContext) => group ?? new RolloutGroup(context.featureToggle || '');
   const random = () => `${Math.round(Math.random() * 10000) + 1}`;
   const stickinessOf: (context: EvaluationContext) => unknown =
     stickiness === 'default'
@@ -31,9 +28,24 @@ function flexibleRollout(parameters: Record<string, string>): Predicate {
       : stickiness === 'random'
         ? random
         : (context) => contextValue(context, stickiness);
+  if (!parameters.groupId) {
+    // Without a groupId, the SDK groups by a `featureToggle` field of the context, if any.
+    return (context) => {
+      const id = stickinessOf(context);
+      return id ? new RolloutGroup(context.featureToggle || '').percentile(id) <= percentage : false;
+    };
+  }
+  const group = new RolloutGroup(parameters.groupId);
+  if (stickiness === 'default') {
+    // The common case, without the indirection of the general one.
+    return (context) => {
+      const id = context.userId || context.sessionId || random();
+      return group.percentile(id) <= percentage;
+    };
+  }
   return (context) => {
     const id = stickinessOf(context);
-    return id ? groupOf(context).percentile(id) <= percentage : false;
+    return id ? group.percentile(id) <= percentage : false;
   };
 }
 
