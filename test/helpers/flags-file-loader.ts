@@ -1,0 +1,145 @@
+import type { ClientFeature, ClientStrategy } from '../../src/domain/client-features/environment-configuration.js';
+import type { FlagConfiguration } from '../../src/domain/evaluation/engine.js';
+import type { Constraint, Variant } from '../../src/domain/features/feature-views.js';
+import type { TestApp } from './test-app.js';
+
+const BUILT_IN_STRATEGIES = new Set([
+  'default',
+  'flexibleRollout',
+  'userWithId',
+  'gradualRolloutUserId',
+  'gradualRolloutSessionId',
+  'gradualRolloutRandom',
+  'remoteAddress',
+  'applicationHostname',
+]);
+
+const constraintOf = (c: Constraint) => ({
+  contextName: c.contextName,
+  operator: c.operator,
+  ...(c.caseInsensitive !== undefined ? { caseInsensitive: c.caseInsensitive } : {}),
+  ...(c.inverted !== undefined ? { inverted: c.inverted } : {}),
+  ...(c.values !== undefined ? { values: c.values } : {}),
+  ...(c.value !== undefined ? { value: c.value } : {}),
+});
+
+/**
+ * Weights are stored as given (`fix`): Vexil would share 1000 among `variable` ones, moving every bucket. The one
+ * weighted variant of a list takes the whole 1000, which picks it for every context, as its weight of 1 did.
+ */
+const variantsOf = (variants: Variant[]) => {
+  const total = variants.reduce((sum, v) => sum + v.weight, 0);
+  return variants.map((v) => variantOf(v, total !== 1000 && v.weight > 0 ? 1000 : v.weight));
+};
+
+const variantOf = (v: Variant, weight: number) => ({
+  name: v.name,
+  weight,
+  weightType: 'fix',
+  ...(v.stickiness ? { stickiness: v.stickiness } : {}),
+  ...(v.payload ? { payload: v.payload } : {}),
+  ...(v.overrides ? { overrides: v.overrides } : {}),
+});
+
+function strategyOf(strategy: ClientStrategy, segmentName: (id: number) => string) {
+  return {
+    name: strategy.name,
+    parameters: strategy.parameters ?? {},
+    constraints: (strategy.constraints ?? []).map(constraintOf),
+    segments: (strategy.segments ?? []).map(segmentName),
+    variants: variantsOf(strategy.variants ?? []),
+  };
+}
+
+/**
+ * A configuration written into Vexil through its flags file (`POST /api/admin/flags-file/apply`), the same in every
+ * given environment of the `default` project. Flags Vexil refuses at write time (with the reason it gives) are
+ * left out, and so are the flags that depend on them; what was refused is returned with Vexil's message.
+ */
+export async function loadThroughFlagsFile(
+  ctx: TestApp,
+  configuration: FlagConfiguration,
+  environments: string[],
+): Promise<{ loaded: string[]; refused: Map<string, string> }> {
+  const refused = new Map<string, string>();
+  const segmentName = (id: number) => configuration.segments.get(id)?.name ?? `segment-${id}`;
+  for (const feature of configuration.features) {
+    const missing = (feature.strategies ?? []).flatMap((s) => s.segments ?? []).find((id) => !configuration.segments.has(id));
+    if (missing !== undefined) refused.set(feature.name, `names segment ${missing}, which does not exist: Vexil cannot store that`);
+    if ((feature.dependencies?.length ?? 0) > 1) refused.set(feature.name, 'has more than one parent: Vexil, as Unleash, allows one');
+    for (const variants of [feature.variants ?? [], ...(feature.strategies ?? []).map((s) => s.variants ?? [])]) {
+      const total = variants.reduce((sum, v) => sum + v.weight, 0);
+      if (variants.length > 0 && total !== 1000 && variants.filter((v) => v.weight > 0).length !== 1) {
+        refused.set(feature.name, `has variant weights adding up to ${total}: Vexil, as Unleash, stores weights that add up to 1000`);
+      }
+    }
+  }
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const kept = configuration.features.filter((feature) => !refused.has(feature.name));
+    const keptNames = new Set(kept.map((feature) => feature.name));
+    const orphan = kept.find((feature) =>
+      feature.dependencies?.some((d) => !keptNames.has(d.feature) && configuration.features.some((f) => f.name === d.feature)),
+    );
+    if (orphan) {
+      refused.set(orphan.name, `depends on ${orphan.dependencies![0]!.feature}, which was refused`);
+      continue;
+    }
+    const file = fileOf(kept, configuration, environments, segmentName);
+    const response = await ctx.admin.post('/api/admin/flags-file/apply', file);
+    if (response.statusCode === 200) return { loaded: kept.map((feature) => feature.name), refused };
+    const body = response.json() as { message: string; details?: Array<{ path?: string; message: string }> };
+    const blamed = new Set<string>();
+    for (const detail of body.details ?? [{ message: body.message }]) {
+      const index = /\/projects\/0\/flags\/(\d+)/.exec(detail.path ?? detail.message)?.[1];
+      if (index !== undefined) {
+        const name = kept[Number(index)]!.name;
+        blamed.add(name);
+        refused.set(name, detail.message);
+      }
+    }
+    if (blamed.size === 0) throw new Error(`The flags file was refused and no flag was blamed: ${response.body}`);
+  }
+  throw new Error('The flags file kept being refused');
+}
+
+function fileOf(features: ClientFeature[], configuration: FlagConfiguration, environments: string[], segmentName: (id: number) => string) {
+  const custom = new Set(features.flatMap((f) => (f.strategies ?? []).map((s) => s.name)).filter((name) => !BUILT_IN_STRATEGIES.has(name)));
+  const used = new Set(features.flatMap((f) => (f.strategies ?? []).flatMap((s) => s.segments ?? [])));
+  return {
+    version: 1,
+    environments: environments.map((name) => ({ name, type: 'development' })),
+    strategies: [...custom].map((name) => ({ name, parameters: [] })),
+    segments: [...configuration.segments.values()]
+      .filter((segment) => used.has(segment.id))
+      .map((segment) => ({ name: segmentName(segment.id), constraints: (segment.constraints ?? []).map(constraintOf) })),
+    projects: [
+      {
+        id: 'default',
+        environments,
+        flags: features.map((feature) => ({
+          name: feature.name,
+          impressionData: feature.impressionData ?? false,
+          ...(feature.dependencies?.length
+            ? {
+                dependencies: feature.dependencies.map((d) => ({
+                  feature: d.feature,
+                  ...(d.enabled !== undefined ? { enabled: d.enabled } : {}),
+                  ...(d.variants ? { variants: d.variants } : {}),
+                })),
+              }
+            : {}),
+          environments: Object.fromEntries(
+            environments.map((environment) => [
+              environment,
+              {
+                enabled: feature.enabled,
+                strategies: (feature.strategies ?? []).map((strategy) => strategyOf(strategy, segmentName)),
+                variants: variantsOf(feature.variants ?? []),
+              },
+            ]),
+          ),
+        })),
+      },
+    ],
+  };
+}
