@@ -32,7 +32,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-class Draw {
+export class Draw {
   constructor(readonly next: () => number) {}
   int(max: number): number {
     return Math.floor(this.next() * max);

@@ -89,10 +89,22 @@ export async function loadThroughFlagsFile(
     if (response.statusCode === 200) return { loaded: kept.map((feature) => feature.name), refused };
     const body = response.json() as { message: string; details?: Array<{ path?: string; message: string }> };
     const blamed = new Set<string>();
+    const usedSegments = [...configuration.segments.values()].filter((segment) =>
+      kept.some((f) => (f.strategies ?? []).some((s) => s.segments?.includes(segment.id))),
+    );
     for (const detail of body.details ?? [{ message: body.message }]) {
-      const index = /\/projects\/0\/flags\/(\d+)/.exec(detail.path ?? detail.message)?.[1];
-      if (index !== undefined) {
-        const name = kept[Number(index)]!.name;
+      const where = detail.path ?? detail.message;
+      const index = /\/projects\/0\/flags\/(\d+)/.exec(where)?.[1];
+      const segment = /\/segments\/(\d+)/.exec(where)?.[1];
+      const names =
+        index !== undefined
+          ? [kept[Number(index)]!.name]
+          : segment !== undefined
+            ? kept
+                .filter((f) => (f.strategies ?? []).some((s) => s.segments?.includes(usedSegments[Number(segment)]!.id)))
+                .map((f) => f.name)
+            : [];
+      for (const name of names) {
         blamed.add(name);
         refused.set(name, detail.message);
       }
