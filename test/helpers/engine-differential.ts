@@ -240,7 +240,7 @@ export function randomContext(draw: Draw): EvaluationContext {
 }
 
 /** The SDK's client over a configuration held in memory, with its built-in strategies. */
-function sdkClientOf(configuration: FlagConfiguration) {
+export function sdkClientOf(configuration: FlagConfiguration) {
   const byName = new Map(configuration.features.map((feature) => [feature.name, feature]));
   const repository = {
     getToggle: (name: string) => byName.get(name) as unknown as FeatureInterface | undefined,

@@ -396,6 +396,8 @@ describe('bad SDK requests', () => {
       [{ context: { userId: { nested: true } } }, '/body/context/userId'],
       [{ context: { currentTime: 'soon' } }, '/body/context/currentTime'],
       [{ context: { properties: { plan: ['pro'] } } }, '/body/context/properties/plan'],
+      [{ context: { userId: 'u'.repeat(1001) } }, '/body/context/userId'],
+      [{ context: { properties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, 'x'])) } }, '/body/context/properties'],
     ];
     for (const [payload, path] of frontendCases) {
       const error = expectError(await ctx.as(frontendToken).post('/api/frontend', payload), 400, 'BadDataError');
