@@ -92,11 +92,12 @@ export async function recordClientMetrics(tx: Tx, token: SdkToken, metrics: Clie
       reported.map(([name]) => name),
     );
   const existing = await known.select('project').execute();
+  const existingNames = new Set(existing.map((row) => row.name));
   await recordMissingFlags(
     tx,
     metrics.appName,
     token.environment,
-    reported.map(([name]) => name).filter((name) => !existing.some((row) => row.name === name)),
+    reported.map(([name]) => name).filter((name) => !existingNames.has(name)),
     stop,
   );
   const inScope = token.projects === '*' ? existing : existing.filter((row) => (token.projects as string[]).includes(row.project));
