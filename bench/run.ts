@@ -1,77 +1,11 @@
-/**
- * Benchmarks a running Vexil on a seeded database (see bench/seed.ts):
- *   npm run bench -- --database-url postgres://…/vexil_bench
- *   npm run bench -- --data-dir ./bench-data
- * Starts the server as its own process (so start-up time and memory are its own), drives HTTP load with
- * autocannon at concurrency 1 and 16 per case, and prints req/s, p50 and p99 as a markdown table, then the
- * peak RSS while streaming every event of the largest project and exporting the whole log, start-up time with
- * its phases and idle memory (median of three starts), and the metrics endpoint's series at the end.
- */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { engineLines } from './engine.js';
+import { type Server, startServer, TOKEN } from './server.js';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
-
-const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
-/** The server as `npm start` runs it: compiled, without the TypeScript loader (npm run bench builds first). */
-const MAIN = join(import.meta.dirname, '../dist/main.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-interface Server {
-  process: ChildProcess;
-  baseUrl: string;
-  /** From spawning the process to its first healthy answer, as an orchestrator sees start-up. */
-  toHealthyMs: number;
-  /** What the server wrote to standard output, when it was captured. */
-  output: () => string;
-}
-
-/** Starts dist/main.js on a free port; its logs go to stderr unless `captureOutput`, so the report on stdout stays clean. */
-async function startServer(env: Record<string, string>, options: { captureOutput?: boolean } = {}): Promise<Server> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      INIT_ADMIN_API_TOKENS: TOKEN,
-      // The delivery-lag receiver listens on 127.0.0.1.
-      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
-      ...env,
-    },
-    stdio: options.captureOutput ? ['ignore', 'pipe', 'inherit'] : ['ignore', process.stderr, process.stderr],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting: ${output}`);
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) {
-        return { process: child, baseUrl, toHealthyMs: performance.now() - started, output: () => output };
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function getJson<T>(baseUrl: string, path: string): Promise<T> {
   const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: TOKEN } });

@@ -1,0 +1,60 @@
+/** Vexil as `npm start` runs it, started by the benchmarks as a process of its own. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
+/** The server as `npm start` runs it: compiled, without the TypeScript loader (npm run bench builds first). */
+const MAIN = join(import.meta.dirname, '../dist/main.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Server {
+  process: ChildProcess;
+  baseUrl: string;
+  /** From spawning the process to its first healthy answer, as an orchestrator sees start-up. */
+  toHealthyMs: number;
+  /** What the server wrote to standard output, when it was captured. */
+  output: () => string;
+}
+
+/** Starts dist/main.js on a free port; its logs go to stderr unless `captureOutput`, so the report on stdout stays clean. */
+export async function startServer(env: Record<string, string>, options: { captureOutput?: boolean } = {}): Promise<Server> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      INIT_ADMIN_API_TOKENS: TOKEN,
+      // The delivery-lag receiver listens on 127.0.0.1.
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...env,
+    },
+    stdio: options.captureOutput ? ['ignore', 'pipe', 'inherit'] : ['ignore', process.stderr, process.stderr],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Vexil exited with ${child.exitCode} while starting: ${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) {
+        return { process: child, baseUrl, toHealthyMs: performance.now() - started, output: () => output };
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
