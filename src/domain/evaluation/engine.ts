@@ -170,6 +170,7 @@ export class Engine {
   compiledList(features: readonly ClientFeature[]): CompiledFlag[] {
     let list = this.lists.get(features);
     if (!list) {
+      // Every caller passes flags of this configuration; one it lacks is compiled on its own rather than dropped.
       list = features.map((feature) => this.flags.get(feature.name) ?? new CompiledFlag(feature, this.segments));
       this.lists.set(features, list);
     }
