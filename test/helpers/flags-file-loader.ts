@@ -74,16 +74,21 @@ export async function loadThroughFlagsFile(
       }
     }
   }
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const kept = configuration.features.filter((feature) => !refused.has(feature.name));
-    const keptNames = new Set(kept.map((feature) => feature.name));
-    const orphan = kept.find((feature) =>
-      feature.dependencies?.some((d) => !keptNames.has(d.feature) && configuration.features.some((f) => f.name === d.feature)),
-    );
-    if (orphan) {
-      refused.set(orphan.name, `depends on ${orphan.dependencies![0]!.feature}, which was refused`);
-      continue;
+  const known = new Set(configuration.features.map((feature) => feature.name));
+  // Each refused answer blames at least one more flag, so there are at most as many tries as flags.
+  for (let attempt = 0; attempt <= configuration.features.length; attempt++) {
+    // A flag whose parent was refused goes too (and then its own children).
+    for (let dropped = true; dropped; ) {
+      dropped = false;
+      for (const feature of configuration.features) {
+        const parent = feature.dependencies?.find((d) => known.has(d.feature) && refused.has(d.feature));
+        if (!refused.has(feature.name) && parent) {
+          refused.set(feature.name, `depends on ${parent.feature}, which was refused`);
+          dropped = true;
+        }
+      }
     }
+    const kept = configuration.features.filter((feature) => !refused.has(feature.name));
     const file = fileOf(kept, configuration, environments, segmentName);
     const response = await ctx.admin.post('/api/admin/flags-file/apply', file);
     if (response.statusCode === 200) return { loaded: kept.map((feature) => feature.name), refused };

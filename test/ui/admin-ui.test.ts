@@ -111,7 +111,10 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await form.getByLabel('Name').fill('Checkout');
     await form.getByRole('button', { name: 'Create project' }).click();
     await page.waitForURL(new RegExp(`/projects/${PROJECT}$`));
-    assert.match(await textOf(page.getByRole('heading', { level: 1 })), /^Checkout \(checkout\)/);
+    // The URL changes before the project's page replaces the list's heading: wait for the page, then read it.
+    const heading = page.getByRole('heading', { level: 1, name: /^Checkout \(checkout\)/ });
+    await heading.waitFor();
+    assert.match(await textOf(heading), /^Checkout \(checkout\)/);
 
     const flagForm = page.getByRole('form', { name: 'New flag' });
     await flagForm.getByLabel('Name').fill('bad name!');
