@@ -3,15 +3,11 @@
  * seeded bench data): flag evaluations per second for the flags that are on (the frontend API's work) and for
  * every flag (OFREP bulk's), and the same loop through the official Node SDK's engine for comparison.
  */
-import UnleashClientModule from 'unleash-client/lib/client.js';
-import { defaultStrategies } from 'unleash-client/lib/strategy/index.js';
 import type { ClientFeature, ClientSegment } from '../src/domain/client-features/environment-configuration.js';
 import type { EvaluationContext } from '../src/domain/evaluation/context.js';
 import { type CompiledFlag, engineFor, type FlagConfiguration } from '../src/domain/evaluation/engine.js';
-
-type ClientClass = typeof UnleashClientModule.default;
-const UnleashClient =
-  (UnleashClientModule as unknown as { default?: ClientClass }).default ?? (UnleashClientModule as unknown as ClientClass);
+import { sdkClientOf } from '../test/helpers/engine-differential.js';
+import { createSdkToken } from './server.js';
 
 const CONTEXTS = 2_000;
 const SECONDS = 3;
@@ -42,13 +38,7 @@ function rate<Flag>(flags: Flag[], evaluate: (flag: Flag, context: EvaluationCon
 }
 
 export async function engineLines(baseUrl: string, adminToken: string): Promise<string[]> {
-  const created = await fetch(`${baseUrl}/api/admin/api-tokens`, {
-    method: 'POST',
-    headers: { authorization: adminToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ tokenName: `bench-engine-${Date.now()}`, type: 'client', environment: 'production', projects: ['*'] }),
-  });
-  if (!created.ok) throw new Error(`creating a client token answered ${created.status}: ${await created.text()}`);
-  const { secret } = (await created.json()) as { secret: string };
+  const secret = await createSdkToken(baseUrl, adminToken, 'client', 'engine');
   const response = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: secret } });
   const body = (await response.json()) as { features: ClientFeature[]; segments: ClientSegment[] };
   const configuration: FlagConfiguration = { features: body.features, segments: new Map(body.segments.map((s) => [s.id, s])) };
@@ -58,13 +48,7 @@ export async function engineLines(baseUrl: string, adminToken: string): Promise<
   const on = engine.compiledList(enabledFeatures);
   const every = engine.compiledList(body.features);
   const byEngine = (flag: CompiledFlag, context: EvaluationContext) => engine.evaluate(flag, context);
-  const byName = new Map(configuration.features.map((feature) => [feature.name, feature]));
-  const repository = {
-    getToggle: (name: string) => byName.get(name),
-    getToggles: () => configuration.features,
-    getSegment: (id: number) => configuration.segments.get(id),
-  };
-  const sdk = new UnleashClient(repository as never, defaultStrategies);
+  const sdk = sdkClientOf(configuration);
   const bySdk = (name: string, context: EvaluationContext) => sdk.getVariant(name, context as never);
   rate(on, byEngine); // warm-up: the first pass compiles and optimises
   const engineOn = rate(on, byEngine);

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { engineLines } from './engine.js';
-import { type Server, startServer, TOKEN } from './server.js';
+import { createSdkToken, type Server, startServer, TOKEN } from './server.js';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 
 async function getJson<T>(baseUrl: string, path: string): Promise<T> {
@@ -27,24 +27,12 @@ interface Case {
 
 /** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
 async function sdkCases(baseUrl: string): Promise<Case[]> {
-  const created = await fetch(`${baseUrl}/api/admin/api-tokens`, {
-    method: 'POST',
-    headers: { authorization: TOKEN, 'content-type': 'application/json' },
-    body: JSON.stringify({ tokenName: `bench-sdk-${Date.now()}`, type: 'client', environment: 'production', projects: ['*'] }),
-  });
-  if (!created.ok) throw new Error(`creating a client token answered ${created.status}: ${await created.text()}`);
-  const { secret } = (await created.json()) as { secret: string };
+  const secret = await createSdkToken(baseUrl, TOKEN, 'client', 'sdk');
   const first = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: secret } });
   const body = (await first.json()) as { features: unknown[] };
   const etag = first.headers.get('etag')!;
   const label = `${body.features.length} flags`;
-  const frontend = await fetch(`${baseUrl}/api/admin/api-tokens`, {
-    method: 'POST',
-    headers: { authorization: TOKEN, 'content-type': 'application/json' },
-    body: JSON.stringify({ tokenName: `bench-frontend-${Date.now()}`, type: 'frontend', environment: 'production', projects: ['*'] }),
-  });
-  if (!frontend.ok) throw new Error(`creating a frontend token answered ${frontend.status}: ${await frontend.text()}`);
-  const frontendSecret = ((await frontend.json()) as { secret: string }).secret;
+  const frontendSecret = await createSdkToken(baseUrl, TOKEN, 'frontend', 'frontend');
   const enabled = (
     (await (await fetch(`${baseUrl}/api/frontend?userId=probe`, { headers: { authorization: frontendSecret } })).json()) as {
       toggles: unknown[];

@@ -58,3 +58,14 @@ export async function startServer(env: Record<string, string>, options: { captur
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** A new SDK token for the production environment (every project), made with an admin token; its secret. */
+export async function createSdkToken(baseUrl: string, adminToken: string, type: 'client' | 'frontend', label: string): Promise<string> {
+  const created = await fetch(`${baseUrl}/api/admin/api-tokens`, {
+    method: 'POST',
+    headers: { authorization: adminToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ tokenName: `bench-${label}-${Date.now()}`, type, environment: 'production', projects: ['*'] }),
+  });
+  if (!created.ok) throw new Error(`creating a ${type} token answered ${created.status}: ${await created.text()}`);
+  return ((await created.json()) as { secret: string }).secret;
+}

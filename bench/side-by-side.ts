@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { reachablePostgres, startUnleash } from '../test/helpers/unleash-server.js';
-import { startServer, TOKEN } from './server.js';
+import { createSdkToken, startServer, TOKEN } from './server.js';
 
 interface Segment {
   id: number;
@@ -107,17 +107,8 @@ async function main(): Promise<void> {
       };
       await call(unleash.baseUrl, pat, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'production', data });
     }
-    const frontendToken = async (baseUrl: string, token: string) =>
-      (
-        await call(baseUrl, token, 'POST', '/api/admin/api-tokens', {
-          tokenName: `side-by-side-${Date.now()}`,
-          type: 'frontend',
-          environment: 'production',
-          projects: ['*'],
-        })
-      ).secret as string;
-    const vexilToken = await frontendToken(vexil.baseUrl, TOKEN);
-    const unleashToken = await frontendToken(unleash.baseUrl, unleash.adminToken);
+    const vexilToken = await createSdkToken(vexil.baseUrl, TOKEN, 'frontend', 'side-by-side');
+    const unleashToken = await createSdkToken(unleash.baseUrl, unleash.adminToken, 'frontend', 'side-by-side');
     const probe = async (baseUrl: string, token: string) =>
       ((await call(baseUrl, token, 'GET', '/api/frontend?userId=probe')).toggles as unknown[]).length;
     // Unleash refreshes its frontend API's flags a moment after a change.

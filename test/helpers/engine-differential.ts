@@ -6,7 +6,7 @@ import type { Segment } from 'unleash-client/lib/strategy/strategy.js';
 import type { ClientFeature, ClientSegment, ClientStrategy } from '../../src/domain/client-features/environment-configuration.js';
 import type { EvaluationContext } from '../../src/domain/evaluation/context.js';
 import { engineFor, type FlagConfiguration } from '../../src/domain/evaluation/engine.js';
-import type { Constraint, Variant } from '../../src/domain/features/feature-views.js';
+import { CONSTRAINT_OPERATORS, type Constraint, type Variant } from '../../src/domain/features/feature-views.js';
 
 /**
  * Differential testing of Vexil's engine against the official Node SDK: seeded random configurations (every
@@ -67,28 +67,8 @@ const VERSIONS = ['1.2.3', '1.2.3-beta.1', '1.2.3-alpha', 'v1.0.0', '2.0.0', '1.
 const DATES = ['2024-01-01T00:00:00.000Z', '2030-06-01T12:00:00Z', '2026-11-26', 'not-a-date', ''];
 const ADDRESSES = ['10.0.0.1', '10.1.2.3', '192.168.1.5', '127.0.0.1', '::1', '2001:db8::1', '2001:db8:0:0:0:0:0:1', 'not-an-ip', ''];
 const RANGES = ['10.0.0.0/8', '192.168.1.0/24', '127.0.0.1', '2001:db8::/32', '::1/128', '10.0.0.1/33', 'garbage', '0.0.0.0/0'];
-const OPERATORS = [
-  'IN',
-  'NOT_IN',
-  'STR_STARTS_WITH',
-  'STR_ENDS_WITH',
-  'STR_CONTAINS',
-  'NUM_EQ',
-  'NUM_GT',
-  'NUM_GTE',
-  'NUM_LT',
-  'NUM_LTE',
-  'DATE_AFTER',
-  'DATE_BEFORE',
-  'SEMVER_EQ',
-  'SEMVER_GT',
-  'SEMVER_GTE',
-  'SEMVER_LT',
-  'SEMVER_LTE',
-  'REGEX',
-  'IN_CIDR',
-  'UNKNOWN_OPERATOR',
-];
+/** Every operator Vexil stores, and one no SDK knows (never holds, inverted or not). */
+const OPERATORS = [...CONSTRAINT_OPERATORS, 'UNKNOWN_OPERATOR'];
 const PATTERNS = ['^u\\d+$', 'pro', '^(a|b)+$', '[', '.*@example\\.com$', 'ÆØ'];
 const STICKINESS = ['default', 'userId', 'sessionId', 'random', 'customField', 'plan', 'remoteAddress', ''];
 

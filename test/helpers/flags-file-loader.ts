@@ -1,18 +1,8 @@
 import type { ClientFeature, ClientStrategy } from '../../src/domain/client-features/environment-configuration.js';
 import type { FlagConfiguration } from '../../src/domain/evaluation/engine.js';
+import { isBuiltInStrategy } from '../../src/domain/evaluation/strategies.js';
 import type { Constraint, Variant } from '../../src/domain/features/feature-views.js';
 import type { TestApp } from './test-app.js';
-
-const BUILT_IN_STRATEGIES = new Set([
-  'default',
-  'flexibleRollout',
-  'userWithId',
-  'gradualRolloutUserId',
-  'gradualRolloutSessionId',
-  'gradualRolloutRandom',
-  'remoteAddress',
-  'applicationHostname',
-]);
 
 const constraintOf = (c: Constraint) => ({
   contextName: c.contextName,
@@ -120,7 +110,7 @@ export async function loadThroughFlagsFile(
 }
 
 function fileOf(features: ClientFeature[], configuration: FlagConfiguration, environments: string[], segmentName: (id: number) => string) {
-  const custom = new Set(features.flatMap((f) => (f.strategies ?? []).map((s) => s.name)).filter((name) => !BUILT_IN_STRATEGIES.has(name)));
+  const custom = new Set(features.flatMap((f) => (f.strategies ?? []).map((s) => s.name)).filter((name) => !isBuiltInStrategy(name)));
   const used = new Set(features.flatMap((f) => (f.strategies ?? []).flatMap((s) => s.segments ?? [])));
   return {
     version: 1,

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import UnleashClientModule from 'unleash-client/lib/client.js';
-import { defaultStrategies } from 'unleash-client/lib/strategy/index.js';
 import type { ClientFeature, ClientSegment } from '../../src/domain/client-features/environment-configuration.js';
 import type { EvaluationContext } from '../../src/domain/evaluation/context.js';
 import type { FlagConfiguration } from '../../src/domain/evaluation/engine.js';
-import { Draw, randomConfiguration, randomContext, seededRandom } from '../helpers/engine-differential.js';
+import { Draw, randomConfiguration, randomContext, sdkClientOf, seededRandom } from '../helpers/engine-differential.js';
 import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -16,10 +14,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
  * on /api/client/features, and random contexts asked of all three. `Math.random` is held at one value per context
  * (the app runs in this process), so random stickiness draws alike on both sides.
  */
-type ClientClass = typeof UnleashClientModule.default;
-const UnleashClient =
-  (UnleashClientModule as unknown as { default?: ClientClass }).default ?? (UnleashClientModule as unknown as ClientClass);
-
 const seed = Number(process.env.ENGINE_DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ENVIRONMENT = 'development';
 let ctx: TestApp;
@@ -73,16 +67,7 @@ test(`the frontend API and OFREP answer as unleash-client, over HTTP (seed ${see
   const client = await createSdkToken(ctx, 'client', ENVIRONMENT);
   const frontend = await createSdkToken(ctx, 'frontend', ENVIRONMENT);
   const served = (await ctx.as(client).get('/api/client/features')).json() as { features: ClientFeature[]; segments: ClientSegment[] };
-  const byName = new Map(served.features.map((feature) => [feature.name, feature]));
-  const segments = new Map(served.segments.map((segment) => [segment.id, segment]));
-  const sdk = new UnleashClient(
-    {
-      getToggle: (name: string) => byName.get(name),
-      getToggles: () => served.features,
-      getSegment: (id: number) => segments.get(id),
-    } as never,
-    defaultStrategies,
-  );
+  const sdk = sdkClientOf({ features: served.features, segments: new Map(served.segments.map((segment) => [segment.id, segment])) });
   const realRandom = Math.random;
   let compared = 0;
   const differences: unknown[] = [];

@@ -115,11 +115,14 @@ const BUILT_IN: Record<string, (parameters: Record<string, string>) => Predicate
   applicationHostname,
 };
 
+/** Whether every official SDK knows the strategy (else it is a custom one, needing a definition to be stored). */
+export const isBuiltInStrategy = (name: string): boolean => Object.hasOwn(BUILT_IN, name);
+
 /**
  * A strategy's own rule (its constraints aside), or `undefined` for a custom strategy: the SDKs skip a
  * strategy they have no implementation for, so it never turns a flag on.
  */
 export function compileStrategyRule(strategy: Pick<ClientStrategy, 'name' | 'parameters'>): Predicate | undefined {
-  const compile = Object.hasOwn(BUILT_IN, strategy.name) ? BUILT_IN[strategy.name] : undefined;
+  const compile = isBuiltInStrategy(strategy.name) ? BUILT_IN[strategy.name] : undefined;
   return compile?.(strategy.parameters ?? {});
 }
