@@ -1,7 +1,7 @@
 import type { ClientFeature, ClientStrategy } from '../client-features/environment-configuration.js';
 import type { EvaluationContext } from './context.js';
 import type { EvaluationCounter } from '../usage/usage-tally.js';
-import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
+import { type Engine, engineFor, type FlagConfiguration, type Outcome } from './engine.js';
 
 /**
  * OpenFeature's Remote Evaluation Protocol (OFREP) over Vexil's flags: each flag evaluated by Vexil's engine,
@@ -128,10 +128,9 @@ interface BulkParts {
 
 const bulkParts = new WeakMap<readonly ClientFeature[], BulkParts>();
 
-function bulkPartsOf(features: readonly ClientFeature[], configuration: FlagConfiguration): BulkParts {
+function bulkPartsOf(features: readonly ClientFeature[], engine: Engine): BulkParts {
   let parts = bulkParts.get(features);
   if (!parts) {
-    const engine = engineFor(configuration);
     const off = features.filter((feature) => !feature.enabled);
     parts = {
       offJson: Buffer.from(off.map((feature) => ofrepJson(engine.flag(feature.name)!.off)).join(',')),
@@ -153,9 +152,9 @@ export function evaluateForOpenFeature(
   context: EvaluationContext,
   counter: EvaluationCounter,
 ): Buffer[] {
-  const { offJson, offNames, on } = bulkPartsOf(features, configuration);
-  counter.allOff(offNames);
   const engine = engineFor(configuration);
+  const { offJson, offNames, on } = bulkPartsOf(features, engine);
+  counter.allOff(offNames);
   const flags = engine.compiledList(on);
   const parts = new Array<string>(flags.length);
   for (let index = 0; index < flags.length; index++) {
