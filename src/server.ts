@@ -6,6 +6,7 @@ import { inUnitOfWork, type UnitOfWorkDeps } from './db/unit-of-work.js';
 import { SYSTEM_ACTOR } from './domain/access/actor.js';
 import { setUpInstallation, type BootstrapResult } from './domain/bootstrap/bootstrap.js';
 import { ClientFeatureStore } from './domain/client-features/client-feature-store.js';
+import { loadEnvironmentConfiguration } from './domain/client-features/environment-configuration.js';
 import { NewApplicationLimit } from './domain/client-features/new-application-limit.js';
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
@@ -45,7 +46,9 @@ export interface ComposedApp {
 /** The app and the services it holds; closing the app ends its streams first and then its services. */
 export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<ComposedApp> {
   const metrics = new Metrics(metricsSourcesOf(deps));
-  const clientFeatures = new ClientFeatureStore(deps.db);
+  const clientFeatures = new ClientFeatureStore((environment, only, alsoSegments) =>
+    loadEnvironmentConfiguration(deps.db, environment, only, alsoSegments),
+  );
   await clientFeatures.start(deps.listen);
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());

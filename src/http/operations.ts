@@ -323,6 +323,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/client/register': op('registerClientApplication', 'Register an SDK instance', 202),
   'POST /api/client/metrics': op('registerClientMetrics', 'Report flag usage from an SDK', 202),
   'POST /api/client/metrics/bulk': op('clientBulkMetrics', 'Report usage and registrations in bulk (Unleash Edge)', 202),
+  'POST /edge/validate': op('getValidTokens', 'Which of the given tokens are valid client or frontend tokens, with what each may see'),
   'GET /api/frontend': op('getFrontendFeatures', 'The enabled flags for a context, for browser and mobile SDKs'),
   'POST /api/frontend': op('getFrontendApiFeaturesWithPost', 'The enabled flags for a context given as JSON'),
   'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 202),

@@ -17,6 +17,7 @@ import { commonSchemas } from './common.schemas.js';
 import { contextFieldRoutes } from './context-fields.routes.js';
 import { contextFieldSchemas } from './context-fields.schemas.js';
 import type { RouteModule } from './deps.js';
+import { edgeRoutes, edgeSchemas } from './edge.routes.js';
 import { environmentRoutes } from './environments.routes.js';
 import { eventRoutes } from './events.routes.js';
 import { eventSchemas } from './events.schemas.js';
@@ -81,6 +82,7 @@ export const routeModules: RouteModule[] = [
   addonRoutes,
   clientMetricsRoutes,
   clientApiRoutes,
+  edgeRoutes,
   frontendApiRoutes,
   playgroundRoutes,
   applicationRoutes,
@@ -112,6 +114,7 @@ export const sharedSchemas: TSchema[] = [
   ...addonSchemas,
   ...uiConfigSchemas,
   ...sdkSchemas,
+  ...edgeSchemas,
   ...flagsFileSchemas,
   ...featuresBatchSchemas,
   ...ofrepSchemas,

@@ -158,3 +158,43 @@ export async function authenticateSignalToken(db: Db, name: string, token: strin
     .executeTakeFirst();
   return row;
 }
+
+/** A client or frontend token with its secret, as an edge asks for it. */
+export interface ValidatedSdkToken extends Omit<SdkToken, 'id' | 'expiresAt'> {
+  token: string;
+}
+
+/**
+ * Which of `tokens` are valid client or frontend tokens, with their environment and projects (what an edge asks
+ * before it serves a token it has not seen). Admin tokens and personal access tokens are never confirmed here.
+ */
+export async function validSdkTokens(db: Db, tokens: string[], now: Date): Promise<ValidatedSdkToken[]> {
+  const byHash = new Map(tokens.filter((token) => !token.startsWith(PAT_PREFIX)).map((token) => [hashToken(token), token]));
+  if (byHash.size === 0) return [];
+  const rows = await db
+    .selectFrom('api_tokens')
+    .select(['id', 'type', 'environment', 'expires_at', 'secret_hash'])
+    .where('secret_hash', 'in', [...byHash.keys()])
+    .where('type', '!=', 'admin')
+    .execute();
+  const live = rows.filter((row) => !isExpired(row.expires_at, now));
+  if (live.length === 0) return [];
+  const projectRows = await db
+    .selectFrom('api_token_projects')
+    .select(['token_id', 'project_id'])
+    .where(
+      'token_id',
+      'in',
+      live.map((row) => row.id),
+    )
+    .execute();
+  return live.map((row) => {
+    const projects = projectRows.filter((project) => project.token_id === row.id).map((project) => project.project_id);
+    return {
+      token: byHash.get(row.secret_hash)!,
+      type: row.type as SdkToken['type'],
+      environment: row.environment!,
+      projects: projects.length === 0 ? '*' : projects,
+    };
+  });
+}

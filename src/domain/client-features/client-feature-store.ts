@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseHandle, Db, Unlisten } from '../../db/database.js';
+import type { DatabaseHandle, Unlisten } from '../../db/database.js';
 import { CHANGED_FLAGS, CHANGED_SEGMENTS, CONFIGURATION_CHANNEL, changedFlagOf } from '../../db/notification-channels.js';
-import {
-  loadEnvironmentConfiguration,
-  type ClientFeature,
-  type ClientSegment,
-  type EnvironmentConfiguration,
-} from './environment-configuration.js';
+import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from './environment-configuration.js';
 
 export type DeltaEvent =
   | { type: 'hydration'; eventId: number; features: ClientFeature[]; segments: ClientSegment[] }
@@ -236,6 +231,13 @@ function scopedEvents(
   return events;
 }
 
+/**
+ * Where the store reads an environment's configuration: the database on a server (`loadEnvironmentConfiguration`),
+ * the configuration mirrored from upstream on an edge. With `only`, just those flags (and the segments they use,
+ * and `alsoSegments`): what a change named, merged into what is held.
+ */
+export type ConfigurationSource = (environment: string, only?: string[], alsoSegments?: number[]) => Promise<EnvironmentConfiguration>;
+
 /** Told of each rebuild of an environment that changed something, with the configuration it produced. */
 export type ChangeListener = (environment: string, change: ConfigurationChange, configuration: EnvironmentConfiguration) => void;
 
@@ -253,7 +255,7 @@ export class ClientFeatureStore {
   private readonly changeHooks: Array<{ kind: string; hook: () => void }> = [];
   private unlisten: Unlisten | undefined;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly load: ConfigurationSource) {}
 
   async start(listen: DatabaseHandle['listen']): Promise<void> {
     this.unlisten = await listen(CONFIGURATION_CHANNEL, (payload) => this.onChange(payload));
@@ -332,9 +334,9 @@ export class ClientFeatureStore {
       if (entry && names) {
         const held = entry.configuration;
         const segments = pending!.segments ? [...held.segments.keys()] : [];
-        configuration = merged(held, await loadEnvironmentConfiguration(this.db, environment, [...names], segments), names);
+        configuration = merged(held, await this.load(environment, [...names], segments), names);
       } else {
-        configuration = await loadEnvironmentConfiguration(this.db, environment);
+        configuration = await this.load(environment);
       }
     } catch (error) {
       if (entry) {
