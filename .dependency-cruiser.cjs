@@ -1,5 +1,6 @@
 /**
- * The floors of src/ (docs/ARCHITECTURE.md): main and cli → http, workers → domain → db → config → shared.
+ * The floors of src/ (docs/ARCHITECTURE.md): main and cli → http, workers → domain → db → config → shared; edge
+ * (Vexil Edge) → http, workers, domain, config, shared, never db.
  * An import runs down a floor or stays on its own, never up and never in a circle; a route file never imports
  * another route file. The web UI reaches the API through its query module only (web/src/api/queries.ts, which joins
  * the areas of web/src/api/areas). `npm test` runs this check.
@@ -48,6 +49,7 @@ const FLOORS = {
   domain: '^src/domain/',
   workers: '^src/workers/',
   http: '^src/http/',
+  edge: '^src/edge/',
 };
 
 module.exports = {
@@ -58,6 +60,8 @@ module.exports = {
     floor('domain', FLOORS.domain, ['db', 'config', 'shared']),
     floor('workers', FLOORS.workers, ['domain', 'db', 'config', 'shared']),
     floor('http', FLOORS.http, ['domain', 'db', 'config', 'shared']),
+    // Vexil Edge stands beside the server on the floors below it, and never touches a database.
+    floor('edge', FLOORS.edge, ['http', 'workers', 'domain', 'config', 'shared']),
     ...domainAreaRules,
     {
       name: 'no-circular',

@@ -285,3 +285,83 @@ export function loadConfig(env: Env = process.env): Config {
     passwordSignIn: !oidcOnly,
   };
 }
+
+/** Vexil Edge's settings, named as Unleash Edge names them so its deployment files carry over. */
+export interface EdgeConfig {
+  /** The Vexil, Unleash or Vexil Edge the edge follows (its base URL, without `/api`). */
+  upstreamUrl: string;
+  /** Client tokens whose flags are synchronised from the start; the edge serves tokens within their scopes. */
+  tokens: string[];
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  /** Where the configuration is written on each change and read at a start while the upstream is away. */
+  backupFolder?: string;
+  /** How often the flags are fetched from an upstream that cannot stream them. */
+  featuresRefreshIntervalMs: number;
+  /** How often a token the edge serves is checked with the upstream again. */
+  tokenRevalidationIntervalMs: number;
+  /** How often SDK usage gathered at the edge is sent upstream. */
+  metricsIntervalMs: number;
+  /** How long one request to the upstream may take. */
+  upstreamTimeoutMs: number;
+  /** Take the client's address from X-Forwarded-For (the edge stands behind a proxy or load balancer). */
+  trustProxy: boolean;
+}
+
+/** Unleash Edge settings Vexil Edge does not take yet: refused by name, never ignored, so no one relies on them unknowingly. */
+const EDGE_SETTINGS_NOT_SUPPORTED = ['REDIS_URL', 'BOOTSTRAP_FILE', 'PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
+
+function readEdgeUpstream(env: Env): string {
+  const raw = env.UPSTREAM_URL?.trim();
+  if (!raw) throw new ConfigError('UPSTREAM_URL is required: the base URL of the Vexil or Unleash server the edge follows');
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    invalid('UPSTREAM_URL', 'an absolute http or https URL', raw);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') invalid('UPSTREAM_URL', 'an absolute http or https URL', raw);
+  // Unleash Edge takes the server's URL with or without `/api`; the edge adds the paths itself.
+  return raw.replace(/\/+$/, '').replace(/\/api$/, '');
+}
+
+/** A client token as Unleash and Vexil write them: `<project or * or []>:<environment>.<secret>`. */
+const CLIENT_TOKEN_FORMAT = /^[^:\s]+:[^.\s]+\.[A-Za-z0-9_\-.~]+$/;
+
+function readEdgeTokens(env: Env): string[] {
+  const raw = env.TOKENS?.trim();
+  if (!raw) return [];
+  const tokens = raw.split(',').map((token) => token.trim());
+  tokens.forEach((token, index) => {
+    if (!CLIENT_TOKEN_FORMAT.test(token)) {
+      // Never echo a token: it is a secret even when malformed.
+      throw new ConfigError(
+        `TOKENS must be comma-separated client tokens of the form <project>:<environment>.<secret> (entry ${index + 1} is not)`,
+      );
+    }
+  });
+  return [...new Set(tokens)];
+}
+
+export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
+  for (const variable of EDGE_SETTINGS_NOT_SUPPORTED) {
+    if (env[variable]?.trim())
+      throw new ConfigError(`${variable} is not supported by this version of Vexil Edge (see "Vexil Edge" in the README)`);
+  }
+  const backupFolder = env.BACKUP_FOLDER?.trim();
+  const seconds = (variable: string, fallback: number, min: number, max: number) => readInteger(env, variable, fallback, min, max) * 1000;
+  return {
+    upstreamUrl: readEdgeUpstream(env),
+    tokens: readEdgeTokens(env),
+    port: readInteger(env, 'PORT', 3063, 0, 65535),
+    host: env.INTERFACE?.trim() ? readHost({ HOST: env.INTERFACE }) : readHost(env),
+    logLevel: readLogLevel(env),
+    ...(backupFolder ? { backupFolder } : {}),
+    featuresRefreshIntervalMs: seconds('FEATURES_REFRESH_INTERVAL_SECONDS', 15, 1, 86_400),
+    tokenRevalidationIntervalMs: seconds('TOKEN_REVALIDATION_INTERVAL_SECONDS', 3600, 1, 86_400),
+    metricsIntervalMs: seconds('METRICS_INTERVAL_SECONDS', 60, 1, 86_400),
+    upstreamTimeoutMs: seconds('UPSTREAM_REQUEST_TIMEOUT', 5, 1, 600),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+  };
+}

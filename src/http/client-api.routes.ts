@@ -1,21 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { inUnitOfWork } from '../db/unit-of-work.js';
-import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import { matchesEtag, type ClientScope, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
-import { registerClients } from '../domain/client-features/client-registration.js';
 import { NotFoundError } from '../shared/errors.js';
-import { routesTagged, sendJson, type RouteModule } from './deps.js';
+import { routesTagged, sendJson, type SdkReadRoutes } from './deps.js';
 import {
   ClientFeatureSchema,
   ClientFeaturesDeltaSchema,
   ClientFeaturesQuerySchema,
   ClientFeaturesSchema,
-  ClientRegistrationSchema,
   ClientStreamingResponse,
 } from './sdk.schemas.js';
-import { assertTokenEnvironment, registrationOf } from './sdk-reports.js';
 import { NotModified } from './common.schemas.js';
 import { CLIENT, sdkTokenOf } from './plugins/access.js';
 
@@ -53,7 +48,8 @@ function revisionOf(ifNoneMatch: string | undefined): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-export const clientApiRoutes: RouteModule = async (app, { deps }) => {
+/** What server-side SDKs read; served alike by the server and by Vexil Edge, each from its own store. */
+export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
   const store = deps.clientFeatures;
   const { streams } = deps;
 
@@ -113,12 +109,4 @@ export const clientApiRoutes: RouteModule = async (app, { deps }) => {
       stream.onClose(unsubscribe);
     },
   );
-
-  app.post('/api/client/register', route(CLIENT, { body: ClientRegistrationSchema }), async (request, reply) => {
-    const token = sdkTokenOf(request);
-    assertTokenEnvironment(token, request.body.environment, '/body/environment');
-    const registration = registrationOf(request.body, token, request.ip);
-    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
-    return reply.status(202).send();
-  });
 };

@@ -2,13 +2,32 @@ import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { admitReportingApplication, registerClients } from '../domain/client-features/client-registration.js';
-import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
-import type { RouteModule } from './deps.js';
-import { CLIENT, sdkTokenOf } from './plugins/access.js';
-import { BulkMetricsSchema, ClientMetricsSchema } from './sdk.schemas.js';
-import { assertTokenEnvironment, recordMetricsReport, registrationOf } from './sdk-reports.js';
+import { assertBulkReport, assertTokenEnvironment, recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { routesTagged, type RouteModule } from './deps.js';
+import { CLIENT, FRONTEND, sdkTokenOf } from './plugins/access.js';
+import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
+import { recordMetricsReport, registrationOf } from './sdk-reports.js';
 
+const clientRoute = routesTagged(['Client']);
+const frontendRoute = routesTagged(['Frontend API']);
+
+/** What SDKs report: registrations and usage, from server-side and frontend SDKs. */
 export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
+  app.post('/api/client/register', clientRoute(CLIENT, { body: ClientRegistrationSchema }), async (request, reply) => {
+    const token = sdkTokenOf(request);
+    assertTokenEnvironment(token, request.body.environment, '/body/environment');
+    const registration = registrationOf(request.body, token, request.ip);
+    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
+    return reply.status(202).send();
+  });
+
+  app.post('/api/frontend/client/metrics', frontendRoute(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
+
+  // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
+  app.post('/api/frontend/client/register', frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
+    reply.status(202).send(),
+  );
+
   app.post(
     '/api/client/metrics',
     { schema: { tags: ['Client'], body: Type.Ref(ClientMetricsSchema) }, config: { access: CLIENT } },
@@ -21,14 +40,7 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
     async (request, reply) => {
       const token = sdkTokenOf(request);
       const { applications = [], metrics } = request.body;
-      for (const [i, application] of applications.entries()) {
-        assertTokenEnvironment(token, application.environment, `/body/applications/${i}/environment`);
-      }
-      const now = deps.clock.now();
-      for (const [i, metric] of metrics.entries()) {
-        assertTokenEnvironment(token, metric.environment, `/body/metrics/${i}/environment`);
-        assertReportTime(metric.timestamp, now, `/body/metrics/${i}/timestamp`);
-      }
+      assertBulkReport(token, request.body, deps.clock.now());
       // One bucket per application and hour, as single SDKs send them.
       const buckets = new Map<
         string,

@@ -43,14 +43,23 @@ export interface AppServices {
 /** What route modules are given: the app's dependencies and its services. */
 export interface RouteDeps extends AppDeps, AppServices {}
 
-/** A route module: its routes, given the app's dependencies and `act`, the request's unit of work. */
 /**
  * Sends a body the domain serialised itself (a cached SDK answer, an evaluation built from serialised parts),
  * past the route's response serialiser, which would only copy it.
  */
 export const sendJson = (reply: FastifyReply, json: string | Buffer) => reply.type('application/json; charset=utf-8').send(json);
 
+/** A route module: its routes, given the app's dependencies and `act`, the request's unit of work. */
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
+
+/** What the SDK read routes need: a store of configurations, the streams, the OFREP usage tally; no database. */
+export type SdkReadDeps = Pick<RouteDeps, 'clientFeatures' | 'streams' | 'evaluationUsage'>;
+
+/**
+ * A route module of what SDKs read (client API, frontend API, OFREP), which Vexil Edge registers too, with the
+ * store it feeds from upstream.
+ */
+export type SdkReadRoutes = FastifyPluginAsyncTypebox<{ deps: SdkReadDeps }>;
 
 /**
  * What a route takes and answers as `route` is given it: the body and a 200 (`ok`) or 201 (`created`) answer as

@@ -4,9 +4,8 @@ import type { ClientScope } from '../domain/client-features/client-feature-store
 import type { EvaluationContext } from '../domain/evaluation/context.js';
 import { frontendAnswer } from '../domain/evaluation/frontend-answer.js';
 import { BadDataError } from '../shared/errors.js';
-import { routesTagged, sendJson, type RouteModule } from './deps.js';
-import { ClientMetricsSchema, ClientRegistrationSchema, FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
-import { recordMetricsReport } from './sdk-reports.js';
+import { routesTagged, sendJson, type SdkReadRoutes } from './deps.js';
+import { FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
 import { FRONTEND, sdkTokenOf } from './plugins/access.js';
 
 const route = routesTagged(['Frontend API']);
@@ -45,7 +44,8 @@ const FrontendQuerySchema = Type.Object(
   { additionalProperties: true, maxProperties: MAX_QUERY_FIELDS },
 );
 
-export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
+/** The frontend API's evaluations; served alike by the server and by Vexil Edge, each from its own store. */
+export const frontendApiRoutes: SdkReadRoutes = async (app, { deps }) => {
   const store = deps.clientFeatures;
 
   const evaluate = async (request: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>) => {
@@ -76,12 +76,5 @@ export const frontendApiRoutes: RouteModule = async (app, { deps }) => {
 
   app.post('/api/frontend', route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) =>
     evaluate(request, reply, (request.body?.context ?? {}) as Record<string, unknown>),
-  );
-
-  app.post('/api/frontend/client/metrics', route(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
-
-  // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
-  app.post('/api/frontend/client/register', route(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
-    reply.status(202).send(),
   );
 };

@@ -6,7 +6,7 @@ import { evaluateForOpenFeature, evaluateOneForOpenFeature, InvalidContextError,
 import { BadDataError, NotFoundError, UnknownError } from '../shared/errors.js';
 import { hashToken } from '../shared/secrets.js';
 import { NotModified } from './common.schemas.js';
-import { sendJson, type RouteModule } from './deps.js';
+import { sendJson, type SdkReadRoutes } from './deps.js';
 import {
   OfrepBulkEvaluationSchema,
   OfrepErrorSchema,
@@ -35,7 +35,7 @@ const ofrepErrors = (...statuses: number[]) => ({ schema: Type.Ref(OfrepErrorSch
  * server providers with a client token, web providers with a frontend token (in `Authorization` or `X-API-Key`),
  * each seeing exactly its token's scope. Errors leave in OFREP's shape, `{key, errorCode, errorDetails}`.
  */
-export const ofrepRoutes: RouteModule = async (app, { deps }) => {
+export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
   const store = deps.clientFeatures;
   const { evaluationUsage: usage, streams } = deps;
 

@@ -5,10 +5,9 @@ import { admitReportingApplication, type ClientRegistration } from '../domain/cl
 import { recordImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
 import { tripSafeguard } from '../domain/release-plans/plans.js';
 import { crossedSafeguards } from '../domain/release-plans/safeguards.js';
-import { assertReportTime, recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { assertReportBucket, recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { BadDataError } from '../shared/errors.js';
 import type { RouteDeps } from './deps.js';
 import { sdkTokenOf } from './plugins/access.js';
 import type { ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
@@ -16,14 +15,6 @@ import type { ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schema
 /** What SDKs report (registrations, metrics) as the domain takes it, for the client and frontend APIs alike. */
 
 type Registration = Static<typeof ClientRegistrationSchema>;
-
-/** A client token reports for its own environment only (`default` is what SDKs send when not told). */
-export function assertTokenEnvironment(token: SdkToken, environment: string | undefined, path: string): void {
-  if (environment === undefined || environment === 'default' || environment === token.environment) return;
-  throw new BadDataError(`This token is for the environment "${token.environment}"`, [
-    { path, message: `must be the token's environment "${token.environment}" (got ${JSON.stringify(environment)})` },
-  ]);
-}
 
 export function registrationOf(body: Registration, token: SdkToken, clientIp: string): ClientRegistration {
   return {
@@ -47,12 +38,7 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
 export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit'>) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
     const { appName, bucket, impactMetrics = [] } = request.body;
-    assertReportTime(bucket.stop, deps.clock.now(), '/body/bucket/stop');
-    if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
-      throw new BadDataError('The metrics bucket ends before it starts', [
-        { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
-      ]);
-    }
+    assertReportBucket(bucket, deps.clock.now());
     const token = sdkTokenOf(request);
     await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
       const reporter = { appName, instanceId: request.body.instanceId ?? 'default', environment: token.environment };

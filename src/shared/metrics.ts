@@ -72,8 +72,10 @@ export class Metrics {
   private figures: Promise<DatabaseFigures> | undefined;
   private figuresReadAt = 0;
 
-  constructor(private readonly sources: MetricsSources) {
+  /** Without `sources` (Vexil Edge, which has no database) there are no `vexil_db_*` gauges. */
+  constructor(private readonly sources?: MetricsSources) {
     collectDefaultMetrics({ register: this.registry });
+    if (!sources) return;
     const figures = () => this.databaseFigures();
 
     this.databaseGauge('vexil_db_events', 'Events in the audit log, by type (database-wide)', ['type'], (read) =>
@@ -145,7 +147,8 @@ export class Metrics {
     const now = Date.now();
     if (!this.figures || now - this.figuresReadAt >= DATABASE_READ_INTERVAL_MS) {
       this.figuresReadAt = now;
-      this.figures = this.sources.readDatabaseFigures();
+      // Only the database gauges call this, and they exist only with sources.
+      this.figures = this.sources!.readDatabaseFigures();
       // A failed read is not kept: the next scrape tries again.
       this.figures.catch(() => (this.figuresReadAt = 0));
     }

@@ -37,6 +37,39 @@ export function assertReportTime(reported: string, now: Date, path: string): voi
   }
 }
 
+/** Refuses a report's bucket that ends at a time no SDK can honestly send, or before it starts. */
+export function assertReportBucket(bucket: ClientMetrics['bucket'], now: Date): void {
+  assertReportTime(bucket.stop, now, '/body/bucket/stop');
+  if (Date.parse(bucket.stop) < Date.parse(bucket.start)) {
+    throw new BadDataError('The metrics bucket ends before it starts', [
+      { path: '/body/bucket/stop', message: `stop must not be before start (got ${JSON.stringify(bucket.stop)})` },
+    ]);
+  }
+}
+
+/** A client token reports for its own environment only (`default` is what SDKs send when not told). */
+export function assertTokenEnvironment(token: SdkToken, environment: string | undefined, path: string): void {
+  if (environment === undefined || environment === 'default' || environment === token.environment) return;
+  throw new BadDataError(`This token is for the environment "${token.environment}"`, [
+    { path, message: `must be the token's environment "${token.environment}" (got ${JSON.stringify(environment)})` },
+  ]);
+}
+
+/** What another edge (Unleash Edge, or Vexil Edge in a chain) sends in bulk: every part for the token's environment, each dated as an SDK may date it. */
+export function assertBulkReport(
+  token: SdkToken,
+  report: { applications?: Array<{ environment?: string }>; metrics: Array<{ environment: string; timestamp: string }> },
+  now: Date,
+): void {
+  for (const [i, application] of (report.applications ?? []).entries()) {
+    assertTokenEnvironment(token, application.environment, `/body/applications/${i}/environment`);
+  }
+  for (const [i, metric] of report.metrics.entries()) {
+    assertTokenEnvironment(token, metric.environment, `/body/metrics/${i}/environment`);
+    assertReportTime(metric.timestamp, now, `/body/metrics/${i}/timestamp`);
+  }
+}
+
 /** Variants counted per flag and report; a flag has at most 100, and SDKs send the ones they gave. */
 const MAX_VARIANTS_PER_FLAG = 100;
 

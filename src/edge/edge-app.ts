@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
+import type { UsageTally } from '../domain/usage/usage-tally.js';
+import { assertBulkReport, assertReportBucket, assertTokenEnvironment } from '../domain/usage/client-metrics.js';
+import { clientApiRoutes } from '../http/client-api.routes.js';
+import { commonSchemas } from '../http/common.schemas.js';
+import { routesTagged, type SdkReadDeps } from '../http/deps.js';
+import type { EventStreams } from '../http/event-streams.js';
+import { frontendApiRoutes } from '../http/frontend-api.routes.js';
+import { ofrepRoutes } from '../http/ofrep.routes.js';
+import { ofrepSchemas } from '../http/ofrep.schemas.js';
+import { bearerToken, CLIENT, FRONTEND, PUBLIC, sdkTokenOf, type RouteAccess } from '../http/plugins/access.js';
+import { registerErrorHandler } from '../http/plugins/error-handler.js';
+import { registerJsonBodyParser } from '../http/plugins/json-body.js';
+import { registerRequestLog } from '../http/plugins/logging.js';
+import { registerRequestMetrics } from '../http/plugins/request-metrics.js';
+import { schemaController } from '../http/plugins/validation.js';
+import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema, sdkSchemas } from '../http/sdk.schemas.js';
+import { AuthenticationRequired, PermissionError, ServiceUnavailableError, UnauthorizedError } from '../shared/errors.js';
+import type { Metrics } from '../shared/metrics.js';
+import type { EdgeTokens, TokenCheck } from './edge-tokens.js';
+import type { EdgeUsage } from './edge-usage.js';
+import type { UpstreamMirror } from './upstream-mirror.js';
+
+/** What the edge's HTTP app is built from (src/edge/edge-server.ts builds them). */
+export interface EdgeServices {
+  store: ClientFeatureStore;
+  mirror: UpstreamMirror;
+  tokens: EdgeTokens;
+  usage: EdgeUsage;
+  evaluationUsage: UsageTally;
+  streams: EventStreams;
+  metrics: Metrics;
+  /** Follow a client token that is not covered yet (no TOKENS given: Unleash Edge's dynamic mode), or refuse it. */
+  followNewTokens: boolean;
+  trustProxy: boolean;
+  now: () => Date;
+}
+
+const clientRoute = routesTagged(['Client']);
+const frontendRoute = routesTagged(['Frontend API']);
+const operationalRoute = routesTagged(['Operational']);
+
+const HealthSchema = Type.Object({ status: Type.Literal('OK') });
+const ReadySchema = Type.Object({
+  status: Type.Union([Type.Literal('READY'), Type.Literal('NOT_READY')]),
+  upstream: Type.Object({
+    reachable: Type.Boolean(),
+    lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+  }),
+});
+
+const SDK_KINDS = new Set<RouteAccess['kind']>(['client', 'frontend', 'sdk']);
+
+/**
+ * Who may call an edge route: the same declarations as the server's routes, checked against the tokens the edge
+ * knows (asked of the upstream on first sight) and the flags it follows. A token that sees more than the edge follows
+ * is refused: the edge would otherwise answer it with less than the server would.
+ */
+function registerEdgeAccess(app: FastifyInstance, services: EdgeServices): void {
+  app.decorateRequest('sdkToken', null);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.config?.access) throw new Error(`Route ${route.method} ${route.url} must declare config.access`);
+  });
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access.kind === 'public') return;
+    let check: TokenCheck;
+    if (access.kind === 'sdk-channel') {
+      const { channel } = request.query as { channel?: unknown };
+      if (typeof channel !== 'string') return;
+      check = services.tokens.byHash(channel);
+      if (check.kind !== 'valid') throw new UnauthorizedError('The event stream channel is unknown');
+    } else {
+      if (!SDK_KINDS.has(access.kind)) throw new PermissionError('Vexil Edge serves SDKs only');
+      const secret = bearerToken(request);
+      if (!secret) throw new AuthenticationRequired('Send an SDK token in the Authorization header');
+      check = await services.tokens.check(secret);
+      if (check.kind === 'unavailable') {
+        throw new ServiceUnavailableError('The edge has not seen this token before and cannot check it while its upstream is unreachable');
+      }
+      if (check.kind === 'invalid') throw new UnauthorizedError('The API token is unknown or has expired');
+      if (access.kind !== 'sdk' && access.kind !== check.token.type) {
+        throw new PermissionError(
+          access.kind === 'client'
+            ? `A ${check.token.type} token cannot be used on the client API; use a client (backend) token`
+            : `A ${check.token.type} token cannot be used on the frontend API; use a frontend token`,
+        );
+      }
+      if (!services.mirror.covers(check.scope)) {
+        if (services.followNewTokens && check.scope.type === 'client') await services.mirror.follow(secret, check.scope);
+        else {
+          const projects = check.scope.projects.join(', ');
+          throw new PermissionError(
+            `This token sees more than this edge follows (environment "${check.scope.environment}", projects ${projects}); add a client token that covers it to the edge's TOKENS`,
+          );
+        }
+      }
+    }
+    request.sdkToken = check.token;
+  });
+}
+
+/** Health, readiness and metrics, at Unleash Edge's paths. */
+function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices): void {
+  app.get('/internal-backstage/health', operationalRoute(PUBLIC, { ok: HealthSchema }), async () => ({ status: 'OK' as const }));
+
+  // Ready once it holds flags to serve (from the upstream or a backup); an upstream that went away afterwards does
+  // not make it unready, since it keeps serving: the body and the metrics say so.
+  app.get(
+    '/internal-backstage/ready',
+    operationalRoute(PUBLIC, { response: { 200: ReadySchema, 503: ReadySchema } }),
+    async (_request, reply) => {
+      const { status } = services.mirror;
+      const body = {
+        status: services.mirror.ready() ? ('READY' as const) : ('NOT_READY' as const),
+        upstream: {
+          reachable: status.reachable,
+          lastSuccessAt: status.lastSuccessAt?.toISOString() ?? null,
+          lastError: status.lastError ?? null,
+        },
+      };
+      return reply.status(body.status === 'READY' ? 200 : 503).send(body);
+    },
+  );
+
+  for (const path of ['/internal-backstage/metrics', '/internal-backstage/prometheus']) {
+    app.get(path, { schema: { tags: ['Operational'] }, config: { access: PUBLIC } }, async (_request, reply) => {
+      const { contentType, body } = await services.metrics.exposition();
+      return reply.type(contentType).send(body);
+    });
+  }
+}
+
+/** What SDKs report to the edge: gathered, and sent upstream in bulk on the metrics interval. */
+function registerReportRoutes(app: FastifyInstance, services: EdgeServices): void {
+  const { usage } = services;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.post('/api/client/register', clientRoute(CLIENT, { body: ClientRegistrationSchema }), async (request, reply) => {
+    const token = sdkTokenOf(request);
+    assertTokenEnvironment(token, request.body.environment, '/body/environment');
+    usage.register({ ...request.body, environment: token.environment });
+    return reply.status(202).send();
+  });
+
+  const report = async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
+    assertReportBucket(request.body.bucket, services.now());
+    usage.report(sdkTokenOf(request).environment, request.body);
+    return reply.status(202).send();
+  };
+  typed.post('/api/client/metrics', clientRoute(CLIENT, { body: ClientMetricsSchema }), report);
+  typed.post('/api/frontend/client/metrics', frontendRoute(FRONTEND, { body: ClientMetricsSchema }), report);
+  typed.post('/api/frontend/client/register', frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
+    reply.status(202).send(),
+  );
+
+  typed.post('/api/client/metrics/bulk', clientRoute(CLIENT, { body: BulkMetricsSchema }), async (request, reply) => {
+    const token = sdkTokenOf(request);
+    assertBulkReport(token, request.body, services.now());
+    for (const application of request.body.applications ?? []) usage.register({ ...application, environment: token.environment });
+    usage.bulk(request.body.metrics.map((metric) => ({ ...metric, variants: metric.variants ?? {} })));
+    return reply.status(202).send();
+  });
+}
+
+/**
+ * Vexil Edge's HTTP app: the server's own route modules for what SDKs read (client API with its delta and stream,
+ * frontend API, OFREP), fed by the store the edge fills from upstream, and the edge's routes for what SDKs report
+ * and for operations.
+ */
+export async function buildEdgeApp(services: EdgeServices, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    logController: new LogController({ disableRequestLogging: true }),
+    schemaController,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 500 },
+    trustProxy: services.trustProxy,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  registerJsonBodyParser(app);
+  registerRequestLog(app);
+  registerRequestMetrics(app, services.metrics);
+  // Browsers call the frontend API and OFREP from their applications' pages, wherever those are.
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const browserApi = request.url?.startsWith('/api/frontend') || request.url?.startsWith('/ofrep/');
+      callback(null, browserApi ? { origin: '*', methods: ['GET', 'POST'], exposedHeaders: ['ETag'], maxAge: 86_400 } : { origin: false });
+    },
+  });
+  registerErrorHandler(app);
+  for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas]) app.addSchema(schema);
+  await app.register(async (api) => {
+    registerEdgeAccess(api, services);
+    registerOperationalRoutes(api, services);
+    registerReportRoutes(api, services);
+    const deps: SdkReadDeps = { clientFeatures: services.store, streams: services.streams, evaluationUsage: services.evaluationUsage };
+    for (const routes of [clientApiRoutes, frontendApiRoutes, ofrepRoutes]) await api.register(routes, { deps });
+  });
+  return app;
+}

@@ -1,0 +1,127 @@
+import type { SdkToken } from '../domain/access/authenticate.js';
+import { hashToken } from '../shared/secrets.js';
+import type { BackedUpToken } from './edge-backup.js';
+import { UpstreamUnavailable, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
+
+/** What the edge knows of a token a request came with. */
+export type TokenCheck =
+  | { kind: 'valid'; token: SdkToken; scope: Omit<UpstreamToken, 'token'> }
+  | { kind: 'invalid' }
+  /** The upstream could not be asked, and the token was not known before. */
+  | { kind: 'unavailable' };
+
+interface KnownToken {
+  sdkToken: SdkToken;
+  scope: Omit<UpstreamToken, 'token'>;
+  /** Absent for a token restored from a backup, known by its hash until a request brings it again. */
+  secret?: string;
+}
+
+/** A token the upstream refused is refused without asking again for this long. */
+const REFUSED_FOR_MS = 60_000;
+/** Tokens remembered as refused at most; past this the memory starts anew (an attacker's random tokens). */
+const MAX_REFUSED = 10_000;
+/** Tokens asked about in one request to the upstream, as its `/edge/validate` bounds them. */
+const VALIDATE_BATCH = 100;
+
+/**
+ * The tokens the edge serves: each checked with the upstream the first time a request brings it (requests that
+ * arrive together share one check), then trusted, and checked again on the revalidation interval. Kept by their
+ * hash, so the backup can hold them without their secrets.
+ */
+export class EdgeTokens {
+  private readonly known = new Map<string, KnownToken>();
+  private readonly refused = new Map<string, number>();
+  private readonly checking = new Map<string, Promise<TokenCheck>>();
+  private nextId = 1;
+
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly now: () => number,
+  ) {}
+
+  private remember(hash: string, scope: Omit<UpstreamToken, 'token'>, secret?: string): KnownToken {
+    const existing = this.known.get(hash);
+    const projects = scope.projects.includes('*') ? '*' : scope.projects;
+    const entry: KnownToken = {
+      sdkToken: { id: existing?.sdkToken.id ?? this.nextId++, type: scope.type, environment: scope.environment, projects, expiresAt: null },
+      scope: { type: scope.type, environment: scope.environment, projects: scope.projects },
+      ...(secret ? { secret } : existing?.secret ? { secret: existing.secret } : {}),
+    };
+    this.known.set(hash, entry);
+    return entry;
+  }
+
+  /** Tokens a backup knew: served (while the upstream is away too) by their hash. */
+  restore(tokens: BackedUpToken[]): void {
+    for (const { tokenHash, ...scope } of tokens) this.remember(tokenHash, scope);
+  }
+
+  backedUp(): BackedUpToken[] {
+    return [...this.known].map(([tokenHash, { scope }]) => ({ tokenHash, ...scope }));
+  }
+
+  /** A known token by the hash of its secret (what an OFREP stream's channel names). */
+  byHash(hash: string): TokenCheck {
+    const entry = this.known.get(hash);
+    return entry ? { kind: 'valid', token: entry.sdkToken, scope: entry.scope } : { kind: 'invalid' };
+  }
+
+  async check(secret: string): Promise<TokenCheck> {
+    const hash = hashToken(secret);
+    const entry = this.known.get(hash);
+    if (entry) {
+      entry.secret ??= secret;
+      return { kind: 'valid', token: entry.sdkToken, scope: entry.scope };
+    }
+    const refusedUntil = this.refused.get(hash);
+    if (refusedUntil !== undefined && refusedUntil > this.now()) return { kind: 'invalid' };
+    let checking = this.checking.get(hash);
+    if (!checking) {
+      checking = this.ask(hash, secret).finally(() => this.checking.delete(hash));
+      this.checking.set(hash, checking);
+    }
+    return checking;
+  }
+
+  private async ask(hash: string, secret: string): Promise<TokenCheck> {
+    let valid: UpstreamToken[];
+    try {
+      valid = await this.upstream.validate([secret]);
+    } catch (error) {
+      if (error instanceof UpstreamUnavailable) return { kind: 'unavailable' };
+      throw error;
+    }
+    const scope = valid.find((token) => token.token === secret);
+    if (!scope) {
+      if (this.refused.size >= MAX_REFUSED) this.refused.clear();
+      this.refused.set(hash, this.now() + REFUSED_FOR_MS);
+      return { kind: 'invalid' };
+    }
+    const entry = this.remember(hash, scope, secret);
+    return { kind: 'valid', token: entry.sdkToken, scope: entry.scope };
+  }
+
+  /**
+   * Asks the upstream about every token the edge holds the secret of; those it no longer knows are forgotten and
+   * returned (their hashes). Nothing changes while the upstream is away.
+   */
+  async revalidate(): Promise<string[]> {
+    const held = [...this.known].filter(([, entry]) => entry.secret !== undefined);
+    const forgotten: string[] = [];
+    for (let start = 0; start < held.length; start += VALIDATE_BATCH) {
+      const batch = held.slice(start, start + VALIDATE_BATCH);
+      const valid = await this.upstream.validate(batch.map(([, entry]) => entry.secret!));
+      const scopes = new Map(valid.map((token) => [token.token, token]));
+      for (const [hash, entry] of batch) {
+        const scope = scopes.get(entry.secret!);
+        if (scope) this.remember(hash, scope);
+        else {
+          this.known.delete(hash);
+          forgotten.push(hash);
+        }
+      }
+    }
+    return forgotten;
+  }
+}

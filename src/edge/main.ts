@@ -1,0 +1,48 @@
+import { ConfigError, loadEdgeConfig, type EdgeConfig } from '../config.js';
+import { createLogger } from '../http/plugins/logging.js';
+import { startEdge } from './edge-server.js';
+
+function readConfig(): EdgeConfig {
+  try {
+    return loadEdgeConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Vexil Edge cannot start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** `npm run edge`: Vexil Edge, configured as Unleash Edge is (environment variables of the same names). */
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = createLogger(config.logLevel);
+  const startedAt = performance.now();
+  const edge = await startEdge(config, log);
+  await edge.app.listen({ port: config.port, host: config.host });
+  edge.app.log.info(
+    { upstream: config.upstreamUrl, startupMs: Math.round(performance.now() - startedAt) },
+    `Vexil Edge is serving; upstream ${edge.services.mirror.status.reachable ? 'reachable' : 'unreachable'}`,
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    edge.app.log.info({ signal }, 'Shutting down: finishing requests in flight and sending the usage gathered');
+    try {
+      await edge.stop();
+      process.exit(0);
+    } catch (error) {
+      edge.app.log.error({ err: error }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Vexil Edge failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

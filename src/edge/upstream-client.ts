@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
+import { VERSION } from '../shared/version.js';
+
+/** A token as the upstream's `/edge/validate` describes it. */
+export interface UpstreamToken {
+  token: string;
+  type: 'client' | 'frontend';
+  environment: string;
+  /** `['*']` for every project. */
+  projects: string[];
+}
+
+/** What `/api/client/features` answered for one token. */
+export type FeaturesAnswer =
+  | { kind: 'not-modified' }
+  | { kind: 'features'; features: ClientFeature[]; segments: ClientSegment[]; etag: string | undefined; revision: number | undefined };
+
+/** Usage and registrations of many SDKs, in the shape of the upstream's `/api/client/metrics/bulk`. */
+export interface BulkMetrics {
+  applications: Array<Record<string, unknown>>;
+  metrics: Array<{
+    featureName: string;
+    appName: string;
+    environment: string;
+    timestamp: string;
+    yes: number;
+    no: number;
+    variants: Record<string, number>;
+  }>;
+}
+
+/** The upstream did not answer, or answered with a server error: the edge keeps what it has and tries again. */
+export class UpstreamUnavailable extends Error {
+  override readonly name = 'UpstreamUnavailable';
+}
+
+/** The upstream refused the request (a token it does not know, a report it will never take): trying again will not help. */
+export class UpstreamRefused extends Error {
+  override readonly name = 'UpstreamRefused';
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The edge's HTTP client of its upstream (a Vexil server, an Unleash server, or another edge: they speak one
+ * dialect). It identifies itself as an SDK would, so the upstream serves segments apart from strategies.
+ */
+export class UpstreamClient {
+  private readonly agent: Agent;
+  private readonly connectionId = randomUUID();
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string | undefined,
+    options: { body?: unknown; etag?: string } = {},
+  ): Promise<{ statusCode: number; headers: Record<string, unknown>; body: unknown }> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'unleash-appname': 'vexil-edge',
+      'unleash-sdk': `vexil-edge:${VERSION}`,
+      'unleash-connection-id': this.connectionId,
+      'unleash-client-spec': '5.2.0',
+    };
+    if (token) headers.authorization = token;
+    if (options.etag) headers['if-none-match'] = options.etag;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      });
+    } catch (error) {
+      throw new UpstreamUnavailable(`${method} ${path}: ${(error as Error).message}`);
+    }
+    const text = await response.body.text().catch((error: unknown) => {
+      throw new UpstreamUnavailable(`${method} ${path}: the answer broke off (${(error as Error).message})`);
+    });
+    const { statusCode } = response;
+    if (statusCode >= 500 || statusCode === 429 || statusCode === 408) {
+      throw new UpstreamUnavailable(`${method} ${path} answered ${statusCode}`);
+    }
+    if (statusCode >= 400) throw new UpstreamRefused(statusCode, `${method} ${path} answered ${statusCode}`);
+    let body: unknown;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new UpstreamUnavailable(`${method} ${path} answered something that is not JSON`);
+      }
+    }
+    return { statusCode, headers: response.headers, body };
+  }
+
+  /** The flags a client token sees, unless its ETag still holds. */
+  async features(token: string, etag: string | undefined): Promise<FeaturesAnswer> {
+    const answer = await this.send('GET', '/api/client/features', token, etag ? { etag } : {});
+    if (answer.statusCode === 304) return { kind: 'not-modified' };
+    const body = answer.body as { features?: unknown; segments?: unknown; meta?: { revisionId?: unknown } } | undefined;
+    if (!body || !Array.isArray(body.features)) throw new UpstreamUnavailable('GET /api/client/features answered no list of flags');
+    const header = answer.headers.etag;
+    const revision = body.meta?.revisionId;
+    return {
+      kind: 'features',
+      features: body.features as ClientFeature[],
+      segments: Array.isArray(body.segments) ? (body.segments as ClientSegment[]) : [],
+      etag: typeof header === 'string' ? header : undefined,
+      revision: typeof revision === 'number' && Number.isSafeInteger(revision) ? revision : undefined,
+    };
+  }
+
+  /** Which of `tokens` are valid SDK tokens, and what each may see. */
+  async validate(tokens: string[]): Promise<UpstreamToken[]> {
+    const answer = await this.send('POST', '/edge/validate', undefined, { body: { tokens } });
+    const valid = (answer.body as { tokens?: unknown } | undefined)?.tokens;
+    if (!Array.isArray(valid)) throw new UpstreamUnavailable('POST /edge/validate answered no list of tokens');
+    // Unleash calls client tokens `backend` since 7.x; admin tokens are never served by an edge.
+    return (valid as Array<Omit<UpstreamToken, 'type'> & { type: string }>).flatMap((token) => {
+      const type = token.type === 'backend' ? 'client' : token.type;
+      if ((type !== 'client' && type !== 'frontend') || typeof token.environment !== 'string' || !Array.isArray(token.projects)) return [];
+      return [{ ...token, type }];
+    });
+  }
+
+  /** Sends usage gathered at the edge, with a client token of the environment it was counted in. */
+  async sendBulkMetrics(token: string, metrics: BulkMetrics): Promise<void> {
+    await this.send('POST', '/api/client/metrics/bulk', token, { body: metrics });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

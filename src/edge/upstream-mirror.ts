@@ -1,0 +1,200 @@
+import type { ClientFeatureStore, ConfigurationSource } from '../domain/client-features/client-feature-store.js';
+import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../domain/client-features/environment-configuration.js';
+import { hashToken } from '../shared/secrets.js';
+import type { BackedUpSync } from './edge-backup.js';
+import { UpstreamRefused, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
+
+/** One client token whose flags the edge follows. */
+interface Sync extends BackedUpSync {
+  /** The secret to fetch with; absent for a sync restored from a backup until a request or TOKENS brings it. */
+  secret?: string;
+  /** Whether it holds flags: fetched once, or restored from a backup. */
+  loaded: boolean;
+}
+
+/** How the upstream is doing, for `/internal-backstage/ready` and the metrics. */
+export interface UpstreamStatus {
+  /** Whether the last round of fetches reached the upstream. */
+  reachable: boolean;
+  /** When a round of fetches last reached the upstream. */
+  lastSuccessAt: Date | undefined;
+  /** Why the last round failed, when it did. */
+  lastError: string | undefined;
+}
+
+type ChangeHandler = (payload: string | undefined) => void;
+
+const byName = (a: ClientFeature, b: ClientFeature) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The flags the edge serves, as the upstream last sent them for each synchronised client token, merged per
+ * environment into the configuration the edge's SDK store reads (`source`), which it hears of through `listen` as a
+ * server hears its database. A flag seen through two tokens of one environment is one flag (the upstream sends the
+ * same). An environment's revision follows the upstream's, and grows by one at the least on each change, so several
+ * edges behind one load balancer give the same ETags.
+ */
+export class UpstreamMirror {
+  private readonly syncs = new Map<string, Sync>();
+  private readonly environments = new Map<string, EnvironmentConfiguration>();
+  private readonly handlers = new Set<ChangeHandler>();
+  private readonly firstFetches = new Map<string, Promise<void>>();
+  readonly status: UpstreamStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined };
+
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly onChange: () => void,
+  ) {}
+
+  readonly source: ConfigurationSource = async (environment, only) => {
+    const configuration = this.environments.get(environment) ?? {
+      environment,
+      revision: 0,
+      features: [],
+      tags: new Map(),
+      segments: new Map(),
+    };
+    if (!only) return configuration;
+    const names = new Set(only);
+    return { ...configuration, features: configuration.features.filter((feature) => names.has(feature.name)) };
+  };
+
+  /** What the store listens with: as a server's store hears its database, this one hears the upstream's changes. */
+  readonly listen: Parameters<ClientFeatureStore['start']>[0] = async (_channel, handler) => {
+    this.handlers.add(handler);
+    return async () => {
+      this.handlers.delete(handler);
+    };
+  };
+
+  /** The syncs of a backup, served until the upstream answers. */
+  restore(syncs: BackedUpSync[]): void {
+    for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true });
+    for (const environment of new Set(syncs.map((sync) => sync.environment))) this.rebuild(environment);
+  }
+
+  backedUp(): BackedUpSync[] {
+    return [...this.syncs.values()].filter((sync) => sync.loaded).map(({ secret: _secret, loaded: _loaded, ...sync }) => sync);
+  }
+
+  /** A followed client token of the environment, to send its usage upstream with. */
+  secretFor(environment: string): string | undefined {
+    return [...this.syncs.values()].find((sync) => sync.environment === environment && sync.secret)?.secret;
+  }
+
+  flagCounts(): Array<[string, number]> {
+    return [...this.environments].map(([environment, configuration]) => [environment, configuration.features.length]);
+  }
+
+  /** Whether every followed token's flags are held: the edge answers as its upstream would. */
+  ready(): boolean {
+    return [...this.syncs.values()].every((sync) => sync.loaded);
+  }
+
+  /** Whether the flags a token may see are all among those the edge follows (its environment, and its projects). */
+  covers(scope: Pick<UpstreamToken, 'environment' | 'projects'>): boolean {
+    const followed = [...this.syncs.values()].filter((sync) => sync.environment === scope.environment).flatMap((sync) => sync.projects);
+    if (followed.includes('*')) return true;
+    return !scope.projects.includes('*') && scope.projects.length > 0 && scope.projects.every((project) => followed.includes(project));
+  }
+
+  /** Follows a client token from now on; resolved once its flags have been fetched (or the fetch failed). */
+  follow(secret: string, scope: Pick<UpstreamToken, 'environment' | 'projects'>): Promise<void> {
+    const tokenHash = hashToken(secret);
+    const existing = this.syncs.get(tokenHash);
+    if (existing) {
+      existing.secret ??= secret;
+      return this.firstFetches.get(tokenHash) ?? Promise.resolve();
+    }
+    const sync: Sync = {
+      tokenHash,
+      secret,
+      environment: scope.environment,
+      projects: scope.projects,
+      etag: undefined,
+      revision: undefined,
+      features: [],
+      segments: [],
+      loaded: false,
+    };
+    this.syncs.set(tokenHash, sync);
+    const first = this.fetch(sync)
+      .catch(() => undefined)
+      .finally(() => this.firstFetches.delete(tokenHash));
+    this.firstFetches.set(tokenHash, first);
+    return first;
+  }
+
+  /** Stops following the tokens the upstream no longer knows (by hash). */
+  forget(tokenHashes: string[]): void {
+    const environments = new Set<string>();
+    for (const hash of tokenHashes) {
+      const sync = this.syncs.get(hash);
+      if (!sync) continue;
+      this.syncs.delete(hash);
+      environments.add(sync.environment);
+    }
+    for (const environment of environments) this.rebuild(environment);
+  }
+
+  /** One round: every followed token's flags, fetched with its ETag. */
+  async refresh(): Promise<void> {
+    const failures: string[] = [];
+    await Promise.all(
+      [...this.syncs.values()]
+        .filter((sync) => sync.secret !== undefined)
+        .map((sync) =>
+          this.fetch(sync).catch((error: unknown) => {
+            failures.push((error as Error).message);
+          }),
+        ),
+    );
+    this.status.reachable = failures.length === 0;
+    this.status.lastError = failures[0];
+    if (failures.length === 0) this.status.lastSuccessAt = new Date();
+  }
+
+  private async fetch(sync: Sync): Promise<void> {
+    let answer: Awaited<ReturnType<UpstreamClient['features']>>;
+    try {
+      answer = await this.upstream.features(sync.secret!, sync.etag);
+    } catch (error) {
+      // A token the upstream no longer takes stops being followed; what it served goes with it.
+      if (error instanceof UpstreamRefused && (error.statusCode === 401 || error.statusCode === 403)) {
+        this.forget([sync.tokenHash]);
+        return;
+      }
+      throw error;
+    }
+    if (answer.kind === 'not-modified') return;
+    sync.loaded = true;
+    sync.etag = answer.etag;
+    sync.revision = answer.revision;
+    sync.features = answer.features;
+    sync.segments = answer.segments;
+    this.rebuild(sync.environment);
+  }
+
+  private rebuild(environment: string): void {
+    const syncs = [...this.syncs.values()].filter((sync) => sync.environment === environment);
+    const features = new Map<string, ClientFeature>();
+    const segments = new Map<number, ClientSegment>();
+    for (const sync of syncs) {
+      for (const feature of sync.features) features.set(feature.name, feature);
+      for (const segment of sync.segments) segments.set(segment.id, segment);
+    }
+    const sorted = [...features.values()].sort(byName);
+    const held = this.environments.get(environment);
+    if (
+      held &&
+      JSON.stringify(held.features) === JSON.stringify(sorted) &&
+      JSON.stringify([...held.segments]) === JSON.stringify([...segments])
+    ) {
+      return;
+    }
+    const upstreamRevision = Math.max(0, ...syncs.map((sync) => sync.revision ?? 0));
+    const revision = Math.max(upstreamRevision, (held?.revision ?? 0) + 1);
+    this.environments.set(environment, { environment, revision, features: sorted, tags: new Map(), segments });
+    for (const handler of this.handlers) handler(undefined);
+    this.onChange();
+  }
+}

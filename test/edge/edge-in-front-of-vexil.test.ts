@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Unleash } from 'unleash-client';
+import type { EvaluationContext } from '../../src/domain/evaluation/context.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { startTestEdge, type TestEdge } from '../helpers/edge.js';
+import { Draw, randomConfiguration, randomContext, seededRandom } from '../helpers/engine-differential.js';
+import { uniqueName } from '../helpers/fixtures.js';
+import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
+import { createFlag, createProject } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Vexil Edge in front of a Vexil server: the official Node SDK and the frontend API get through the edge what they
+ * get from the server, tokens are checked with the server and held to their scopes, usage reaches the server once,
+ * and the edge keeps serving (and starts from its backup) while the server is away. The server is reached through
+ * a TCP proxy the tests cut to take it away.
+ */
+const seed = Number(process.env.ENGINE_DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const ENVIRONMENT = 'development';
+let ctx: TestApp;
+let upstream: TcpProxy;
+let serverUrl: string;
+let client: string;
+let frontend: string;
+let edge: TestEdge;
+let backupFolder: string;
+
+async function get(url: string, token: string, headers: Record<string, string> = {}) {
+  return fetch(url, { headers: { authorization: token, ...headers } });
+}
+
+async function postJson(url: string, token: string, body: unknown) {
+  return fetch(url, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** The context as a browser can send it: string values only. */
+function sendable(context: EvaluationContext): Record<string, unknown> {
+  const strings = (record: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(record).filter(([name, value]) => typeof value === 'string' && value.length <= 1000 && !name.startsWith('extra')),
+    );
+  const { properties, currentTime, ...fields } = context;
+  const time = typeof currentTime === 'string' && /^\d{4}-\d\d-\d\dT/.test(currentTime) ? { currentTime } : {};
+  return { ...strings(fields), ...time, properties: strings(properties ?? {}) };
+}
+
+before(async () => {
+  ctx = await startTestApp();
+  serverUrl = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  upstream = await startTcpProxy(new URL(serverUrl));
+  const draw = new Draw(seededRandom(seed));
+  await loadThroughFlagsFile(ctx, randomConfiguration(draw, 150), [ENVIRONMENT]);
+  client = await createSdkToken(ctx, 'client', ENVIRONMENT);
+  frontend = await createSdkToken(ctx, 'frontend', ENVIRONMENT);
+  backupFolder = await mkdtemp(join(tmpdir(), 'vexil-edge-'));
+  edge = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client, BACKUP_FOLDER: backupFolder });
+});
+
+after(async () => {
+  await edge?.close();
+  await upstream?.close();
+  await ctx?.close();
+  if (backupFolder) await rm(backupFolder, { recursive: true, force: true });
+});
+
+describe('Vexil Edge in front of Vexil', () => {
+  test(`the Node SDK and the frontend API answer through the edge as from the server, for 1,000 contexts (seed ${seed})`, async () => {
+    const sdks: Unleash[] = [];
+    try {
+      const direct = await startNodeSdk(serverUrl, client);
+      sdks.push(direct);
+      const throughEdge = await startNodeSdk(edge.url, client);
+      sdks.push(throughEdge);
+      const names = direct.getFeatureToggleDefinitions().map((flag) => flag.name);
+      assert.ok(names.length >= 10, `${names.length} flags`);
+      assert.deepEqual(
+        throughEdge.getFeatureToggleDefinitions().map((flag) => flag.name),
+        names,
+      );
+      const draw = new Draw(seededRandom(seed + 1));
+      const realRandom = Math.random;
+      try {
+        for (let round = 0; round < 1000; round++) {
+          const context = sendable(randomContext(draw)) as Record<string, string>;
+          const held = draw.next();
+          Math.random = () => held;
+          for (const name of names) {
+            assert.equal(throughEdge.isEnabled(name, context), direct.isEnabled(name, context), `${name} for ${JSON.stringify(context)}`);
+            assert.deepEqual(throughEdge.getVariant(name, context), direct.getVariant(name, context), name);
+          }
+          if (round % 10 === 0) {
+            const fromServer = await postJson(`${serverUrl}/api/frontend`, frontend, { context });
+            const fromEdge = await postJson(`${edge.url}/api/frontend`, frontend, { context });
+            assert.equal(fromEdge.status, 200);
+            assert.deepEqual(await fromEdge.json(), await fromServer.json(), JSON.stringify(context));
+          }
+        }
+      } finally {
+        Math.random = realRandom;
+      }
+    } finally {
+      for (const sdk of sdks) sdk.destroy();
+    }
+  });
+
+  test('the client API answers 304 for its ETag, and a change on the server reaches the edge', async () => {
+    const first = await get(`${edge.url}/api/client/features`, client);
+    assert.equal(first.status, 200);
+    const etag = first.headers.get('etag')!;
+    assert.ok(etag);
+    assert.equal((await get(`${edge.url}/api/client/features`, client, { 'if-none-match': etag })).status, 304);
+
+    const flag = await createFlag(ctx, 'default', { strategies: [{ name: 'default' }] });
+    await edge.edge.runOnce();
+    const after = await get(`${edge.url}/api/client/features`, client, { 'if-none-match': etag });
+    assert.equal(after.status, 200);
+    const body = (await after.json()) as { features: Array<{ name: string; enabled: boolean }> };
+    assert.deepEqual(
+      body.features.filter((feature) => feature.name === flag),
+      [{ ...body.features.find((feature) => feature.name === flag), name: flag, enabled: true }],
+    );
+  });
+
+  test('tokens: a narrower token sees only its projects, an unknown one is refused, a frontend token is no client token', async () => {
+    const project = await createProject(ctx, { environments: [ENVIRONMENT] });
+    const inProject = await createFlag(ctx, project, { strategies: [{ name: 'default' }] });
+    const scoped = await createSdkToken(ctx, 'client', ENVIRONMENT, [project]);
+    await edge.edge.runOnce();
+    const answer = await get(`${edge.url}/api/client/features`, scoped);
+    assert.equal(answer.status, 200);
+    const { features } = (await answer.json()) as { features: Array<{ name: string; project: string }> };
+    assert.deepEqual(
+      features.map((feature) => [feature.name, feature.project]),
+      [[inProject, project]],
+    );
+
+    const unknown = await get(`${edge.url}/api/client/features`, `*:${ENVIRONMENT}.${uniqueName('not-a-secret')}`);
+    assert.equal(unknown.status, 401);
+    assert.equal(((await unknown.json()) as { name: string }).name, 'UnauthorizedError');
+    const wrongKind = await get(`${edge.url}/api/client/features`, frontend);
+    assert.equal(wrongKind.status, 403);
+    const noToken = await fetch(`${edge.url}/api/client/features`);
+    assert.equal(noToken.status, 401);
+  });
+
+  test('a token for an environment the edge does not follow is refused with a 403 that says why', async () => {
+    const production = await createSdkToken(ctx, 'client', 'production');
+    const answer = await get(`${edge.url}/api/client/features`, production);
+    assert.equal(answer.status, 403);
+    const body = (await answer.json()) as { name: string; message: string };
+    assert.equal(body.name, 'PermissionError');
+    assert.match(body.message, /sees more than this edge follows \(environment "production"/);
+  });
+
+  test('usage reported to the edge reaches the server once, after the interval', async () => {
+    const flag = await createFlag(ctx, 'default', { strategies: [{ name: 'default' }] });
+    await edge.edge.runOnce();
+    const now = new Date();
+    const report = (yes: number) => ({
+      appName: 'edge-usage-app',
+      instanceId: 'one',
+      bucket: { start: new Date(now.getTime() - 60_000).toISOString(), stop: now.toISOString(), toggles: { [flag]: { yes, no: 1 } } },
+    });
+    assert.equal((await postJson(`${edge.url}/api/client/metrics`, client, report(3))).status, 202);
+    assert.equal((await postJson(`${edge.url}/api/client/metrics`, client, report(4))).status, 202);
+    const usage = async () => {
+      const response = await ctx.admin.get(`/api/admin/client-metrics/features/${flag}/raw?hoursBack=2`);
+      expectStatus(response, 200);
+      return (response.json() as { lastHourUsage: Array<{ appName: string; yes: number; no: number; environment: string }> }).lastHourUsage;
+    };
+    assert.deepEqual(await usage(), [], 'nothing before the interval');
+    await edge.edge.runOnce();
+    const recorded = (await usage()).map(({ appName, yes, no, environment }) => ({ appName, yes, no, environment }));
+    assert.deepEqual(recorded, [{ appName: 'edge-usage-app', yes: 7, no: 2, environment: ENVIRONMENT }]);
+    await edge.edge.runOnce();
+    assert.deepEqual(
+      (await usage()).map(({ appName, yes, no, environment }) => ({ appName, yes, no, environment })),
+      recorded,
+      'sent once',
+    );
+  });
+
+  test('bad reports are a 400 at the edge, in the Unleash error format', async () => {
+    const response = await postJson(`${edge.url}/api/client/metrics`, client, { appName: 'x', bucket: { start: 'never' } });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { name: string; details: unknown[] };
+    assert.equal(body.name, 'BadDataError');
+    assert.ok(body.details.length > 0);
+  });
+
+  test('with the server away the edge keeps serving and says so; a new edge starts from the backup; both catch up', async () => {
+    const before = await get(`${edge.url}/api/client/features`, client);
+    const served = (await before.json()) as { features: unknown[] };
+    await upstream.cut();
+    try {
+      await edge.edge.runOnce();
+      const ready = await fetch(`${edge.url}/internal-backstage/ready`);
+      assert.equal(ready.status, 200);
+      const readiness = (await ready.json()) as { status: string; upstream: { reachable: boolean; lastError: string | null } };
+      assert.equal(readiness.status, 'READY');
+      assert.equal(readiness.upstream.reachable, false);
+      assert.ok(readiness.upstream.lastError);
+      const still = await get(`${edge.url}/api/client/features`, client);
+      assert.deepEqual(((await still.json()) as { features: unknown[] }).features, served.features);
+      const metrics = await (await fetch(`${edge.url}/internal-backstage/metrics`)).text();
+      assert.match(metrics, /^vexil_edge_upstream_reachable 0$/m);
+
+      const started = performance.now();
+      const second = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client, BACKUP_FOLDER: backupFolder });
+      const startupMs = performance.now() - started;
+      try {
+        const fromBackup = await get(`${second.url}/api/client/features`, client);
+        assert.equal(fromBackup.status, 200);
+        assert.deepEqual(((await fromBackup.json()) as { features: unknown[] }).features, served.features);
+        assert.ok(startupMs < 5_000, `started in ${Math.round(startupMs)} ms`);
+
+        await upstream.restore();
+        const flag = await createFlag(ctx, 'default', { strategies: [{ name: 'default' }] });
+        await second.edge.runOnce();
+        const caughtUp = (await (await get(`${second.url}/api/client/features`, client)).json()) as { features: Array<{ name: string }> };
+        assert.ok(
+          caughtUp.features.some((feature) => feature.name === flag),
+          'the restarted edge caught up',
+        );
+      } finally {
+        await second.close();
+      }
+      await edge.edge.runOnce();
+      const readyAgain = (await (await fetch(`${edge.url}/internal-backstage/ready`)).json()) as { upstream: { reachable: boolean } };
+      assert.equal(readyAgain.upstream.reachable, true);
+    } finally {
+      await upstream.restore();
+    }
+  });
+
+  test('health answers', async () => {
+    const health = await fetch(`${edge.url}/internal-backstage/health`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: 'OK' });
+  });
+});
