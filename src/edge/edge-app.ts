@@ -16,6 +16,7 @@ import type { UsageTally } from '../domain/usage/usage-tally.js';
 import { assertBulkReport, assertReportBucket, assertTokenEnvironment } from '../domain/usage/client-metrics.js';
 import { clientApiRoutes } from '../http/client-api.routes.js';
 import { commonSchemas } from '../http/common.schemas.js';
+import { edgeSchemas, TokenStringListSchema, ValidatedEdgeTokensSchema } from '../http/edge.schemas.js';
 import { routesTagged, type SdkReadDeps } from '../http/deps.js';
 import type { EventStreams } from '../http/event-streams.js';
 import { frontendApiRoutes } from '../http/frontend-api.routes.js';
@@ -52,6 +53,7 @@ export interface EdgeServices {
 const clientRoute = routesTagged(['Client']);
 const frontendRoute = routesTagged(['Frontend API']);
 const operationalRoute = routesTagged(['Operational']);
+const edgeRoute = routesTagged(['Unleash Edge']);
 
 const HealthSchema = Type.Object({ status: Type.Literal('OK') });
 const ReadySchema = Type.Object({
@@ -60,6 +62,7 @@ const ReadySchema = Type.Object({
     reachable: Type.Boolean(),
     lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
+    changes: Type.Union([Type.Literal('streamed'), Type.Literal('polled')]),
   }),
 });
 
@@ -131,11 +134,22 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
           reachable: status.reachable,
           lastSuccessAt: status.lastSuccessAt?.toISOString() ?? null,
           lastError: status.lastError ?? null,
+          changes: status.changes,
         },
       };
       return reply.status(body.status === 'READY' ? 200 : 503).send(body);
     },
   );
+
+  // A chained edge asks this one, as this one asks its upstream; a token this edge cannot check now is not confirmed.
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .post('/edge/validate', edgeRoute(PUBLIC, { body: TokenStringListSchema, ok: ValidatedEdgeTokensSchema }), async (request) => {
+      const checks = await Promise.all(request.body.tokens.map(async (token) => ({ token, check: await services.tokens.check(token) })));
+      return {
+        tokens: checks.flatMap(({ token, check }) => (check.kind === 'valid' ? [{ token, ...check.scope }] : [])),
+      };
+    });
 
   for (const path of ['/internal-backstage/metrics', '/internal-backstage/prometheus']) {
     app.get(path, { schema: { tags: ['Operational'] }, config: { access: PUBLIC } }, async (_request, reply) => {
@@ -203,7 +217,7 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
     },
   });
   registerErrorHandler(app);
-  for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas]) app.addSchema(schema);
+  for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas, ...edgeSchemas]) app.addSchema(schema);
   await app.register(async (api) => {
     registerEdgeAccess(api, services);
     registerOperationalRoutes(api, services);

@@ -156,6 +156,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
       await sendUsage();
     },
     async stop() {
+      mirror.stop();
       await Promise.all(passes.map((pass) => pass.stop()));
       await app.close();
       // What was gathered since the last interval goes upstream if it can; otherwise it is lost with the process.

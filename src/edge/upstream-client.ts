@@ -53,6 +53,8 @@ export class UpstreamRefused extends Error {
  */
 export class UpstreamClient {
   private readonly agent: Agent;
+  /** Streams are silent between changes but for a keep-alive comment every 30 s: a minute and a half of silence is a dead one. */
+  private readonly streamAgent: Agent;
   private readonly connectionId = randomUUID();
 
   constructor(
@@ -60,6 +62,63 @@ export class UpstreamClient {
     private readonly timeoutMs: number,
   ) {
     this.agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+    this.streamAgent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: 90_000, connectTimeout: timeoutMs });
+  }
+
+  private headers(token: string | undefined): Record<string, string> {
+    return {
+      'unleash-appname': 'vexil-edge',
+      'unleash-sdk': `vexil-edge:${VERSION}`,
+      'unleash-connection-id': this.connectionId,
+      'unleash-client-spec': '5.2.0',
+      ...(token ? { authorization: token } : {}),
+    };
+  }
+
+  /**
+   * Follows the upstream's change stream for a client token (`/api/client/streaming`, which Vexil and Vexil Edge
+   * serve), calling `onChange` for each event it sends: the first on connecting, then one per change. Resolves
+   * `unsupported` when the upstream has no such stream (Unleash without streaming), `ended` when it ends or
+   * `signal` aborts it; rejects with UpstreamUnavailable when it cannot be reached or breaks off.
+   */
+  async followChanges(token: string, onChange: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(`${this.baseUrl}/api/client/streaming`, {
+        headers: { ...this.headers(token), accept: 'text/event-stream' },
+        dispatcher: this.streamAgent,
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return 'ended';
+      throw new UpstreamUnavailable(`GET /api/client/streaming: ${(error as Error).message}`);
+    }
+    const type = String(response.headers['content-type'] ?? '');
+    if (response.statusCode !== 200 || !type.startsWith('text/event-stream')) {
+      await response.body.dump().catch(() => undefined);
+      if (response.statusCode >= 500 || response.statusCode === 429) {
+        throw new UpstreamUnavailable(`GET /api/client/streaming answered ${response.statusCode}`);
+      }
+      return 'unsupported';
+    }
+    let pending = '';
+    try {
+      for await (const chunk of response.body) {
+        pending += (chunk as Buffer).toString('utf8');
+        // An event ends with a blank line; what it says does not matter, only that something changed.
+        let end = pending.indexOf('\n\n');
+        while (end >= 0) {
+          const event = pending.slice(0, end);
+          pending = pending.slice(end + 2);
+          if (/^event:/m.test(event)) onChange();
+          end = pending.indexOf('\n\n');
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return 'ended';
+      throw new UpstreamUnavailable(`GET /api/client/streaming broke off: ${(error as Error).message}`);
+    }
+    return 'ended';
   }
 
   private async send(
@@ -68,14 +127,7 @@ export class UpstreamClient {
     token: string | undefined,
     options: { body?: unknown; etag?: string } = {},
   ): Promise<{ statusCode: number; headers: Record<string, unknown>; body: unknown }> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'unleash-appname': 'vexil-edge',
-      'unleash-sdk': `vexil-edge:${VERSION}`,
-      'unleash-connection-id': this.connectionId,
-      'unleash-client-spec': '5.2.0',
-    };
-    if (token) headers.authorization = token;
+    const headers: Record<string, string> = { ...this.headers(token), accept: 'application/json' };
     if (options.etag) headers['if-none-match'] = options.etag;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let response: Awaited<ReturnType<typeof request>>;
@@ -145,6 +197,6 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.streamAgent.destroy()]);
   }
 }

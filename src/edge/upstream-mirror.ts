@@ -1,5 +1,6 @@
 import type { ClientFeatureStore, ConfigurationSource } from '../domain/client-features/client-feature-store.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../domain/client-features/environment-configuration.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hashToken } from '../shared/secrets.js';
 import type { BackedUpSync } from './edge-backup.js';
 import { UpstreamRefused, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
@@ -10,6 +11,9 @@ interface Sync extends BackedUpSync {
   secret?: string;
   /** Whether it holds flags: fetched once, or restored from a backup. */
   loaded: boolean;
+  /** A fetch in flight, and whether another was asked for meanwhile (a change it may have missed). */
+  fetching?: Promise<void>;
+  fetchAgain?: boolean;
 }
 
 /** How the upstream is doing, for `/internal-backstage/ready` and the metrics. */
@@ -20,6 +24,8 @@ export interface UpstreamStatus {
   lastSuccessAt: Date | undefined;
   /** Why the last round failed, when it did. */
   lastError: string | undefined;
+  /** How changes arrive: the upstream's change stream (Vexil, Vexil Edge), or fetches on the refresh interval. */
+  changes: 'streamed' | 'polled';
 }
 
 type ChangeHandler = (payload: string | undefined) => void;
@@ -38,7 +44,9 @@ export class UpstreamMirror {
   private readonly environments = new Map<string, EnvironmentConfiguration>();
   private readonly handlers = new Set<ChangeHandler>();
   private readonly firstFetches = new Map<string, Promise<void>>();
-  readonly status: UpstreamStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined };
+  private readonly changeStreams = new Map<string, AbortController>();
+  private stopped = false;
+  readonly status: UpstreamStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined, changes: 'streamed' };
 
   constructor(
     private readonly upstream: UpstreamClient,
@@ -73,7 +81,17 @@ export class UpstreamMirror {
   }
 
   backedUp(): BackedUpSync[] {
-    return [...this.syncs.values()].filter((sync) => sync.loaded).map(({ secret: _secret, loaded: _loaded, ...sync }) => sync);
+    return [...this.syncs.values()]
+      .filter((sync) => sync.loaded)
+      .map(({ tokenHash, environment, projects, etag, revision, features, segments }) => ({
+        tokenHash,
+        environment,
+        projects,
+        etag,
+        revision,
+        features,
+        segments,
+      }));
   }
 
   /** A followed client token of the environment, to send its usage upstream with. */
@@ -103,6 +121,7 @@ export class UpstreamMirror {
     const existing = this.syncs.get(tokenHash);
     if (existing) {
       existing.secret ??= secret;
+      this.followChanges(existing);
       return this.firstFetches.get(tokenHash) ?? Promise.resolve();
     }
     const sync: Sync = {
@@ -121,7 +140,60 @@ export class UpstreamMirror {
       .catch(() => undefined)
       .finally(() => this.firstFetches.delete(tokenHash));
     this.firstFetches.set(tokenHash, first);
+    this.followChanges(sync);
     return first;
+  }
+
+  /**
+   * Follows the upstream's change stream for a sync, fetching its flags again on each change, so a change reaches
+   * the edge in one round trip; reconnects with backoff. An upstream without a stream (Unleash) is polled on the
+   * refresh interval only, which goes on either way.
+   */
+  private followChanges(sync: Sync): void {
+    if (this.stopped || this.status.changes === 'polled' || !sync.secret || this.changeStreams.has(sync.tokenHash)) return;
+    const controller = new AbortController();
+    this.changeStreams.set(sync.tokenHash, controller);
+    const { signal } = controller;
+    void (async () => {
+      let backoffMs = 1000;
+      while (!signal.aborted && this.syncs.get(sync.tokenHash) === sync) {
+        try {
+          const result = await this.upstream.followChanges(sync.secret!, () => this.fetchSoon(sync), signal);
+          if (result === 'unsupported') {
+            this.status.changes = 'polled';
+            break;
+          }
+          backoffMs = 1000;
+        } catch {
+          backoffMs = Math.min(backoffMs * 2, 30_000);
+        }
+        await sleep(backoffMs, undefined, { signal }).catch(() => undefined);
+      }
+      this.changeStreams.delete(sync.tokenHash);
+    })();
+  }
+
+  /** Fetches a sync's flags now, or once more after the fetch in flight (which may have left before the change). */
+  private fetchSoon(sync: Sync): void {
+    if (sync.fetching) {
+      sync.fetchAgain = true;
+      return;
+    }
+    sync.fetching = this.fetch(sync)
+      .catch(() => undefined)
+      .finally(() => {
+        sync.fetching = undefined;
+        if (sync.fetchAgain) {
+          sync.fetchAgain = false;
+          this.fetchSoon(sync);
+        }
+      });
+  }
+
+  /** Ends the change streams. */
+  stop(): void {
+    this.stopped = true;
+    for (const controller of this.changeStreams.values()) controller.abort();
   }
 
   /** Stops following the tokens the upstream no longer knows (by hash). */
@@ -131,6 +203,7 @@ export class UpstreamMirror {
       const sync = this.syncs.get(hash);
       if (!sync) continue;
       this.syncs.delete(hash);
+      this.changeStreams.get(hash)?.abort();
       environments.add(sync.environment);
     }
     for (const environment of environments) this.rebuild(environment);

@@ -10,6 +10,7 @@ import { startTestEdge, type TestEdge } from '../helpers/edge.js';
 import { Draw, randomConfiguration, randomContext, seededRandom } from '../helpers/engine-differential.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
+import { eventually } from '../helpers/eventually.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -125,6 +126,29 @@ describe('Vexil Edge in front of Vexil', () => {
       body.features.filter((feature) => feature.name === flag),
       [{ ...body.features.find((feature) => feature.name === flag), name: flag, enabled: true }],
     );
+  });
+
+  test('a change on the server reaches streaming SDKs behind the edge and behind two chained edges, without a poll', async () => {
+    const chained = await startTestEdge({ UPSTREAM_URL: edge.url, TOKENS: client });
+    const sdks: Unleash[] = [];
+    try {
+      const readiness = (await (await fetch(`${chained.url}/internal-backstage/ready`)).json()) as { upstream: { changes: string } };
+      assert.equal(readiness.upstream.changes, 'streamed', 'an edge upstream streams its changes');
+      const flag = await createFlag(ctx, 'default');
+      await eventually(async () => (await get(`${chained.url}/api/client/features/${flag}`, client)).status === 200);
+      for (const url of [edge.url, chained.url]) sdks.push(await startNodeSdk(url, client, { experimentalMode: { type: 'streaming' } }));
+      assert.deepEqual(
+        sdks.map((sdk) => sdk.isEnabled(flag)),
+        [false, false],
+      );
+      expectStatus(await ctx.admin.post(`/api/admin/projects/default/features/${flag}/environments/${ENVIRONMENT}/on`), 200);
+      // The edges poll once an hour here: only the streams can bring the change.
+      const tookMs = await eventually(() => sdks.every((sdk) => sdk.isEnabled(flag)), 5_000);
+      assert.ok(tookMs < 5_000);
+    } finally {
+      for (const sdk of sdks) sdk.destroy();
+      await chained.close();
+    }
   });
 
   test('tokens: a narrower token sees only its projects, an unknown one is refused, a frontend token is no client token', async () => {
