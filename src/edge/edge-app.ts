@@ -177,10 +177,12 @@ function registerReportRoutes(app: FastifyInstance, services: EdgeServices): voi
     return reply.status(202).send();
   };
   typed.post('/api/client/metrics', clientRoute(CLIENT, { body: ClientMetricsSchema }), report);
-  typed.post('/api/frontend/client/metrics', frontendRoute(FRONTEND, { body: ClientMetricsSchema }), report);
-  typed.post('/api/frontend/client/register', frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
-    reply.status(202).send(),
-  );
+  for (const base of ['/api/frontend', '/api/proxy']) {
+    typed.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), report);
+    typed.post(`${base}/client/register`, frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
+      reply.status(202).send(),
+    );
+  }
 
   typed.post('/api/client/metrics/bulk', clientRoute(CLIENT, { body: BulkMetricsSchema }), async (request, reply) => {
     const token = sdkTokenOf(request);
@@ -212,7 +214,7 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
   // Browsers call the frontend API and OFREP from their applications' pages, wherever those are.
   await app.register(cors, {
     delegator: (request, callback) => {
-      const browserApi = request.url?.startsWith('/api/frontend') || request.url?.startsWith('/ofrep/');
+      const browserApi = ['/api/frontend', '/api/proxy', '/ofrep/'].some((prefix) => request.url?.startsWith(prefix));
       callback(null, browserApi ? { origin: '*', methods: ['GET', 'POST'], exposedHeaders: ['ETag'], maxAge: 86_400 } : { origin: false });
     },
   });

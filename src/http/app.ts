@@ -57,7 +57,8 @@ export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): 
   // origin, when it is one of the allowed origins; nothing else is offered to them.
   await app.register(cors, {
     delegator: (request, callback) => {
-      if (!request.url?.startsWith('/api/frontend') && !request.url?.startsWith('/ofrep/')) return callback(null, { origin: false });
+      if (!['/api/frontend', '/api/proxy', '/ofrep/'].some((prefix) => request.url?.startsWith(prefix)))
+        return callback(null, { origin: false });
       deps.frontendApiOrigins.allowed().then(
         (allowed) =>
           callback(null, {

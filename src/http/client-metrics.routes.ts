@@ -21,12 +21,13 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
     return reply.status(202).send();
   });
 
-  app.post('/api/frontend/client/metrics', frontendRoute(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
-
-  // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
-  app.post('/api/frontend/client/register', frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
-    reply.status(202).send(),
-  );
+  for (const base of ['/api/frontend', '/api/proxy']) {
+    app.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
+    // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
+    app.post(`${base}/client/register`, frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
+      reply.status(202).send(),
+    );
+  }
 
   app.post(
     '/api/client/metrics',

@@ -48,7 +48,7 @@ const FrontendQuerySchema = Type.Object(
 export const frontendApiRoutes: SdkReadRoutes = async (app, { deps }) => {
   const store = deps.clientFeatures;
 
-  const evaluate = async (request: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>) => {
+  const evaluate = async (request: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>, all: boolean) => {
     const token = sdkTokenOf(request);
     const scope: ClientScope = { environment: token.environment, projects: token.projects };
     const { answer, configuration } = await store.snapshot(scope);
@@ -60,21 +60,28 @@ export const frontendApiRoutes: SdkReadRoutes = async (app, { deps }) => {
       ...(typeof given.currentTime === 'string' ? { currentTime: new Date(given.currentTime) } : {}),
     };
     // A flag off in the environment always evaluates to off, so only those on are evaluated (their parents come
-    // from the whole configuration). The answer is serialised by the engine's answers, not by the schema.
-    return sendJson(reply, frontendAnswer(answer.enabledFeatures, configuration, context));
+    // from the whole configuration), unless every flag is asked for. The answer is serialised by the engine's
+    // answers, not by the schema.
+    return sendJson(reply, frontendAnswer(all ? answer.features : answer.enabledFeatures, configuration, context, { all }));
   };
 
-  app.get('/api/frontend', route(FRONTEND, { querystring: FrontendQuerySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) => {
-    const context = contextFromQuery(request.query as Record<string, unknown>);
-    if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
-      throw new BadDataError('currentTime must be a date-time', [
-        { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
-      ]);
+  // `/api/proxy` is the path of the Unleash Proxy, which frontend SDKs set up before Unleash had a frontend API
+  // still use; `/all` answers every flag of the token's scope, off ones as off, as Unleash Edge does.
+  for (const base of ['/api/frontend', '/api/proxy']) {
+    for (const path of [base, `${base}/all`]) {
+      const all = path.endsWith('/all');
+      app.get(path, route(FRONTEND, { querystring: FrontendQuerySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) => {
+        const context = contextFromQuery(request.query as Record<string, unknown>);
+        if (typeof context.currentTime === 'string' && Number.isNaN(Date.parse(context.currentTime))) {
+          throw new BadDataError('currentTime must be a date-time', [
+            { path: '/query/currentTime', message: `must be a date-time (got ${JSON.stringify(context.currentTime)})` },
+          ]);
+        }
+        return evaluate(request, reply, context, all);
+      });
+      app.post(path, route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) =>
+        evaluate(request, reply, (request.body?.context ?? {}) as Record<string, unknown>, all),
+      );
     }
-    return evaluate(request, reply, context);
-  });
-
-  app.post('/api/frontend', route(FRONTEND, { body: FrontendApiBodySchema, ok: FrontendApiFeaturesSchema }), async (request, reply) =>
-    evaluate(request, reply, (request.body?.context ?? {}) as Record<string, unknown>),
-  );
+  }
 };

@@ -165,6 +165,48 @@ describe('Vexil evaluates as the Node SDK does, to the bucket', () => {
   });
 });
 
+describe('the Unleash Proxy paths and /all', () => {
+  test('/api/proxy answers as /api/frontend; /all answers every flag of the token, off ones as off with the disabled variant', async () => {
+    const query = 'userId=bob&properties[plan]=free';
+    const enabled = await frontend(query);
+    for (const path of ['/api/proxy', '/api/proxy/all', '/api/frontend/all']) {
+      const get = await ctx.as(frontendToken).get(`${path}?${query}`);
+      expectStatus(get, 200);
+      const post = await ctx.as(frontendToken).post(path, { context: { userId: 'bob', properties: { plan: 'free' } } });
+      expectStatus(post, 200);
+      assert.deepEqual(post.json(), get.json(), path);
+      const toggles = (get.json() as { toggles: Toggle[] }).toggles;
+      if (!path.endsWith('/all')) {
+        assert.deepEqual(toggles, enabled, path);
+        continue;
+      }
+      assert.deepEqual(
+        toggles.filter((toggle) => toggle.enabled),
+        enabled,
+        `${path}: the enabled ones as /api/frontend has them`,
+      );
+      const off = toggles.find((toggle) => toggle.name === name('off'));
+      assert.deepEqual(off, {
+        name: name('off'),
+        enabled: false,
+        variant: { name: 'disabled', enabled: false, feature_enabled: false, featureEnabled: false },
+        impressionData: false,
+      });
+      assert.ok(
+        toggles.every((toggle) => toggle.name.startsWith(project)),
+        'only the token’s project',
+      );
+    }
+    expectStatus(
+      await ctx.as(frontendToken).post('/api/proxy/client/metrics', {
+        appName: 'legacy-proxy-app',
+        bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { [name('off')]: { yes: 0, no: 1 } } },
+      }),
+      202,
+    );
+  });
+});
+
 describe('client API details', () => {
   test('ETag and 304; an unknown If-None-Match gets the whole answer', async () => {
     const first = await ctx.as(clientToken).get('/api/client/features');

@@ -2,12 +2,12 @@ import type { ClientFeature } from '../client-features/environment-configuration
 import type { EvaluationContext } from './context.js';
 import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
 
-/** An enabled flag as the frontend API lists it (Unleash's frontendApiFeatureSchema). */
+/** A flag as the frontend API lists it (Unleash's frontendApiFeatureSchema). */
 function toggleJson(outcome: Outcome): string {
   outcome.frontendJson ??= JSON.stringify({
     name: outcome.flag.name,
-    enabled: true,
-    variant: { ...outcome.variant, feature_enabled: true, featureEnabled: true },
+    enabled: outcome.enabled,
+    variant: { ...outcome.variant, feature_enabled: outcome.enabled, featureEnabled: outcome.enabled },
     impressionData: outcome.flag.feature.impressionData,
   });
   return outcome.frontendJson;
@@ -15,14 +15,20 @@ function toggleJson(outcome: Outcome): string {
 
 /**
  * The frontend API's answer for one context, serialised: only the flags on for it, as Unleash sends them (a
- * browser learns nothing of the others). Each toggle's JSON is made once per configuration and reused.
+ * browser learns nothing of the others), or with `all` every flag of `features`, off ones as off (the `/all` paths
+ * of Unleash Edge). Each toggle's JSON is made once per configuration and reused.
  */
-export function frontendAnswer(features: readonly ClientFeature[], configuration: FlagConfiguration, context: EvaluationContext): string {
+export function frontendAnswer(
+  features: readonly ClientFeature[],
+  configuration: FlagConfiguration,
+  context: EvaluationContext,
+  { all = false }: { all?: boolean } = {},
+): string {
   const engine = engineFor(configuration);
   const parts: string[] = [];
   for (const flag of engine.compiledList(features)) {
     const outcome = engine.evaluate(flag, context);
-    if (outcome.enabled) parts.push(toggleJson(outcome));
+    if (outcome.enabled || all) parts.push(toggleJson(outcome));
   }
   // One join: growing the string toggle by toggle costs more than the evaluations.
   return `{"toggles":[${parts.join(',')}]}`;

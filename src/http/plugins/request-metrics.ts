@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../shared/metrics.js';
 
-const SDK_API = /^\/api\/(client|frontend)(\/|$)/;
+const SDK_API = /^\/api\/(client|frontend|proxy)(\/|$)/;
 
 /** Times every answered request by its route pattern (never the URL: names and ids would explode the series). */
 export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
