@@ -288,10 +288,8 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** Vexil Edge's settings, named as Unleash Edge names them so its deployment files carry over. */
 export interface EdgeConfig {
-  /** The Vexil, Unleash or Vexil Edge the edge follows (its base URL, without `/api`). */
-  upstreamUrl: string;
-  /** Client tokens whose flags are synchronised from the start; the edge serves tokens within their scopes. */
-  tokens: string[];
+  /** Where the flags come from: an upstream to follow, or a file (offline mode, for air-gapped sites and tests). */
+  source: EdgeUpstream | EdgeOffline;
   port: number;
   host: string;
   logLevel: LogLevel;
@@ -309,8 +307,27 @@ export interface EdgeConfig {
   trustProxy: boolean;
 }
 
+export interface EdgeUpstream {
+  kind: 'upstream';
+  /** The Vexil, Unleash or Vexil Edge the edge follows (its base URL, without `/api`). */
+  upstreamUrl: string;
+  /** Client tokens whose flags are followed from the start; the edge serves tokens within their scopes. */
+  tokens: string[];
+}
+
+export interface EdgeOffline {
+  kind: 'offline';
+  /** A features document as `/api/client/features` answers it. */
+  bootstrapFile: string;
+  /** The tokens served, taken as given (nobody to ask). */
+  clientTokens: string[];
+  frontendTokens: string[];
+  /** How often the file is read again; 0: never. */
+  reloadIntervalMs: number;
+}
+
 /** Unleash Edge settings Vexil Edge does not take yet: refused by name, never ignored, so no one relies on them unknowingly. */
-const EDGE_SETTINGS_NOT_SUPPORTED = ['REDIS_URL', 'BOOTSTRAP_FILE', 'PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
+const EDGE_SETTINGS_NOT_SUPPORTED = ['REDIS_URL', 'PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
 
 function readEdgeUpstream(env: Env): string {
   const raw = env.UPSTREAM_URL?.trim();
@@ -326,22 +343,40 @@ function readEdgeUpstream(env: Env): string {
   return raw.replace(/\/+$/, '').replace(/\/api$/, '');
 }
 
-/** A client token as Unleash and Vexil write them: `<project or * or []>:<environment>.<secret>`. */
-const CLIENT_TOKEN_FORMAT = /^[^:\s]+:[^.\s]+\.[A-Za-z0-9_\-.~]+$/;
+/** An SDK token as Unleash and Vexil write them: `<project or * or []>:<environment>.<secret>`. */
+const SDK_TOKEN_FORMAT = /^[^:\s]+:[^.\s]+\.[A-Za-z0-9_\-.~]+$/;
 
-function readEdgeTokens(env: Env): string[] {
-  const raw = env.TOKENS?.trim();
+function readEdgeTokens(env: Env, variable: string): string[] {
+  const raw = env[variable]?.trim();
   if (!raw) return [];
   const tokens = raw.split(',').map((token) => token.trim());
   tokens.forEach((token, index) => {
-    if (!CLIENT_TOKEN_FORMAT.test(token)) {
+    if (!SDK_TOKEN_FORMAT.test(token)) {
       // Never echo a token: it is a secret even when malformed.
       throw new ConfigError(
-        `TOKENS must be comma-separated client tokens of the form <project>:<environment>.<secret> (entry ${index + 1} is not)`,
+        `${variable} must be comma-separated tokens of the form <project>:<environment>.<secret> (entry ${index + 1} is not)`,
       );
     }
   });
   return [...new Set(tokens)];
+}
+
+function readEdgeSource(env: Env): EdgeUpstream | EdgeOffline {
+  const bootstrapFile = env.BOOTSTRAP_FILE?.trim();
+  if (!bootstrapFile) return { kind: 'upstream', upstreamUrl: readEdgeUpstream(env), tokens: readEdgeTokens(env, 'TOKENS') };
+  if (env.UPSTREAM_URL?.trim()) throw new ConfigError('Set UPSTREAM_URL (follow a server) or BOOTSTRAP_FILE (offline mode), not both');
+  const clientTokens = readEdgeTokens(env, 'CLIENT_TOKENS');
+  const frontendTokens = readEdgeTokens(env, 'FRONTEND_TOKENS');
+  if (clientTokens.length === 0 && frontendTokens.length === 0) {
+    throw new ConfigError('Offline mode (BOOTSTRAP_FILE) serves only the tokens in CLIENT_TOKENS and FRONTEND_TOKENS; set at least one');
+  }
+  return {
+    kind: 'offline',
+    bootstrapFile,
+    clientTokens,
+    frontendTokens,
+    reloadIntervalMs: readInteger(env, 'RELOAD_INTERVAL', 0, 0, 86_400) * 1000,
+  };
 }
 
 export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
@@ -352,8 +387,7 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
   const backupFolder = env.BACKUP_FOLDER?.trim();
   const seconds = (variable: string, fallback: number, min: number, max: number) => readInteger(env, variable, fallback, min, max) * 1000;
   return {
-    upstreamUrl: readEdgeUpstream(env),
-    tokens: readEdgeTokens(env),
+    source: readEdgeSource(env),
     port: readInteger(env, 'PORT', 3063, 0, 65535),
     host: env.INTERFACE?.trim() ? readHost({ HOST: env.INTERFACE }) : readHost(env),
     logLevel: readLogLevel(env),

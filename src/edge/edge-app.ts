@@ -31,15 +31,16 @@ import { schemaController } from '../http/plugins/validation.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema, sdkSchemas } from '../http/sdk.schemas.js';
 import { AuthenticationRequired, PermissionError, ServiceUnavailableError, UnauthorizedError } from '../shared/errors.js';
 import type { Metrics } from '../shared/metrics.js';
-import type { EdgeTokens, TokenCheck } from './edge-tokens.js';
+import type { ConfigurationFeed } from './configuration-feed.js';
+import type { TokenCheck, TokenChecker } from './edge-tokens.js';
 import type { EdgeUsage } from './edge-usage.js';
-import type { UpstreamMirror } from './upstream-mirror.js';
 
 /** What the edge's HTTP app is built from (src/edge/edge-server.ts builds them). */
 export interface EdgeServices {
   store: ClientFeatureStore;
-  mirror: UpstreamMirror;
-  tokens: EdgeTokens;
+  /** The flags: mirrored from upstream, or read from a bootstrap file (offline mode). */
+  flags: ConfigurationFeed;
+  tokens: TokenChecker;
   usage: EdgeUsage;
   evaluationUsage: UsageTally;
   streams: EventStreams;
@@ -62,7 +63,7 @@ const ReadySchema = Type.Object({
     reachable: Type.Boolean(),
     lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
-    changes: Type.Union([Type.Literal('streamed'), Type.Literal('polled')]),
+    changes: Type.Union([Type.Literal('streamed'), Type.Literal('polled'), Type.Literal('file')]),
   }),
 });
 
@@ -103,8 +104,8 @@ function registerEdgeAccess(app: FastifyInstance, services: EdgeServices): void 
             : `A ${check.token.type} token cannot be used on the frontend API; use a frontend token`,
         );
       }
-      if (!services.mirror.covers(check.scope)) {
-        if (services.followNewTokens && check.scope.type === 'client') await services.mirror.follow(secret, check.scope);
+      if (!services.flags.covers(check.scope)) {
+        if (services.followNewTokens && check.scope.type === 'client') await services.flags.follow(secret, check.scope);
         else {
           const projects = check.scope.projects.join(', ');
           throw new PermissionError(
@@ -127,9 +128,9 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
     '/internal-backstage/ready',
     operationalRoute(PUBLIC, { response: { 200: ReadySchema, 503: ReadySchema } }),
     async (_request, reply) => {
-      const { status } = services.mirror;
+      const { status } = services.flags;
       const body = {
-        status: services.mirror.ready() ? ('READY' as const) : ('NOT_READY' as const),
+        status: services.flags.ready() ? ('READY' as const) : ('NOT_READY' as const),
         upstream: {
           reachable: status.reachable,
           lastSuccessAt: status.lastSuccessAt?.toISOString() ?? null,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
-import type { EdgeConfig } from '../config.js';
+import type { EdgeConfig, EdgeOffline, EdgeUpstream } from '../config.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import { UsageTally } from '../domain/usage/usage-tally.js';
 import { EventStreams } from '../http/event-streams.js';
@@ -9,8 +9,10 @@ import { hashToken } from '../shared/secrets.js';
 import { Metrics } from '../shared/metrics.js';
 import { RepeatingPass } from '../workers/repeating-pass.js';
 import { buildEdgeApp, type EdgeServices } from './edge-app.js';
+import { BootstrapFile } from './bootstrap-file.js';
+import type { ConfigurationFeed } from './configuration-feed.js';
 import { BackupFolder } from './edge-backup.js';
-import { EdgeTokens } from './edge-tokens.js';
+import { EdgeTokens, OfflineTokens, type TokenChecker } from './edge-tokens.js';
 import { EdgeUsage } from './edge-usage.js';
 import { UpstreamClient, UpstreamRefused } from './upstream-client.js';
 import { UpstreamMirror } from './upstream-mirror.js';
@@ -26,17 +28,29 @@ export interface RunningEdge {
   stop(): Promise<void>;
 }
 
+/** Where an edge's flags and tokens come from, with the periodic work that keeps them current. */
+interface FlagSupply {
+  flags: ConfigurationFeed;
+  tokens: TokenChecker;
+  /** The periodic work, each with what it does (for the log when a round fails) and its interval. */
+  rounds: Array<{ what: string; run: () => Promise<void>; intervalMs: number }>;
+  followNewTokens: boolean;
+  stop(): Promise<void>;
+}
+
 /**
- * Vexil Edge's composition root: the one place that builds its long-lived services (the upstream client, the mirror
- * of the upstream's flags and the SDK store it feeds, the tokens, the usage gathered for upstream, the streams, the
- * backup) and its timers, and ends them in order. It starts from the backup when there is one, so it serves at once,
- * then follows the upstream.
+ * Following an upstream: the backup first (so the edge serves at once), then TOKENS checked with the upstream and
+ * their flags fetched, then the change streams, the refresh and revalidation rounds, and usage sent upstream.
  */
-export async function startEdge(config: EdgeConfig, log: Logger): Promise<RunningEdge> {
-  const upstream = new UpstreamClient(config.upstreamUrl, config.upstreamTimeoutMs);
-  const metrics = new Metrics();
+async function followUpstream(
+  config: EdgeConfig,
+  source: EdgeUpstream,
+  usage: EdgeUsage,
+  evaluationUsage: UsageTally,
+  log: Logger,
+): Promise<FlagSupply> {
+  const upstream = new UpstreamClient(source.upstreamUrl, config.upstreamTimeoutMs);
   const tokens = new EdgeTokens(upstream, () => Date.now());
-  const usage = new EdgeUsage();
   const backup = config.backupFolder ? new BackupFolder(config.backupFolder) : undefined;
 
   let backupDue: NodeJS.Timeout | undefined;
@@ -51,8 +65,6 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     if (backup && !backupDue) backupDue = setTimeout(writeBackup, 50);
   };
   const mirror = new UpstreamMirror(upstream, scheduleBackup);
-  const store = new ClientFeatureStore(mirror.source);
-  await store.start(mirror.listen);
 
   const restored = await backup?.read().catch((error: unknown) => {
     log.error({ err: error }, 'The backup cannot be read; starting without it');
@@ -61,14 +73,12 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
   if (restored) {
     tokens.restore(restored.tokens);
     mirror.restore(restored.syncs);
-    log.info(
-      { flags: restored.syncs.reduce((sum, sync) => sum + sync.features.length, 0), writtenAt: restored.writtenAt },
-      'Serving from the backup until the upstream answers',
-    );
+    const flags = restored.syncs.reduce((sum, sync) => sum + sync.features.length, 0);
+    log.info({ flags, writtenAt: restored.writtenAt }, 'Serving from the backup until the upstream answers');
   }
 
   /** TOKENS not followed yet: checked with the upstream at start, and on each round until it answers. */
-  const unfollowed = new Set(config.tokens);
+  const unfollowed = new Set(source.tokens);
   const followConfiguredTokens = async () => {
     await Promise.all(
       [...unfollowed].map(async (secret, index) => {
@@ -89,7 +99,6 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     );
   };
 
-  const evaluationUsage = new UsageTally(EVALUATION_USAGE_APPLICATION, new Date());
   const sendUsage = async () => {
     const now = new Date();
     for (const { token, report } of evaluationUsage.takeReports(now)) usage.report(token.environment, report);
@@ -110,29 +119,89 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     }
   };
 
-  const refresh = async () => {
-    if (unfollowed.size > 0) await followConfiguredTokens();
-    await mirror.refresh();
-  };
-  const revalidate = async () => {
-    mirror.forget(await tokens.revalidate());
-    scheduleBackup();
-  };
-
   await followConfiguredTokens().catch((error: unknown) => log.error({ err: error }, 'Following TOKENS failed'));
   if (!mirror.status.lastSuccessAt && unfollowed.size === 0) mirror.status.reachable = true;
+  return {
+    flags: mirror,
+    tokens,
+    followNewTokens: source.tokens.length === 0,
+    rounds: [
+      {
+        what: 'Fetching the flags from the upstream',
+        intervalMs: config.featuresRefreshIntervalMs,
+        run: async () => {
+          if (unfollowed.size > 0) await followConfiguredTokens();
+          await mirror.refresh();
+        },
+      },
+      {
+        what: 'Checking the tokens with the upstream',
+        intervalMs: config.tokenRevalidationIntervalMs,
+        run: async () => {
+          mirror.forget(await tokens.revalidate());
+          scheduleBackup();
+        },
+      },
+      { what: 'Sending usage upstream', intervalMs: config.metricsIntervalMs, run: sendUsage },
+    ],
+    async stop() {
+      mirror.stop();
+      // What was gathered since the last interval goes upstream if it can; otherwise it is lost with the process.
+      await sendUsage();
+      if (backupDue) {
+        clearTimeout(backupDue);
+        writeBackup();
+      }
+      await upstream.close();
+    },
+  };
+}
 
-  registerEdgeGauges(metrics, mirror, usage);
+/** Offline mode: the bootstrap file, read again on its interval, and the tokens given. Usage has nowhere to go. */
+async function readOffline(source: EdgeOffline, log: Logger): Promise<FlagSupply> {
+  const file = new BootstrapFile(source.bootstrapFile, () =>
+    log.info({ file: source.bootstrapFile }, 'Read the flags of the bootstrap file'),
+  );
+  await file.read();
+  return {
+    flags: file,
+    tokens: new OfflineTokens({ client: source.clientTokens, frontend: source.frontendTokens }),
+    followNewTokens: false,
+    rounds:
+      source.reloadIntervalMs > 0
+        ? [{ what: 'Reading the bootstrap file', intervalMs: source.reloadIntervalMs, run: () => file.read() }]
+        : [],
+    async stop() {},
+  };
+}
+
+/**
+ * Vexil Edge's composition root: the one place that builds its long-lived services (the flags from upstream or a
+ * file and the SDK store they feed, the tokens, the usage gathered for upstream, the streams, the backup) and its
+ * timers, and ends them in order.
+ */
+export async function startEdge(config: EdgeConfig, log: Logger): Promise<RunningEdge> {
+  const metrics = new Metrics();
+  const usage = new EdgeUsage();
+  const evaluationUsage = new UsageTally(EVALUATION_USAGE_APPLICATION, new Date());
+  const supply =
+    config.source.kind === 'offline'
+      ? await readOffline(config.source, log)
+      : await followUpstream(config, config.source, usage, evaluationUsage, log);
+  const store = new ClientFeatureStore(supply.flags.source);
+  await store.start(supply.flags.listen);
+
+  registerEdgeGauges(metrics, supply.flags, usage);
   const streams = new EventStreams(metrics.streamingConnections);
   const services: EdgeServices = {
     store,
-    mirror,
-    tokens,
+    flags: supply.flags,
+    tokens: supply.tokens,
     usage,
     evaluationUsage,
     streams,
     metrics,
-    followNewTokens: config.tokens.length === 0,
+    followNewTokens: supply.followNewTokens,
     trustProxy: config.trustProxy,
     now: () => new Date(),
   };
@@ -140,39 +209,26 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
   app.addHook('preClose', async () => streams.endAll());
 
   const onError = (what: string) => (error: unknown) => log.warn({ err: error }, `${what} failed; trying again on the next interval`);
-  const passes = [
-    new RepeatingPass(refresh, onError('Fetching the flags from the upstream'), config.featuresRefreshIntervalMs),
-    new RepeatingPass(revalidate, onError('Checking the tokens with the upstream'), config.tokenRevalidationIntervalMs),
-    new RepeatingPass(sendUsage, onError('Sending usage upstream'), config.metricsIntervalMs),
-  ];
+  const passes = supply.rounds.map((round) => new RepeatingPass(round.run, onError(round.what), round.intervalMs));
   for (const pass of passes) pass.start();
 
   return {
     app,
     services,
     async runOnce() {
-      await refresh().catch(onError('Fetching the flags from the upstream'));
-      await revalidate().catch(onError('Checking the tokens with the upstream'));
-      await sendUsage();
+      for (const round of supply.rounds) await round.run().catch(onError(round.what));
     },
     async stop() {
-      mirror.stop();
       await Promise.all(passes.map((pass) => pass.stop()));
       await app.close();
-      // What was gathered since the last interval goes upstream if it can; otherwise it is lost with the process.
-      await sendUsage();
-      if (backupDue) {
-        clearTimeout(backupDue);
-        writeBackup();
-      }
+      await supply.stop();
       await store.stop();
-      await upstream.close();
     },
   };
 }
 
 /** What the edge's own gauges read at each scrape: the upstream's state, the flags held, the usage waiting. */
-function registerEdgeGauges(metrics: Metrics, mirror: UpstreamMirror, usage: EdgeUsage): void {
+function registerEdgeGauges(metrics: Metrics, mirror: ConfigurationFeed, usage: EdgeUsage): void {
   const registers = [metrics.registry];
   new Gauge({
     name: 'vexil_edge_upstream_reachable',

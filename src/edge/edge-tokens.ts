@@ -10,6 +10,12 @@ export type TokenCheck =
   /** The upstream could not be asked, and the token was not known before. */
   | { kind: 'unavailable' };
 
+/** How the edge's access check asks about a token: the upstream's tokens (EdgeTokens), or offline mode's own. */
+export interface TokenChecker {
+  check(secret: string): Promise<TokenCheck>;
+  byHash(hash: string): TokenCheck;
+}
+
 interface KnownToken {
   sdkToken: SdkToken;
   scope: Omit<UpstreamToken, 'token'>;
@@ -29,7 +35,7 @@ const VALIDATE_BATCH = 100;
  * arrive together share one check), then trusted, and checked again on the revalidation interval. Kept by their
  * hash, so the backup can hold them without their secrets.
  */
-export class EdgeTokens {
+export class EdgeTokens implements TokenChecker {
   private readonly known = new Map<string, KnownToken>();
   private readonly refused = new Map<string, number>();
   private readonly checking = new Map<string, Promise<TokenCheck>>();
@@ -61,7 +67,6 @@ export class EdgeTokens {
     return [...this.known].map(([tokenHash, { scope }]) => ({ tokenHash, ...scope }));
   }
 
-  /** A known token by the hash of its secret (what an OFREP stream's channel names). */
   byHash(hash: string): TokenCheck {
     const entry = this.known.get(hash);
     return entry ? { kind: 'valid', token: entry.sdkToken, scope: entry.scope } : { kind: 'invalid' };
@@ -123,5 +128,43 @@ export class EdgeTokens {
       }
     }
     return forgotten;
+  }
+}
+
+/** A token as Unleash and Vexil write them: `<project, * or []>:<environment>.<secret>`. */
+const TOKEN_PARTS = /^([^:]+):([^.]+)\./;
+
+/**
+ * Offline mode's tokens: those given in CLIENT_TOKENS and FRONTEND_TOKENS, taken without asking anyone, each seeing
+ * the project its name gives (all of them for `*` and `[]`).
+ */
+export class OfflineTokens implements TokenChecker {
+  private readonly known = new Map<string, Extract<TokenCheck, { kind: 'valid' }>>();
+
+  constructor(tokens: { client: string[]; frontend: string[] }) {
+    let id = 1;
+    for (const type of ['client', 'frontend'] as const) {
+      for (const secret of tokens[type]) {
+        const [, project, environment] = TOKEN_PARTS.exec(secret) ?? [];
+        const projects = !project || project === '*' || project === '[]' ? ['*'] : [project];
+        const scope = { type, environment: environment ?? 'default', projects };
+        const token = {
+          id: id++,
+          type,
+          environment: scope.environment,
+          projects: projects[0] === '*' ? ('*' as const) : projects,
+          expiresAt: null,
+        };
+        this.known.set(hashToken(secret), { kind: 'valid', token, scope });
+      }
+    }
+  }
+
+  async check(secret: string): Promise<TokenCheck> {
+    return this.byHash(hashToken(secret));
+  }
+
+  byHash(hash: string): TokenCheck {
+    return this.known.get(hash) ?? { kind: 'invalid' };
   }
 }

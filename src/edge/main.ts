@@ -14,6 +14,14 @@ function readConfig(): EdgeConfig {
   }
 }
 
+/** A URL as the log may show it: a user name and password in it are secrets. */
+function withoutCredentials(url: string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return shown.toString();
+}
+
 /** `npm run edge`: Vexil Edge, configured as Unleash Edge is (environment variables of the same names). */
 async function main(): Promise<void> {
   const config = readConfig();
@@ -22,8 +30,10 @@ async function main(): Promise<void> {
   const edge = await startEdge(config, log);
   await edge.app.listen({ port: config.port, host: config.host });
   edge.app.log.info(
-    { upstream: config.upstreamUrl, startupMs: Math.round(performance.now() - startedAt) },
-    `Vexil Edge is serving; upstream ${edge.services.mirror.status.reachable ? 'reachable' : 'unreachable'}`,
+    { startupMs: Math.round(performance.now() - startedAt), changes: edge.services.flags.status.changes },
+    config.source.kind === 'offline'
+      ? `Vexil Edge is serving ${config.source.bootstrapFile} (offline)`
+      : `Vexil Edge is serving; its upstream ${withoutCredentials(config.source.upstreamUrl)} is ${edge.services.flags.status.reachable ? 'reachable' : 'unreachable'}`,
   );
   let stopping = false;
   const stop = async (signal: string) => {

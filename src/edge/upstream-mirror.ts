@@ -1,7 +1,7 @@
-import type { ClientFeatureStore, ConfigurationSource } from '../domain/client-features/client-feature-store.js';
-import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../domain/client-features/environment-configuration.js';
+import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashToken } from '../shared/secrets.js';
+import { ConfigurationFeed, type FeedStatus } from './configuration-feed.js';
 import type { BackedUpSync } from './edge-backup.js';
 import { UpstreamRefused, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
 
@@ -16,63 +16,23 @@ interface Sync extends BackedUpSync {
   fetchAgain?: boolean;
 }
 
-/** How the upstream is doing, for `/internal-backstage/ready` and the metrics. */
-export interface UpstreamStatus {
-  /** Whether the last round of fetches reached the upstream. */
-  reachable: boolean;
-  /** When a round of fetches last reached the upstream. */
-  lastSuccessAt: Date | undefined;
-  /** Why the last round failed, when it did. */
-  lastError: string | undefined;
-  /** How changes arrive: the upstream's change stream (Vexil, Vexil Edge), or fetches on the refresh interval. */
-  changes: 'streamed' | 'polled';
-}
-
-type ChangeHandler = (payload: string | undefined) => void;
-
-const byName = (a: ClientFeature, b: ClientFeature) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 /**
- * The flags the edge serves, as the upstream last sent them for each synchronised client token, merged per
- * environment into the configuration the edge's SDK store reads (`source`), which it hears of through `listen` as a
- * server hears its database. A flag seen through two tokens of one environment is one flag (the upstream sends the
- * same). An environment's revision follows the upstream's, and grows by one at the least on each change, so several
- * edges behind one load balancer give the same ETags.
+ * The flags the edge serves, as the upstream last sent them for each followed client token, merged per environment.
+ * A flag seen through two tokens of one environment is one flag (the upstream sends the same).
  */
-export class UpstreamMirror {
+export class UpstreamMirror extends ConfigurationFeed {
   private readonly syncs = new Map<string, Sync>();
-  private readonly environments = new Map<string, EnvironmentConfiguration>();
-  private readonly handlers = new Set<ChangeHandler>();
   private readonly firstFetches = new Map<string, Promise<void>>();
   private readonly changeStreams = new Map<string, AbortController>();
   private stopped = false;
-  readonly status: UpstreamStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined, changes: 'streamed' };
+  readonly status: FeedStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined, changes: 'streamed' };
 
   constructor(
     private readonly upstream: UpstreamClient,
-    private readonly onChange: () => void,
-  ) {}
-
-  readonly source: ConfigurationSource = async (environment, only) => {
-    const configuration = this.environments.get(environment) ?? {
-      environment,
-      revision: 0,
-      features: [],
-      tags: new Map(),
-      segments: new Map(),
-    };
-    if (!only) return configuration;
-    const names = new Set(only);
-    return { ...configuration, features: configuration.features.filter((feature) => names.has(feature.name)) };
-  };
-
-  /** What the store listens with: as a server's store hears its database, this one hears the upstream's changes. */
-  readonly listen: Parameters<ClientFeatureStore['start']>[0] = async (_channel, handler) => {
-    this.handlers.add(handler);
-    return async () => {
-      this.handlers.delete(handler);
-    };
-  };
+    onChange: () => void,
+  ) {
+    super(onChange);
+  }
 
   /** The syncs of a backup, served until the upstream answers. */
   restore(syncs: BackedUpSync[]): void {
@@ -99,23 +59,16 @@ export class UpstreamMirror {
     return [...this.syncs.values()].find((sync) => sync.environment === environment && sync.secret)?.secret;
   }
 
-  flagCounts(): Array<[string, number]> {
-    return [...this.environments].map(([environment, configuration]) => [environment, configuration.features.length]);
-  }
-
-  /** Whether every followed token's flags are held: the edge answers as its upstream would. */
   ready(): boolean {
     return [...this.syncs.values()].every((sync) => sync.loaded);
   }
 
-  /** Whether the flags a token may see are all among those the edge follows (its environment, and its projects). */
   covers(scope: Pick<UpstreamToken, 'environment' | 'projects'>): boolean {
     const followed = [...this.syncs.values()].filter((sync) => sync.environment === scope.environment).flatMap((sync) => sync.projects);
     if (followed.includes('*')) return true;
     return !scope.projects.includes('*') && scope.projects.length > 0 && scope.projects.every((project) => followed.includes(project));
   }
 
-  /** Follows a client token from now on; resolved once its flags have been fetched (or the fetch failed). */
   follow(secret: string, scope: Pick<UpstreamToken, 'environment' | 'projects'>): Promise<void> {
     const tokenHash = hashToken(secret);
     const existing = this.syncs.get(tokenHash);
@@ -255,19 +208,6 @@ export class UpstreamMirror {
       for (const feature of sync.features) features.set(feature.name, feature);
       for (const segment of sync.segments) segments.set(segment.id, segment);
     }
-    const sorted = [...features.values()].sort(byName);
-    const held = this.environments.get(environment);
-    if (
-      held &&
-      JSON.stringify(held.features) === JSON.stringify(sorted) &&
-      JSON.stringify([...held.segments]) === JSON.stringify([...segments])
-    ) {
-      return;
-    }
-    const upstreamRevision = Math.max(0, ...syncs.map((sync) => sync.revision ?? 0));
-    const revision = Math.max(upstreamRevision, (held?.revision ?? 0) + 1);
-    this.environments.set(environment, { environment, revision, features: sorted, tags: new Map(), segments });
-    for (const handler of this.handlers) handler(undefined);
-    this.onChange();
+    this.publish(environment, [...features.values()], segments, Math.max(0, ...syncs.map((sync) => sync.revision ?? 0)));
   }
 }

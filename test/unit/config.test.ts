@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadEdgeConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   test('has working defaults: port 4242 on the embedded database in ./data', () => {
@@ -179,5 +179,68 @@ describe('configuration', () => {
       () => loadConfig({ DATABASE_URL: 'postgres//user:hunter2@host' }),
       (error: Error) => !error.message.includes('hunter2'),
     );
+  });
+});
+
+describe('Vexil Edge configuration', () => {
+  test("takes Unleash Edge's settings: the upstream (with or without /api), TOKENS, the intervals in seconds, port 3063", () => {
+    assert.deepEqual(
+      loadEdgeConfig({
+        UPSTREAM_URL: 'https://flags.acme.example/api/',
+        TOKENS: '*:production.abc123, shop:development.def456',
+        FEATURES_REFRESH_INTERVAL_SECONDS: '5',
+        BACKUP_FOLDER: '/var/lib/edge',
+        TRUST_PROXY: 'true',
+        INTERFACE: '127.0.0.1',
+      }),
+      {
+        source: { kind: 'upstream', upstreamUrl: 'https://flags.acme.example', tokens: ['*:production.abc123', 'shop:development.def456'] },
+        port: 3063,
+        host: '127.0.0.1',
+        logLevel: 'info',
+        backupFolder: '/var/lib/edge',
+        featuresRefreshIntervalMs: 5_000,
+        tokenRevalidationIntervalMs: 3_600_000,
+        metricsIntervalMs: 60_000,
+        upstreamTimeoutMs: 5_000,
+        trustProxy: true,
+      },
+    );
+  });
+
+  test('offline mode: BOOTSTRAP_FILE with CLIENT_TOKENS and FRONTEND_TOKENS, read again on RELOAD_INTERVAL', () => {
+    assert.deepEqual(
+      loadEdgeConfig({
+        BOOTSTRAP_FILE: './features.json',
+        CLIENT_TOKENS: '*:production.a1',
+        FRONTEND_TOKENS: '*:production.b2',
+        RELOAD_INTERVAL: '30',
+      }).source,
+      {
+        kind: 'offline',
+        bootstrapFile: './features.json',
+        clientTokens: ['*:production.a1'],
+        frontendTokens: ['*:production.b2'],
+        reloadIntervalMs: 30_000,
+      },
+    );
+  });
+
+  test('refuses what it cannot honour, naming the setting and never echoing a token', () => {
+    for (const [env, message] of [
+      [{}, /^UPSTREAM_URL is required/],
+      [{ UPSTREAM_URL: 'ftp://flags' }, /^UPSTREAM_URL must be an absolute http or https URL/],
+      [{ UPSTREAM_URL: 'http://flags', TOKENS: 'not a token' }, /^TOKENS must be comma-separated tokens .* \(entry 1 is not\)$/],
+      [{ UPSTREAM_URL: 'http://flags', REDIS_URL: 'redis://cache' }, /^REDIS_URL is not supported by this version of Vexil Edge/],
+      [{ UPSTREAM_URL: 'http://flags', BOOTSTRAP_FILE: 'f.json' }, /not both$/],
+      [{ BOOTSTRAP_FILE: 'f.json' }, /set at least one$/],
+      [{ UPSTREAM_URL: 'http://flags', METRICS_INTERVAL_SECONDS: '0' }, /^METRICS_INTERVAL_SECONDS must be a whole number from 1 to 86400/],
+    ] as const) {
+      assert.throws(
+        () => loadEdgeConfig(env as Record<string, string>),
+        (error: Error) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('not a token'),
+        JSON.stringify(env),
+      );
+    }
   });
 });

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { ClientFeature } from '../../src/domain/client-features/environment-configuration.js';
+import { startTestEdge, type TestEdge } from '../helpers/edge.js';
+import { eventually } from '../helpers/eventually.js';
+import { startNodeSdk } from '../helpers/sdk-fixtures.js';
+
+/**
+ * Offline mode: no upstream, the flags of a bootstrap file (what /api/client/features answers), the tokens given
+ * in CLIENT_TOKENS and FRONTEND_TOKENS and no others, the file read again on RELOAD_INTERVAL.
+ */
+const CLIENT = '*:production.offline-client-secret';
+const SHOP_CLIENT = 'shop:production.offline-shop-secret';
+const FRONTEND = '*:production.offline-frontend-secret';
+let folder: string;
+let file: string;
+let edge: TestEdge;
+
+const flag = (name: string, project: string, enabled: boolean, rollout = '100'): ClientFeature => ({
+  name,
+  type: 'release',
+  description: null,
+  project,
+  enabled,
+  stale: false,
+  impressionData: false,
+  strategies: [
+    {
+      id: `${name}-s`,
+      name: 'flexibleRollout',
+      sortOrder: 0,
+      constraints: [],
+      parameters: { rollout, stickiness: 'default', groupId: name },
+      variants: [],
+    },
+  ],
+  variants: [],
+});
+
+async function writeFlags(features: ClientFeature[]) {
+  await writeFile(file, JSON.stringify({ version: 2, features, segments: [] }));
+}
+
+before(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'vexil-edge-offline-'));
+  file = join(folder, 'features.json');
+  await writeFlags([flag('checkout', 'shop', true), flag('search', 'default', true, '50'), flag('beta', 'default', false)]);
+  edge = await startTestEdge({
+    BOOTSTRAP_FILE: file,
+    CLIENT_TOKENS: `${CLIENT},${SHOP_CLIENT}`,
+    FRONTEND_TOKENS: FRONTEND,
+    RELOAD_INTERVAL: '1',
+  });
+});
+
+after(async () => {
+  await edge?.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('Vexil Edge offline', () => {
+  test('serves the file to the Node SDK, its projects to a project token, and evaluates for a frontend token', async () => {
+    const sdk = await startNodeSdk(edge.url, CLIENT, { refreshInterval: 3_600_000 });
+    try {
+      assert.deepEqual(
+        sdk
+          .getFeatureToggleDefinitions()
+          .map((definition) => definition.name)
+          .sort(),
+        ['beta', 'checkout', 'search'],
+      );
+      assert.equal(sdk.isEnabled('checkout'), true);
+      assert.equal(sdk.isEnabled('beta'), false);
+    } finally {
+      sdk.destroy();
+    }
+    const shop = (await (await fetch(`${edge.url}/api/client/features`, { headers: { authorization: SHOP_CLIENT } })).json()) as {
+      features: Array<{ name: string }>;
+    };
+    assert.deepEqual(
+      shop.features.map((feature) => feature.name),
+      ['checkout'],
+    );
+    const answer = await fetch(`${edge.url}/api/frontend?userId=42`, { headers: { authorization: FRONTEND } });
+    assert.equal(answer.status, 200);
+    const { toggles } = (await answer.json()) as { toggles: Array<{ name: string }> };
+    assert.ok(toggles.some((toggle) => toggle.name === 'checkout'));
+    assert.ok(!toggles.some((toggle) => toggle.name === 'beta'));
+    const ready = (await (await fetch(`${edge.url}/internal-backstage/ready`)).json()) as { status: string; upstream: { changes: string } };
+    assert.deepEqual([ready.status, ready.upstream.changes], ['READY', 'file']);
+  });
+
+  test('any other token is refused: there is nobody to ask', async () => {
+    const other = await fetch(`${edge.url}/api/client/features`, { headers: { authorization: '*:production.someone-elses-secret' } });
+    assert.equal(other.status, 401);
+    const frontendOnClient = await fetch(`${edge.url}/api/client/features`, { headers: { authorization: FRONTEND } });
+    assert.equal(frontendOnClient.status, 403);
+  });
+
+  test('a change to the file is served after the reload interval; a broken file keeps what was read', async () => {
+    await writeFlags([flag('checkout', 'shop', false), flag('search', 'default', true, '50'), flag('beta', 'default', true)]);
+    const enabled = async (name: string) => {
+      const answer = (await (await fetch(`${edge.url}/api/client/features/${name}`, { headers: { authorization: CLIENT } })).json()) as {
+        enabled: boolean;
+      };
+      return answer.enabled;
+    };
+    await eventually(async () => (await enabled('beta')) && !(await enabled('checkout')), 5_000);
+    await writeFile(file, '{"features": [');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(await enabled('beta'), true, 'the flags read before stay');
+  });
+});
