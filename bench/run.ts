@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { edgeLines } from './edge.js';
 import { engineLines } from './engine.js';
+import { type Case, drain, measure, ms, percentile, rssKiB } from './measure.js';
 import { createSdkToken, type Server, startServer, TOKEN } from './server.js';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 
@@ -11,18 +12,6 @@ async function getJson<T>(baseUrl: string, path: string): Promise<T> {
   const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: TOKEN } });
   if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as T;
-}
-
-interface Case {
-  name: string;
-  path: string;
-  /** Sent instead of the admin token (SDK cases send a client token, and the ETag they hold). */
-  headers?: Record<string, string>;
-  /** The second column's concurrency: 16 by default. */
-  connections?: number;
-  /** Each request's own path and body instead of `path`: a new user id, a new description… */
-  requestOf?: () => { path: string; body?: string };
-  method?: 'GET' | 'PUT' | 'POST';
 }
 
 /** What SDKs poll: a client token of the production environment over every project, and the ETag it gets. */
@@ -110,50 +99,6 @@ async function cases(baseUrl: string): Promise<Case[]> {
   ];
 }
 
-interface Measurement {
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-/**
- * Waits until the server answers a trivial request quickly again: queries of a slow case can outlive its
- * load and would otherwise be measured as the next case's latency.
- */
-async function drain(baseUrl: string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    const started = performance.now();
-    await fetch(`${baseUrl}/health`);
-    if (performance.now() - started < 20) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function measure(baseUrl: string, benchCase: Case, connections: number, duration: number): Promise<Measurement> {
-  const requestOf = benchCase.requestOf;
-  const result = await autocannon({
-    url: `${baseUrl}${benchCase.path}`,
-    connections,
-    duration,
-    method: benchCase.method ?? 'GET',
-    headers: benchCase.headers ?? { authorization: TOKEN },
-    ...(requestOf ? { requests: [{ setupRequest: (request) => ({ ...request, ...requestOf() }) }] } : {}),
-  });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    // A 304 is the answer an SDK polling with a current ETag wants.
-    errors: result['4xx'] + result['5xx'] + result.errors + result.timeouts,
-  };
-}
-
-async function rssKiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
 /** Reads a streamed answer to the end while sampling the server's RSS every 10 ms. */
 async function streamWithMemory(server: Server, path: string) {
   const pid = server.process.pid!;
@@ -216,11 +161,6 @@ async function profileStartup(env: Record<string, string>): Promise<StartupProfi
     server.process.kill('SIGTERM');
     await new Promise((resolve) => server.process.once('exit', resolve));
   }
-}
-
-/** The value below which `fraction` of the sorted samples lie. */
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
 /**
@@ -443,13 +383,14 @@ async function changeLine(server: Server, env: Record<string, string>, project: 
 const streamsLine = (streams: Awaited<ReturnType<typeof manyStreams>>) =>
   `${streams.count.toLocaleString('en')} open streams (one not reading): server RSS +${streams.growthMiB.toFixed(0)} MiB; /health meanwhile at c=16 ${streams.healthRps.toFixed(0)} req/s, p99 ${streams.healthP99} ms; one change reached every stream in ${streams.broadcastMs.toFixed(0)} ms`;
 
-const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
-
 /** Each selected case at one connection and at its concurrency, as table rows. */
 async function measureCases(baseUrl: string, filter: string | undefined, duration: number): Promise<string[]> {
   const rows: string[] = [];
   const all = [...(await cases(baseUrl)), ...(await sdkCases(baseUrl))];
-  const selected = all.filter((c) => !filter || c.name.includes(filter));
+  // Cases that name no headers are the admin API's, called with the admin token.
+  const selected = all
+    .filter((c) => !filter || c.name.includes(filter))
+    .map((c) => ({ ...c, headers: c.headers ?? { authorization: TOKEN } }));
   for (const benchCase of selected) {
     await drain(baseUrl);
     await measure(baseUrl, benchCase, 1, 1); // warm-up: plans, caches, JIT
@@ -492,6 +433,7 @@ async function main(): Promise<void> {
   for (let run = 0; run < (only ? 0 : 3); run++) profiles.push(await profileStartup(env));
   const startup = profiles.sort((a, b) => a.toHealthyMs - b.toHealthyMs)[1]!;
   const server = await startServer(env);
+  const edgeOptions = { duration, project: values['hot-project'], streams: Number(values.streams) };
   try {
     if (only) {
       process.stdout.write(`${[...TABLE_HEAD, ...(await measureCases(server.baseUrl, values.cases, duration))].join('\n')}\n`);
@@ -499,6 +441,7 @@ async function main(): Promise<void> {
         process.stdout.write(`${streamsLine(await manyStreams(server, values['hot-project'], Number(values.streams)))}\n`);
       if ('change to sdk'.includes(values.cases!)) process.stdout.write(`${await changeLine(server, env, values['hot-project'])}\n`);
       if ('evaluation engine'.includes(values.cases!)) process.stdout.write(`${(await engineLines(server.baseUrl, TOKEN)).join('\n')}\n`);
+      if ('vexil edge'.includes(values.cases!)) process.stdout.write(`${(await edgeLines(server, edgeOptions)).join('\n')}\n`);
       return;
     }
     // First, on the fresh server: its memory then shows what streaming costs, not what earlier cases left.
@@ -513,6 +456,7 @@ async function main(): Promise<void> {
     const streams = await manyStreams(server, values['hot-project'], Number(values.streams));
     const change = await changeLine(server, env, values['hot-project']);
     const engine = await engineLines(server.baseUrl, TOKEN);
+    const edge = await edgeLines(server, edgeOptions);
     // What the metrics endpoint shows after all of the above: Vexil's own series, and the process's memory.
     const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
     const scraped = scrape
@@ -538,6 +482,9 @@ async function main(): Promise<void> {
         `Webhook delivery lag at 200 events/s for ${values['lag-seconds']} s: ${lag.delivered} of ${lag.sent} delivered, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}`,
         change,
         ...engine,
+        '',
+        ...edge,
+        '',
         exportLine('NDJSON', exported),
         exportLine('CSV', exportedCsv),
         `Start-up on the existing database, median of 3 (spawn to first healthy answer): ${ms(startup.toHealthyMs)}; by the server's account ${ms(startup.startupMs)}: ${phases}`,

@@ -1,21 +1,11 @@
 /** Vexil as `npm start` runs it, started by the benchmarks as a process of its own. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../test/helpers/free-port.js';
 
 export const TOKEN = '*:*.benchmark-admin-token-0123456789abcdef';
 /** The server as `npm start` runs it: compiled, without the TypeScript loader (npm run bench builds first). */
 const MAIN = join(import.meta.dirname, '../dist/main.js');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface Server {
   process: ChildProcess;

@@ -295,6 +295,8 @@ export interface EdgeConfig {
   logLevel: LogLevel;
   /** Where the configuration is written on each change and read at a start while the upstream is away. */
   backupFolder?: string;
+  /** A Redis the configuration is written to and read from as well (edges on other machines can share it). */
+  redisUrl?: string;
   /** How often the flags are fetched from an upstream that cannot stream them. */
   featuresRefreshIntervalMs: number;
   /** How often a token the edge serves is checked with the upstream again. */
@@ -327,7 +329,7 @@ export interface EdgeOffline {
 }
 
 /** Unleash Edge settings Vexil Edge does not take yet: refused by name, never ignored, so no one relies on them unknowingly. */
-const EDGE_SETTINGS_NOT_SUPPORTED = ['REDIS_URL', 'PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
+const EDGE_SETTINGS_NOT_SUPPORTED = ['PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
 
 function readEdgeUpstream(env: Env): string {
   const raw = env.UPSTREAM_URL?.trim();
@@ -385,6 +387,11 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
       throw new ConfigError(`${variable} is not supported by this version of Vexil Edge (see "Vexil Edge" in the README)`);
   }
   const backupFolder = env.BACKUP_FOLDER?.trim();
+  const redisUrl = env.REDIS_URL?.trim();
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    // The URL may carry a password: never echo it.
+    throw new ConfigError('REDIS_URL must be a URL of the form redis://[user:password@]host:port[/db] (or rediss:// for TLS)');
+  }
   const seconds = (variable: string, fallback: number, min: number, max: number) => readInteger(env, variable, fallback, min, max) * 1000;
   return {
     source: readEdgeSource(env),
@@ -392,6 +399,7 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
     host: env.INTERFACE?.trim() ? readHost({ HOST: env.INTERFACE }) : readHost(env),
     logLevel: readLogLevel(env),
     ...(backupFolder ? { backupFolder } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
     featuresRefreshIntervalMs: seconds('FEATURES_REFRESH_INTERVAL_SECONDS', 15, 1, 86_400),
     tokenRevalidationIntervalMs: seconds('TOKEN_REVALIDATION_INTERVAL_SECONDS', 3600, 1, 86_400),
     metricsIntervalMs: seconds('METRICS_INTERVAL_SECONDS', 60, 1, 86_400),

@@ -11,7 +11,7 @@ import { RepeatingPass } from '../workers/repeating-pass.js';
 import { buildEdgeApp, type EdgeServices } from './edge-app.js';
 import { BootstrapFile } from './bootstrap-file.js';
 import type { ConfigurationFeed } from './configuration-feed.js';
-import { BackupFolder } from './edge-backup.js';
+import { BackupFolder, type BackupStore, type EdgeBackup, RedisBackup } from './edge-backup.js';
 import { EdgeTokens, OfflineTokens, type TokenChecker } from './edge-tokens.js';
 import { EdgeUsage } from './edge-usage.js';
 import { UpstreamClient, UpstreamRefused } from './upstream-client.js';
@@ -51,25 +51,37 @@ async function followUpstream(
 ): Promise<FlagSupply> {
   const upstream = new UpstreamClient(source.upstreamUrl, config.upstreamTimeoutMs);
   const tokens = new EdgeTokens(upstream, () => Date.now());
-  const backup = config.backupFolder ? new BackupFolder(config.backupFolder) : undefined;
+  const backups = await backupStores(config, log);
 
   let backupDue: NodeJS.Timeout | undefined;
   const writeBackup = () => {
     backupDue = undefined;
-    backup
-      ?.write({ version: 1, writtenAt: new Date().toISOString(), tokens: tokens.backedUp(), syncs: mirror.backedUp() })
-      .catch((error: unknown) => log.error({ err: error }, 'Writing the backup failed; the next change tries again'));
+    const backup = { version: 1 as const, writtenAt: new Date().toISOString(), tokens: tokens.backedUp(), syncs: mirror.backedUp() };
+    for (const store of backups) {
+      store
+        .write(backup)
+        .catch((error: unknown) => log.error({ err: error, backup: store.name }, 'Writing the backup failed; the next change tries again'));
+    }
   };
   // Changes that land together (a round of fetches) are written once.
   const scheduleBackup = () => {
-    if (backup && !backupDue) backupDue = setTimeout(writeBackup, 50);
+    if (backups.length > 0 && !backupDue) backupDue = setTimeout(writeBackup, 50);
   };
   const mirror = new UpstreamMirror(upstream, scheduleBackup);
 
-  const restored = await backup?.read().catch((error: unknown) => {
-    log.error({ err: error }, 'The backup cannot be read; starting without it');
-    return undefined;
-  });
+  // The newest of the backups there are (a folder and a Redis may both hold one).
+  const read = await Promise.all(
+    backups.map((store) =>
+      store.read().catch((error: unknown) => {
+        log.error({ err: error, backup: store.name }, 'The backup cannot be read; starting without it');
+        return undefined;
+      }),
+    ),
+  );
+  const restored = read.reduce<EdgeBackup | undefined>(
+    (newest, backup) => (backup && (!newest || backup.writtenAt > newest.writtenAt) ? backup : newest),
+    undefined,
+  );
   if (restored) {
     tokens.restore(restored.tokens);
     mirror.restore(restored.syncs);
@@ -152,9 +164,25 @@ async function followUpstream(
         clearTimeout(backupDue);
         writeBackup();
       }
+      await Promise.all(backups.map((store) => store.close()));
       await upstream.close();
     },
   };
+}
+
+/** BACKUP_FOLDER and REDIS_URL, those set; a Redis that cannot be reached at start is left out, with a log line. */
+async function backupStores(config: EdgeConfig, log: Logger): Promise<BackupStore[]> {
+  const stores: BackupStore[] = config.backupFolder ? [new BackupFolder(config.backupFolder)] : [];
+  if (config.redisUrl) {
+    const redis = await RedisBackup.connect(config.redisUrl, (error) => log.warn({ err: error }, 'Redis: the connection failed')).catch(
+      (error: unknown) => {
+        log.error({ err: error }, 'Redis cannot be reached; the edge starts without its backup there');
+        return undefined;
+      },
+    );
+    if (redis) stores.push(redis);
+  }
+  return stores;
 }
 
 /** Offline mode: the bootstrap file, read again on its interval, and the tokens given. Usage has nowhere to go. */

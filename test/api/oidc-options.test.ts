@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { freePort } from '../helpers/free-port.js';
 import { startTestApp, STRONG_PASSWORD, type TestApp } from '../helpers/test-app.js';
 
 // How sign-in is offered, and what happens when the provider cannot be reached. The whole sign-in, against a

@@ -11,7 +11,9 @@ import { Draw, randomConfiguration, randomContext, seededRandom } from '../helpe
 import { uniqueName } from '../helpers/fixtures.js';
 import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/free-port.js';
 import { createFlag, createProject } from '../helpers/projects.js';
+import { redisMissing, startRedis } from '../helpers/redis-server.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -260,6 +262,42 @@ describe('Vexil Edge in front of Vexil', () => {
       assert.equal(readyAgain.upstream.reachable, true);
     } finally {
       await upstream.restore();
+    }
+  });
+
+  test('with REDIS_URL the backup is kept in Redis too: an edge with no backup folder starts from it while the server is away', {
+    skip: redisMissing,
+  }, async () => {
+    const redis = await startRedis();
+    try {
+      const writer = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client, REDIS_URL: redis.url });
+      const served = (await (await get(`${writer.url}/api/client/features`, client)).json()) as { features: unknown[] };
+      assert.ok(served.features.length > 0);
+      await writer.close();
+      await upstream.cut();
+      try {
+        const reader = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client, REDIS_URL: redis.url });
+        try {
+          const fromRedis = await get(`${reader.url}/api/client/features`, client);
+          assert.equal(fromRedis.status, 200);
+          assert.deepEqual(((await fromRedis.json()) as { features: unknown[] }).features, served.features);
+        } finally {
+          await reader.close();
+        }
+      } finally {
+        await upstream.restore();
+      }
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  test('an edge whose Redis does not answer starts all the same, and serves from upstream', async () => {
+    const lonely = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    try {
+      assert.equal((await get(`${lonely.url}/api/client/features`, client)).status, 200);
+    } finally {
+      await lonely.close();
     }
   });
 

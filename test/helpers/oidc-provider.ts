@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import Provider from 'oidc-provider';
+import { freePort } from './free-port.js';
 
 /** What the test's identity provider says about a person who signs in with `login`. */
 export interface TestAccount {
@@ -30,15 +29,6 @@ export interface TestOidcProvider {
   /** Changes the parameters of the next redirect back to Vexil, as a link an attacker crafted would (once). */
   rewriteNextCallback: ((params: URLSearchParams) => void) | undefined;
   close(): Promise<void>;
-}
-
-/** A port nothing listens on right now, for a server whose URL must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startOidcProvider(redirectUri: string): Promise<TestOidcProvider> {

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, shows, textOf } from '../helpers/browser.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
-import { freePort, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { freePort } from '../helpers/free-port.js';
+import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createProject, projectPath } from '../helpers/projects.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

@@ -1,0 +1,202 @@
+/**
+ * Vexil Edge in front of the benchmark's server, as `npm run edge` runs it (a process of its own, following a client
+ * token of production over every project): what SDKs get from it beside what they get from the server, its idle
+ * memory holding every flag, its start-up from a backup with the server away, and one change reaching many streams.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Case, drain, measure, ms, percentile, rssKiB } from './measure.js';
+import { freePort } from '../test/helpers/free-port.js';
+import { createSdkToken, type Server, TOKEN } from './server.js';
+
+const MAIN = join(import.meta.dirname, '../dist/edge/main.js');
+
+interface EdgeProcess {
+  process: ChildProcess;
+  baseUrl: string;
+  /** The edge's own account of its start-up (its "serving" log line). */
+  startupMs: number;
+  /** From spawning the process to the first answer of its client API. */
+  toServingMs: number;
+  stop(): Promise<void>;
+}
+
+async function startEdgeProcess(env: Record<string, string>, token: string): Promise<EdgeProcess> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', INTERFACE: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', process.stderr],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Vexil Edge exited with ${child.exitCode} while starting: ${output}`);
+    const answer = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: token } }).catch(() => undefined);
+    if (answer?.ok) {
+      await answer.arrayBuffer();
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const toServingMs = performance.now() - started;
+  const line = output.split('\n').find((entry) => entry.includes('Vexil Edge is serving'));
+  const startupMs = line ? (JSON.parse(line) as { startupMs: number }).startupMs : Number.NaN;
+  return {
+    process: child,
+    baseUrl,
+    startupMs,
+    toServingMs,
+    async stop() {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+async function call(baseUrl: string, method: string, path: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return response;
+}
+
+/**
+ * `count` streams opened on the edge (each on a narrow scope: what is measured is a connection's cost, not `count`
+ * hydrations), then one flag toggled on the server; the time from sending the toggle to each stream's update.
+ */
+async function streamsThroughEdge(server: Server, edge: EdgeProcess, client: string, project: string, count: number) {
+  const prefix = `edge-streams-${Date.now()}`;
+  const flag = `${prefix}-flag`;
+  await call(server.baseUrl, 'POST', `/api/admin/projects/${project}/features`, { name: flag });
+  const request = `GET /api/client/streaming?namePrefix=${prefix} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${client}\r\nAccept: text/event-stream\r\n\r\n`;
+  const port = Number(new URL(edge.baseUrl).port);
+  const sockets: Socket[] = [];
+  const arrivals: number[] = [];
+  let sentAt = 0;
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      socket.setEncoding('utf8');
+      let connected = false;
+      let arrived = false;
+      socket.on('data', (text: string) => {
+        if (!connected && text.includes('unleash-connected')) {
+          connected = true;
+          resolve();
+        } else if (connected && !arrived && text.includes('unleash-updated')) {
+          arrived = true;
+          arrivals.push(performance.now() - sentAt);
+        }
+      });
+      socket.on('error', reject);
+      sockets.push(socket);
+    });
+  for (let opened = 0; opened < count; opened += 200) {
+    await Promise.all(Array.from({ length: Math.min(200, count - opened) }, open));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const rssMiB = (await rssKiB(edge.process.pid!)) / 1024;
+  sentAt = performance.now();
+  await call(server.baseUrl, 'POST', `/api/admin/projects/${project}/features/${flag}/environments/production/on`);
+  const deadline = performance.now() + 30_000;
+  while (arrivals.length < count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (const socket of sockets) socket.destroy();
+  const sorted = [...arrivals].sort((a, b) => a - b);
+  return {
+    count,
+    reached: arrivals.length,
+    rssMiB,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
+}
+
+const rate = (value: number) => `${value.toFixed(0)} req/s`;
+
+export async function edgeLines(server: Server, options: { duration: number; project: string; streams: number }): Promise<string[]> {
+  const client = await createSdkToken(server.baseUrl, TOKEN, 'client', 'edge');
+  const frontend = await createSdkToken(server.baseUrl, TOKEN, 'frontend', 'edge-frontend');
+  const backupFolder = await mkdtemp(join(tmpdir(), 'vexil-edge-bench-'));
+  const lines: string[] = [];
+  let edge = await startEdgeProcess({ UPSTREAM_URL: server.baseUrl, TOKENS: client, BACKUP_FOLDER: backupFolder }, client);
+  try {
+    const first = await fetch(`${edge.baseUrl}/api/client/features`, { headers: { authorization: client } });
+    const { features } = (await first.json()) as { features: Array<{ enabled: boolean }> };
+    const etag = first.headers.get('etag')!;
+    const on = features.filter((feature) => feature.enabled).length;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const idleMiB = (await rssKiB(edge.process.pid!)) / 1024;
+    lines.push(
+      `Vexil Edge holding ${features.length.toLocaleString('en')} flags (${on} on in production): idle RSS ${idleMiB.toFixed(0)} MiB`,
+    );
+
+    let user = 0;
+    const cases: Array<Case & { connections: number }> = [
+      {
+        name: 'client features, 304 with the current ETag',
+        path: '/api/client/features',
+        headers: { authorization: client, 'if-none-match': etag },
+        connections: 16,
+      },
+      { name: 'client features, 200 (the whole body)', path: '/api/client/features', headers: { authorization: client }, connections: 64 },
+      {
+        name: `frontend API, a new userId each request (${on} flags on)`,
+        path: '/api/frontend?userId=u0',
+        headers: { authorization: frontend },
+        requestOf: () => ({ path: `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}` }),
+        connections: 16,
+      },
+    ];
+    lines.push('', '| case | edge req/s | edge p99 | server req/s | server p99 |', '|---|---|---|---|---|');
+    for (const benchCase of cases) {
+      const figures: string[] = [];
+      for (const [baseUrl, probe] of [
+        [edge.baseUrl, '/internal-backstage/health'],
+        [server.baseUrl, '/health'],
+      ] as const) {
+        await drain(baseUrl, probe);
+        await measure(baseUrl, benchCase, 1, 1); // warm-up
+        const result = await measure(baseUrl, benchCase, benchCase.connections, options.duration);
+        figures.push(rate(result.requestsPerSecond), `${ms(result.p99)}${result.errors > 0 ? ` (${result.errors} errors)` : ''}`);
+      }
+      lines.push(`| ${benchCase.name}, c=${benchCase.connections} | ${figures.join(' | ')} |`);
+      process.stderr.write(`${lines.at(-1)}\n`);
+    }
+    lines.push('');
+
+    const streams = await streamsThroughEdge(server, edge, client, options.project, options.streams);
+    lines.push(
+      `${streams.count.toLocaleString('en')} streaming SDKs on one edge (edge RSS ${streams.rssMiB.toFixed(0)} MiB with them open): one change on the server reached ${streams.reached.toLocaleString('en')} of them, p50 ${ms(streams.p50)}, p99 ${ms(streams.p99)}, max ${ms(streams.max)}`,
+    );
+    await edge.stop();
+
+    // The server away: a port nobody listens on. The edge serves from its backup.
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const starts: EdgeProcess[] = [];
+    for (let run = 0; run < 3; run++) {
+      edge = await startEdgeProcess(
+        { UPSTREAM_URL: nobody, TOKENS: client, BACKUP_FOLDER: backupFolder, UPSTREAM_REQUEST_TIMEOUT: '1' },
+        client,
+      );
+      starts.push(edge);
+      await edge.stop();
+    }
+    const median = starts.sort((a, b) => a.toServingMs - b.toServingMs)[1]!;
+    lines.push(
+      `Start-up from the backup with the server away, median of 3: ${ms(median.startupMs)} by the edge's account, ${ms(median.toServingMs)} from spawning to its first answer of the client API (Node's own start included)`,
+    );
+  } finally {
+    await edge.stop();
+    await rm(backupFolder, { recursive: true, force: true });
+  }
+  return lines;
+}
