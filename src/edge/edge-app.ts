@@ -13,7 +13,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
-import { assertBulkReport, assertReportBucket, assertTokenEnvironment } from '../domain/usage/client-metrics.js';
+import { assertBulkReport, assertReportBucket, assertTokenEnvironment } from '../domain/usage/sdk-report-checks.js';
 import { clientApiRoutes } from '../http/client-api.routes.js';
 import { commonSchemas } from '../http/common.schemas.js';
 import { edgeSchemas, TokenStringListSchema, ValidatedEdgeTokensSchema } from '../http/edge.schemas.js';
@@ -22,7 +22,8 @@ import type { EventStreams } from '../http/event-streams.js';
 import { frontendApiRoutes } from '../http/frontend-api.routes.js';
 import { ofrepRoutes } from '../http/ofrep.routes.js';
 import { ofrepSchemas } from '../http/ofrep.schemas.js';
-import { bearerToken, CLIENT, FRONTEND, PUBLIC, sdkTokenOf, type RouteAccess } from '../http/plugins/access.js';
+import { bearerToken, CLIENT, FRONTEND, PUBLIC, sdkTokenOf, type RouteAccess } from '../http/plugins/route-access.js';
+import { browserCorsOptions } from '../http/plugins/browser-cors.js';
 import { registerErrorHandler } from '../http/plugins/error-handler.js';
 import { registerJsonBodyParser } from '../http/plugins/json-body.js';
 import { registerRequestLog } from '../http/plugins/logging.js';
@@ -75,7 +76,6 @@ const SDK_KINDS = new Set<RouteAccess['kind']>(['client', 'frontend', 'sdk']);
  * is refused: the edge would otherwise answer it with less than the server would.
  */
 function registerEdgeAccess(app: FastifyInstance, services: EdgeServices): void {
-  app.decorateRequest('sdkToken', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.access) throw new Error(`Route ${route.method} ${route.url} must declare config.access`);
   });
@@ -160,8 +160,29 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
   }
 }
 
-/** What SDKs report to the edge: gathered, and sent upstream in bulk on the metrics interval. */
-function registerReportRoutes(app: FastifyInstance, services: EdgeServices): void {
+/** A metrics report of one SDK, server-side or frontend: checked, and added to what goes upstream. */
+function reportHandler(services: EdgeServices) {
+  return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
+    assertReportBucket(request.body.bucket, services.now());
+    services.usage.report(sdkTokenOf(request).environment, request.body);
+    return reply.status(202).send();
+  };
+}
+
+/** What frontend SDKs report, at the frontend API's and the Unleash Proxy's paths. */
+function registerFrontendReportRoutes(app: FastifyInstance, services: EdgeServices): void {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const base of ['/api/frontend', '/api/proxy']) {
+    typed.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), reportHandler(services));
+    // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
+    typed.post(`${base}/client/register`, frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
+      reply.status(202).send(),
+    );
+  }
+}
+
+/** What server-side SDKs (and edges chained behind this one) report: gathered, and sent upstream in bulk on the metrics interval. */
+function registerClientReportRoutes(app: FastifyInstance, services: EdgeServices): void {
   const { usage } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -172,18 +193,7 @@ function registerReportRoutes(app: FastifyInstance, services: EdgeServices): voi
     return reply.status(202).send();
   });
 
-  const report = async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
-    assertReportBucket(request.body.bucket, services.now());
-    usage.report(sdkTokenOf(request).environment, request.body);
-    return reply.status(202).send();
-  };
-  typed.post('/api/client/metrics', clientRoute(CLIENT, { body: ClientMetricsSchema }), report);
-  for (const base of ['/api/frontend', '/api/proxy']) {
-    typed.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), report);
-    typed.post(`${base}/client/register`, frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
-      reply.status(202).send(),
-    );
-  }
+  typed.post('/api/client/metrics', clientRoute(CLIENT, { body: ClientMetricsSchema }), reportHandler(services));
 
   typed.post('/api/client/metrics/bulk', clientRoute(CLIENT, { body: BulkMetricsSchema }), async (request, reply) => {
     const token = sdkTokenOf(request);
@@ -210,23 +220,25 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
     trustProxy: services.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerJsonBodyParser(app);
-  registerRequestLog(app);
+  registerRequestLog(app, 'debug');
   registerRequestMetrics(app, services.metrics);
-  // Browsers call the frontend API and OFREP from their applications' pages, wherever those are.
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      const browserApi = ['/api/frontend', '/api/proxy', '/ofrep/'].some((prefix) => request.url?.startsWith(prefix));
-      callback(null, browserApi ? { origin: '*', methods: ['GET', 'POST'], exposedHeaders: ['ETag'], maxAge: 86_400 } : { origin: false });
-    },
-  });
   registerErrorHandler(app);
   for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas, ...edgeSchemas]) app.addSchema(schema);
+  app.decorateRequest('sdkToken', null);
+  const deps: SdkReadDeps = { clientFeatures: services.store, streams: services.streams, evaluationUsage: services.evaluationUsage };
+  // Browsers call the frontend API and OFREP from their applications' pages, wherever those are: CORS is set up for
+  // those routes alone, once, rather than decided for every request (the client API's 304s included).
+  await app.register(async (browser) => {
+    await browser.register(cors, browserCorsOptions('*'));
+    registerEdgeAccess(browser, services);
+    registerFrontendReportRoutes(browser, services);
+    for (const routes of [frontendApiRoutes, ofrepRoutes]) await browser.register(routes, { deps });
+  });
   await app.register(async (api) => {
     registerEdgeAccess(api, services);
     registerOperationalRoutes(api, services);
-    registerReportRoutes(api, services);
-    const deps: SdkReadDeps = { clientFeatures: services.store, streams: services.streams, evaluationUsage: services.evaluationUsage };
-    for (const routes of [clientApiRoutes, frontendApiRoutes, ofrepRoutes]) await api.register(routes, { deps });
+    registerClientReportRoutes(api, services);
+    await api.register(clientApiRoutes, { deps });
   });
   return app;
 }

@@ -19,6 +19,8 @@ export interface TokenChecker {
 interface KnownToken {
   sdkToken: SdkToken;
   scope: Omit<UpstreamToken, 'token'>;
+  /** What `check` answers for it, made once. */
+  check: Extract<TokenCheck, { kind: 'valid' }>;
   /** Absent for a token restored from a backup, known by its hash until a request brings it again. */
   secret?: string;
 }
@@ -35,8 +37,13 @@ const VALIDATE_BATCH = 100;
  * arrive together share one check), then trusted, and checked again on the revalidation interval. Kept by their
  * hash, so the backup can hold them without their secrets.
  */
+/** Secrets remembered at most (tokens of the requests seen); past this the memory starts anew, and hashes are computed again. */
+const MAX_REMEMBERED_SECRETS = 10_000;
+
 export class EdgeTokens implements TokenChecker {
   private readonly known = new Map<string, KnownToken>();
+  /** Known tokens by their secret, so a request costs no hash (SDKs poll every few seconds with the same token). */
+  private readonly bySecret = new Map<string, KnownToken>();
   private readonly refused = new Map<string, number>();
   private readonly checking = new Map<string, Promise<TokenCheck>>();
   private nextId = 1;
@@ -49,12 +56,23 @@ export class EdgeTokens implements TokenChecker {
   private remember(hash: string, scope: Omit<UpstreamToken, 'token'>, secret?: string): KnownToken {
     const existing = this.known.get(hash);
     const projects = scope.projects.includes('*') ? '*' : scope.projects;
+    const sdkToken: SdkToken = {
+      id: existing?.sdkToken.id ?? this.nextId++,
+      type: scope.type,
+      environment: scope.environment,
+      projects,
+      expiresAt: null,
+    };
+    const known = { type: scope.type, environment: scope.environment, projects: scope.projects };
+    const knownSecret = secret ?? existing?.secret;
     const entry: KnownToken = {
-      sdkToken: { id: existing?.sdkToken.id ?? this.nextId++, type: scope.type, environment: scope.environment, projects, expiresAt: null },
-      scope: { type: scope.type, environment: scope.environment, projects: scope.projects },
-      ...(secret ? { secret } : existing?.secret ? { secret: existing.secret } : {}),
+      sdkToken,
+      scope: known,
+      check: { kind: 'valid', token: sdkToken, scope: known },
+      ...(knownSecret ? { secret: knownSecret } : {}),
     };
     this.known.set(hash, entry);
+    if (knownSecret && this.bySecret.has(knownSecret)) this.bySecret.set(knownSecret, entry);
     return entry;
   }
 
@@ -68,16 +86,19 @@ export class EdgeTokens implements TokenChecker {
   }
 
   byHash(hash: string): TokenCheck {
-    const entry = this.known.get(hash);
-    return entry ? { kind: 'valid', token: entry.sdkToken, scope: entry.scope } : { kind: 'invalid' };
+    return this.known.get(hash)?.check ?? { kind: 'invalid' };
   }
 
   async check(secret: string): Promise<TokenCheck> {
+    const remembered = this.bySecret.get(secret);
+    if (remembered) return remembered.check;
     const hash = hashToken(secret);
     const entry = this.known.get(hash);
     if (entry) {
       entry.secret ??= secret;
-      return { kind: 'valid', token: entry.sdkToken, scope: entry.scope };
+      if (this.bySecret.size >= MAX_REMEMBERED_SECRETS) this.bySecret.clear();
+      this.bySecret.set(secret, entry);
+      return entry.check;
     }
     const refusedUntil = this.refused.get(hash);
     if (refusedUntil !== undefined && refusedUntil > this.now()) return { kind: 'invalid' };
@@ -103,8 +124,7 @@ export class EdgeTokens implements TokenChecker {
       this.refused.set(hash, this.now() + REFUSED_FOR_MS);
       return { kind: 'invalid' };
     }
-    const entry = this.remember(hash, scope, secret);
-    return { kind: 'valid', token: entry.sdkToken, scope: entry.scope };
+    return this.remember(hash, scope, secret).check;
   }
 
   /**
@@ -123,6 +143,7 @@ export class EdgeTokens implements TokenChecker {
         if (scope) this.remember(hash, scope);
         else {
           this.known.delete(hash);
+          this.bySecret.delete(entry.secret!);
           forgotten.push(hash);
         }
       }

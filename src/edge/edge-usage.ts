@@ -1,4 +1,4 @@
-import type { ClientMetrics } from '../domain/usage/client-metrics.js';
+import type { ClientMetrics } from '../domain/usage/sdk-report-checks.js';
 import type { BulkMetrics } from './upstream-client.js';
 
 type MetricEntry = BulkMetrics['metrics'][number];

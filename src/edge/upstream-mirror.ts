@@ -22,6 +22,8 @@ interface Sync extends BackedUpSync {
  */
 export class UpstreamMirror extends ConfigurationFeed {
   private readonly syncs = new Map<string, Sync>();
+  /** The projects followed per environment (`*` for all), kept as syncs come and go: every request asks `covers`. */
+  private followed = new Map<string, Set<string>>();
   private readonly firstFetches = new Map<string, Promise<void>>();
   private readonly changeStreams = new Map<string, AbortController>();
   private stopped = false;
@@ -37,6 +39,7 @@ export class UpstreamMirror extends ConfigurationFeed {
   /** The syncs of a backup, served until the upstream answers. */
   restore(syncs: BackedUpSync[]): void {
     for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true });
+    this.syncsChanged();
     for (const environment of new Set(syncs.map((sync) => sync.environment))) this.rebuild(environment);
   }
 
@@ -64,9 +67,20 @@ export class UpstreamMirror extends ConfigurationFeed {
   }
 
   covers(scope: Pick<UpstreamToken, 'environment' | 'projects'>): boolean {
-    const followed = [...this.syncs.values()].filter((sync) => sync.environment === scope.environment).flatMap((sync) => sync.projects);
-    if (followed.includes('*')) return true;
-    return !scope.projects.includes('*') && scope.projects.length > 0 && scope.projects.every((project) => followed.includes(project));
+    const followed = this.followed.get(scope.environment);
+    if (!followed) return false;
+    if (followed.has('*')) return true;
+    return !scope.projects.includes('*') && scope.projects.length > 0 && scope.projects.every((project) => followed.has(project));
+  }
+
+  private syncsChanged(): void {
+    const followed = new Map<string, Set<string>>();
+    for (const sync of this.syncs.values()) {
+      const projects = followed.get(sync.environment) ?? new Set<string>();
+      for (const project of sync.projects) projects.add(project);
+      followed.set(sync.environment, projects);
+    }
+    this.followed = followed;
   }
 
   follow(secret: string, scope: Pick<UpstreamToken, 'environment' | 'projects'>): Promise<void> {
@@ -89,6 +103,7 @@ export class UpstreamMirror extends ConfigurationFeed {
       loaded: false,
     };
     this.syncs.set(tokenHash, sync);
+    this.syncsChanged();
     const first = this.fetch(sync)
       .catch(() => undefined)
       .finally(() => this.firstFetches.delete(tokenHash));
@@ -156,6 +171,7 @@ export class UpstreamMirror extends ConfigurationFeed {
       const sync = this.syncs.get(hash);
       if (!sync) continue;
       this.syncs.delete(hash);
+      this.syncsChanged();
       this.changeStreams.get(hash)?.abort();
       environments.add(sync.environment);
     }

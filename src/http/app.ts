@@ -7,6 +7,7 @@ import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
 import { actingFor, type RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
+import { browserCorsOptions, isBrowserApi } from './plugins/browser-cors.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { createLogger, registerRequestLog } from './plugins/logging.js';
@@ -57,26 +58,9 @@ export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): 
   // origin, when it is one of the allowed origins; nothing else is offered to them.
   await app.register(cors, {
     delegator: (request, callback) => {
-      if (!['/api/frontend', '/api/proxy', '/ofrep/'].some((prefix) => request.url?.startsWith(prefix)))
-        return callback(null, { origin: false });
+      if (!isBrowserApi(request.url)) return callback(null, { origin: false });
       deps.frontendApiOrigins.allowed().then(
-        (allowed) =>
-          callback(null, {
-            origin: allowed.includes('*') ? '*' : allowed,
-            methods: ['GET', 'POST'],
-            allowedHeaders: [
-              'Authorization',
-              'Content-Type',
-              'If-None-Match',
-              'X-API-Key',
-              'unleash-appname',
-              'unleash-connection-id',
-              'unleash-sdk',
-              'x-unleash-sdk',
-            ],
-            exposedHeaders: ['ETag'],
-            maxAge: 86_400,
-          }),
+        (allowed) => callback(null, browserCorsOptions(allowed.includes('*') ? '*' : allowed)),
         (error: unknown) => callback(error as Error, { origin: false }),
       );
     },

@@ -6,7 +6,8 @@ import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { PUBLIC, SESSION_COOKIE } from './plugins/access.js';
+import { SESSION_COOKIE } from './plugins/access.js';
+import { PUBLIC } from './plugins/route-access.js';
 import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
 
 const route = routesTagged(['Auth']);

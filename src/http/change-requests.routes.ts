@@ -32,7 +32,8 @@ import {
 } from './change-requests.schemas.js';
 import { NumericId, UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can, PROJECT_PARAM } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 
 const route = routesTagged(['Change Requests']);
 const PROJECT = '/api/admin/projects/:projectId';

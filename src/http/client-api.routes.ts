@@ -12,7 +12,7 @@ import {
   ClientStreamingResponse,
 } from './sdk.schemas.js';
 import { NotModified } from './common.schemas.js';
-import { CLIENT, sdkTokenOf } from './plugins/access.js';
+import { CLIENT, sdkTokenOf } from './plugins/route-access.js';
 
 const route = routesTagged(['Client']);
 

@@ -2,9 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { admitReportingApplication, registerClients } from '../domain/client-features/client-registration.js';
-import { assertBulkReport, assertTokenEnvironment, recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { assertBulkReport, assertTokenEnvironment } from '../domain/usage/sdk-report-checks.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { CLIENT, FRONTEND, sdkTokenOf } from './plugins/access.js';
+import { CLIENT, FRONTEND, sdkTokenOf } from './plugins/route-access.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
 import { recordMetricsReport, registrationOf } from './sdk-reports.js';
 

@@ -11,7 +11,7 @@ import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { EventStreams } from './event-streams.js';
-import { actorOf, type RouteAccess } from './plugins/access.js';
+import { actorOf, type RouteAccess } from './plugins/route-access.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
 

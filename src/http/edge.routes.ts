@@ -1,6 +1,6 @@
 import { validSdkTokens } from '../domain/access/authenticate.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { PUBLIC } from './plugins/access.js';
+import { PUBLIC } from './plugins/route-access.js';
 import { TokenStringListSchema, ValidatedEdgeTokensSchema } from './edge.schemas.js';
 
 const route = routesTagged(['Unleash Edge']);

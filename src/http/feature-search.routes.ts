@@ -4,7 +4,8 @@ import { boundedRead } from '../db/bounded-read.js';
 import type { RouteModule } from './deps.js';
 import { readBoundsOf } from './read-bounds.js';
 import { SearchFeaturesQuerySchema, SearchFeaturesResponseSchema } from './feature-search.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { can } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 
 export const featureSearchRoutes: RouteModule = async (app, { deps }) => {
   app.get(

@@ -5,7 +5,8 @@ import { applyAnswer } from '../domain/flags-file/apply-flags-file.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './features-batch.schemas.js';
 import { ApplyReportSchema } from './flags-file.schemas.js';
-import { actorOf, can } from './plugins/access.js';
+import { can } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 
 const tags = ['Import/Export'];
 const route = routesTagged(tags);

@@ -33,7 +33,8 @@ import {
   UpdateFeatureSchema,
   VariantsSchema,
 } from './features.schemas.js';
-import { actorOf, can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
+import { can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 import { assertActorMay } from '../domain/access/permissions.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CONSTRAINT_OPERATORS } from '../domain/features/constraints.js';
-import { FEATURE_TYPES } from '../domain/features/features.js';
+import { CONSTRAINT_OPERATORS, FEATURE_TYPES } from '../domain/features/feature-views.js';
 import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
 
 const FeatureType = StringEnum(FEATURE_TYPES, `type must be one of ${FEATURE_TYPES.join(', ')}`);

@@ -5,7 +5,8 @@ import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { ApplyReportSchema, FlagsFileSchema } from './flags-file.schemas.js';
-import { can, PUBLIC } from './plugins/access.js';
+import { can } from './plugins/access.js';
+import { PUBLIC } from './plugins/route-access.js';
 
 const tags = ['Flags file'];
 const route = routesTagged(tags);

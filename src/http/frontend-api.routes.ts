@@ -6,7 +6,7 @@ import { frontendAnswer } from '../domain/evaluation/frontend-answer.js';
 import { BadDataError } from '../shared/errors.js';
 import { routesTagged, sendJson, type SdkReadRoutes } from './deps.js';
 import { FrontendApiBodySchema, FrontendApiFeaturesSchema } from './sdk.schemas.js';
-import { FRONTEND, sdkTokenOf } from './plugins/access.js';
+import { FRONTEND, sdkTokenOf } from './plugins/route-access.js';
 
 const route = routesTagged(['Frontend API']);
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import { ServiceUnavailableError } from '../shared/errors.js';
 import type { RouteModule } from './deps.js';
-import { PUBLIC } from './plugins/access.js';
+import { PUBLIC } from './plugins/route-access.js';
 
 const HealthSchema = Type.Object({ health: Type.Literal('GOOD') });
 

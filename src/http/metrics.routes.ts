@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteModule } from './deps.js';
-import { PUBLIC } from './plugins/access.js';
+import { PUBLIC } from './plugins/route-access.js';
 
 /** Unleash's path. Public as in Unleash: it shows counts and timings, never names of flags or secrets. */
 export const metricsRoutes: RouteModule = async (app, { deps }) => {

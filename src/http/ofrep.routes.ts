@@ -14,7 +14,7 @@ import {
   OfrepEvaluationSuccessSchema,
 } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
-import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } from './plugins/access.js';
+import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } from './plugins/route-access.js';
 
 const tags = ['OpenFeature (OFREP)'];
 const FLAGS = '/ofrep/v1/evaluate/flags';

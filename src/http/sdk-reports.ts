@@ -5,11 +5,12 @@ import { admitReportingApplication, type ClientRegistration } from '../domain/cl
 import { recordImpactMetrics } from '../domain/impact-metrics/impact-metrics.js';
 import { tripSafeguard } from '../domain/release-plans/plans.js';
 import { crossedSafeguards } from '../domain/release-plans/safeguards.js';
-import { assertReportBucket, recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { recordClientMetrics } from '../domain/usage/client-metrics.js';
+import { assertReportBucket } from '../domain/usage/sdk-report-checks.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import type { RouteDeps } from './deps.js';
-import { sdkTokenOf } from './plugins/access.js';
+import { sdkTokenOf } from './plugins/route-access.js';
 import type { ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
 
 /** What SDKs report (registrations, metrics) as the domain takes it, for the client and frontend APIs alike. */

@@ -29,7 +29,8 @@ import {
 import { ApiError } from '../shared/errors.js';
 import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { can, SIGNAL_ENDPOINT, signalSourceOf } from './plugins/access.js';
+import { can } from './plugins/access.js';
+import { SIGNAL_ENDPOINT, signalSourceOf } from './plugins/route-access.js';
 import {
   ActionSetEventsSchema,
   ActionSetSchema,

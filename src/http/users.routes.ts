@@ -16,7 +16,8 @@ import {
 } from '../domain/users/users.js';
 import { IdParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { actorOf, can, SESSION_COOKIE } from './plugins/access.js';
+import { can, SESSION_COOKIE } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 import { BadDataError } from '../shared/errors.js';
 import {
   ChangeOwnPasswordSchema,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { PUBLIC } from '../../src/http/plugins/access.js';
+import { PUBLIC } from '../../src/http/plugins/route-access.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName, sendMalformedJson } from '../helpers/fixtures.js';

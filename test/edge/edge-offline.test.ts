@@ -93,6 +93,29 @@ describe('Vexil Edge offline', () => {
     assert.deepEqual([ready.status, ready.upstream.changes], ['READY', 'file']);
   });
 
+  test('browsers may call the frontend API and OFREP from any origin, and only those', async () => {
+    const preflight = await fetch(`${edge.url}/api/frontend`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    const frontendAnswer = await fetch(`${edge.url}/api/frontend`, {
+      headers: { authorization: FRONTEND, origin: 'https://shop.example' },
+    });
+    assert.equal(frontendAnswer.headers.get('access-control-allow-origin'), '*');
+    assert.equal(frontendAnswer.headers.get('access-control-expose-headers'), 'ETag');
+    const clientAnswer = await fetch(`${edge.url}/api/client/features`, {
+      headers: { authorization: CLIENT, origin: 'https://shop.example' },
+    });
+    assert.equal(clientAnswer.status, 200);
+    assert.equal(clientAnswer.headers.get('access-control-allow-origin'), null);
+  });
+
   test('any other token is refused: there is nobody to ask', async () => {
     const other = await fetch(`${edge.url}/api/client/features`, { headers: { authorization: '*:production.someone-elses-secret' } });
     assert.equal(other.status, 401);

@@ -10,9 +10,7 @@ import { findFeature } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata, loadFeatureViews, type FeatureView } from './feature-views.js';
 import { enterLifecycleStage, leaveLifecycleStage } from './lifecycle.js';
 import type { Db } from '../../db/database.js';
-
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
-export type FeatureType = (typeof FEATURE_TYPES)[number];
+import { FEATURE_TYPES, type FeatureType } from './feature-views.js';
 
 export interface CreateFeatureInput {
   project: string;

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import { FEATURE_TYPES } from '../features/features.js';
+import { FEATURE_TYPES } from '../features/feature-views.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
 

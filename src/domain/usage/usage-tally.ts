@@ -1,5 +1,5 @@
 import type { SdkToken } from '../access/authenticate.js';
-import type { ClientMetrics } from './client-metrics.js';
+import type { ClientMetrics } from './sdk-report-checks.js';
 
 /**
  * Evaluations Vexil made itself (OpenFeature's OFREP), counted in memory and written by a worker every few seconds

@@ -40,9 +40,10 @@ const PROBE_PATHS = new Set(['/health', '/health/ready', '/internal-backstage/pr
 
 /**
  * One line per request, written when it is answered (Fastify's own logging writes two: received and completed).
- * Set with `disableRequestLogging: true`.
+ * Set with `disableRequestLogging: true`. `level` is `info` on the server; Vexil Edge, all of whose traffic is
+ * SDKs polling, writes them at `debug`.
  */
-export function registerRequestLog(app: FastifyInstance): void {
+export function registerRequestLog(app: FastifyInstance, level: 'info' | 'debug' = 'info'): void {
   app.addHook('onResponse', (request, reply, done) => {
     const line = {
       req: request,
@@ -50,7 +51,7 @@ export function registerRequestLog(app: FastifyInstance): void {
       responseTime: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (PROBE_PATHS.has(request.routeOptions.url ?? '')) request.log.debug(line, 'request completed');
-    else request.log.info(line, 'request completed');
+    else request.log[level](line, 'request completed');
     done();
   });
 }

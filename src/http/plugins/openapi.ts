@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ErrorSchema } from '../common.schemas.js';
 import { OPERATIONS } from '../operations.js';
-import type { RouteAccess } from './access.js';
+import type { RouteAccess } from './route-access.js';
 
 /** Removes Ajv's `errorMessage` keyword: it words validation errors and means nothing to OpenAPI tools. */
 function withoutValidationMessages<T>(value: T): T {
