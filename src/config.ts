@@ -2,6 +2,7 @@
  * The only reader of process.env. Every variable is parsed here once; an invalid value stops start-up with
  * one line that names the variable and what it accepts.
  */
+import { parseAddressRange } from './shared/address-ranges.js';
 import { parseOrigin } from './shared/origin.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -307,6 +308,11 @@ export interface EdgeConfig {
   upstreamTimeoutMs: number;
   /** Take the client's address from X-Forwarded-For (the edge stands behind a proxy or load balancer). */
   trustProxy: boolean;
+  /** Frontend tokens served without asking the upstream (Unleash Edge's PRETRUSTED_TOKENS; legacy proxy keys too). */
+  pretrustedTokens: Array<{ secret: string; environment: string; projects: string[] }>;
+  /** Addresses and ranges that may call the SDK APIs (all when empty), and those that may not. */
+  allowList: string[];
+  denyList: string[];
 }
 
 export interface EdgeUpstream {
@@ -328,8 +334,22 @@ export interface EdgeOffline {
   reloadIntervalMs: number;
 }
 
-/** Unleash Edge settings Vexil Edge does not take yet: refused by name, never ignored, so no one relies on them unknowingly. */
-const EDGE_SETTINGS_NOT_SUPPORTED = ['PRETRUSTED_TOKENS', 'ALLOW_LIST', 'DENY_LIST'];
+/**
+ * Unleash Edge settings Vexil Edge does not take: refused by name with what to do instead, never ignored, so no one
+ * relies on one unknowingly.
+ */
+const EDGE_SETTINGS_NOT_SUPPORTED: Record<string, string> = {
+  REDIS_HOST: 'give the whole address in REDIS_URL',
+  REDIS_PORT: 'give the whole address in REDIS_URL',
+  REDIS_USERNAME: 'give the user in REDIS_URL (redis://user:password@host:port)',
+  REDIS_PASSWORD: 'give the password in REDIS_URL (redis://user:password@host:port)',
+  REDIS_SCHEME: 'write the scheme in REDIS_URL (redis:// or rediss://)',
+  REDIS_MODE: 'one Redis server is supported (REDIS_URL), not a cluster',
+  TLS_ENABLE: 'terminate TLS in front of the edge (a load balancer or reverse proxy)',
+  UPSTREAM_CERTIFICATE_FILE: 'give Node the certificate with NODE_EXTRA_CA_CERTS',
+  SKIP_SSL_VERIFICATION: 'the upstream is always verified; give Node its certificate with NODE_EXTRA_CA_CERTS',
+  CUSTOM_CLIENT_HEADERS: 'headers to the upstream are not configurable in this version',
+};
 
 function readEdgeUpstream(env: Env): string {
   const raw = env.UPSTREAM_URL?.trim();
@@ -381,10 +401,44 @@ function readEdgeSource(env: Env): EdgeUpstream | EdgeOffline {
   };
 }
 
+/** Comma-separated addresses and CIDR ranges. */
+function readAddressList(env: Env, variable: string): string[] {
+  const raw = env[variable]?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const trimmed = entry.trim();
+    if (!parseAddressRange(trimmed)) invalid(variable, 'comma-separated IP addresses or CIDR ranges such as 10.0.0.0/8', trimmed);
+    return trimmed;
+  });
+}
+
+/**
+ * PRETRUSTED_TOKENS: frontend tokens as `<project>:<environment>.<secret>`, or legacy Unleash Proxy keys as
+ * `<secret>@<environment>` (every project).
+ */
+function readPretrustedTokens(env: Env): EdgeConfig['pretrustedTokens'] {
+  const raw = env.PRETRUSTED_TOKENS?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((entry, index) => {
+    const token = entry.trim();
+    const legacy = /^([^@\s]+)@([^@\s]+)$/.exec(token);
+    if (legacy) return { secret: token, environment: legacy[2]!, projects: ['*'] };
+    const parts = /^([^:\s]+):([^.\s]+)\.\S+$/.exec(token);
+    if (!parts) {
+      // Never echo a token.
+      throw new ConfigError(
+        `PRETRUSTED_TOKENS must be comma-separated frontend tokens (<project>:<environment>.<secret>) or proxy keys (<secret>@<environment>); entry ${index + 1} is neither`,
+      );
+    }
+    const project = parts[1]!;
+    return { secret: token, environment: parts[2]!, projects: project === '*' || project === '[]' ? ['*'] : [project] };
+  });
+}
+
 export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
-  for (const variable of EDGE_SETTINGS_NOT_SUPPORTED) {
+  for (const [variable, instead] of Object.entries(EDGE_SETTINGS_NOT_SUPPORTED)) {
     if (env[variable]?.trim())
-      throw new ConfigError(`${variable} is not supported by this version of Vexil Edge (see "Vexil Edge" in the README)`);
+      throw new ConfigError(`${variable} is not supported by Vexil Edge: ${instead} (see "Vexil Edge" in the README)`);
   }
   const backupFolder = env.BACKUP_FOLDER?.trim();
   const redisUrl = env.REDIS_URL?.trim();
@@ -405,5 +459,8 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
     metricsIntervalMs: seconds('METRICS_INTERVAL_SECONDS', 60, 1, 86_400),
     upstreamTimeoutMs: seconds('UPSTREAM_REQUEST_TIMEOUT', 5, 1, 600),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    pretrustedTokens: readPretrustedTokens(env),
+    allowList: readAddressList(env, 'ALLOW_LIST'),
+    denyList: readAddressList(env, 'DENY_LIST'),
   };
 }

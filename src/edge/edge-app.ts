@@ -31,6 +31,7 @@ import { registerRequestMetrics } from '../http/plugins/request-metrics.js';
 import { schemaController } from '../http/plugins/validation.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema, sdkSchemas } from '../http/sdk.schemas.js';
 import { AuthenticationRequired, PermissionError, ServiceUnavailableError, UnauthorizedError } from '../shared/errors.js';
+import type { AddressRanges } from '../shared/address-ranges.js';
 import type { Metrics } from '../shared/metrics.js';
 import type { ConfigurationFeed } from './configuration-feed.js';
 import type { TokenCheck, TokenChecker } from './edge-tokens.js';
@@ -49,6 +50,9 @@ export interface EdgeServices {
   /** Follow a client token that is not covered yet (no TOKENS given: Unleash Edge's dynamic mode), or refuse it. */
   followNewTokens: boolean;
   trustProxy: boolean;
+  /** ALLOW_LIST and DENY_LIST, when set. */
+  allowList: AddressRanges | undefined;
+  denyList: AddressRanges | undefined;
   now: () => Date;
 }
 
@@ -115,6 +119,21 @@ function registerEdgeAccess(app: FastifyInstance, services: EdgeServices): void 
       }
     }
     request.sdkToken = check.token;
+  });
+}
+
+/**
+ * ALLOW_LIST and DENY_LIST: who may call the edge at all, by the caller's address (X-Forwarded-For's with
+ * TRUST_PROXY). Health, readiness and metrics stay open to the orchestrator's probes.
+ */
+function registerAddressLists(app: FastifyInstance, services: EdgeServices): void {
+  const { allowList, denyList } = services;
+  if (!allowList && !denyList) return;
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/internal-backstage/')) return;
+    if (denyList?.includes(request.ip) || (allowList && !allowList.includes(request.ip))) {
+      throw new PermissionError(`This edge does not take requests from ${request.ip} (its ALLOW_LIST and DENY_LIST)`);
+    }
   });
 }
 
@@ -223,6 +242,7 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
   registerRequestLog(app, 'debug');
   registerRequestMetrics(app, services.metrics);
   registerErrorHandler(app);
+  registerAddressLists(app, services);
   for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas, ...edgeSchemas]) app.addSchema(schema);
   app.decorateRequest('sdkToken', null);
   const deps: SdkReadDeps = { clientFeatures: services.store, streams: services.streams, evaluationUsage: services.evaluationUsage };

@@ -6,6 +6,7 @@ import { ClientFeatureStore } from '../domain/client-features/client-feature-sto
 import { UsageTally } from '../domain/usage/usage-tally.js';
 import { EventStreams } from '../http/event-streams.js';
 import { hashToken } from '../shared/secrets.js';
+import { AddressRanges } from '../shared/address-ranges.js';
 import { Metrics } from '../shared/metrics.js';
 import { RepeatingPass } from '../workers/repeating-pass.js';
 import { buildEdgeApp, type EdgeServices } from './edge-app.js';
@@ -51,6 +52,7 @@ async function followUpstream(
 ): Promise<FlagSupply> {
   const upstream = new UpstreamClient(source.upstreamUrl, config.upstreamTimeoutMs);
   const tokens = new EdgeTokens(upstream, () => Date.now());
+  tokens.trust(config.pretrustedTokens);
   const backups = await backupStores(config, log);
 
   let backupDue: NodeJS.Timeout | undefined;
@@ -186,14 +188,14 @@ async function backupStores(config: EdgeConfig, log: Logger): Promise<BackupStor
 }
 
 /** Offline mode: the bootstrap file, read again on its interval, and the tokens given. Usage has nowhere to go. */
-async function readOffline(source: EdgeOffline, log: Logger): Promise<FlagSupply> {
+async function readOffline(config: EdgeConfig, source: EdgeOffline, log: Logger): Promise<FlagSupply> {
   const file = new BootstrapFile(source.bootstrapFile, () =>
     log.info({ file: source.bootstrapFile }, 'Read the flags of the bootstrap file'),
   );
   await file.read();
   return {
     flags: file,
-    tokens: new OfflineTokens({ client: source.clientTokens, frontend: source.frontendTokens }),
+    tokens: new OfflineTokens({ client: source.clientTokens, frontend: source.frontendTokens }, config.pretrustedTokens),
     followNewTokens: false,
     rounds:
       source.reloadIntervalMs > 0
@@ -214,7 +216,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
   const evaluationUsage = new UsageTally(EVALUATION_USAGE_APPLICATION, new Date());
   const supply =
     config.source.kind === 'offline'
-      ? await readOffline(config.source, log)
+      ? await readOffline(config, config.source, log)
       : await followUpstream(config, config.source, usage, evaluationUsage, log);
   const store = new ClientFeatureStore(supply.flags.source);
   await store.start(supply.flags.listen);
@@ -231,6 +233,8 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     metrics,
     followNewTokens: supply.followNewTokens,
     trustProxy: config.trustProxy,
+    allowList: config.allowList.length > 0 ? new AddressRanges(config.allowList) : undefined,
+    denyList: config.denyList.length > 0 ? new AddressRanges(config.denyList) : undefined,
     now: () => new Date(),
   };
   const app = await buildEdgeApp(services, log);

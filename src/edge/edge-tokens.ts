@@ -46,6 +46,8 @@ export class EdgeTokens implements TokenChecker {
   private readonly bySecret = new Map<string, KnownToken>();
   private readonly refused = new Map<string, number>();
   private readonly checking = new Map<string, Promise<TokenCheck>>();
+  /** Hashes of the PRETRUSTED_TOKENS. */
+  private readonly pretrusted = new Set<string>();
   private nextId = 1;
 
   constructor(
@@ -74,6 +76,15 @@ export class EdgeTokens implements TokenChecker {
     this.known.set(hash, entry);
     if (knownSecret && this.bySecret.has(knownSecret)) this.bySecret.set(knownSecret, entry);
     return entry;
+  }
+
+  /** Tokens served without asking the upstream (PRETRUSTED_TOKENS): never revalidated, never forgotten. */
+  trust(tokens: Array<{ secret: string; environment: string; projects: string[] }>): void {
+    for (const { secret, environment, projects } of tokens) {
+      const hash = hashToken(secret);
+      this.remember(hash, { type: 'frontend', environment, projects }, secret);
+      this.pretrusted.add(hash);
+    }
   }
 
   /** Tokens a backup knew: served (while the upstream is away too) by their hash. */
@@ -132,7 +143,7 @@ export class EdgeTokens implements TokenChecker {
    * returned (their hashes). Nothing changes while the upstream is away.
    */
   async revalidate(): Promise<string[]> {
-    const held = [...this.known].filter(([, entry]) => entry.secret !== undefined);
+    const held = [...this.known].filter(([hash, entry]) => entry.secret !== undefined && !this.pretrusted.has(hash));
     const forgotten: string[] = [];
     for (let start = 0; start < held.length; start += VALIDATE_BATCH) {
       const batch = held.slice(start, start + VALIDATE_BATCH);
@@ -162,22 +173,21 @@ const TOKEN_PARTS = /^([^:]+):([^.]+)\./;
 export class OfflineTokens implements TokenChecker {
   private readonly known = new Map<string, Extract<TokenCheck, { kind: 'valid' }>>();
 
-  constructor(tokens: { client: string[]; frontend: string[] }) {
-    let id = 1;
-    for (const type of ['client', 'frontend'] as const) {
-      for (const secret of tokens[type]) {
+  constructor(
+    tokens: { client: string[]; frontend: string[] },
+    pretrusted: Array<{ secret: string; environment: string; projects: string[] }> = [],
+  ) {
+    const given = (['client', 'frontend'] as const).flatMap((type) =>
+      tokens[type].map((secret) => {
         const [, project, environment] = TOKEN_PARTS.exec(secret) ?? [];
         const projects = !project || project === '*' || project === '[]' ? ['*'] : [project];
-        const scope = { type, environment: environment ?? 'default', projects };
-        const token = {
-          id: id++,
-          type,
-          environment: scope.environment,
-          projects: projects[0] === '*' ? ('*' as const) : projects,
-          expiresAt: null,
-        };
-        this.known.set(hashToken(secret), { kind: 'valid', token, scope });
-      }
+        return { type, secret, environment: environment ?? 'default', projects };
+      }),
+    );
+    const all = [...given, ...pretrusted.map((token) => ({ ...token, type: 'frontend' as const }))];
+    for (const [index, { type, secret, environment, projects }] of all.entries()) {
+      const token: SdkToken = { id: index + 1, type, environment, projects: projects.includes('*') ? '*' : projects, expiresAt: null };
+      this.known.set(hashToken(secret), { kind: 'valid', token, scope: { type, environment, projects } });
     }
   }
 

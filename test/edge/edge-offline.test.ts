@@ -137,3 +137,48 @@ describe('Vexil Edge offline', () => {
     assert.equal(await enabled('beta'), true, 'the flags read before stay');
   });
 });
+
+describe('Vexil Edge access by address and pretrusted tokens', () => {
+  test('ALLOW_LIST and DENY_LIST by the caller’s address (X-Forwarded-For’s with TRUST_PROXY); probes stay open', async () => {
+    await writeFlags([
+      {
+        ...flag('office', 'default', true),
+        strategies: [{ id: 'o', name: 'remoteAddress', sortOrder: 0, constraints: [], parameters: { IPs: '10.1.2.3' }, variants: [] }],
+      },
+    ]);
+    const guarded = await startTestEdge({
+      BOOTSTRAP_FILE: file,
+      FRONTEND_TOKENS: FRONTEND,
+      PRETRUSTED_TOKENS: 'legacy-proxy-key@production',
+      TRUST_PROXY: 'true',
+      ALLOW_LIST: '10.0.0.0/8',
+      DENY_LIST: '10.6.6.6',
+    });
+    try {
+      const from = (address?: string, token = FRONTEND) =>
+        fetch(`${guarded.url}/api/frontend`, { headers: { authorization: token, ...(address ? { 'x-forwarded-for': address } : {}) } });
+      const local = await from();
+      assert.equal(local.status, 403, '127.0.0.1 is not on the allow list');
+      assert.match(((await local.json()) as { message: string }).message, /does not take requests from 127\.0\.0\.1/);
+      assert.equal((await from('10.6.6.6')).status, 403, 'denied');
+      const office = await from('10.1.2.3');
+      assert.equal(office.status, 200);
+      const { toggles } = (await office.json()) as { toggles: Array<{ name: string }> };
+      assert.deepEqual(
+        toggles.map((toggle) => toggle.name),
+        ['office'],
+        'the forwarded address is the one evaluated',
+      );
+      const legacy = await from('10.9.9.9', 'legacy-proxy-key@production');
+      assert.equal(legacy.status, 200, 'a pretrusted proxy key is a frontend token');
+      assert.deepEqual(((await legacy.json()) as { toggles: unknown[] }).toggles, []);
+      const legacyOnClient = await fetch(`${guarded.url}/api/client/features`, {
+        headers: { authorization: 'legacy-proxy-key@production', 'x-forwarded-for': '10.9.9.9' },
+      });
+      assert.equal(legacyOnClient.status, 403);
+      assert.equal((await fetch(`${guarded.url}/internal-backstage/health`)).status, 200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -204,8 +204,25 @@ describe('Vexil Edge configuration', () => {
         metricsIntervalMs: 60_000,
         upstreamTimeoutMs: 5_000,
         trustProxy: true,
+        pretrustedTokens: [],
+        allowList: [],
+        denyList: [],
       },
     );
+  });
+
+  test('PRETRUSTED_TOKENS (frontend tokens and legacy proxy keys), ALLOW_LIST and DENY_LIST', () => {
+    const config = loadEdgeConfig({
+      UPSTREAM_URL: 'http://flags',
+      PRETRUSTED_TOKENS: 'shop:production.f1a2b3, proxy-key-1@development',
+      ALLOW_LIST: '10.0.0.0/8, 192.168.1.7, 2001:db8::/32',
+      DENY_LIST: '10.6.6.6',
+    });
+    assert.deepEqual(config.pretrustedTokens, [
+      { secret: 'shop:production.f1a2b3', environment: 'production', projects: ['shop'] },
+      { secret: 'proxy-key-1@development', environment: 'development', projects: ['*'] },
+    ]);
+    assert.deepEqual([config.allowList, config.denyList], [['10.0.0.0/8', '192.168.1.7', '2001:db8::/32'], ['10.6.6.6']]);
   });
 
   test('offline mode: BOOTSTRAP_FILE with CLIENT_TOKENS and FRONTEND_TOKENS, read again on RELOAD_INTERVAL', () => {
@@ -231,7 +248,17 @@ describe('Vexil Edge configuration', () => {
       [{}, /^UPSTREAM_URL is required/],
       [{ UPSTREAM_URL: 'ftp://flags' }, /^UPSTREAM_URL must be an absolute http or https URL/],
       [{ UPSTREAM_URL: 'http://flags', TOKENS: 'not a token' }, /^TOKENS must be comma-separated tokens .* \(entry 1 is not\)$/],
-      [{ UPSTREAM_URL: 'http://flags', REDIS_URL: 'redis://cache' }, /^REDIS_URL is not supported by this version of Vexil Edge/],
+      [
+        { UPSTREAM_URL: 'http://flags', REDIS_PASSWORD: 'hunter2' },
+        /^REDIS_PASSWORD is not supported by Vexil Edge: give the password in REDIS_URL/,
+      ],
+      [{ UPSTREAM_URL: 'http://flags', REDIS_URL: 'http://cache' }, /^REDIS_URL must be a URL of the form redis:/],
+      [
+        { UPSTREAM_URL: 'http://flags', ALLOW_LIST: '10.0.0.0/8, not-an-address' },
+        /^ALLOW_LIST must be comma-separated IP addresses or CIDR ranges/,
+      ],
+      [{ UPSTREAM_URL: 'http://flags', PRETRUSTED_TOKENS: 'nonsense' }, /^PRETRUSTED_TOKENS must be .* entry 1 is neither$/],
+      [{ UPSTREAM_URL: 'http://flags', DENY_LIST: '300.1.1.1' }, /^DENY_LIST must be comma-separated IP addresses/],
       [{ UPSTREAM_URL: 'http://flags', BOOTSTRAP_FILE: 'f.json' }, /not both$/],
       [{ BOOTSTRAP_FILE: 'f.json' }, /set at least one$/],
       [{ UPSTREAM_URL: 'http://flags', METRICS_INTERVAL_SECONDS: '0' }, /^METRICS_INTERVAL_SECONDS must be a whole number from 1 to 86400/],
