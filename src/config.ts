@@ -349,6 +349,15 @@ const EDGE_SETTINGS_NOT_SUPPORTED: Record<string, string> = {
   UPSTREAM_CERTIFICATE_FILE: 'give Node the certificate with NODE_EXTRA_CA_CERTS',
   SKIP_SSL_VERIFICATION: 'the upstream is always verified; give Node its certificate with NODE_EXTRA_CA_CERTS',
   CUSTOM_CLIENT_HEADERS: 'headers to the upstream are not configurable in this version',
+  PKCS8_CLIENT_CERTIFICATE_FILE:
+    'client certificates towards the upstream are not supported; put the upstream behind a proxy that adds one',
+  PKCS8_CLIENT_KEY_FILE: 'client certificates towards the upstream are not supported; put the upstream behind a proxy that adds one',
+  PKCS12_IDENTITY_FILE: 'client certificates towards the upstream are not supported; put the upstream behind a proxy that adds one',
+  PKCS12_PASSPHRASE: 'client certificates towards the upstream are not supported; put the upstream behind a proxy that adds one',
+  S3_BUCKET_NAME: 'keep the backup in BACKUP_FOLDER or REDIS_URL',
+  BASE_PATH: 'the edge serves at the root; let a reverse proxy strip a prefix',
+  WORKERS: 'an edge is one Node process; run several behind a load balancer (they agree on ETags)',
+  DISABLE_ALL_ENDPOINT: 'the /all paths are always served, to frontend tokens only',
 };
 
 function readEdgeUpstream(env: Env): string {
@@ -440,6 +449,8 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
     if (env[variable]?.trim())
       throw new ConfigError(`${variable} is not supported by Vexil Edge: ${instead} (see "Vexil Edge" in the README)`);
   }
+  const logFormat = env.LOG_FORMAT?.trim();
+  if (logFormat && logFormat !== 'json') invalid('LOG_FORMAT', 'json (Vexil Edge logs JSON lines)', logFormat);
   const backupFolder = env.BACKUP_FOLDER?.trim();
   const redisUrl = env.REDIS_URL?.trim();
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {

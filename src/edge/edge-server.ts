@@ -167,7 +167,6 @@ async function followUpstream(
         writeBackup();
       }
       await Promise.all(backups.map((store) => store.close()));
-      await upstream.close();
     },
   };
 }
