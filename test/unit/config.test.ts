@@ -259,6 +259,8 @@ describe('Vexil Edge configuration', () => {
       ],
       [{ UPSTREAM_URL: 'http://flags', PRETRUSTED_TOKENS: 'nonsense' }, /^PRETRUSTED_TOKENS must be .* entry 1 is neither$/],
       [{ UPSTREAM_URL: 'http://flags', DENY_LIST: '300.1.1.1' }, /^DENY_LIST must be comma-separated IP addresses/],
+      [{ UPSTREAM_URL: 'http://flags', LOG_FORMAT: 'pretty' }, /^LOG_FORMAT must be json/],
+      [{ UPSTREAM_URL: 'http://flags', WORKERS: '4' }, /^WORKERS is not supported by Vexil Edge: an edge is one Node process/],
       [{ UPSTREAM_URL: 'http://flags', BOOTSTRAP_FILE: 'f.json' }, /not both$/],
       [{ BOOTSTRAP_FILE: 'f.json' }, /set at least one$/],
       [{ UPSTREAM_URL: 'http://flags', METRICS_INTERVAL_SECONDS: '0' }, /^METRICS_INTERVAL_SECONDS must be a whole number from 1 to 86400/],
