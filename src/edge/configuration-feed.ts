@@ -73,19 +73,26 @@ export abstract class ConfigurationFeed {
     return [...this.environments].map(([environment, configuration]) => [environment, configuration.features.length]);
   }
 
-  /** Sets an environment's flags and segments; the store hears of it when they differ from those held. */
-  protected publish(environment: string, features: ClientFeature[], segments: Map<number, ClientSegment>, sourceRevision = 0): void {
+  /**
+   * Sets an environment's flags and segments (and the flags' tags, where the source knows them); the store hears of
+   * it when they differ from those held.
+   */
+  protected publish(
+    environment: string,
+    features: ClientFeature[],
+    segments: Map<number, ClientSegment>,
+    sourceRevision = 0,
+    tags = new Map<string, Set<string>>(),
+  ): void {
     const sorted = [...features].sort(byName);
     const held = this.environments.get(environment);
-    if (
-      held &&
-      JSON.stringify(held.features) === JSON.stringify(sorted) &&
-      JSON.stringify([...held.segments]) === JSON.stringify([...segments])
-    ) {
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const tagList = (map: Map<string, Set<string>>) => [...map].map(([name, set]) => [name, [...set]]);
+    if (held && same(held.features, sorted) && same([...held.segments], [...segments]) && same(tagList(held.tags), tagList(tags))) {
       return;
     }
     const revision = Math.max(sourceRevision, (held?.revision ?? 0) + 1);
-    this.environments.set(environment, { environment, revision, features: sorted, tags: new Map(), segments });
+    this.environments.set(environment, { environment, revision, features: sorted, tags, segments });
     for (const handler of this.handlers) handler(undefined);
     this.onChange();
   }

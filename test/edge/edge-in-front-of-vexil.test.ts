@@ -154,7 +154,14 @@ describe('Vexil Edge in front of Vexil', () => {
     const realRandom = Math.random;
     try {
       for (let round = 0; round < 1000; round++) {
-        const context = sendable(randomContext(draw)) as { userId?: string; sessionId?: string; properties: Record<string, string> };
+        // unleash-proxy-client makes up a session id of its own (a different one in each client) when the context
+        // has none: each context brings one, so both clients ask for the same.
+        const drawn = sendable(randomContext(draw)) as { sessionId?: string };
+        const context = { ...drawn, sessionId: drawn.sessionId || `session-${round}` } as {
+          userId?: string;
+          sessionId?: string;
+          properties: Record<string, string>;
+        };
         const held = draw.next();
         Math.random = () => held;
         for (const browser of browsers) await browser.updateContext(context);

@@ -6,7 +6,7 @@ import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.js';
 import { enterLifecycleStage } from './lifecycle.js';
 import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.js';
-import { distributeWeights } from './variants.js';
+import { normalizeEnvironmentVariants } from './variants.js';
 import type { Db } from '../../db/database.js';
 
 /** What turning a flag on in an environment without strategies adds first (a change request shows it too). */
@@ -61,14 +61,7 @@ export async function setEnvironmentVariants(
   path = '/body',
 ): Promise<Variant[]> {
   const { variants: before } = await lockFlagEnvironmentState(uow, target);
-  const after = distributeWeights(
-    variants.map((variant) => ({ ...variant, stickiness: variant.stickiness ?? 'default' })),
-    path,
-  ).map(({ overrides, payload, ...variant }) => ({
-    ...variant,
-    ...(payload ? { payload } : {}),
-    overrides: overrides ?? [],
-  }));
+  const after = normalizeEnvironmentVariants(variants, path);
   await uow.tx
     .insertInto('feature_environments')
     .values({ feature_name: target.featureName, environment: target.environment, enabled: false, variants: JSON.stringify(after) })

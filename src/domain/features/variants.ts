@@ -1,4 +1,5 @@
 import { BadDataError, repeatedKeys } from '../../shared/errors.js';
+import type { Variant, VariantInput } from './feature-views.js';
 
 export const TOTAL_WEIGHT = 1000;
 
@@ -42,4 +43,16 @@ export function distributeWeights<T extends Weighted>(
     remainder -= extra;
     return { ...variant, weight: share + extra, weightType: 'variable' as const };
   });
+}
+
+/** A flag's variants in one environment as they are stored and served: weights shared out, `default` stickiness, overrides listed. */
+export function normalizeEnvironmentVariants(variants: VariantInput[], path: string): Variant[] {
+  return distributeWeights(
+    variants.map((variant) => ({ ...variant, stickiness: variant.stickiness ?? 'default' })),
+    path,
+  ).map(({ overrides, payload, ...variant }) => ({
+    ...variant,
+    ...(payload ? { payload } : {}),
+    overrides: overrides ?? [],
+  }));
 }
