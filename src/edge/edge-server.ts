@@ -24,7 +24,10 @@ const EVALUATION_USAGE_APPLICATION = 'openfeature';
 export interface RunningEdge {
   app: FastifyInstance;
   services: EdgeServices;
-  /** One round of fetches, revalidation and sending usage now (tests; the timers do the same on their intervals). */
+  /**
+   * One round of fetches, revalidation and sending usage now, and the backup written (tests; the timers do the same on
+   * their intervals).
+   */
   runOnce(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -36,6 +39,8 @@ interface FlagSupply {
   /** The periodic work, each with what it does (for the log when a round fails) and its interval. */
   rounds: Array<{ what: string; run: () => Promise<void>; intervalMs: number }>;
   followNewTokens: boolean;
+  /** Writes a backup that is due now rather than after its short delay, and waits for it (the end of a round). */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,14 +61,26 @@ async function followUpstream(
   const backups = await backupStores(config, log);
 
   let backupDue: NodeJS.Timeout | undefined;
+  let lastWrite: Promise<unknown> = Promise.resolve();
   const writeBackup = () => {
     backupDue = undefined;
     const backup = { version: 1 as const, writtenAt: new Date().toISOString(), tokens: tokens.backedUp(), syncs: mirror.backedUp() };
-    for (const store of backups) {
-      store
-        .write(backup)
-        .catch((error: unknown) => log.error({ err: error, backup: store.name }, 'Writing the backup failed; the next change tries again'));
+    lastWrite = Promise.all(
+      backups.map((store) =>
+        store
+          .write(backup)
+          .catch((error: unknown) =>
+            log.error({ err: error, backup: store.name }, 'Writing the backup failed; the next change tries again'),
+          ),
+      ),
+    );
+  };
+  const settle = async () => {
+    if (backupDue) {
+      clearTimeout(backupDue);
+      writeBackup();
     }
+    await lastWrite;
   };
   // Changes that land together (a round of fetches) are written once.
   const scheduleBackup = () => {
@@ -139,6 +156,7 @@ async function followUpstream(
     flags: mirror,
     tokens,
     followNewTokens: source.tokens.length === 0,
+    settle,
     rounds: [
       {
         what: 'Fetching the flags from the upstream',
@@ -162,10 +180,7 @@ async function followUpstream(
       mirror.stop();
       // What was gathered since the last interval goes upstream if it can; otherwise it is lost with the process.
       await sendUsage();
-      if (backupDue) {
-        clearTimeout(backupDue);
-        writeBackup();
-      }
+      await settle();
       await Promise.all(backups.map((store) => store.close()));
     },
   };
@@ -200,6 +215,7 @@ async function readOffline(config: EdgeConfig, source: EdgeOffline, log: Logger)
       source.reloadIntervalMs > 0
         ? [{ what: 'Reading the bootstrap file', intervalMs: source.reloadIntervalMs, run: () => file.read() }]
         : [],
+    async settle() {},
     async stop() {},
   };
 }
@@ -248,6 +264,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     services,
     async runOnce() {
       for (const round of supply.rounds) await round.run().catch(onError(round.what));
+      await supply.settle();
     },
     async stop() {
       await Promise.all(passes.map((pass) => pass.stop()));
