@@ -1,15 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RouteOptions,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
@@ -22,13 +14,13 @@ import type { EventStreams } from '../http/event-streams.js';
 import { frontendApiRoutes } from '../http/frontend-api.routes.js';
 import { ofrepRoutes } from '../http/ofrep.routes.js';
 import { ofrepSchemas } from '../http/ofrep.schemas.js';
-import { bearerToken, CLIENT, FRONTEND, PUBLIC, sdkTokenOf, type RouteAccess } from '../http/plugins/route-access.js';
+import { bearerToken, CLIENT, FRONTEND, PUBLIC, sdkTokenOf, type RouteAccess, wrongTokenKind } from '../http/plugins/route-access.js';
 import { browserCorsOptions } from '../http/plugins/browser-cors.js';
 import { registerErrorHandler } from '../http/plugins/error-handler.js';
 import { registerJsonBodyParser } from '../http/plugins/json-body.js';
 import { registerRequestLog } from '../http/plugins/logging.js';
 import { registerRequestMetrics } from '../http/plugins/request-metrics.js';
-import { schemaController } from '../http/plugins/validation.js';
+import { serverOptions } from '../http/plugins/server-options.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema, sdkSchemas } from '../http/sdk.schemas.js';
 import { AuthenticationRequired, PermissionError, ServiceUnavailableError, UnauthorizedError } from '../shared/errors.js';
 import type { AddressRanges } from '../shared/address-ranges.js';
@@ -102,11 +94,7 @@ function registerEdgeAccess(app: FastifyInstance, services: EdgeServices): void 
       }
       if (check.kind === 'invalid') throw new UnauthorizedError('The API token is unknown or has expired');
       if (access.kind !== 'sdk' && access.kind !== check.token.type) {
-        throw new PermissionError(
-          access.kind === 'client'
-            ? `A ${check.token.type} token cannot be used on the client API; use a client (backend) token`
-            : `A ${check.token.type} token cannot be used on the frontend API; use a frontend token`,
-        );
+        throw new PermissionError(wrongTokenKind(access, check.token.type));
       }
       if (!services.flags.covers(check.scope)) {
         if (services.followNewTokens && check.scope.type === 'client') await services.flags.follow(secret, check.scope);
@@ -230,12 +218,7 @@ function registerClientReportRoutes(app: FastifyInstance, services: EdgeServices
  */
 export async function buildEdgeApp(services: EdgeServices, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    genReqId: () => randomUUID(),
-    logController: new LogController({ disableRequestLogging: true }),
-    schemaController,
-    forceCloseConnections: 'idle',
-    routerOptions: { maxParamLength: 500 },
+    ...serverOptions(logger as FastifyBaseLogger),
     trustProxy: services.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerJsonBodyParser(app);

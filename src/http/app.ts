@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
 import { actingFor, type RouteDeps } from './deps.js';
@@ -11,10 +10,11 @@ import { browserCorsOptions, isBrowserApi } from './plugins/browser-cors.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { createLogger, registerRequestLog } from './plugins/logging.js';
+import { serverOptions } from './plugins/server-options.js';
 import { registerWebUi } from './plugins/web-ui.js';
 import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
-import { schemaController, useSharedSchemas } from './plugins/validation.js';
+import { useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
 import { VERSION } from '../shared/version.js';
 
@@ -36,17 +36,9 @@ export interface BuildAppOptions {
  * (src/server.ts, the composition root).
  */
 export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: (options.logger ?? createLogger(options.logLevel ?? deps.config.logLevel, options.logStream)) as FastifyBaseLogger,
-    genReqId: () => randomUUID(),
-    // One line per request, written by registerRequestLog, instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    schemaController,
-    // Node's default keeps idle sockets for 5 s; shutdown waits for in-flight requests, not for idle sockets.
-    forceCloseConnections: 'idle',
-    // Path parameters carry token secrets (`project:environment.secret`) and 100-character names.
-    routerOptions: { maxParamLength: 500 },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(
+    serverOptions((options.logger ?? createLogger(options.logLevel ?? deps.config.logLevel, options.logStream)) as FastifyBaseLogger),
+  ).withTypeProvider<TypeBoxTypeProvider>();
 
   registerJsonBodyParser(app);
   registerRequestLog(app);

@@ -17,7 +17,7 @@ import { projectOfFlag } from '../../domain/features/feature-lookup.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
-import { actorOf, bearerToken, type ProjectOf, type RouteAccess, SDK_CHANNEL_PATTERN } from './route-access.js';
+import { actorOf, bearerToken, type ProjectOf, type RouteAccess, SDK_CHANNEL_PATTERN, wrongTokenKind } from './route-access.js';
 
 const CHANNEL = new RegExp(SDK_CHANNEL_PATTERN);
 
@@ -112,13 +112,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
           request.sdkToken = credential.token;
           return;
         }
-        throw new PermissionError(
-          access.kind === 'client'
-            ? `A ${credential.token.type} token cannot be used on the client API; use a client (backend) token`
-            : access.kind === 'frontend'
-              ? `A ${credential.token.type} token cannot be used on the frontend API; use a frontend token`
-              : `A ${credential.token.type} token cannot be used on the admin API; use an admin token or a personal access token`,
-        );
+        throw new PermissionError(wrongTokenKind(access, credential.token.type));
       case 'actor':
         if (access.kind === 'client') {
           throw new PermissionError('The client API takes a client (backend) token, as SDKs use');

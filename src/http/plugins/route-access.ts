@@ -85,3 +85,12 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   if (!header) return undefined;
   return header.replace(/^Bearer\s+/i, '');
 }
+
+/** What a route that takes one kind of token says to a token of another kind (the server and Vexil Edge alike). */
+export function wrongTokenKind(access: RouteAccess, tokenType: string): string {
+  return access.kind === 'client'
+    ? `A ${tokenType} token cannot be used on the client API; use a client (backend) token`
+    : access.kind === 'frontend'
+      ? `A ${tokenType} token cannot be used on the frontend API; use a frontend token`
+      : `A ${tokenType} token cannot be used on the admin API; use an admin token or a personal access token`;
+}
