@@ -566,17 +566,19 @@ describe('bad SDK requests', () => {
   test('a flag change keeps SDK tokens cached; a token change drops them', async () => {
     const token = await createSdkToken(ctx, 'client', 'development', [project]);
     const other = await createSdkToken(ctx, 'client', 'development', [project]);
+    const sees = async (flag: string) =>
+      ((await ctx.as(token).get('/api/client/features')).json() as { features?: Array<{ name: string }> }).features?.some(
+        (f) => f.name === flag,
+      ) ?? false;
     expectStatus(await ctx.as(token).get('/api/client/features'), 200);
+    // On PostgreSQL the creations above are told by NOTIFY, later; a flag made after them is told after them, so
+    // once it is seen no earlier token change can still drop the cache.
+    const barrier = await createFlag(ctx, project, { name: name(uniqueName('barrier')), strategies: [{ name: 'default' }] });
+    await eventually(() => sees(barrier), 2000);
     // Removed behind the API's back (no event, no notification): only a cache can still know the token.
     await ctx.db.deleteFrom('api_tokens').where('secret_hash', '=', hashToken(token)).execute();
     const flag = await createFlag(ctx, project, { name: name(uniqueName('cached')), strategies: [{ name: 'default' }] });
-    await eventually(
-      async () =>
-        ((await ctx.as(token).get('/api/client/features')).json() as { features: Array<{ name: string }> }).features.some(
-          (f) => f.name === flag,
-        ),
-      2000,
-    );
+    await eventually(() => sees(flag), 2000);
     // A change to tokens (here deleting another one) drops every cached token, on every instance.
     expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(other)}`), 200);
     await eventually(async () => (await ctx.as(token).get('/api/client/features')).statusCode === 401, 2000);
