@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,13 +33,47 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** How often the owner touches its lock file, to show it is alive to processes that cannot see its pid. */
+const HEARTBEAT_MS = 5_000;
+/** A lock of another host not touched for this long belongs to a process that is gone. */
+const SILENT_OWNER_MS = 4 * HEARTBEAT_MS;
+/** A lock older than this is stale at once, whatever the clocks of two hosts say. */
+const LONG_STALE_MS = 5 * 60_000;
+
+function modifiedAt(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the owner on another host still touches the lock: watched for SILENT_OWNER_MS unless it is long stale.
+ * The other host's pid cannot be checked from here; this covers a container started anew after a crash (its host
+ * name is new) as well as two hosts sharing a volume.
+ */
+async function ownerTouches(path: string): Promise<boolean> {
+  const first = modifiedAt(path);
+  if (first === undefined || Date.now() - first > LONG_STALE_MS) return false;
+  const until = Date.now() + SILENT_OWNER_MS;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS / 5));
+    const now = modifiedAt(path);
+    if (now === undefined) return false;
+    if (now !== first) return true;
+  }
+  return false;
+}
+
 /**
  * Takes the embedded database's directory for this process's life. PGlite has no locking of its own: two
  * processes on one directory each keep their own copy in memory and overwrite each other's files, losing
- * acknowledged writes. The lock file names its owner; a lock whose owner is gone (a crash, kill -9) is stale
- * and taken over, so it never blocks a restart. Returns the release function.
+ * acknowledged writes. The lock file names its owner, who touches it every few seconds; a lock whose owner is
+ * gone (a crash, kill -9, a container replaced) is stale and taken over, so it never blocks a restart for long.
+ * Returns the release function.
  */
-export function lockDataDir(dataDir: string): () => void {
+export async function lockDataDir(dataDir: string): Promise<() => void> {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
   const me: LockOwner = { pid: process.pid, host: hostname() };
@@ -48,7 +82,16 @@ export function lockDataDir(dataDir: string): () => void {
       const fd = openSync(path, 'wx');
       writeSync(fd, JSON.stringify(me));
       closeSync(fd);
+      const heartbeat = setInterval(() => {
+        const now = new Date();
+        try {
+          utimesSync(path, now, now);
+        } catch {
+          // Removed from under us: the release below finds nothing to remove either.
+        }
+      }, HEARTBEAT_MS).unref();
       return () => {
+        clearInterval(heartbeat);
         if (readOwner(path)?.pid === me.pid) unlinkSync(path);
       };
     } catch (error) {
@@ -61,10 +104,9 @@ export function lockDataDir(dataDir: string): () => void {
         `the data directory ${dataDir} is in use by another Vexil (pid ${owner.pid}); stop it or set another DATA_DIR`,
       );
     }
-    if (owner && owner.host !== me.host) {
+    if (owner && owner.host !== me.host && (await ownerTouches(path))) {
       throw new DataDirInUseError(
-        `the data directory ${dataDir} is locked by a Vexil on host ${owner.host} (pid ${owner.pid}); ` +
-          `if that process is gone, delete ${path}`,
+        `the data directory ${dataDir} is in use by a Vexil on host ${owner.host} (pid ${owner.pid}); stop it or set another DATA_DIR`,
       );
     }
     // Stale: its owner is gone, or the file was left half-written. Remove it and try again.

@@ -177,7 +177,7 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
     import('kysely-pglite-dialect'),
   ]);
   // An in-memory database (tests) has nothing to share; a directory is this process's alone while it runs.
-  const unlock = dataDir === undefined ? () => undefined : lockDataDir(dataDir);
+  const unlock = dataDir === undefined ? () => undefined : await lockDataDir(dataDir);
   // PGlite has one connection; kysely-pglite-dialect queues callers so a transaction owns it until it ends.
   // Extensions must be passed every time PGlite opens; pg_trgm backs the event log's text search.
   let pglite: PGlite;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -103,6 +103,43 @@ describe('the server process', () => {
         assert.equal(again.status, 200);
       } finally {
         assert.equal(await stopServer(restarted), 0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a lock of another host (a container replaced after a crash) is taken over once its owner stops touching it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vexil-server-lock-host-'));
+    const lock = join(dir, 'vexil.lock');
+    const token = '*:*.process-lock-token-0123456789';
+    try {
+      // An owner on another host that still touches its lock: refused, naming it.
+      await writeFile(lock, JSON.stringify({ pid: 1, host: 'container-before' }));
+      const touching = setInterval(() => void utimes(lock, new Date(), new Date()).catch(() => undefined), 500);
+      const refused = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      refused.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => refused.on('exit', resolve));
+      clearInterval(touching);
+      assert.equal(code, 1);
+      assert.equal(
+        stderr,
+        `Vexil cannot start: the data directory ${dir} is in use by a Vexil on host container-before (pid 1); stop it or set another DATA_DIR\n`,
+      );
+
+      // The same lock left long ago by a process that is gone: taken over at once.
+      const longAgo = new Date(Date.now() - 10 * 60_000);
+      await utimes(lock, longAgo, longAgo);
+      const server = await startServer({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token });
+      try {
+        assert.equal((await fetch(`${server.baseUrl}/health`)).status, 200);
+        assert.equal(JSON.parse(await readFile(lock, 'utf8')).pid, server.process.pid, 'the lock names the new owner');
+      } finally {
+        assert.equal(await stopServer(server), 0);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
