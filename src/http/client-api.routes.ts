@@ -38,7 +38,7 @@ function withInlinedSegments(answer: ScopedFeatures): string {
       constraints: [...strategy.constraints, ...(ids ?? []).flatMap((id) => segments.get(id)?.constraints ?? [])],
     })),
   }));
-  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
   return JSON.stringify({ ...body, features, segments: [] });
 }
 

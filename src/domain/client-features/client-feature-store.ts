@@ -28,8 +28,11 @@ export interface ClientScope {
 export interface ScopedFeatures {
   revision: number;
   etag: string;
-  /** Serialised when first asked for: streams never need it. */
-  readonly body: string;
+  /**
+   * The JSON of `/api/client/features`, as UTF-8 bytes, serialised when first asked for (streams never need it):
+   * bytes are written to every SDK as they are, where a string would be encoded anew for each.
+   */
+  readonly body: Buffer;
   features: ClientFeature[];
   /** The flags on in the environment: the only ones an evaluation can answer as enabled. */
   enabledFeatures: ClientFeature[];
@@ -406,15 +409,17 @@ export class ClientFeatureStore {
       environment: scope.environment,
       inlineSegmentConstraints: false,
     };
-    let body: string | undefined;
+    let body: Buffer | undefined;
     const serialise = () =>
-      JSON.stringify({
-        version: 2,
-        features,
-        segments,
-        query,
-        meta: { revisionId: configuration.revision, etag: null, queryHash: null },
-      });
+      Buffer.from(
+        JSON.stringify({
+          version: 2,
+          features,
+          segments,
+          query,
+          meta: { revisionId: configuration.revision, etag: null, queryHash: null },
+        }),
+      );
     const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
     const answer: ScopedFeatures = {
       revision: configuration.revision,
