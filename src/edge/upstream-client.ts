@@ -33,6 +33,47 @@ export interface BulkMetrics {
 /** A live stream sends a keep-alive comment every 30 s: a minute and a half of silence is a dead one. */
 const STREAM_SILENCE_MS = 90_000;
 
+/**
+ * Finds where the events of a text/event-stream end, keeping nothing of what they say: the edge refetches on each
+ * event, and the first one (a hydration of every flag) is as large as the flags; held, it would stay in memory.
+ */
+class EventBoundaries {
+  /** The first characters of the line being read, enough to tell an `event:` line. */
+  private lineStart = '';
+  private lineIsEmpty = true;
+  private eventNamed = false;
+
+  constructor(private readonly onEvent: () => void) {}
+
+  read(received: string): void {
+    // Lines may end in CRLF; the CR carries nothing.
+    const text = received.includes('\r') ? received.replaceAll('\r', '') : received;
+    let at = 0;
+    while (at < text.length) {
+      const newline = text.indexOf('\n', at);
+      const lineEnd = newline < 0 ? text.length : newline;
+      if (lineEnd > at) {
+        this.lineIsEmpty = false;
+        if (this.lineStart.length < EVENT_FIELD.length) {
+          this.lineStart += text.slice(at, Math.min(lineEnd, at + EVENT_FIELD.length - this.lineStart.length));
+          if (this.lineStart === EVENT_FIELD) this.eventNamed = true;
+        }
+      }
+      if (newline < 0) return;
+      // A blank line ends an event.
+      if (this.lineIsEmpty && this.eventNamed) {
+        this.eventNamed = false;
+        this.onEvent();
+      }
+      this.lineStart = '';
+      this.lineIsEmpty = true;
+      at = newline + 1;
+    }
+  }
+}
+
+const EVENT_FIELD = 'event:';
+
 /** The upstream did not answer, or answered with a server error: the edge keeps what it has and tries again. */
 export class UpstreamUnavailable extends Error {
   override readonly name = 'UpstreamUnavailable';
@@ -107,20 +148,12 @@ export class UpstreamClient {
         return 'unsupported';
       }
       const decoder = new TextDecoder();
-      let pending = '';
+      const events = new EventBoundaries(onChange);
       try {
         heard(STREAM_SILENCE_MS);
         for await (const chunk of response.body) {
           heard(STREAM_SILENCE_MS);
-          pending += decoder.decode(chunk, { stream: true });
-          // An event ends with a blank line; what it says does not matter, only that something changed.
-          let end = pending.indexOf('\n\n');
-          while (end >= 0) {
-            const event = pending.slice(0, end);
-            pending = pending.slice(end + 2);
-            if (/^event:/m.test(event)) onChange();
-            end = pending.indexOf('\n\n');
-          }
+          events.read(decoder.decode(chunk, { stream: true }));
         }
       } catch (error) {
         if (signal.aborted) return 'ended';
