@@ -14,6 +14,7 @@ import * as webhookSigning from './migrations/0011-webhook-signing.js';
 import * as companyAccess from './migrations/0012-company-access.js';
 import * as progressiveDelivery from './migrations/0013-progressive-delivery.js';
 import * as hardening from './migrations/0014-hardening.js';
+import * as sessions from './migrations/0015-sessions.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0012-company-access': companyAccess,
   '0013-progressive-delivery': progressiveDelivery,
   '0014-hardening': hardening,
+  '0015-sessions': sessions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -238,10 +238,16 @@ export interface PersonalAccessTokensTable {
 }
 
 export interface UserSessionsTable {
+  /** What a session is named by in the API; the cookie's hash (`id_hash`) never leaves the database. */
+  id: Generated<number>;
   id_hash: string;
   user_id: number;
   created_at: CreatedAt;
   expires_at: Date;
+  /** Refreshed at most once a minute, as tokens' are. */
+  seen_at: Date | null;
+  address: string | null;
+  user_agent: string | null;
 }
 
 export interface EnvironmentsTable {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
-import { logOut, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
+import { logOut, type SessionOrigin, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
@@ -13,6 +13,12 @@ import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
 const OIDC_PATHS = '/auth/oidc';
+
+/** The address (behind TRUST_PROXY, the client's) and browser a sign-in came from, kept with its session. */
+function sessionOrigin(request: FastifyRequest): SessionOrigin {
+  const agent = request.headers['user-agent'];
+  return { address: request.ip, userAgent: typeof agent === 'string' ? agent : undefined };
+}
 
 /**
  * Only a path of this app: where to go after signing in comes from a URL, which anyone can write. It is resolved
@@ -98,7 +104,9 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         const callbackUrl = new URL(deps.config.oidc!.redirectUri);
         callbackUrl.search = new URL(request.url, 'http://callback').search;
         const { identity, returnTo } = await oidc.finish(callbackUrl, request.cookies[OIDC_STATE_COOKIE]);
-        const sessionId = await inUnitOfWork(deps, oidc.actor, (uow) => oidc.signIn(uow, identity, deps.config.sessionTtlHours));
+        const sessionId = await inUnitOfWork(deps, oidc.actor, (uow) =>
+          oidc.signIn(uow, identity, deps.config.sessionTtlHours, sessionOrigin(request)),
+        );
         setSessionCookie(reply, sessionId);
         return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(returnTo, 302);
       } catch (error) {
@@ -119,7 +127,9 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       if (error instanceof PasswordMismatch) throttle.recordFailure(username, request.ip, deps.clock.now());
       throw error;
     });
-    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => startSession(uow, userId, deps.config.sessionTtlHours));
+    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
+      startSession(uow, userId, deps.config.sessionTtlHours, sessionOrigin(request)),
+    );
     throttle.recordSuccess(username, request.ip);
     return setSessionCookie(reply, sessionId).send(user);
   });

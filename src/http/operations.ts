@@ -163,6 +163,12 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/user/tokens': op('getPats', 'List your personal access tokens'),
   'POST /api/admin/user/tokens': op('createPat', 'Create a personal access token (its secret is shown once)'),
   'DELETE /api/admin/user/tokens/:id': op('deletePat', 'Delete one of your personal access tokens', 200),
+  'GET /api/admin/user/sessions': op('getMySessions', 'List your open sessions (a signed-in user), the current one marked'),
+  'DELETE /api/admin/user/sessions/:sessionId': op('endMySession', 'End one of your sessions', 204),
+  'DELETE /api/admin/user/sessions': op('endMyOtherSessions', 'End all your sessions but the one in use'),
+  'GET /api/admin/user-admin/:id/sessions': op('getUserSessions', "List a user's open sessions"),
+  'DELETE /api/admin/user-admin/:id/sessions/:sessionId': op('endUserSession', "End one of a user's sessions", 204),
+  'DELETE /api/admin/user-admin/:id/sessions': op('endUserSessions', "End all of a user's sessions"),
 
   'GET /api/admin/api-tokens': op('getAllApiTokens', 'List API tokens (without secrets)'),
   'POST /api/admin/api-tokens': op('createApiToken', 'Create an API token (its secret is shown once)'),

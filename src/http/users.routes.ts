@@ -14,7 +14,9 @@ import {
   getUser,
   listUsers,
 } from '../domain/users/users.js';
-import { IdParams } from './common.schemas.js';
+import type { FastifyRequest } from 'fastify';
+import { endSessions, listSessions } from '../domain/users/sessions.js';
+import { IdParams, NumericId } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, SESSION_COOKIE } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
@@ -28,6 +30,8 @@ import {
   PasswordSchema,
   PatSchema,
   PatsSchema,
+  SessionsEndedSchema,
+  SessionsSchema,
   UpdateUserSchema,
   UserSchema,
   UsersSchema,
@@ -81,6 +85,70 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
       await act(request, (uow) => changeUserPassword(uow, Number(request.params.id), passwordHash));
       return reply.status(200).send();
     },
+  );
+
+  // Sessions: a person's own (their profile), and any user's for Admins. Ending all of one's own keeps the session
+  // the request came with; an Admin's "end all" ends every one.
+  const sessionRoute = { tags: ['Sessions'] };
+  const SessionParams = Type.Object({ sessionId: NumericId });
+  const UserSessionParams = Type.Object({ id: NumericId, sessionId: NumericId });
+  const signedInUser = (request: FastifyRequest): number => {
+    const actor = actorOf(request);
+    if (actor.kind !== 'user') throw new BadDataError('Only a signed-in user has sessions of their own');
+    return actor.userId;
+  };
+
+  app.get(
+    '/api/admin/user/sessions',
+    { schema: { ...sessionRoute, response: { 200: Type.Ref(SessionsSchema) } }, config: { access: can('READ') } },
+    async (request) => ({
+      sessions: await listSessions(deps.db, signedInUser(request), deps.clock.now(), request.cookies[SESSION_COOKIE]),
+    }),
+  );
+
+  app.delete(
+    '/api/admin/user/sessions/:sessionId',
+    { schema: { ...sessionRoute, params: SessionParams }, config: { access: can('READ') } },
+    async (request, reply) => {
+      const userId = signedInUser(request);
+      await act(request, (uow) => endSessions(uow, userId, { sessionId: Number(request.params.sessionId) }));
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    '/api/admin/user/sessions',
+    { schema: { ...sessionRoute, response: { 200: Type.Ref(SessionsEndedSchema) } }, config: { access: can('READ') } },
+    async (request) => {
+      const userId = signedInUser(request);
+      return { ended: await act(request, (uow) => endSessions(uow, userId, { allBut: request.cookies[SESSION_COOKIE] })) };
+    },
+  );
+
+  app.get(
+    '/api/admin/user-admin/:id/sessions',
+    { schema: { ...sessionRoute, params: IdParams, response: { 200: Type.Ref(SessionsSchema) } }, config: { access: can('ADMIN') } },
+    async (request) => {
+      const user = await getUser(deps.db, Number(request.params.id));
+      return { sessions: await listSessions(deps.db, user.id, deps.clock.now(), request.cookies[SESSION_COOKIE]) };
+    },
+  );
+
+  app.delete(
+    '/api/admin/user-admin/:id/sessions/:sessionId',
+    { schema: { ...sessionRoute, params: UserSessionParams }, config: { access: can('ADMIN') } },
+    async (request, reply) => {
+      await act(request, (uow) => endSessions(uow, Number(request.params.id), { sessionId: Number(request.params.sessionId) }));
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    '/api/admin/user-admin/:id/sessions',
+    { schema: { ...sessionRoute, params: IdParams, response: { 200: Type.Ref(SessionsEndedSchema) } }, config: { access: can('ADMIN') } },
+    async (request) => ({
+      ended: await act(request, (uow) => endSessions(uow, Number(request.params.id), { allBut: undefined })),
+    }),
   );
 
   app.get('/api/admin/user', route(can('READ'), { ok: MeSchema }), async (request) => {

@@ -99,6 +99,26 @@ export const PatSchema = Type.Object(
 
 export const PatsSchema = Type.Object({ pats: Type.Array(Type.Ref(PatSchema)) }, { $id: 'patsSchema' });
 
+export const SessionSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    createdAt: DateTime,
+    seenAt: { ...DateTime, description: 'When the session was last used, to the minute' },
+    expiresAt: DateTime,
+    address: Nullable(Type.String({ description: 'The address it was opened from' })),
+    userAgent: Nullable(Type.String({ description: 'The browser it was opened with, as it named itself' })),
+    current: Type.Boolean({ description: 'Whether it is the session this request came with' }),
+  },
+  { $id: 'sessionSchema' },
+);
+
+export const SessionsSchema = Type.Object({ sessions: Type.Array(Type.Ref(SessionSchema)) }, { $id: 'sessionsSchema' });
+
+export const SessionsEndedSchema = Type.Object(
+  { ended: Type.Integer({ description: 'How many open sessions were ended' }) },
+  { $id: 'sessionsEndedSchema' },
+);
+
 export const CreatePatSchema = StrictObject(
   { description: Type.String({ minLength: 1, maxLength: 255 }), expiresAt: DateTime },
   { $id: 'createPatSchema' },
@@ -128,5 +148,8 @@ export const userSchemas = [
   LoginSchema,
   PatSchema,
   PatsSchema,
+  SessionSchema,
+  SessionsSchema,
+  SessionsEndedSchema,
   CreatePatSchema,
 ];

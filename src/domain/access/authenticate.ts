@@ -15,9 +15,9 @@ export interface SdkToken {
   expiresAt: Date | null;
 }
 
-/** A token whose last use is to be stamped (at most once a minute), by the area that owns its table. */
+/** A credential whose last use is to be stamped (at most once a minute), by the area that owns its table. */
 export interface TokenUse {
-  kind: 'api-token' | 'personal-access-token';
+  kind: 'api-token' | 'personal-access-token' | 'session';
   id: number;
 }
 
@@ -127,13 +127,14 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
   const row = await db
     .selectFrom('user_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.expires_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
+    .select(['s.id', 's.expires_at', 's.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
     .where('s.id_hash', '=', hashToken(sessionId))
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
     actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
+    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'session' as const, id: row.id } } : {}),
   };
 }
 

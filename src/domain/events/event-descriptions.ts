@@ -286,6 +286,13 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Password changed',
     summary: (e, who) => `${who} changed the password of ${bold(fields(e.data).username ?? fields(e.data).email)}`,
   },
+  'user-sessions-ended': {
+    label: 'Sessions ended',
+    summary: (e, who) => {
+      const count = Number(fields(e.data).sessions ?? 0);
+      return `${who} ended ${count === 1 ? 'a session' : `${count} sessions`} of ${bold(fields(e.data).username ?? fields(e.data).email)}`;
+    },
+  },
   'pat-created': {
     label: 'Personal access token created',
     summary: (e, who) => `${who} created the personal access token ${bold(fields(e.data).description)}`,

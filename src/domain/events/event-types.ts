@@ -154,6 +154,7 @@ export const SPEC_EVENT_TYPES = [
  */
 export const VEXIL_EVENT_TYPES = [
   'user-password-changed',
+  'user-sessions-ended',
   'review-bypassed',
   'change-request-title-updated',
   'change-request-comment-added',

@@ -7,7 +7,7 @@ import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
 import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
-import { startSession } from '../users/sessions.js';
+import { type SessionOrigin, startSession } from '../users/sessions.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {
@@ -185,7 +185,7 @@ export class OidcSignIn {
    * email, or a new user with the default root role. Name and email follow the provider; SSO-mapped group
    * memberships follow the groups claim. Returns the new session's id.
    */
-  async signIn(uow: UnitOfWork, identity: OidcIdentity, sessionTtlHours: number): Promise<string> {
+  async signIn(uow: UnitOfWork, identity: OidcIdentity, sessionTtlHours: number, origin: SessionOrigin): Promise<string> {
     const issuer = this.config.issuer.href;
     const known = await uow.tx
       .selectFrom('users')
@@ -223,7 +223,7 @@ export class OidcSignIn {
       });
     }
     await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
-    return (await startSession(uow, user.id, sessionTtlHours)).sessionId;
+    return (await startSession(uow, user.id, sessionTtlHours, origin)).sessionId;
   }
 
   /** Who a sign-in's changes (a new user, a changed name or email, group memberships) are recorded as. */

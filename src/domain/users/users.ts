@@ -64,7 +64,7 @@ export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promi
   return user;
 }
 
-async function lockUser(uow: UnitOfWork, id: number) {
+export async function lockUser(uow: UnitOfWork, id: number) {
   const row = await uow.tx
     .selectFrom('users')
     .selectAll()

@@ -11,6 +11,7 @@ import {
 } from '../../domain/access/authenticate.js';
 import { stampApiTokenUse } from '../../domain/api-tokens/api-tokens.js';
 import { stampPatUse } from '../../domain/personal-access-tokens/personal-access-tokens.js';
+import { stampSessionUse } from '../../domain/users/sessions.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -38,9 +39,16 @@ export function can(permission: Permission, projectOf?: ProjectOf): RouteAccess 
 
 export const SESSION_COOKIE = 'vexil-session';
 
-/** The last-seen stamp of a token, written by the area that owns the token's table. */
+/** The last-seen stamp of a token or session, written by the area that owns its table. */
 function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
-  return use.kind === 'api-token' ? stampApiTokenUse(db, use.id, now) : stampPatUse(db, use.id, now);
+  switch (use.kind) {
+    case 'api-token':
+      return stampApiTokenUse(db, use.id, now);
+    case 'personal-access-token':
+      return stampPatUse(db, use.id, now);
+    case 'session':
+      return stampSessionUse(db, use.id, now);
+  }
 }
 
 /**

@@ -4,7 +4,8 @@ import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
 import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { useMe } from '../components/layout';
-import { ErrorMessage, Field, formatDate, NewPasswordField, useAction } from '../components/ui';
+import { SessionTable } from '../components/sessions';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, useAction } from '../components/ui';
 
 type Role = { id: number; name: string };
 type User = Schemas['userSchema'];
@@ -55,6 +56,41 @@ function PasswordForm({ user, login, onSet, onCancel }: { user: User; login: str
   );
 }
 
+/** A user's open sessions under their row, for an Admin to end one or all (a lost laptop, someone who left). */
+function UserSessions({ user, login }: { user: User; login: string }) {
+  const sessions = useQuery(queries.userSessions(user.id));
+  const endOne = useAction(actions.endUserSession);
+  const endAll = useAction(actions.endUserSessions);
+  return (
+    <section className="stack" aria-label={`Sessions of ${login}`}>
+      <Loaded query={sessions} what={`the sessions of ${login}`}>
+        {(data) => (
+          <>
+            <SessionTable
+              label={`Sessions of ${login}`}
+              sessions={data.sessions}
+              onEnd={(session) => endOne.mutate({ userId: user.id, sessionId: session.id })}
+              ending={endOne.isPending}
+            />
+            {data.sessions.length > 0 && (
+              <div className="row">
+                <ConfirmButton
+                  question={`Sign ${login} out everywhere?`}
+                  onConfirm={() => endAll.mutate(user.id)}
+                  disabled={endAll.isPending}
+                >
+                  End all sessions
+                </ConfirmButton>
+              </div>
+            )}
+          </>
+        )}
+      </Loaded>
+      <ErrorMessage error={endOne.error ?? endAll.error} />
+    </section>
+  );
+}
+
 function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (user: User) => void }) {
   const create = useAction(actions.createUser, onCreated);
   const submit = (form: FormData) => {
@@ -95,8 +131,11 @@ export function AdminUsers() {
   const users = useQuery(queries.users());
   const roles = users.data?.rootRoles ?? [];
   const [notice, setNotice] = useState<string | null>(null);
-  /** The user whose password is being set, in a form under their row. */
-  const [passwordFor, setPasswordFor] = useState<number | null>(null);
+  /** What is open under a user's row: the form setting their password, or their sessions. */
+  const [open, setOpen] = useState<{ userId: number; part: 'password' | 'sessions' } | null>(null);
+  const toggle = (userId: number, part: 'password' | 'sessions') =>
+    setOpen(open?.userId === userId && open.part === part ? null : { userId, part });
+  const isOpen = (userId: number, part: 'password' | 'sessions') => open?.userId === userId && open.part === part;
   const loginOf = (user: User) => user.username ?? user.email ?? String(user.id);
   return (
     <AdminList
@@ -117,25 +156,30 @@ export function AdminUsers() {
         </>
       )}
       actions={(user) => (
-        <button
-          type="button"
-          aria-expanded={passwordFor === user.id}
-          onClick={() => setPasswordFor(passwordFor === user.id ? null : user.id)}
-        >
-          Set password
-        </button>
+        <>
+          <button type="button" aria-expanded={isOpen(user.id, 'sessions')} onClick={() => toggle(user.id, 'sessions')}>
+            Sessions
+          </button>
+          <button type="button" aria-expanded={isOpen(user.id, 'password')} onClick={() => toggle(user.id, 'password')}>
+            Set password
+          </button>
+        </>
       )}
       below={(user) =>
-        passwordFor === user.id && (
-          <PasswordForm
-            user={user}
-            login={loginOf(user)}
-            onSet={() => {
-              setPasswordFor(null);
-              setNotice('Password set; the user’s sessions were ended.');
-            }}
-            onCancel={() => setPasswordFor(null)}
-          />
+        isOpen(user.id, 'sessions') ? (
+          <UserSessions user={user} login={loginOf(user)} />
+        ) : (
+          isOpen(user.id, 'password') && (
+            <PasswordForm
+              user={user}
+              login={loginOf(user)}
+              onSet={() => {
+                setOpen(null);
+                setNotice('Password set; the user’s sessions were ended.');
+              }}
+              onCancel={() => setOpen(null)}
+            />
+          )
         )
       }
       changeable={(user) => user.id !== me?.user.id}

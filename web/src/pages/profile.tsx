@@ -1,7 +1,48 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { actions } from '../api/queries';
+import { actions, queries } from '../api/queries';
 import { useMe } from '../components/layout';
-import { ErrorMessage, Field, formatDate, NewPasswordField, useAction } from '../components/ui';
+import { SessionTable } from '../components/sessions';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, useAction } from '../components/ui';
+
+/** The signed-in person's open sessions: where each was opened, ended one by one or all but this one at once. */
+function YourSessions() {
+  const sessions = useQuery(queries.mySessions());
+  const [ended, setEnded] = useState<string | null>(null);
+  const endOne = useAction(actions.endMySession, () => setEnded('The session was ended.'));
+  const endOthers = useAction(actions.endMyOtherSessions, (result) =>
+    setEnded(result.ended === 1 ? 'One other session was ended.' : `${result.ended} other sessions were ended.`),
+  );
+  return (
+    <section aria-label="Your sessions">
+      <h2>Your sessions</h2>
+      <p className="muted small">Each browser you signed in with. End one you do not recognise, or every one but this.</p>
+      <Loaded query={sessions} what="your sessions">
+        {(data) => (
+          <div className="stack">
+            <SessionTable
+              label="Your sessions"
+              sessions={data.sessions}
+              onEnd={(session) => endOne.mutate(session.id)}
+              ending={endOne.isPending}
+            />
+            <div className="row">
+              <ConfirmButton
+                question="Sign out every other browser?"
+                onConfirm={() => endOthers.mutate(undefined)}
+                disabled={endOthers.isPending || data.sessions.every((session) => session.current)}
+              >
+                End all other sessions
+              </ConfirmButton>
+            </div>
+          </div>
+        )}
+      </Loaded>
+      <ErrorMessage error={endOne.error ?? endOthers.error} />
+      {ended && <p className="success">{ended}</p>}
+    </section>
+  );
+}
 
 export function Profile() {
   const me = useMe().data!;
@@ -44,6 +85,7 @@ export function Profile() {
           Change password
         </button>
       </form>
+      {me.user.id > 0 && <YourSessions />}
     </div>
   );
 }

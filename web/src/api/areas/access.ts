@@ -6,6 +6,9 @@ import { action, byId, keys, type JsonBody } from './common';
 export const accessQueries = {
   me: () => queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/admin/user')), staleTime: 60_000 }),
   users: () => queryOptions({ queryKey: keys.users, queryFn: () => ok(api.GET('/api/admin/user-admin')) }),
+  mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
+  userSessions: (userId: number) =>
+    queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
   groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
   serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
@@ -22,6 +25,25 @@ export const accessActions = {
   changeOwnPassword: action(
     (body: JsonBody<'/api/admin/user/change-password', 'post'>) => ok(api.POST('/api/admin/user/change-password', { body })),
     [keys.events],
+  ),
+
+  endMySession: action(
+    (sessionId: number) => ok(api.DELETE('/api/admin/user/sessions/{sessionId}', { params: { path: { sessionId: String(sessionId) } } })),
+    [keys.sessions, keys.events],
+  ),
+  endMyOtherSessions: action(() => ok(api.DELETE('/api/admin/user/sessions')), [keys.sessions, keys.events]),
+  endUserSession: action(
+    ({ userId, sessionId }: { userId: number; sessionId: number }) =>
+      ok(
+        api.DELETE('/api/admin/user-admin/{id}/sessions/{sessionId}', {
+          params: { path: { id: String(userId), sessionId: String(sessionId) } },
+        }),
+      ),
+    [keys.sessions, keys.events],
+  ),
+  endUserSessions: action(
+    (userId: number) => ok(api.DELETE('/api/admin/user-admin/{id}/sessions', byId(userId))),
+    [keys.sessions, keys.events],
   ),
 
   createApiToken: action(

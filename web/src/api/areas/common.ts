@@ -37,6 +37,9 @@ export const keys = {
   contextFields: ['context-fields'],
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
+  /** Every list of sessions; one user's key starts with it. */
+  sessions: ['sessions'],
+  sessionsOf: (userId: number | 'me') => ['sessions', userId],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { shows, signIn, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { STRONG_PASSWORD } from '../helpers/test-app.js';
+import { useUiServer } from '../helpers/ui-server.js';
+
+// Sessions in a real browser: a person sees where they are signed in and ends a session they do not recognise; an
+// Admin ends a user's sessions from the Users page. Each ended browser is signed out at its next request.
+const ui = useUiServer('sessions', {
+  seed: async (api) => {
+    await api('POST', '/api/admin/user-admin', { username: 'mia', name: 'Mia Mobile', rootRole: 'Viewer', password: STRONG_PASSWORD });
+  },
+});
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const PHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+
+async function browserOfMia(userAgent: string): Promise<Page> {
+  const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 }, userAgent });
+  const page = await context.newPage();
+  watchForProblems(page, ui.problems);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, ui.server.baseUrl, 'mia', STRONG_PASSWORD);
+  return page;
+}
+
+/** Whether the browser is still signed in: its next request to the API answers, or a 401 sends it to sign in. */
+async function signedIn(page: Page): Promise<boolean> {
+  const status = await page.evaluate(async () => (await fetch('/api/admin/user')).status);
+  return status === 200;
+}
+
+const rowsOf = (page: Page, table: string) => page.getByRole('table', { name: table }).locator('tbody tr');
+
+describe('sessions in a browser', { timeout: 120_000 }, () => {
+  test('a person ends the session of a browser they do not recognise; an Admin ends all of a user’s sessions', async () => {
+    const laptop = await browserOfMia(FIREFOX);
+    const phone = await browserOfMia(PHONE);
+
+    await laptop.goto(`${ui.server.baseUrl}/profile`);
+    const rows = await waitForTexts(rowsOf(laptop, 'Your sessions'), (texts) => texts.length === 2);
+    // This browser says so and has no End button; the phone has one.
+    const laptopRow = rowsOf(laptop, 'Your sessions').filter({ hasText: 'Firefox on Linux' });
+    const phoneRow = rowsOf(laptop, 'Your sessions').filter({ hasText: 'Safari on iOS' });
+    assert.deepEqual(rows.map((row) => row.split('\t').slice(0, 2)).sort(), [
+      ['Firefox on Linux This browser', '127.0.0.1'],
+      ['Safari on iOS', '127.0.0.1'],
+    ]);
+    assert.equal(await laptopRow.getByRole('button', { name: 'End' }).count(), 0);
+    assert.equal(await phoneRow.getByRole('button', { name: 'End' }).count(), 1);
+    await laptop.screenshot({ path: join(ui.workDir, 'profile-sessions.png'), fullPage: true });
+
+    await phoneRow.getByRole('button', { name: 'End' }).click();
+    await shows(laptop, 'The session was ended.');
+    await waitForTexts(rowsOf(laptop, 'Your sessions'), (texts) => texts.length === 1 && texts[0]!.startsWith('Firefox on Linux'));
+    assert.equal(await signedIn(phone), false, 'the phone is signed out');
+    assert.equal(await signedIn(laptop), true, 'the laptop is not');
+
+    // An Admin opens Mia's sessions under her row on the Users page and signs her out everywhere.
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    await ui.page
+      .getByRole('table', { name: 'Users' })
+      .locator('tr', { hasText: 'Mia Mobile' })
+      .getByRole('button', { name: 'Sessions' })
+      .click();
+    const hers = await waitForTexts(rowsOf(ui.page, 'Sessions of mia'), (texts) => texts.length === 1);
+    assert.deepEqual(hers[0]!.split('\t').slice(0, 2), ['Firefox on Linux', '127.0.0.1']);
+    await ui.page.screenshot({ path: join(ui.workDir, 'user-sessions.png'), fullPage: true });
+    await ui.page.getByRole('region', { name: 'Sessions of mia' }).getByRole('button', { name: 'End all sessions' }).click();
+    await shows(ui.page, 'No open sessions.');
+    assert.equal(await signedIn(laptop), false, 'the laptop is signed out too');
+
+    // Both ends are in the event log, as Mia's and as the Admin's.
+    const events = (await (await ui.api('GET', '/api/admin/search/events?type=IS:user-sessions-ended')).json()) as {
+      events: Array<{ createdBy: string; data: { username: string; sessions: number } }>;
+    };
+    assert.deepEqual(
+      events.events.map((event) => [event.createdBy, event.data.username, event.data.sessions]),
+      [
+        ['ops', 'mia', 1],
+        ['mia', 'mia', 1],
+      ],
+    );
+    await laptop.context().close();
+    await phone.context().close();
+    assert.deepEqual(ui.problems, []);
+  });
+});
