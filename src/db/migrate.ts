@@ -15,6 +15,7 @@ import * as companyAccess from './migrations/0012-company-access.js';
 import * as progressiveDelivery from './migrations/0013-progressive-delivery.js';
 import * as hardening from './migrations/0014-hardening.js';
 import * as sessions from './migrations/0015-sessions.js';
+import * as signInAudit from './migrations/0016-sign-in-audit.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0013-progressive-delivery': progressiveDelivery,
   '0014-hardening': hardening,
   '0015-sessions': sessions,
+  '0016-sign-in-audit': signInAudit,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -250,6 +250,19 @@ export interface UserSessionsTable {
   user_agent: string | null;
 }
 
+export interface SignonsTable {
+  id: Generated<number>;
+  created_at: Date;
+  user_id: number | null;
+  /** What the person signed in as: the username typed, or the provider's email. */
+  username: string | null;
+  auth_type: 'password' | 'oidc';
+  successful: boolean;
+  failure_reason: string | null;
+  address: string | null;
+  user_agent: string | null;
+}
+
 export interface EnvironmentsTable {
   name: string;
   type: string;
@@ -571,6 +584,7 @@ export interface Database {
   api_token_projects: ApiTokenProjectsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   user_sessions: UserSessionsTable;
+  signons: SignonsTable;
   groups: GroupsTable;
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;

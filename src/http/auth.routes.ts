@@ -4,7 +4,8 @@ import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
 import { logOut, type SessionOrigin, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { ApiError, NotFoundError, PasswordMismatch, PermissionError } from '../shared/errors.js';
+import { ApiError, NotFoundError, PasswordMismatch, PermissionError, TooManyRequestsError } from '../shared/errors.js';
+import { recordRefusedSignIn, recordSignIn, type SignInAttempt } from '../domain/users/sign-in-audit.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { SESSION_COOKIE } from './plugins/access.js';
 import { PUBLIC } from './plugins/route-access.js';
@@ -48,12 +49,19 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       maxAge: deps.config.sessionTtlHours * 3600,
     });
 
-  /** A sign-in that cannot go on returns to the sign-in page with one line saying why; the log gets the same line. */
-  const backToSignIn = (reply: FastifyReply, error: unknown) => {
+  /** Records a refused sign-in in the audit (within the address's budget), in a unit of work of its own. */
+  const recordRefusal = async (attempt: SignInAttempt, reason: string) => {
+    if (!throttle.mayRecordRefusal(attempt.origin.address, deps.clock.now())) return;
+    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordRefusedSignIn(uow, attempt, reason));
+  };
+
+  /** A sign-in that cannot go on returns to the sign-in page with one line saying why; the log and the audit get it too. */
+  const backToSignIn = async (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
     const message =
       error instanceof SignInRefused || error instanceof ApiError ? error.message : 'Sign-in failed on the server; the log says why';
     if (error instanceof SignInRefused || error instanceof ApiError) reply.log.warn({ reason: message }, 'OpenID Connect sign-in refused');
     else reply.log.error({ err: error }, 'OpenID Connect sign-in failed');
+    await recordRefusal({ authType: 'oidc', username: undefined, origin: sessionOrigin(request) }, message);
     return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(`/login?error=${encodeURIComponent(message)}`, 302);
   };
 
@@ -79,7 +87,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
           })
           .redirect(url, 302);
       } catch (error) {
-        return backToSignIn(reply, error);
+        return backToSignIn(request, reply, error);
       }
     },
   );
@@ -110,7 +118,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         setSessionCookie(reply, sessionId);
         return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(returnTo, 302);
       } catch (error) {
-        return backToSignIn(reply, error);
+        return backToSignIn(request, reply, error);
       }
     },
   );
@@ -122,14 +130,25 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       );
     }
     const { username } = request.body;
-    throttle.assertAllowed(username, request.ip, deps.clock.now());
-    const userId = await verifyPasswordLogin(deps.db, request.body).catch((error: unknown) => {
-      if (error instanceof PasswordMismatch) throttle.recordFailure(username, request.ip, deps.clock.now());
+    const attempt: SignInAttempt = { authType: 'password', username, origin: sessionOrigin(request) };
+    try {
+      throttle.assertAllowed(username, request.ip, deps.clock.now());
+    } catch (error) {
+      if (error instanceof TooManyRequestsError) await recordRefusal(attempt, 'Too many failed sign-ins from this address');
+      throw error;
+    }
+    const userId = await verifyPasswordLogin(deps.db, request.body).catch(async (error: unknown) => {
+      if (error instanceof PasswordMismatch) {
+        throttle.recordFailure(username, request.ip, deps.clock.now());
+        await recordRefusal(attempt, 'Wrong username or password');
+      }
       throw error;
     });
-    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
-      startSession(uow, userId, deps.config.sessionTtlHours, sessionOrigin(request)),
-    );
+    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
+      const opened = await startSession(uow, userId, deps.config.sessionTtlHours, attempt.origin);
+      await recordSignIn(uow, attempt, userId);
+      return opened;
+    });
     throttle.recordSuccess(username, request.ip);
     return setSessionCookie(reply, sessionId).send(user);
   });

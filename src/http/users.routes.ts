@@ -16,6 +16,9 @@ import {
 } from '../domain/users/users.js';
 import type { FastifyRequest } from 'fastify';
 import { endSessions, listSessions } from '../domain/users/sessions.js';
+import { listSignIns } from '../domain/users/sign-in-audit.js';
+import { boundedRead } from '../db/bounded-read.js';
+import { readBoundsOf } from './read-bounds.js';
 import { IdParams, NumericId } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, SESSION_COOKIE } from './plugins/access.js';
@@ -32,6 +35,8 @@ import {
   PatsSchema,
   SessionsEndedSchema,
   SessionsSchema,
+  SignOnsQuerySchema,
+  SignOnsSchema,
   UpdateUserSchema,
   UserSchema,
   UsersSchema,
@@ -149,6 +154,18 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     async (request) => ({
       ended: await act(request, (uow) => endSessions(uow, Number(request.params.id), { allBut: undefined })),
     }),
+  );
+
+  app.get(
+    '/api/admin/signons',
+    {
+      schema: { tags: ['Sessions'], querystring: SignOnsQuerySchema, response: { 200: Type.Ref(SignOnsSchema) } },
+      config: { access: can('ADMIN') },
+    },
+    async (request, reply) =>
+      boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
+        listSignIns(db, { offset: request.query.offset ?? 0, limit: request.query.limit ?? 50, userId: request.query.userId }),
+      ),
   );
 
   app.get('/api/admin/user', route(can('READ'), { ok: MeSchema }), async (request) => {

@@ -119,6 +119,31 @@ export const SessionsEndedSchema = Type.Object(
   { $id: 'sessionsEndedSchema' },
 );
 
+export const SignOnSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    createdAt: DateTime,
+    userId: Nullable(Type.Integer({ description: 'The user, when the name matched one' })),
+    username: Nullable(Type.String({ description: 'What the person signed in as: the name typed, or the provider email' })),
+    authType: Type.Union([Type.Literal('password'), Type.Literal('oidc')]),
+    successful: Type.Boolean(),
+    failureReason: Nullable(Type.String()),
+    ip: Nullable(Type.String()),
+    userAgent: Nullable(Type.String()),
+  },
+  { $id: 'signOnSchema' },
+);
+
+export const SignOnsSchema = Type.Object({ signons: Type.Array(Type.Ref(SignOnSchema)), total: Type.Integer() }, { $id: 'signOnsSchema' });
+
+export const SignOnsQuerySchema = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, errorMessage: 'limit must be a whole number from 1 to 1000' })),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 10_000_000, errorMessage: 'offset must be a whole number from 0 to 10000000' }),
+  ),
+  userId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, errorMessage: 'userId must be a user id' })),
+});
+
 export const CreatePatSchema = StrictObject(
   { description: Type.String({ minLength: 1, maxLength: 255 }), expiresAt: DateTime },
   { $id: 'createPatSchema' },
@@ -151,5 +176,7 @@ export const userSchemas = [
   SessionSchema,
   SessionsSchema,
   SessionsEndedSchema,
+  SignOnSchema,
+  SignOnsSchema,
   CreatePatSchema,
 ];

@@ -116,6 +116,21 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     );
     const seen = await ctx.db.selectFrom('users').select('seen_at').where('email', '=', 'ada@acme.example').executeTakeFirstOrThrow();
     assert.ok(seen.seen_at, 'a sign-in is when the user was last seen');
+    const signedIn = (await eventsSince(ctx, before)).filter((event) => event.type === 'user-signed-in');
+    assert.deepEqual(
+      signedIn.map((event) => [event.createdBy, event.data]),
+      [
+        [
+          PROVIDER_NAME,
+          {
+            id: (created[0]!.data as { id: number }).id,
+            username: 'ada@acme.example',
+            authType: 'oidc',
+            address: '127.0.0.1',
+          },
+        ],
+      ],
+    );
     await context.close();
 
     provider.accounts.set('ada', { email: 'ada.king@acme.example', name: 'Ada King', groups: [] });
@@ -196,6 +211,15 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     await atProvider(page, 'eve');
     await refusedWith(page, /not started in this browser/);
     await context.close();
+    // The refusal is in the sign-in audit, with the reason the page showed.
+    const [latest] = (await ctx.admin.get('/api/admin/signons?limit=1').then((response) => response.json())).signons as Array<{
+      authType: string;
+      successful: boolean;
+      failureReason: string;
+      ip: string;
+    }>;
+    assert.deepEqual([latest!.authType, latest!.successful, latest!.ip], ['oidc', false, '127.0.0.1']);
+    assert.match(latest!.failureReason, /not started in this browser/);
   });
 
   test('a replayed callback, and a used code under a new sign-in, are refused', async () => {

@@ -86,6 +86,28 @@ describe('sessions in a browser', { timeout: 120_000 }, () => {
     );
     await laptop.context().close();
     await phone.context().close();
+  });
+
+  test('the Users page shows the sign-in history, refusals with their reason, newest first', async () => {
+    const refused = await fetch(`${ui.server.baseUrl}/auth/simple/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': PHONE },
+      body: JSON.stringify({ username: 'mia', password: 'a guess' }),
+    });
+    assert.equal(refused.status, 401);
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    const rows = await waitForTexts(rowsOf(ui.page, 'Sign-in history'), (texts) => texts.length === 4);
+    // Newest first: the refusal just now, Mia's two sign-ins (phone, then laptop), the Admin's own (headless Chromium).
+    assert.deepEqual(
+      rows.map((row) => row.split('\t').slice(1)),
+      [
+        ['mia', 'Password', '127.0.0.1 · Safari on iOS', 'Refused Wrong username or password'],
+        ['mia', 'Password', '127.0.0.1 · Safari on iOS', 'Signed in'],
+        ['mia', 'Password', '127.0.0.1 · Firefox on Linux', 'Signed in'],
+        ['ops', 'Password', '127.0.0.1 · Chrome on Linux', 'Signed in'],
+      ],
+    );
+    await ui.page.getByRole('region', { name: 'Sign-in history' }).screenshot({ path: join(ui.workDir, 'sign-in-history.png') });
     assert.deepEqual(ui.problems, []);
   });
 });

@@ -293,6 +293,14 @@ const DESCRIPTIONS: Record<string, Description> = {
       return `${who} ended ${count === 1 ? 'a session' : `${count} sessions`} of ${bold(fields(e.data).username ?? fields(e.data).email)}`;
     },
   },
+  'user-signed-in': {
+    label: 'Signed in',
+    summary: (e) => `${bold(fields(e.data).username)} signed in${fields(e.data).authType === 'oidc' ? ' with the identity provider' : ''}`,
+  },
+  'user-sign-in-refused': {
+    label: 'Sign-in refused',
+    summary: (e) => `A sign-in as ${bold(fields(e.data).username ?? 'someone unknown')} was refused: ${md(fields(e.data).reason)}`,
+  },
   'pat-created': {
     label: 'Personal access token created',
     summary: (e, who) => `${who} created the personal access token ${bold(fields(e.data).description)}`,

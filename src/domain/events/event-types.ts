@@ -155,6 +155,8 @@ export const SPEC_EVENT_TYPES = [
 export const VEXIL_EVENT_TYPES = [
   'user-password-changed',
   'user-sessions-ended',
+  'user-signed-in',
+  'user-sign-in-refused',
   'review-bypassed',
   'change-request-title-updated',
   'change-request-comment-added',

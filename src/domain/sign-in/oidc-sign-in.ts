@@ -8,6 +8,7 @@ import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
 import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
 import { type SessionOrigin, startSession } from '../users/sessions.js';
+import { recordSignIn } from '../users/sign-in-audit.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {
@@ -223,7 +224,9 @@ export class OidcSignIn {
       });
     }
     await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
-    return (await startSession(uow, user.id, sessionTtlHours, origin)).sessionId;
+    const { sessionId } = await startSession(uow, user.id, sessionTtlHours, origin);
+    await recordSignIn(uow, { authType: 'oidc', username: user.email ?? user.username ?? undefined, origin }, user.id);
+    return sessionId;
   }
 
   /** Who a sign-in's changes (a new user, a changed name or email, group memberships) are recorded as. */

@@ -23,6 +23,8 @@ const MAX_TRACKED_KEYS = 100_000;
  */
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
+  /** When refusals from each address were last recorded in the sign-in audit. */
+  private readonly recorded = new Map<string, number[]>();
 
   constructor(private readonly limits: LoginThrottleLimits = DEFAULT_LOGIN_LIMITS) {}
 
@@ -63,6 +65,23 @@ export class LoginThrottle {
       times.push(now.getTime());
       this.failures.set(key, times.slice(-limit));
     }
+  }
+
+  /**
+   * Whether a refused sign-in from this address goes into the sign-in audit: at most `perAddress` a window, so a
+   * client sending refused sign-ins (throttled ones, forged callbacks) as fast as it can makes the audit grow no
+   * faster than the throttle lets it guess.
+   */
+  mayRecordRefusal(address: string, now: Date): boolean {
+    const time = now.getTime();
+    if (this.recorded.size > MAX_TRACKED_KEYS) {
+      for (const [key, times] of this.recorded) if (time - times.at(-1)! >= this.limits.windowMs) this.recorded.delete(key);
+    }
+    const times = (this.recorded.get(address) ?? []).filter((at) => time - at < this.limits.windowMs);
+    if (times.length >= this.limits.perAddress) return false;
+    times.push(time);
+    this.recorded.set(address, times);
+    return true;
   }
 
   /** A successful login forgets that account's failures from that address. */

@@ -1929,6 +1929,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/signons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in audit: every sign-in and refused sign-in, newest first */
+        get: operations["getSignOns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/strategies": {
         parameters: {
             query?: never;
@@ -4754,6 +4771,22 @@ export interface components {
             } | null;
             /** @description Whether people may sign in with a username and password */
             password: boolean;
+        };
+        signOnSchema: {
+            authType: "password" | "oidc";
+            /** Format: date-time */
+            createdAt: string;
+            failureReason: string | null;
+            id: number;
+            ip: string | null;
+            successful: boolean;
+            userAgent: string | null;
+            userId: number | null;
+            username: string | null;
+        };
+        signOnsSchema: {
+            signons: components["schemas"]["signOnSchema"][];
+            total: number;
         };
         strategiesSchema: {
             strategies: components["schemas"]["strategySchema"][];
@@ -16686,6 +16719,66 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getSignOns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                userId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["signOnsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

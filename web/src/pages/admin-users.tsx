@@ -4,8 +4,8 @@ import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
 import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { useMe } from '../components/layout';
-import { SessionTable } from '../components/sessions';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, useAction } from '../components/ui';
+import { describeAgent, SessionTable } from '../components/sessions';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, Pager, Table, useAction } from '../components/ui';
 
 type Role = { id: number; name: string };
 type User = Schemas['userSchema'];
@@ -91,6 +91,51 @@ function UserSessions({ user, login }: { user: User; login: string }) {
   );
 }
 
+const SIGN_ONS_PER_PAGE = 20;
+
+/** Every sign-in and refused sign-in, newest first: who, how, from where, and why a refusal was one. */
+function SignInHistory() {
+  const [offset, setOffset] = useState(0);
+  const signOns = useQuery({ ...queries.signOns(offset, SIGN_ONS_PER_PAGE), placeholderData: (previous) => previous });
+  return (
+    <section aria-label="Sign-in history">
+      <h2>Sign-in history</h2>
+      <Loaded query={signOns} what="the sign-in history">
+        {(data) =>
+          data.signons.length === 0 ? (
+            <p className="muted">No sign-ins yet.</p>
+          ) : (
+            <>
+              <Table label="Sign-in history" columns={['When', 'Who', 'How', 'From', 'Result']}>
+                {data.signons.map((entry) => (
+                  <tr key={entry.id}>
+                    <td className="small">{formatDate(entry.createdAt)}</td>
+                    <td>{entry.username ?? '—'}</td>
+                    <td className="small">{entry.authType === 'oidc' ? 'Identity provider' : 'Password'}</td>
+                    <td className="small" title={entry.userAgent ?? undefined}>
+                      {entry.ip ?? '—'} · {describeAgent(entry.userAgent)}
+                    </td>
+                    <td>
+                      {entry.successful ? (
+                        <span className="badge success">Signed in</span>
+                      ) : (
+                        <>
+                          <span className="badge failed">Refused</span> <span className="small">{entry.failureReason}</span>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+              <Pager offset={offset} limit={SIGN_ONS_PER_PAGE} total={data.total} onChange={setOffset} />
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
 function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (user: User) => void }) {
   const create = useAction(actions.createUser, onCreated);
   const submit = (form: FormData) => {
@@ -138,62 +183,65 @@ export function AdminUsers() {
   const isOpen = (userId: number, part: 'password' | 'sessions') => open?.userId === userId && open.part === part;
   const loginOf = (user: User) => user.username ?? user.email ?? String(user.id);
   return (
-    <AdminList
-      title="Users"
-      notice={notice}
-      query={users}
-      items={(data) => data.users}
-      columns={['User', 'Role', 'Created', 'Last seen']}
-      cells={(user) => (
-        <>
-          <td>
-            <strong>{user.name ?? user.username}</strong>
-            <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
-          </td>
-          <RoleCell user={user} login={loginOf(user)} roles={roles} own={user.id === me?.user.id} />
-          <td className="small">{formatDate(user.createdAt)}</td>
-          <td className="small">{formatDate(user.seenAt)}</td>
-        </>
-      )}
-      actions={(user) => (
-        <>
-          <button type="button" aria-expanded={isOpen(user.id, 'sessions')} onClick={() => toggle(user.id, 'sessions')}>
-            Sessions
-          </button>
-          <button type="button" aria-expanded={isOpen(user.id, 'password')} onClick={() => toggle(user.id, 'password')}>
-            Set password
-          </button>
-        </>
-      )}
-      below={(user) =>
-        isOpen(user.id, 'sessions') ? (
-          <UserSessions user={user} login={loginOf(user)} />
-        ) : (
-          isOpen(user.id, 'password') && (
-            <PasswordForm
-              user={user}
-              login={loginOf(user)}
-              onSet={() => {
-                setOpen(null);
-                setNotice('Password set; the user’s sessions were ended.');
-              }}
-              onCancel={() => setOpen(null)}
-            />
+    <>
+      <AdminList
+        title="Users"
+        notice={notice}
+        query={users}
+        items={(data) => data.users}
+        columns={['User', 'Role', 'Created', 'Last seen']}
+        cells={(user) => (
+          <>
+            <td>
+              <strong>{user.name ?? user.username}</strong>
+              <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+            </td>
+            <RoleCell user={user} login={loginOf(user)} roles={roles} own={user.id === me?.user.id} />
+            <td className="small">{formatDate(user.createdAt)}</td>
+            <td className="small">{formatDate(user.seenAt)}</td>
+          </>
+        )}
+        actions={(user) => (
+          <>
+            <button type="button" aria-expanded={isOpen(user.id, 'sessions')} onClick={() => toggle(user.id, 'sessions')}>
+              Sessions
+            </button>
+            <button type="button" aria-expanded={isOpen(user.id, 'password')} onClick={() => toggle(user.id, 'password')}>
+              Set password
+            </button>
+          </>
+        )}
+        below={(user) =>
+          isOpen(user.id, 'sessions') ? (
+            <UserSessions user={user} login={loginOf(user)} />
+          ) : (
+            isOpen(user.id, 'password') && (
+              <PasswordForm
+                user={user}
+                login={loginOf(user)}
+                onSet={() => {
+                  setOpen(null);
+                  setNotice('Password set; the user’s sessions were ended.');
+                }}
+                onCancel={() => setOpen(null)}
+              />
+            )
           )
-        )
-      }
-      changeable={(user) => user.id !== me?.user.id}
-      remove={{ action: actions.deleteUser, input: (user) => user.id, question: (user) => `Delete the user ${loginOf(user)}?` }}
-      noun="user"
-      create={(done) => (
-        <NewUserForm
-          roles={roles}
-          onCreated={(user) => {
-            setNotice(`Created ${user.username ?? user.email}.`);
-            done();
-          }}
-        />
-      )}
-    />
+        }
+        changeable={(user) => user.id !== me?.user.id}
+        remove={{ action: actions.deleteUser, input: (user) => user.id, question: (user) => `Delete the user ${loginOf(user)}?` }}
+        noun="user"
+        create={(done) => (
+          <NewUserForm
+            roles={roles}
+            onCreated={(user) => {
+              setNotice(`Created ${user.username ?? user.email}.`);
+              done();
+            }}
+          />
+        )}
+      />
+      <SignInHistory />
+    </>
   );
 }

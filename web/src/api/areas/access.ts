@@ -6,6 +6,11 @@ import { action, byId, keys, type JsonBody } from './common';
 export const accessQueries = {
   me: () => queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/admin/user')), staleTime: 60_000 }),
   users: () => queryOptions({ queryKey: keys.users, queryFn: () => ok(api.GET('/api/admin/user-admin')) }),
+  signOns: (offset: number, limit: number) =>
+    queryOptions({
+      queryKey: keys.signOns(offset),
+      queryFn: () => ok(api.GET('/api/admin/signons', { params: { query: { offset, limit } } })),
+    }),
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),

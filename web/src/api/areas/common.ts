@@ -40,6 +40,7 @@ export const keys = {
   /** Every list of sessions; one user's key starts with it. */
   sessions: ['sessions'],
   sessionsOf: (userId: number | 'me') => ['sessions', userId],
+  signOns: (offset: number) => ['signons', offset],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],
