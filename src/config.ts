@@ -2,6 +2,7 @@
  * The only reader of process.env. Every variable is parsed here once; an invalid value stops start-up with
  * one line that names the variable and what it accepts.
  */
+import { MAX_EMAIL_DOMAINS, readEmailDomains } from './shared/email-domains.js';
 import { parseAddressRange } from './shared/address-ranges.js';
 import { parseOrigin } from './shared/origin.js';
 
@@ -56,8 +57,12 @@ export interface OidcConfig {
   clientSecret?: string;
   redirectUri: string;
   scopes: string;
-  /** The root role of a user the provider signs in for the first time. */
+  /** The root role of a user the provider signs in for the first time, until an Admin sets the sign-in policy. */
   defaultRole: 'Admin' | 'Editor' | 'Viewer';
+  /** Whether sign-in creates users the provider brings (OIDC_AUTO_CREATE), until an Admin sets the policy. */
+  autoCreate: boolean;
+  /** The email domains the provider's people must have (OIDC_EMAIL_DOMAINS); empty lets any in. */
+  emailDomains: string[];
   /** The ID token claim listing the user's groups, matched against groups' `mappingsSSO`. */
   groupsClaim: string;
   /** What the sign-in button calls the provider. */
@@ -211,7 +216,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
   const rawIssuer = env.OIDC_ISSUER?.trim();
   if (!rawIssuer) {
-    for (const variable of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI']) {
+    for (const variable of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_EMAIL_DOMAINS', 'OIDC_AUTO_CREATE']) {
       if (env[variable]?.trim())
         throw new ConfigError(`${variable} is set but OIDC_ISSUER is not; set OIDC_ISSUER to the provider's issuer URL`);
     }
@@ -241,6 +246,10 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
   const role = env.OIDC_DEFAULT_ROLE?.trim() || 'Viewer';
   const defaultRole = (['Admin', 'Editor', 'Viewer'] as const).find((candidate) => candidate.toLowerCase() === role.toLowerCase());
   if (!defaultRole) invalid('OIDC_DEFAULT_ROLE', 'Admin, Editor or Viewer', role);
+  const { domains: emailDomains, wrong } = readEmailDomains(env.OIDC_EMAIL_DOMAINS ?? '');
+  if (wrong !== undefined || emailDomains.length > MAX_EMAIL_DOMAINS) {
+    invalid('OIDC_EMAIL_DOMAINS', `at most ${MAX_EMAIL_DOMAINS} comma-separated email domains such as example.com`, wrong ?? 'too many');
+  }
   return {
     issuer,
     clientId,
@@ -248,6 +257,8 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
     redirectUri,
     scopes: scopes.join(' '),
     defaultRole,
+    autoCreate: readBoolean(env, 'OIDC_AUTO_CREATE', true),
+    emailDomains,
     groupsClaim: env.OIDC_GROUPS_CLAIM?.trim() || 'groups',
     name: env.OIDC_NAME?.trim() || issuer.hostname,
     allowHttp,

@@ -169,6 +169,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/user-admin/:id/sessions': op('getUserSessions', "List a user's open sessions"),
   'DELETE /api/admin/user-admin/:id/sessions/:sessionId': op('endUserSession', "End one of a user's sessions", 204),
   'DELETE /api/admin/user-admin/:id/sessions': op('endUserSessions', "End all of a user's sessions"),
+  'GET /api/admin/auth/oidc/settings': op(
+    'getOidcSettings',
+    'Who OpenID Connect sign-in lets in: automatic creation, default role, email domains',
+  ),
+  'POST /api/admin/auth/oidc/settings': op('setOidcSettings', 'Change who OpenID Connect sign-in lets in'),
   'GET /api/admin/signons': { ...op('getSignOns', 'The sign-in audit: every sign-in and refused sign-in, newest first'), ...BOUNDED },
 
   'GET /api/admin/api-tokens': op('getAllApiTokens', 'List API tokens (without secrets)'),

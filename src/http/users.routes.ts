@@ -17,6 +17,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { endSessions, listSessions } from '../domain/users/sessions.js';
 import { listSignIns } from '../domain/users/sign-in-audit.js';
+import { readSignInPolicy, setSignInPolicy, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
 import { boundedRead } from '../db/bounded-read.js';
 import { readBoundsOf } from './read-bounds.js';
 import { IdParams, NumericId } from './common.schemas.js';
@@ -30,6 +31,8 @@ import {
   CreateUserResponseSchema,
   CreateUserSchema,
   MeSchema,
+  OidcSettingsSchema,
+  UpdateOidcSettingsSchema,
   PasswordSchema,
   PatSchema,
   PatsSchema,
@@ -166,6 +169,25 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
       boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
         listSignIns(db, { offset: request.query.offset ?? 0, limit: request.query.limit ?? 50, userId: request.query.userId }),
       ),
+  );
+
+  // Who the identity provider may bring in; before an Admin sets it, what the server was started with.
+  const startingPolicy: SignInPolicy = deps.oidc?.startingPolicy ?? { autoCreate: true, defaultRootRole: 'Viewer', emailDomains: [] };
+  const oidcSettingsOf = (policy: SignInPolicy) => ({
+    enabled: deps.oidc !== undefined,
+    autoCreate: policy.autoCreate,
+    defaultRootRole: policy.defaultRootRole,
+    emailDomains: policy.emailDomains.join(','),
+  });
+
+  app.get('/api/admin/auth/oidc/settings', route(can('ADMIN'), { ok: OidcSettingsSchema }), async () =>
+    oidcSettingsOf(await readSignInPolicy(deps.db, startingPolicy)),
+  );
+
+  app.post(
+    '/api/admin/auth/oidc/settings',
+    route(can('ADMIN'), { body: UpdateOidcSettingsSchema, ok: OidcSettingsSchema }),
+    async (request) => oidcSettingsOf(await act(request, (uow) => setSignInPolicy(uow, request.body, startingPolicy))),
   );
 
   app.get('/api/admin/user', route(can('READ'), { ok: MeSchema }), async (request) => {

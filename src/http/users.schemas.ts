@@ -144,6 +144,25 @@ export const SignOnsQuerySchema = Type.Object({
   userId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, errorMessage: 'userId must be a user id' })),
 });
 
+export const OidcSettingsSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'Whether OpenID Connect sign-in is configured (OIDC_ISSUER)' }),
+    autoCreate: Type.Boolean({ description: 'Whether a person the provider signs in for the first time becomes a user' }),
+    defaultRootRole: Type.Union([Type.Literal('Admin'), Type.Literal('Editor'), Type.Literal('Viewer')]),
+    emailDomains: Type.String({ description: 'Comma-separated email domains people must have; empty lets any in' }),
+  },
+  { $id: 'oidcSettingsSchema' },
+);
+
+export const UpdateOidcSettingsSchema = StrictObject(
+  {
+    autoCreate: Type.Optional(Type.Boolean()),
+    defaultRootRole: Type.Optional(Type.String({ maxLength: 20 })),
+    emailDomains: Type.Optional(Type.String({ maxLength: 10_000 })),
+  },
+  { $id: 'updateOidcSettingsSchema' },
+);
+
 export const CreatePatSchema = StrictObject(
   { description: Type.String({ minLength: 1, maxLength: 255 }), expiresAt: DateTime },
   { $id: 'createPatSchema' },
@@ -178,5 +197,7 @@ export const userSchemas = [
   SessionsEndedSchema,
   SignOnSchema,
   SignOnsSchema,
+  OidcSettingsSchema,
+  UpdateOidcSettingsSchema,
   CreatePatSchema,
 ];

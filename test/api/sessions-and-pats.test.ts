@@ -536,11 +536,17 @@ describe('changing your own password', () => {
     expectError(await ctx.as().post(LOGIN, { username: session.username, password: STRONG_PASSWORD }), 401, 'PasswordMismatch');
     expectStatus(await ctx.as().post(LOGIN, { username: session.username, password: NEW_PASSWORD }), 200);
     const events = await eventsSince(ctx, since);
+    // The old password refused and the new one taken are in the sign-in audit's events too.
     assert.deepEqual(
       events.map((event) => [event.type, event.createdBy]),
-      [['user-password-changed', session.username]],
+      [
+        ['user-password-changed', session.username],
+        ['user-sign-in-refused', 'system'],
+        ['user-signed-in', 'system'],
+      ],
     );
     assert.ok(!JSON.stringify(events).includes(NEW_PASSWORD));
+    assert.ok(!JSON.stringify(events).includes(STRONG_PASSWORD));
   });
 
   test('bad input is a 400 naming the field, and the password stays as it was', async () => {

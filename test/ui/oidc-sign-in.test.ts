@@ -290,6 +290,38 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     }
   });
 
+  test('the sign-in policy: only allowed email domains come in, new people only while automatic creation is on, with the default role', async () => {
+    const settings = '/api/admin/auth/oidc/settings';
+    try {
+      assert.equal((await ctx.admin.post(settings, { emailDomains: 'acme.example', defaultRootRole: 'Editor' })).statusCode, 200);
+      provider.accounts.set('outsider', { email: 'outsider@elsewhere.example', name: 'Outsider', groups: [] });
+      const outsider = await signInAs('outsider');
+      await refusedWith(outsider.page, /Only people with an email at acme\.example may sign in here \(not outsider@elsewhere\.example\)/);
+      await outsider.context.close();
+
+      provider.accounts.set('newcomer', { email: 'newcomer@acme.example', name: 'Newcomer', groups: [] });
+      const newcomer = await signInAs('newcomer');
+      assert.equal((await sessionUser(newcomer.page))?.rootRole, 2, 'created with the default role the policy names (Editor)');
+      await newcomer.context.close();
+
+      assert.equal((await ctx.admin.post(settings, { autoCreate: false })).statusCode, 200);
+      provider.accounts.set('latecomer', { email: 'latecomer@acme.example', name: 'Latecomer', groups: [] });
+      const latecomer = await signInAs('latecomer');
+      await refusedWith(latecomer.page, /latecomer@acme\.example has no account here, and none is created at sign-in/);
+      await latecomer.context.close();
+      assert.equal(
+        await ctx.db.selectFrom('users').select('id').where('email', '=', 'latecomer@acme.example').executeTakeFirst(),
+        undefined,
+      );
+      // Someone who already has an account still comes in.
+      const again = await signInAs('newcomer');
+      assert.equal((await sessionUser(again.page))?.email, 'newcomer@acme.example');
+      await again.context.close();
+    } finally {
+      await ctx.admin.post(settings, { emailDomains: '', autoCreate: true, defaultRootRole: 'Viewer' });
+    }
+  });
+
   test('the sign-in page offers the provider, and shows a refusal in words', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

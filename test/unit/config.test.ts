@@ -41,12 +41,32 @@ describe('configuration', () => {
         redirectUri: 'https://flags.acme.example/auth/oidc/callback',
         scopes: 'openid email profile groups',
         defaultRole: 'Viewer',
+        autoCreate: true,
+        emailDomains: [],
         groupsClaim: 'roles',
         name: 'login.acme.example',
         allowHttp: false,
       },
     );
     assert.equal(config.passwordSignIn, false);
+  });
+
+  test('reads the starting sign-in policy: email domains and automatic creation, refusing a domain that is none', () => {
+    const oidc = {
+      OIDC_ISSUER: 'https://login.acme.example',
+      OIDC_CLIENT_ID: 'vexil',
+      OIDC_EMAIL_DOMAINS: 'Acme.example, corp.acme.example,acme.example',
+      OIDC_AUTO_CREATE: 'false',
+      OIDC_DEFAULT_ROLE: 'editor',
+    };
+    const config = loadConfig(oidc);
+    assert.deepEqual(
+      [config.oidc?.emailDomains, config.oidc?.autoCreate, config.oidc?.defaultRole],
+      [['acme.example', 'corp.acme.example'], false, 'Editor'],
+    );
+    assert.throws(() => loadConfig({ ...oidc, OIDC_EMAIL_DOMAINS: 'acme.example, @acme' }), /OIDC_EMAIL_DOMAINS.*@acme/);
+    assert.throws(() => loadConfig({ ...oidc, OIDC_AUTO_CREATE: 'maybe' }), /OIDC_AUTO_CREATE/);
+    assert.throws(() => loadConfig({ OIDC_EMAIL_DOMAINS: 'acme.example' }), /OIDC_EMAIL_DOMAINS is set but OIDC_ISSUER is not/);
   });
 
   test('reads every variable', () => {

@@ -14,6 +14,7 @@ import { AdminUsers } from './pages/admin-users';
 import { AdminGroups } from './pages/admin-groups';
 import { AdminReleaseTemplates } from './pages/admin-release-templates';
 import { AdminSdkSettings } from './pages/admin-sdk-settings';
+import { AdminSignIn } from './pages/admin-sign-in';
 import { AdminStrategies } from './pages/admin-strategies';
 import { ConnectSdk } from './pages/connect-sdk';
 import { AdminServiceAccounts } from './pages/admin-service-accounts';
@@ -71,6 +72,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="playground" element={<Playground />} />
             <Route path="connect" element={<ConnectSdk />} />
             <Route path="admin/sdk-settings" element={<AdminSdkSettings />} />
+            <Route path="admin/sign-in" element={<AdminSignIn />} />
             <Route path="events" element={<EventLog />} />
             <Route path="change-requests" element={<ChangeRequests />} />
             <Route path="integrations" element={<Integrations />} />

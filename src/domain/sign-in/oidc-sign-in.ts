@@ -9,6 +9,7 @@ import { serverKey } from '../settings/server-keys.js';
 import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
 import { type SessionOrigin, startSession } from '../users/sessions.js';
 import { recordSignIn } from '../users/sign-in-audit.js';
+import { emailAllowed, readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
 
 /** A sign-in that could not finish, with the line the person and the log are shown. */
 export class SignInRefused extends Error {
@@ -188,6 +189,12 @@ export class OidcSignIn {
    */
   async signIn(uow: UnitOfWork, identity: OidcIdentity, sessionTtlHours: number, origin: SessionOrigin): Promise<string> {
     const issuer = this.config.issuer.href;
+    const policy = await readSignInPolicy(uow.tx, this.startingPolicy);
+    if (!emailAllowed(policy, identity.email)) {
+      throw new SignInRefused(
+        `Only people with an email at ${policy.emailDomains.join(', ')} may sign in here${identity.email ? ` (not ${identity.email})` : ''}`,
+      );
+    }
     const known = await uow.tx
       .selectFrom('users')
       .select('id')
@@ -214,7 +221,10 @@ export class OidcSignIn {
           `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,
         );
       }
-      user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: this.config.defaultRole }));
+      if (!sameEmail && !policy.autoCreate) {
+        throw new SignInRefused(`${identity.email} has no account here, and none is created at sign-in; ask an administrator for one`);
+      }
+      user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: policy.defaultRootRole }));
       await linkSignInIdentity(uow, user.id, issuer, identity.subject);
     } else {
       // Name and email follow the provider at every later sign-in.
@@ -227,6 +237,11 @@ export class OidcSignIn {
     const { sessionId } = await startSession(uow, user.id, sessionTtlHours, origin);
     await recordSignIn(uow, { authType: 'oidc', username: user.email ?? user.username ?? undefined, origin }, user.id);
     return sessionId;
+  }
+
+  /** The policy until an Admin sets one: what the server was started with. */
+  get startingPolicy(): SignInPolicy {
+    return { autoCreate: this.config.autoCreate, defaultRootRole: this.config.defaultRole, emailDomains: this.config.emailDomains };
   }
 
   /** Who a sign-in's changes (a new user, a changed name or email, group memberships) are recorded as. */

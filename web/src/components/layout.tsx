@@ -42,6 +42,7 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/tokens', 'API tokens'],
   ['/admin/sdk-settings', 'SDK settings'],
   ['/admin/users', 'Users'],
+  ['/admin/sign-in', 'Sign-in'],
   ['/admin/groups', 'Groups'],
   ['/admin/service-accounts', 'Service accounts'],
   ['/admin/strategies', 'Strategies'],

@@ -11,6 +11,7 @@ export const accessQueries = {
       queryKey: keys.signOns(offset),
       queryFn: () => ok(api.GET('/api/admin/signons', { params: { query: { offset, limit } } })),
     }),
+  oidcSettings: () => queryOptions({ queryKey: keys.oidcSettings, queryFn: () => ok(api.GET('/api/admin/auth/oidc/settings')) }),
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
@@ -32,6 +33,10 @@ export const accessActions = {
     [keys.events],
   ),
 
+  setOidcSettings: action(
+    (body: JsonBody<'/api/admin/auth/oidc/settings', 'post'>) => ok(api.POST('/api/admin/auth/oidc/settings', { body })),
+    [keys.oidcSettings, keys.events],
+  ),
   endMySession: action(
     (sessionId: number) => ok(api.DELETE('/api/admin/user/sessions/{sessionId}', { params: { path: { sessionId: String(sessionId) } } })),
     [keys.sessions, keys.events],

@@ -41,6 +41,7 @@ export const keys = {
   sessions: ['sessions'],
   sessionsOf: (userId: number | 'me') => ['sessions', userId],
   signOns: (offset: number) => ['signons', offset],
+  oidcSettings: ['oidc-settings'],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { shows, signIn, waitForTexts, watchForProblems } from '../helpers/browser.js';
+import { shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
 import { STRONG_PASSWORD } from '../helpers/test-app.js';
 import { useUiServer } from '../helpers/ui-server.js';
 
-// Sessions in a real browser: a person sees where they are signed in and ends a session they do not recognise; an
-// Admin ends a user's sessions from the Users page. Each ended browser is signed out at its next request.
-const ui = useUiServer('sessions', {
+// Sign-in in a real browser: a person sees where they are signed in and ends a session they do not recognise; an
+// Admin ends a user's sessions from the Users page (each ended browser is signed out at its next request), reads
+// the sign-in history there, and sets who the identity provider may bring in.
+const ui = useUiServer('sign-in', {
   seed: async (api) => {
     await api('POST', '/api/admin/user-admin', { username: 'mia', name: 'Mia Mobile', rootRole: 'Viewer', password: STRONG_PASSWORD });
   },
@@ -35,7 +36,7 @@ async function signedIn(page: Page): Promise<boolean> {
 
 const rowsOf = (page: Page, table: string) => page.getByRole('table', { name: table }).locator('tbody tr');
 
-describe('sessions in a browser', { timeout: 120_000 }, () => {
+describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
   test('a person ends the session of a browser they do not recognise; an Admin ends all of a user’s sessions', async () => {
     const laptop = await browserOfMia(FIREFOX);
     const phone = await browserOfMia(PHONE);
@@ -108,6 +109,38 @@ describe('sessions in a browser', { timeout: 120_000 }, () => {
       ],
     );
     await ui.page.getByRole('region', { name: 'Sign-in history' }).screenshot({ path: join(ui.workDir, 'sign-in-history.png') });
+  });
+
+  test('an Admin sets who the identity provider may bring in; a mistake is shown next to its field and nothing is saved', async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/admin/sign-in`);
+    await shows(ui.page, 'OpenID Connect sign-in is not configured on this server');
+    const form = ui.page.getByRole('form', { name: 'Sign-in policy' });
+    await form.getByLabel('Allowed email domains').fill('acme.example, not a domain');
+    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    assert.match(await textOf(form.locator('.field-error')), /"not a domain" is not a domain/);
+    assert.deepEqual(await (await ui.api('GET', '/api/admin/auth/oidc/settings')).json(), {
+      enabled: false,
+      autoCreate: true,
+      defaultRootRole: 'Viewer',
+      emailDomains: '',
+    });
+
+    await form.getByLabel('Allowed email domains').fill('acme.example, Corp.Acme.example');
+    await form.getByLabel('Create an account for a person signing in for the first time').uncheck();
+    await form.getByLabel('Role of new accounts').selectOption('Editor');
+    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    await shows(ui.page, 'Saved.');
+    assert.deepEqual(await (await ui.api('GET', '/api/admin/auth/oidc/settings')).json(), {
+      enabled: false,
+      autoCreate: false,
+      defaultRootRole: 'Editor',
+      emailDomains: 'acme.example,corp.acme.example',
+    });
+    await ui.page.reload();
+    assert.equal(await form.getByLabel('Allowed email domains').inputValue(), 'acme.example,corp.acme.example');
+    assert.equal(await form.getByLabel('Create an account for a person signing in for the first time').isChecked(), false);
+    assert.equal(await form.getByLabel('Role of new accounts').inputValue(), 'Editor');
+    await ui.page.screenshot({ path: join(ui.workDir, 'sign-in-policy.png'), fullPage: true });
     assert.deepEqual(ui.problems, []);
   });
 });

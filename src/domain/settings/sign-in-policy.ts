@@ -1,0 +1,74 @@
+import type { Db } from '../../db/database.js';
+import type { UnitOfWork } from '../../db/unit-of-work.js';
+import { readEmailDomains, MAX_EMAIL_DOMAINS } from '../../shared/email-domains.js';
+import { BadDataError } from '../../shared/errors.js';
+import { recordEvent } from '../events/record-event.js';
+
+/** Who the identity provider may bring in, and as what. */
+export interface SignInPolicy {
+  /** Whether a person the provider signs in for the first time becomes a user; off, an Admin creates them first. */
+  autoCreate: boolean;
+  /** The root role of a user created at sign-in. */
+  defaultRootRole: 'Admin' | 'Editor' | 'Viewer';
+  /** Email domains the provider's people must have (lower case); empty lets any in. */
+  emailDomains: string[];
+}
+
+/** Unleash's name for the setting, and the `id` its `setting-updated` events carry. */
+const OIDC_SETTINGS = 'oidcSettings';
+const ROOT_ROLES = new Set(['Admin', 'Editor', 'Viewer']);
+
+/**
+ * Email domains as Unleash writes them: one string, comma-separated. Each must be a domain name; a mistake names
+ * the domain and the field.
+ */
+export function parseEmailDomains(text: string, path: string): string[] {
+  const { domains, wrong } = readEmailDomains(text);
+  if (wrong !== undefined) {
+    throw new BadDataError(`"${wrong}" is not an email domain such as example.com`, [{ path, message: `"${wrong}" is not a domain` }]);
+  }
+  if (domains.length > MAX_EMAIL_DOMAINS) {
+    throw new BadDataError(`At most ${MAX_EMAIL_DOMAINS} email domains`, [{ path, message: `At most ${MAX_EMAIL_DOMAINS} domains` }]);
+  }
+  return domains;
+}
+
+/** The policy in force: what an Admin set, or else what the server was started with (`fallback`). */
+export async function readSignInPolicy(db: Db, fallback: SignInPolicy): Promise<SignInPolicy> {
+  const row = await db.selectFrom('settings').select('content').where('name', '=', OIDC_SETTINGS).executeTakeFirst();
+  return row ? { ...fallback, ...(row.content as Partial<SignInPolicy>) } : fallback;
+}
+
+/** Changes what is given of the policy, recorded as `setting-updated`. */
+export async function setSignInPolicy(
+  uow: UnitOfWork,
+  change: { autoCreate?: boolean; defaultRootRole?: string; emailDomains?: string },
+  fallback: SignInPolicy,
+): Promise<SignInPolicy> {
+  if (change.defaultRootRole !== undefined && !ROOT_ROLES.has(change.defaultRootRole)) {
+    throw new BadDataError('defaultRootRole must be Admin, Editor or Viewer', [
+      { path: '/body/defaultRootRole', message: 'Admin, Editor or Viewer' },
+    ]);
+  }
+  const current = await readSignInPolicy(uow.tx, fallback);
+  const next: SignInPolicy = {
+    autoCreate: change.autoCreate ?? current.autoCreate,
+    defaultRootRole: (change.defaultRootRole as SignInPolicy['defaultRootRole'] | undefined) ?? current.defaultRootRole,
+    emailDomains: change.emailDomains === undefined ? current.emailDomains : parseEmailDomains(change.emailDomains, '/body/emailDomains'),
+  };
+  const content = JSON.stringify(next);
+  await uow.tx
+    .insertInto('settings')
+    .values({ name: OIDC_SETTINGS, content })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ content }))
+    .execute();
+  await recordEvent(uow, { type: 'setting-updated', data: { id: OIDC_SETTINGS, ...next }, preData: { id: OIDC_SETTINGS, ...current } });
+  return next;
+}
+
+/** Whether the policy lets in a person with this email (none: only when no domains are required). */
+export function emailAllowed(policy: SignInPolicy, email: string | undefined): boolean {
+  if (policy.emailDomains.length === 0) return true;
+  const domain = email?.split('@').at(-1)?.toLowerCase();
+  return domain !== undefined && email!.includes('@') && policy.emailDomains.includes(domain);
+}
