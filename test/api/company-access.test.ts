@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
+import { expectError, expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventFields, eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
@@ -107,6 +107,14 @@ describe('groups', () => {
       status: 403,
       name: 'PermissionError',
     });
+  });
+
+  test('deleting a group ends what it allowed at the member’s next request, in the session already open', async () => {
+    const viewer = await person('Viewer');
+    const group = await createGroup({ name: uniqueName('admins'), rootRole: 1, users: [{ user: { id: viewer.id } }] });
+    expectStatus(await viewer.client.get('/api/admin/user-admin'), 200);
+    expectStatus(await ctx.admin.delete(`/api/admin/groups/${group.id}`), 200);
+    expectError(await viewer.client.get('/api/admin/user-admin'), 403, 'PermissionError');
   });
 
   test('bad group input is refused with a 400 (or 409 for a taken name) and nothing changes', async () => {
