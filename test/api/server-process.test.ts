@@ -18,6 +18,18 @@ before(async () => {
 });
 after(() => rm(dataDir, { recursive: true, force: true }));
 
+/** A server started on `env` that is expected to stop at once: its exit code and what it wrote to stderr. */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stderr };
+}
+
 describe('the server process', () => {
   test('first start creates an admin user, prints the password once, and the data survives a restart', async () => {
     const first = await startServer({ DATA_DIR: dataDir });
@@ -77,18 +89,10 @@ describe('the server process', () => {
       });
       assert.equal(created.status, 201);
 
-      const second = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      assert.deepEqual(await refusedStart({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token }), {
+        code: 1,
+        stderr: `Vexil cannot start: the data directory ${dir} is in use by another Vexil (pid ${first.process.pid}); stop it or set another DATA_DIR\n`,
       });
-      let stderr = '';
-      second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
-      assert.equal(code, 1);
-      assert.equal(
-        stderr,
-        `Vexil cannot start: the data directory ${dir} is in use by another Vexil (pid ${first.process.pid}); stop it or set another DATA_DIR\n`,
-      );
 
       // The first server still serves its data.
       const kept = await fetch(`${first.baseUrl}/api/admin/projects/first-owner`, { headers: { authorization: token } });
@@ -117,19 +121,11 @@ describe('the server process', () => {
       // An owner on another host that still touches its lock: refused, naming it.
       await writeFile(lock, JSON.stringify({ pid: 1, host: 'container-before' }));
       const touching = setInterval(() => void utimes(lock, new Date(), new Date()).catch(() => undefined), 500);
-      const refused = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const refused = await refusedStart({ DATA_DIR: dir, INIT_ADMIN_API_TOKENS: token }).finally(() => clearInterval(touching));
+      assert.deepEqual(refused, {
+        code: 1,
+        stderr: `Vexil cannot start: the data directory ${dir} is in use by a Vexil on host container-before (pid 1); stop it or set another DATA_DIR\n`,
       });
-      let stderr = '';
-      refused.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => refused.on('exit', resolve));
-      clearInterval(touching);
-      assert.equal(code, 1);
-      assert.equal(
-        stderr,
-        `Vexil cannot start: the data directory ${dir} is in use by a Vexil on host container-before (pid 1); stop it or set another DATA_DIR\n`,
-      );
 
       // The same lock left long ago by a process that is gone: taken over at once.
       const longAgo = new Date(Date.now() - 10 * 60_000);
@@ -166,15 +162,10 @@ describe('the server process', () => {
   });
 
   test('an invalid variable stops start-up with one line naming it', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    assert.deepEqual(await refusedStart({ PORT: 'eighty', DATA_DIR: dataDir }), {
+      code: 1,
+      stderr: 'Vexil cannot start: PORT must be a whole number from 0 to 65535 (got "eighty")\n',
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    assert.equal(code, 1);
-    assert.equal(stderr, 'Vexil cannot start: PORT must be a whole number from 0 to 65535 (got "eighty")\n');
   });
 
   test('started before its PostgreSQL answers, waits with backoff and serves once it does', { skip: !usingPostgres() }, async () => {

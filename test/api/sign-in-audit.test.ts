@@ -51,25 +51,18 @@ describe('the sign-in audit', () => {
     expectError(await signIn('nobody-of-that-name', STRONG_PASSWORD, '198.51.100.23'), 401, 'PasswordMismatch');
 
     const { signons } = await audit('?limit=3');
+    const wrongPassword = (userId: number | null, username: string) => ({
+      userId,
+      username,
+      authType: 'password',
+      successful: false,
+      failureReason: 'Wrong username or password',
+      ip: '198.51.100.23',
+      userAgent: AGENT,
+    });
     assert.deepEqual(signons.map(shown), [
-      {
-        userId: null,
-        username: 'nobody-of-that-name',
-        authType: 'password',
-        successful: false,
-        failureReason: 'Wrong username or password',
-        ip: '198.51.100.23',
-        userAgent: AGENT,
-      },
-      {
-        userId: user.id,
-        username: user.username,
-        authType: 'password',
-        successful: false,
-        failureReason: 'Wrong username or password',
-        ip: '198.51.100.23',
-        userAgent: AGENT,
-      },
+      wrongPassword(null, 'nobody-of-that-name'),
+      wrongPassword(user.id, user.username),
       {
         userId: user.id,
         username: user.username,

@@ -62,6 +62,16 @@ function flexibleRollout(flag: string, overrides: Partial<Strategy> & { id: stri
   };
 }
 
+/** The event of switching a flag on or off in an environment. */
+const switched = (project: string, flag: string, environment: string, enabled: boolean) => ({
+  type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+  featureName: flag,
+  project,
+  environment,
+  data: { enabled },
+  preData: { enabled: !enabled },
+});
+
 describe('turning a flag on and off in an environment', () => {
   test('on without strategies adds the default strategy, then records the enabling', async () => {
     const { project, flag } = await createProjectWithFlag(ctx);
@@ -86,14 +96,7 @@ describe('turning a flag on and off in an environment', () => {
 
     assertEvents(await eventsSince(ctx, before), [
       { type: 'feature-strategy-add', featureName: flag, project, environment: 'development', data: added, preData: null },
-      {
-        type: 'feature-environment-enabled',
-        featureName: flag,
-        project,
-        environment: 'development',
-        data: { enabled: true },
-        preData: { enabled: false },
-      },
+      switched(project, flag, 'development', true),
     ]);
   });
 
@@ -103,16 +106,7 @@ describe('turning a flag on and off in an environment', () => {
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post(`${featurePath(project, flag)}/environments/development/on`), 200);
     assert.deepEqual(await listStrategies(project, flag), [existing]);
-    assertEvents(await eventsSince(ctx, before), [
-      {
-        type: 'feature-environment-enabled',
-        featureName: flag,
-        project,
-        environment: 'development',
-        data: { enabled: true },
-        preData: { enabled: false },
-      },
-    ]);
+    assertEvents(await eventsSince(ctx, before), [switched(project, flag, 'development', true)]);
   });
 
   test('on again changes nothing and records nothing', async () => {
@@ -134,16 +128,7 @@ describe('turning a flag on and off in an environment', () => {
     const production = (await getFlag(project, flag)).environments.find((env) => env.name === 'production')!;
     assert.equal(production.enabled, false);
     assert.deepEqual(production.strategies, strategies);
-    assertEvents(await eventsSince(ctx, before), [
-      {
-        type: 'feature-environment-disabled',
-        featureName: flag,
-        project,
-        environment: 'production',
-        data: { enabled: false },
-        preData: { enabled: true },
-      },
-    ]);
+    assertEvents(await eventsSince(ctx, before), [switched(project, flag, 'production', false)]);
   });
 
   test('off when already off records nothing', async () => {
