@@ -16,13 +16,7 @@ const decoyHash = hashPassword(randomSecret());
  * them, at once and outside any unit of work: the refusal that follows must not roll the count back.
  */
 export async function verifyPasswordLogin(db: Db, input: { username: string; password: string }): Promise<number> {
-  const login = input.username.trim().toLowerCase();
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', login), eb(eb.fn('lower', ['email']), '=', login)]))
-    .where('is_service', '=', false)
-    .executeTakeFirst();
+  const row = await personByLogin(db, input.username);
   const valid = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash));
   if (!row?.password_hash || !valid) {
     if (row) {
@@ -31,6 +25,17 @@ export async function verifyPasswordLogin(db: Db, input: { username: string; pas
     throw new PasswordMismatch('Wrong username or password');
   }
   return row.id;
+}
+
+/** The person (not a service account) a sign-in names, by username or email in any case. */
+export function personByLogin(db: Db, username: string) {
+  const login = username.trim().toLowerCase();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', login), eb(eb.fn('lower', ['email']), '=', login)]))
+    .where('is_service', '=', false)
+    .executeTakeFirst();
 }
 
 /** Where a sign-in came from, kept with its session so that its owner can tell their sessions apart. */
@@ -42,6 +47,14 @@ export interface SessionOrigin {
 // Browsers send a few hundred characters at most; a client may send anything.
 const MAX_USER_AGENT_LENGTH = 512;
 const MAX_ADDRESS_LENGTH = 64;
+
+/** The origin as it is stored, with a sign-in's session and in the sign-in audit: cut to lengths worth reading. */
+export function storedOrigin(origin: SessionOrigin): { address: string; user_agent: string | null } {
+  return {
+    address: origin.address.slice(0, MAX_ADDRESS_LENGTH),
+    user_agent: origin.userAgent ? origin.userAgent.slice(0, MAX_USER_AGENT_LENGTH) : null,
+  };
+}
 
 /**
  * Opens a session for a user who just signed in and marks them seen; answers the user and the session's id,
@@ -63,8 +76,7 @@ export async function startSession(
       created_at: now,
       expires_at: new Date(now.getTime() + ttlHours * 3_600_000),
       seen_at: now,
-      address: origin.address.slice(0, MAX_ADDRESS_LENGTH),
-      user_agent: origin.userAgent ? origin.userAgent.slice(0, MAX_USER_AGENT_LENGTH) : null,
+      ...storedOrigin(origin),
     })
     .execute();
   // Expired sessions of this user go when the user next logs in, so the table does not grow without bound.

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
-import type { SessionOrigin } from './sessions.js';
+import { personByLogin, type SessionOrigin, storedOrigin } from './sessions.js';
 
 /** How a person signed in, or tried to. */
 export type AuthType = 'password' | 'oidc';
@@ -13,17 +13,15 @@ export interface SignInAttempt {
   origin: SessionOrigin;
 }
 
-// A client sends what it likes as a username or browser name; the audit keeps enough to read.
+// A client sends what it likes as a username; the audit keeps enough to read.
 const MAX_USERNAME_LENGTH = 255;
-const MAX_USER_AGENT_LENGTH = 512;
 
 function row(uow: UnitOfWork, attempt: SignInAttempt) {
   return {
     created_at: uow.now,
     username: attempt.username?.slice(0, MAX_USERNAME_LENGTH) ?? null,
     auth_type: attempt.authType,
-    address: attempt.origin.address,
-    user_agent: attempt.origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+    ...storedOrigin(attempt.origin),
   };
 }
 
@@ -42,18 +40,7 @@ export async function recordSignIn(uow: UnitOfWork, attempt: SignInAttempt, user
  * refusal that follows must not roll it back.
  */
 export async function recordRefusedSignIn(uow: UnitOfWork, attempt: SignInAttempt, reason: string): Promise<void> {
-  const user = attempt.username
-    ? await uow.tx
-        .selectFrom('users')
-        .select('id')
-        .where((eb) =>
-          eb.or([
-            eb(eb.fn('lower', ['username']), '=', attempt.username!.trim().toLowerCase()),
-            eb(eb.fn('lower', ['email']), '=', attempt.username!.trim().toLowerCase()),
-          ]),
-        )
-        .executeTakeFirst()
-    : undefined;
+  const user = attempt.username ? await personByLogin(uow.tx, attempt.username) : undefined;
   const entry = { ...row(uow, attempt), user_id: user?.id ?? null, successful: false, failure_reason: reason };
   await uow.tx.insertInto('signons').values(entry).execute();
   await recordEvent(uow, {
