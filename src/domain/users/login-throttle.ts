@@ -23,8 +23,6 @@ const MAX_TRACKED_KEYS = 100_000;
  */
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
-  /** When refusals from each address were last recorded in the sign-in audit. */
-  private readonly recorded = new Map<string, number[]>();
 
   constructor(private readonly limits: LoginThrottleLimits = DEFAULT_LOGIN_LIMITS) {}
 
@@ -73,14 +71,12 @@ export class LoginThrottle {
    * faster than the throttle lets it guess.
    */
   mayRecordRefusal(address: string, now: Date): boolean {
-    const time = now.getTime();
-    if (this.recorded.size > MAX_TRACKED_KEYS) {
-      for (const [key, times] of this.recorded) if (time - times.at(-1)! >= this.limits.windowMs) this.recorded.delete(key);
-    }
-    const times = (this.recorded.get(address) ?? []).filter((at) => time - at < this.limits.windowMs);
+    // Kept in the same sliding windows as failures, under a key of its own, and swept with them.
+    if (this.failures.size > MAX_TRACKED_KEYS) this.sweep(now.getTime());
+    const key = `recorded\u0000${address}`;
+    const times = this.recent(key, now.getTime());
     if (times.length >= this.limits.perAddress) return false;
-    times.push(time);
-    this.recorded.set(address, times);
+    this.failures.set(key, [...times, now.getTime()]);
     return true;
   }
 
