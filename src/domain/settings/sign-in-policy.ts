@@ -1,7 +1,9 @@
 import type { Db } from '../../db/database.js';
+import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { readEmailDomains, MAX_EMAIL_DOMAINS } from '../../shared/email-domains.js';
 import { BadDataError } from '../../shared/errors.js';
+import { ROOT_ROLES } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
 
 /** Who the identity provider may bring in, and as what. */
@@ -9,14 +11,13 @@ export interface SignInPolicy {
   /** Whether a person the provider signs in for the first time becomes a user; off, an Admin creates them first. */
   autoCreate: boolean;
   /** The root role of a user created at sign-in. */
-  defaultRootRole: 'Admin' | 'Editor' | 'Viewer';
+  defaultRootRole: RootRoleName;
   /** Email domains the provider's people must have (lower case); empty lets any in. */
   emailDomains: string[];
 }
 
 /** Unleash's name for the setting, and the `id` its `setting-updated` events carry. */
 const OIDC_SETTINGS = 'oidcSettings';
-const ROOT_ROLES = new Set(['Admin', 'Editor', 'Viewer']);
 
 /**
  * Email domains as Unleash writes them: one string, comma-separated. Each must be a domain name; a mistake names
@@ -45,7 +46,8 @@ export async function setSignInPolicy(
   change: { autoCreate?: boolean; defaultRootRole?: string; emailDomains?: string },
   fallback: SignInPolicy,
 ): Promise<SignInPolicy> {
-  if (change.defaultRootRole !== undefined && !ROOT_ROLES.has(change.defaultRootRole)) {
+  const role = ROOT_ROLES.find((candidate) => candidate === change.defaultRootRole);
+  if (change.defaultRootRole !== undefined && role === undefined) {
     throw new BadDataError('defaultRootRole must be Admin, Editor or Viewer', [
       { path: '/body/defaultRootRole', message: 'Admin, Editor or Viewer' },
     ]);
@@ -53,7 +55,7 @@ export async function setSignInPolicy(
   const current = await readSignInPolicy(uow.tx, fallback);
   const next: SignInPolicy = {
     autoCreate: change.autoCreate ?? current.autoCreate,
-    defaultRootRole: (change.defaultRootRole as SignInPolicy['defaultRootRole'] | undefined) ?? current.defaultRootRole,
+    defaultRootRole: role ?? current.defaultRootRole,
     emailDomains: change.emailDomains === undefined ? current.emailDomains : parseEmailDomains(change.emailDomains, '/body/emailDomains'),
   };
   const content = JSON.stringify(next);
@@ -69,6 +71,6 @@ export async function setSignInPolicy(
 /** Whether the policy lets in a person with this email (none: only when no domains are required). */
 export function emailAllowed(policy: SignInPolicy, email: string | undefined): boolean {
   if (policy.emailDomains.length === 0) return true;
-  const domain = email?.split('@').at(-1)?.toLowerCase();
-  return domain !== undefined && email!.includes('@') && policy.emailDomains.includes(domain);
+  const at = email?.lastIndexOf('@') ?? -1;
+  return at >= 0 && policy.emailDomains.includes(email!.slice(at + 1).toLowerCase());
 }
