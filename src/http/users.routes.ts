@@ -97,7 +97,7 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
 
   // Sessions: a person's own (their profile), and any user's for Admins. Ending all of one's own keeps the session
   // the request came with; an Admin's "end all" ends every one.
-  const sessionRoute = { tags: ['Sessions'] };
+  const sessionRoute = routesTagged(['Sessions']);
   const SessionParams = Type.Object({ sessionId: NumericId });
   const UserSessionParams = Type.Object({ id: NumericId, sessionId: NumericId });
   const signedInUser = (request: FastifyRequest): number => {
@@ -106,45 +106,29 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     return actor.userId;
   };
 
-  app.get(
-    '/api/admin/user/sessions',
-    { schema: { ...sessionRoute, response: { 200: Type.Ref(SessionsSchema) } }, config: { access: can('READ') } },
-    async (request) => ({
-      sessions: await listSessions(deps.db, signedInUser(request), deps.clock.now(), request.cookies[SESSION_COOKIE]),
-    }),
-  );
+  app.get('/api/admin/user/sessions', sessionRoute(can('READ'), { ok: SessionsSchema }), async (request) => ({
+    sessions: await listSessions(deps.db, signedInUser(request), deps.clock.now(), request.cookies[SESSION_COOKIE]),
+  }));
 
-  app.delete(
-    '/api/admin/user/sessions/:sessionId',
-    { schema: { ...sessionRoute, params: SessionParams }, config: { access: can('READ') } },
-    async (request, reply) => {
-      const userId = signedInUser(request);
-      await act(request, (uow) => endSessions(uow, userId, { sessionId: Number(request.params.sessionId) }));
-      return reply.status(204).send();
-    },
-  );
+  app.delete('/api/admin/user/sessions/:sessionId', sessionRoute(can('READ'), { params: SessionParams }), async (request, reply) => {
+    const userId = signedInUser(request);
+    await act(request, (uow) => endSessions(uow, userId, { sessionId: Number(request.params.sessionId) }));
+    return reply.status(204).send();
+  });
 
-  app.delete(
-    '/api/admin/user/sessions',
-    { schema: { ...sessionRoute, response: { 200: Type.Ref(SessionsEndedSchema) } }, config: { access: can('READ') } },
-    async (request) => {
-      const userId = signedInUser(request);
-      return { ended: await act(request, (uow) => endSessions(uow, userId, { allBut: request.cookies[SESSION_COOKIE] })) };
-    },
-  );
+  app.delete('/api/admin/user/sessions', sessionRoute(can('READ'), { ok: SessionsEndedSchema }), async (request) => {
+    const userId = signedInUser(request);
+    return { ended: await act(request, (uow) => endSessions(uow, userId, { allBut: request.cookies[SESSION_COOKIE] })) };
+  });
 
-  app.get(
-    '/api/admin/user-admin/:id/sessions',
-    { schema: { ...sessionRoute, params: IdParams, response: { 200: Type.Ref(SessionsSchema) } }, config: { access: can('ADMIN') } },
-    async (request) => {
-      const user = await getUser(deps.db, Number(request.params.id));
-      return { sessions: await listSessions(deps.db, user.id, deps.clock.now(), request.cookies[SESSION_COOKIE]) };
-    },
-  );
+  app.get('/api/admin/user-admin/:id/sessions', sessionRoute(can('ADMIN'), { params: IdParams, ok: SessionsSchema }), async (request) => {
+    const user = await getUser(deps.db, Number(request.params.id));
+    return { sessions: await listSessions(deps.db, user.id, deps.clock.now(), request.cookies[SESSION_COOKIE]) };
+  });
 
   app.delete(
     '/api/admin/user-admin/:id/sessions/:sessionId',
-    { schema: { ...sessionRoute, params: UserSessionParams }, config: { access: can('ADMIN') } },
+    sessionRoute(can('ADMIN'), { params: UserSessionParams }),
     async (request, reply) => {
       await act(request, (uow) => endSessions(uow, Number(request.params.id), { sessionId: Number(request.params.sessionId) }));
       return reply.status(204).send();
@@ -153,7 +137,7 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.delete(
     '/api/admin/user-admin/:id/sessions',
-    { schema: { ...sessionRoute, params: IdParams, response: { 200: Type.Ref(SessionsEndedSchema) } }, config: { access: can('ADMIN') } },
+    sessionRoute(can('ADMIN'), { params: IdParams, ok: SessionsEndedSchema }),
     async (request) => ({
       ended: await act(request, (uow) => endSessions(uow, Number(request.params.id), { allBut: undefined })),
     }),
@@ -161,10 +145,7 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.get(
     '/api/admin/signons',
-    {
-      schema: { tags: ['Sessions'], querystring: SignOnsQuerySchema, response: { 200: Type.Ref(SignOnsSchema) } },
-      config: { access: can('ADMIN') },
-    },
+    sessionRoute(can('ADMIN'), { querystring: SignOnsQuerySchema, ok: SignOnsSchema }),
     async (request, reply) =>
       boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
         listSignIns(db, { offset: request.query.offset ?? 0, limit: request.query.limit ?? 50, userId: request.query.userId }),

@@ -146,15 +146,10 @@ export async function endSessions(
   which: { sessionId: number } | { allBut: string | undefined },
 ): Promise<number> {
   const user = await lockUser(uow, userId);
-  const ended = await uow.tx
-    .deleteFrom('user_sessions')
-    .where('user_id', '=', userId)
-    .$if('sessionId' in which, (query) => query.where('id', '=', (which as { sessionId: number }).sessionId))
-    .$if('allBut' in which && which.allBut !== undefined, (query) =>
-      query.where('id_hash', '!=', hashToken((which as { allBut: string }).allBut)),
-    )
-    .returning(['id', 'expires_at'])
-    .execute();
+  let ending = uow.tx.deleteFrom('user_sessions').where('user_id', '=', userId);
+  if ('sessionId' in which) ending = ending.where('id', '=', which.sessionId);
+  else if (which.allBut !== undefined) ending = ending.where('id_hash', '!=', hashToken(which.allBut));
+  const ended = await ending.returning(['id', 'expires_at']).execute();
   const open = ended.filter((session) => session.expires_at > uow.now);
   if ('sessionId' in which && open.length === 0) {
     throw new NotFoundError(`User ${userId} has no open session ${which.sessionId}`);
