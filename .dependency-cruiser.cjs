@@ -24,7 +24,7 @@ const DOMAIN_FLOORS = [
   ['settings', 'environments', 'context-fields', 'strategies', 'protected-environments', 'api-tokens', 'personal-access-tokens'],
   ['features', 'users'],
   ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap'],
-  ['change-requests', 'evaluation', 'addons', 'sign-in'],
+  ['change-requests', 'evaluation', 'addons', 'sign-in', 'scim'],
   ['flags-file', 'search'],
   ['features-batch'],
 ];

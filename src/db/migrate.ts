@@ -16,6 +16,7 @@ import * as progressiveDelivery from './migrations/0013-progressive-delivery.js'
 import * as hardening from './migrations/0014-hardening.js';
 import * as sessions from './migrations/0015-sessions.js';
 import * as signInAudit from './migrations/0016-sign-in-audit.js';
+import * as scim from './migrations/0017-scim.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0014-hardening': hardening,
   '0015-sessions': sessions,
   '0016-sign-in-audit': signInAudit,
+  '0017-scim': scim,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

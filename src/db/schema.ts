@@ -21,6 +21,15 @@ export interface UsersTable {
   oidc_issuer: Generated<string | null>;
   oidc_subject: Generated<string | null>;
   is_service: Generated<boolean>;
+  /** Created or adopted by an identity provider over SCIM, which then manages the person. */
+  scim_managed: Generated<boolean>;
+  /** The identity provider's own id for the person (SCIM `externalId`). */
+  scim_external_id: Generated<string | null>;
+  /** What the provider sent over SCIM that Vexil does not model, returned to it as sent. */
+  scim_attributes: ColumnType<unknown, string | null | undefined, string | null>;
+  /** Set while the person may not sign in or use a token (SCIM `active: false`). */
+  deactivated_at: Generated<Date | null>;
+  updated_at: Generated<Date | null>;
 }
 
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
@@ -34,13 +43,28 @@ export interface GroupsTable {
   root_role: RootRoleName | null;
   created_by: string | null;
   created_at: CreatedAt;
+  scim_managed: Generated<boolean>;
+  scim_external_id: Generated<string | null>;
+  updated_at: Generated<Date | null>;
+}
+
+/** The token an identity provider provisions with; one at a time, stored as its hash. */
+export interface ScimTokensTable {
+  id: Generated<number>;
+  secret_hash: string;
+  created_by: string;
+  created_at: Date;
+  seen_at: Date | null;
 }
 
 export interface GroupUsersTable {
   group_id: number;
   user_id: number;
-  /** `sso`: added by a sign-in from the provider's groups claim, and removed by a later one without it. */
-  source: 'manual' | 'sso';
+  /**
+   * `sso`: added by a sign-in from the provider's groups claim, and removed by a later one without it; `scim`:
+   * pushed by an identity provider over SCIM.
+   */
+  source: 'manual' | 'sso' | 'scim';
   created_by: string | null;
   joined_at: CreatedAt;
 }
@@ -585,6 +609,7 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   user_sessions: UserSessionsTable;
   signons: SignonsTable;
+  scim_tokens: ScimTokensTable;
   groups: GroupsTable;
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;

@@ -4,7 +4,7 @@ import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
 import { logOut, type SessionOrigin, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
-import { ApiError, NotFoundError, PasswordMismatch, PermissionError, TooManyRequestsError } from '../shared/errors.js';
+import { ApiError, NotFoundError, PasswordMismatch, PermissionError, TooManyRequestsError, UnauthorizedError } from '../shared/errors.js';
 import { recordRefusedSignIn, recordSignIn, type SignInAttempt } from '../domain/users/sign-in-audit.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { SESSION_COOKIE } from './plugins/access.js';
@@ -141,7 +141,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       if (error instanceof PasswordMismatch) {
         throttle.recordFailure(username, request.ip, deps.clock.now());
         await recordRefusal(attempt, 'Wrong username or password');
-      }
+      } else if (error instanceof UnauthorizedError) await recordRefusal(attempt, error.message);
       throw error;
     });
     const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {

@@ -57,6 +57,8 @@ import { uiConfigRoutes } from './ui-config.routes.js';
 import { uiConfigSchemas } from './ui-config.schemas.js';
 import { userRoutes } from './users.routes.js';
 import { userSchemas } from './users.schemas.js';
+import { scimRoutes } from './scim.routes.js';
+import { scimSchemas } from './scim.schemas.js';
 
 /** Every route module of the server, in one explicit list. */
 export const routeModules: RouteModule[] = [
@@ -64,6 +66,7 @@ export const routeModules: RouteModule[] = [
   metricsRoutes,
   authRoutes,
   userRoutes,
+  scimRoutes,
   accessRoutes,
   apiTokenRoutes,
   projectRoutes,
@@ -99,6 +102,7 @@ export const routeModules: RouteModule[] = [
 export const sharedSchemas: TSchema[] = [
   ...commonSchemas,
   ...userSchemas,
+  ...scimSchemas,
   ...accessSchemas,
   ...apiTokenSchemas,
   ...projectSchemas,

@@ -17,7 +17,9 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { endSessions, listSessions } from '../domain/users/sessions.js';
 import { listSignIns } from '../domain/users/sign-in-audit.js';
-import { readSignInPolicy, setSignInPolicy, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
+import { createScimToken, deleteScimToken, scimTokenStatus } from '../domain/scim/scim-token.js';
+import { ScimTokenSchema, ScimTokenStatusSchema } from './scim.schemas.js';
+import { OPEN_SIGN_IN_POLICY, readSignInPolicy, setSignInPolicy, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
 import { boundedRead } from '../db/bounded-read.js';
 import { readBoundsOf } from './read-bounds.js';
 import { IdParams, NumericId } from './common.schemas.js';
@@ -153,7 +155,7 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
   );
 
   // Who the identity provider may bring in; before an Admin sets it, what the server was started with.
-  const startingPolicy: SignInPolicy = deps.oidc?.startingPolicy ?? { autoCreate: true, defaultRootRole: 'Viewer', emailDomains: [] };
+  const startingPolicy: SignInPolicy = deps.oidc?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
   const oidcSettingsOf = (policy: SignInPolicy) => ({
     enabled: deps.oidc !== undefined,
     autoCreate: policy.autoCreate,
@@ -170,6 +172,18 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     route(can('ADMIN'), { body: UpdateOidcSettingsSchema, ok: OidcSettingsSchema }),
     async (request) => oidcSettingsOf(await act(request, (uow) => setSignInPolicy(uow, request.body, startingPolicy))),
   );
+
+  // The token an identity provider provisions with over SCIM: made (or replaced) and deleted by an Admin, its secret
+  // shown only in the answer that makes it.
+  const scimRoute = routesTagged(['SCIM']);
+  app.get('/api/admin/scim/token', scimRoute(can('ADMIN'), { ok: ScimTokenStatusSchema }), async () => scimTokenStatus(deps.db));
+  app.post('/api/admin/scim/token', scimRoute(can('ADMIN'), { created: ScimTokenSchema }), async (request, reply) =>
+    reply.status(201).send(await act(request, (uow) => createScimToken(uow))),
+  );
+  app.delete('/api/admin/scim/token', scimRoute(can('ADMIN')), async (request, reply) => {
+    await act(request, (uow) => deleteScimToken(uow));
+    return reply.status(204).send();
+  });
 
   app.get('/api/admin/user', route(can('READ'), { ok: MeSchema }), async (request) => {
     const actor = actorOf(request);

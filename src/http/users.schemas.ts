@@ -14,6 +14,10 @@ export const UserSchema = Type.Object(
     loginAttempts: Type.Integer(),
     isAPI: Type.Boolean(),
     accountType: Type.String(),
+    scimId: Nullable(Type.String({ description: 'The SCIM id of the user, only present if managed by SCIM' })),
+    deactivatedAt: Nullable(
+      Type.String({ format: 'date-time', description: 'When the user was deactivated (SCIM active: false); null while active' }),
+    ),
   },
   { $id: 'userSchema' },
 );

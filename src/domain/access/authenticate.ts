@@ -17,7 +17,7 @@ export interface SdkToken {
 
 /** A credential whose last use is to be stamped (at most once a minute), by the area that owns its table. */
 export interface TokenUse {
-  kind: 'api-token' | 'personal-access-token' | 'session';
+  kind: 'api-token' | 'personal-access-token' | 'session' | 'scim-token';
   id: number;
 }
 
@@ -83,6 +83,7 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
     .innerJoin('users as u', 'u.id', 'pat.user_id')
     .select(['pat.id', 'pat.expires_at', 'pat.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
     .where('pat.secret_hash', '=', secretHash)
+    .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
@@ -129,12 +130,27 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(['s.id', 's.expires_at', 's.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
     .where('s.id_hash', '=', hashToken(sessionId))
+    .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
     actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
     ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'session' as const, id: row.id } } : {}),
+  };
+}
+
+/** Who changes made over SCIM are recorded as: the identity provider that provisions. */
+export const SCIM_PROVIDER: Actor = { kind: 'identity-provider', name: 'scim' };
+
+/** The SCIM token an Admin made (only one is valid at a time), as the identity provider that provisions. */
+export async function authenticateScimToken(db: Db, token: string, now: Date): Promise<Credential> {
+  const row = await db.selectFrom('scim_tokens').select(['id', 'seen_at']).where('secret_hash', '=', hashToken(token)).executeTakeFirst();
+  if (!row) return { kind: 'invalid' };
+  return {
+    kind: 'actor',
+    actor: SCIM_PROVIDER,
+    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'scim-token' as const, id: row.id } } : {}),
   };
 }
 

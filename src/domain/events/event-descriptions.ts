@@ -301,6 +301,22 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Sign-in refused',
     summary: (e) => `A sign-in as ${bold(fields(e.data).username ?? 'someone unknown')} was refused: ${md(fields(e.data).reason)}`,
   },
+  'user-deactivated': {
+    label: 'User deactivated',
+    summary: (e, who) => `${who} deactivated ${bold(fields(e.data).username ?? fields(e.data).email)}, ending their sessions and tokens`,
+  },
+  'user-reactivated': {
+    label: 'User reactivated',
+    summary: (e, who) => `${who} reactivated ${bold(fields(e.data).username ?? fields(e.data).email)}`,
+  },
+  'scim-token-created': {
+    label: 'SCIM token created',
+    summary: (e, who) => `${who} made a new SCIM provisioning token${fields(e.data).replaced ? ', replacing the previous one' : ''}`,
+  },
+  'scim-token-deleted': {
+    label: 'SCIM token deleted',
+    summary: (e, who) => `${who} deleted the SCIM provisioning token, turning provisioning off`,
+  },
   'pat-created': {
     label: 'Personal access token created',
     summary: (e, who) => `${who} created the personal access token ${bold(fields(e.data).description)}`,

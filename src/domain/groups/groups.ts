@@ -143,12 +143,12 @@ export async function createGroup(uow: UnitOfWork, input: GroupInput): Promise<G
     .executeTakeFirstOrThrow();
   await setManualMembers(uow, row.id, userIds);
   const group = (await groupViews(uow.tx, [row]))[0]!;
-  await recordEvent(uow, { type: 'group-created', data: eventData(group) });
+  await recordEvent(uow, { type: 'group-created', data: groupEventData(group) });
   return group;
 }
 
 /** Events name members by id and username; the full user records stay out of the log. */
-function eventData(group: GroupView) {
+function groupEventData(group: GroupView) {
   const { users, ...rest } = group;
   return { ...rest, users: users.map(({ user }) => ({ id: user.id, username: user.username ?? user.email })) };
 }
@@ -171,7 +171,7 @@ export async function updateGroup(uow: UnitOfWork, id: number, input: GroupInput
     .executeTakeFirstOrThrow();
   await setManualMembers(uow, id, [...new Set(input.userIds)]);
   const group = (await groupViews(uow.tx, [row]))[0]!;
-  await recordEvent(uow, { type: 'group-updated', data: eventData(group), preData: eventData(beforeView) });
+  await recordEvent(uow, { type: 'group-updated', data: groupEventData(group), preData: groupEventData(beforeView) });
   return group;
 }
 
@@ -180,7 +180,122 @@ export async function deleteGroup(uow: UnitOfWork, id: number): Promise<void> {
   if (!before) throw new NotFoundError(`Could not find group ${id}`);
   const view = (await groupViews(uow.tx, [before]))[0]!;
   await uow.tx.deleteFrom('groups').where('id', '=', id).execute();
-  await recordEvent(uow, { type: 'group-deleted', preData: eventData(view) });
+  await recordEvent(uow, { type: 'group-deleted', preData: groupEventData(view) });
+}
+
+/** A group as an identity provider manages it over SCIM, already checked. */
+export interface ProvisionedGroup {
+  name: string;
+  /** The provider's own id for the group. */
+  externalId: string | null;
+  memberIds: number[];
+}
+
+/**
+ * A group the provider pushes: no root role and no project access until an Admin gives it some; its members follow
+ * the provider. Recorded as `group-created` and a `group-user-added` per member. Answers its id.
+ */
+export async function createProvisionedGroup(uow: UnitOfWork, group: ProvisionedGroup): Promise<number> {
+  const row = await uow.tx
+    .insertInto('groups')
+    .values({
+      name: group.name,
+      description: null,
+      mappings_sso: [],
+      root_role: null,
+      created_by: actorIdentity(uow.actor).createdBy,
+      created_at: uow.now,
+      scim_managed: true,
+      scim_external_id: group.externalId,
+      updated_at: uow.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(uow, { type: 'group-created', data: groupEventData((await groupViews(uow.tx, [row]))[0]!) });
+  await setProvisionedMembers(uow, row, group.memberIds);
+  return row.id;
+}
+
+/**
+ * Replaces the group's name, externalId and members as the provider sends them (from then on it manages the
+ * group). A rename is recorded as `group-updated`, membership changes one by one; access follows at the members'
+ * next request.
+ */
+export async function replaceProvisionedGroup(uow: UnitOfWork, id: number, group: ProvisionedGroup): Promise<void> {
+  const before = await uow.tx.selectFrom('groups').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!before) throw new NotFoundError(`Could not find group ${id}`);
+  const renamed = before.name !== group.name || before.scim_external_id !== group.externalId || !before.scim_managed;
+  const beforeView = renamed ? (await groupViews(uow.tx, [before]))[0]! : undefined;
+  const after = await uow.tx
+    .updateTable('groups')
+    .set({ name: group.name, scim_managed: true, scim_external_id: group.externalId, updated_at: uow.now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (beforeView) {
+    const afterView = (await groupViews(uow.tx, [after]))[0]!;
+    await recordEvent(uow, { type: 'group-updated', data: groupEventData(afterView), preData: groupEventData(beforeView) });
+  }
+  await setProvisionedMembers(uow, after, group.memberIds);
+}
+
+/**
+ * Makes the group's members exactly `userIds`, as an identity provider pushes them over SCIM: whoever is not listed
+ * leaves (however they joined), whoever is new joins as a `scim` member. Each change is recorded as
+ * `group-user-added` or `group-user-removed`.
+ */
+async function setProvisionedMembers(uow: UnitOfWork, group: { id: number; name: string }, userIds: number[]): Promise<void> {
+  const wanted = [...new Set(userIds)];
+  await assertUsersExist(uow.tx, wanted);
+  const current = await uow.tx
+    .selectFrom('group_users as gu')
+    .innerJoin('users as u', 'u.id', 'gu.user_id')
+    .select(['u.id', 'u.username', 'u.email'])
+    .where('gu.group_id', '=', group.id)
+    .execute();
+  const currentIds = new Set(current.map((member) => member.id));
+  const leaving = current.filter((member) => !wanted.includes(member.id));
+  const joining = wanted.filter((id) => !currentIds.has(id));
+  if (leaving.length > 0) {
+    await uow.tx
+      .deleteFrom('group_users')
+      .where('group_id', '=', group.id)
+      .where(
+        'user_id',
+        'in',
+        leaving.map((member) => member.id),
+      )
+      .execute();
+  }
+  for (const member of leaving) {
+    await recordEvent(uow, {
+      type: 'group-user-removed',
+      preData: { groupId: group.id, group: group.name, userId: member.id, user: member.username ?? member.email },
+    });
+  }
+  if (joining.length === 0) return;
+  const { createdBy } = actorIdentity(uow.actor);
+  const joined = await uow.tx
+    .insertInto('group_users')
+    .values(
+      joining.map((userId) => ({
+        group_id: group.id,
+        user_id: userId,
+        source: 'scim' as const,
+        created_by: createdBy,
+        joined_at: uow.now,
+      })),
+    )
+    .returning('user_id')
+    .execute();
+  const people = await uow.tx.selectFrom('users').select(['id', 'username', 'email']).where('id', 'in', joining).execute();
+  for (const { user_id } of joined) {
+    const person = people.find((candidate) => candidate.id === user_id)!;
+    await recordEvent(uow, {
+      type: 'group-user-added',
+      data: { groupId: group.id, group: group.name, userId: user_id, user: person.username ?? person.email },
+    });
+  }
 }
 
 /**

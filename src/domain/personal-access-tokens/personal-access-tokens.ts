@@ -97,6 +97,12 @@ export function removeUsersToken(uow: UnitOfWork, userId: number, tokenId: numbe
     .executeTakeFirst();
 }
 
+/** Deletes every token of a user (when they are deactivated); answers how many there were. */
+export async function removeAllUsersTokens(uow: UnitOfWork, userId: number): Promise<number> {
+  const removed = await uow.tx.deleteFrom('personal_access_tokens').where('user_id', '=', userId).returning('id').execute();
+  return removed.length;
+}
+
 /** Stamps when a personal access token was last used (authentication says when one is due). */
 export async function stampPatUse(db: Db, id: number, now: Date): Promise<void> {
   await db.updateTable('personal_access_tokens').set({ seen_at: now }).where('id', '=', id).execute();

@@ -16,6 +16,9 @@ export interface SignInPolicy {
   emailDomains: string[];
 }
 
+/** The policy when no identity provider is configured and no Admin has set one: anyone in, as a Viewer. */
+export const OPEN_SIGN_IN_POLICY: SignInPolicy = { autoCreate: true, defaultRootRole: 'Viewer', emailDomains: [] };
+
 /** Unleash's name for the setting, and the `id` its `setting-updated` events carry. */
 const OIDC_SETTINGS = 'oidcSettings';
 

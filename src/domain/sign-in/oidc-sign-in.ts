@@ -7,7 +7,7 @@ import { seal, unseal } from '../../shared/secrets.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
 import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
-import { type SessionOrigin, startSession } from '../users/sessions.js';
+import { ACCOUNT_DEACTIVATED, type SessionOrigin, startSession } from '../users/sessions.js';
 import { recordSignIn } from '../users/sign-in-audit.js';
 import { emailAllowed, readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
 
@@ -197,12 +197,13 @@ export class OidcSignIn {
     }
     const known = await uow.tx
       .selectFrom('users')
-      .select('id')
+      .select(['id', 'deactivated_at'])
       .where('oidc_issuer', '=', issuer)
       .where('oidc_subject', '=', identity.subject)
       .forUpdate()
       .executeTakeFirst();
     let user: { id: number; username: string | null; email: string | null };
+    if (known?.deactivated_at) throw new SignInRefused(ACCOUNT_DEACTIVATED);
     if (!known) {
       if (!identity.email) {
         throw new SignInRefused('The sign-in provider sent no email for this person; Vexil needs the email scope and claim');
@@ -216,6 +217,7 @@ export class OidcSignIn {
       if (sameEmail && (sameEmail.oidc_subject !== null || sameEmail.is_service)) {
         throw new SignInRefused(`The email ${identity.email} belongs to another account; ask an administrator`);
       }
+      if (sameEmail?.deactivated_at) throw new SignInRefused(ACCOUNT_DEACTIVATED);
       if (sameEmail && !identity.emailVerified) {
         throw new SignInRefused(
           `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError, PasswordMismatch } from '../../shared/errors.js';
+import { NotFoundError, PasswordMismatch, UnauthorizedError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { lockUser } from './users.js';
 import { hashPassword, hashToken, randomSecret, verifyPassword } from '../../shared/secrets.js';
@@ -10,6 +10,9 @@ import { toUserView, type UserView } from './user-view.js';
 // Verified against when the user does not exist, so a wrong username costs as long as a wrong password and
 // response times do not reveal which usernames exist.
 const decoyHash = hashPassword(randomSecret());
+
+/** Why a deactivated person is refused at sign-in, by password or by an identity provider. */
+export const ACCOUNT_DEACTIVATED = 'This account is deactivated; ask an administrator to reactivate it';
 
 /**
  * Checks a password login and answers the user's id. A failed attempt is counted on the user, as Unleash shows
@@ -24,6 +27,8 @@ export async function verifyPasswordLogin(db: Db, input: { username: string; pas
     }
     throw new PasswordMismatch('Wrong username or password');
   }
+  // Said only to whoever knows the password, so it tells nobody else that the account exists.
+  if (row.deactivated_at !== null) throw new UnauthorizedError(ACCOUNT_DEACTIVATED);
   return row.id;
 }
 

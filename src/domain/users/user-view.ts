@@ -17,6 +17,10 @@ export interface UserView {
   loginAttempts: number;
   isAPI: boolean;
   accountType: 'User' | 'Service Account';
+  /** The id an identity provider manages the person by over SCIM (their Vexil id), or null when none does. */
+  scimId: string | null;
+  /** When the person was deactivated (they can neither sign in nor use a token), or null while active. */
+  deactivatedAt: string | null;
 }
 
 export function toUserView(row: Selectable<UsersTable>): UserView {
@@ -32,6 +36,8 @@ export function toUserView(row: Selectable<UsersTable>): UserView {
     loginAttempts: row.login_attempts,
     isAPI: false,
     accountType: row.is_service ? 'Service Account' : 'User',
+    scimId: row.scim_managed ? String(row.id) : null,
+    deactivatedAt: iso(row.deactivated_at),
   };
 }
 
@@ -49,5 +55,7 @@ export function adminTokenUserView(tokenName: string): UserView {
     loginAttempts: 0,
     isAPI: true,
     accountType: 'User',
+    scimId: null,
+    deactivatedAt: null,
   };
 }

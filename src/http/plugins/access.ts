@@ -2,6 +2,7 @@ import { CHANGED_ACCESS } from '../../db/notification-channels.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import {
   authenticateApiToken,
+  authenticateScimToken,
   authenticateSession,
   authenticateSignalToken,
   authenticateToken,
@@ -12,6 +13,7 @@ import {
 import { stampApiTokenUse } from '../../domain/api-tokens/api-tokens.js';
 import { stampPatUse } from '../../domain/personal-access-tokens/personal-access-tokens.js';
 import { stampSessionUse } from '../../domain/users/sessions.js';
+import { stampScimTokenUse } from '../../domain/scim/scim-token.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -48,6 +50,8 @@ function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
       return stampPatUse(db, use.id, now);
     case 'session':
       return stampSessionUse(db, use.id, now);
+    case 'scim-token':
+      return stampScimTokenUse(db, use.id, now);
   }
 }
 
@@ -90,6 +94,15 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
       const { name } = request.params as { name: string };
       request.signalSource = (await authenticateSignalToken(deps.db, name, token)) ?? null;
       if (!request.signalSource) throw new UnauthorizedError('No enabled signal endpoint of this name takes this token');
+      return;
+    }
+    if (access.kind === 'scim') {
+      if (!token) throw new AuthenticationRequired('Send the SCIM token in the Authorization header, as "Bearer <token>"');
+      const credential = await authenticateScimToken(deps.db, token, now);
+      if (credential.kind !== 'actor')
+        throw new UnauthorizedError('The SCIM token is unknown or was replaced; an Admin makes one in Vexil');
+      if (credential.lastUse) await stampTokenUse(deps.db, credential.lastUse, now);
+      request.actor = credential.actor;
       return;
     }
     // SDKs authenticate with tokens only; session cookies are for people on the admin API.

@@ -103,20 +103,31 @@ export function toApiError(error: FastifyError): ApiError | undefined {
   return undefined;
 }
 
-export function sendError(reply: FastifyReply, error: ApiError, id: string = randomUUID()) {
+/**
+ * How an error body is written: Unleash's `{id, name, message, details}`, to which a protocol may add its own
+ * fields (SCIM's `schemas`, `status`, `detail`) under its own content type.
+ */
+export interface ErrorFormat {
+  contentType: string;
+  extraFields(error: ApiError): Record<string, unknown>;
+}
+
+const UNLEASH_ERRORS: ErrorFormat = { contentType: 'application/json; charset=utf-8', extraFields: () => ({}) };
+
+export function sendError(reply: FastifyReply, error: ApiError, id: string = randomUUID(), format: ErrorFormat = UNLEASH_ERRORS) {
   return reply
     .status(error.statusCode)
     .headers(error.headers())
-    .type('application/json; charset=utf-8')
-    .send({ id, name: error.name, message: error.message, details: error.details, ...error.extraBody() });
+    .type(format.contentType)
+    .send({ id, name: error.name, message: error.message, details: error.details, ...error.extraBody(), ...format.extraFields(error) });
 }
 
 /**
- * The one error handler: every 4xx/5xx leaves as `{id, name, message, details}`. Anything unexpected becomes a
- * 500 UnknownError that leaks nothing; the full error is logged under the same id.
+ * The error handler: every 4xx/5xx leaves as `{id, name, message, details}` (with the format's fields). Anything
+ * unexpected becomes a 500 UnknownError that leaks nothing; the full error is logged under the same id.
  */
-export function registerErrorHandler(app: FastifyInstance, pageFallback: WebUiFallback = () => false): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+export function errorHandler(format: ErrorFormat = UNLEASH_ERRORS) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const id = randomUUID();
     const apiError = toApiError(error);
     if (apiError) {
@@ -125,11 +136,16 @@ export function registerErrorHandler(app: FastifyInstance, pageFallback: WebUiFa
       if (apiError.statusCode >= 500 && clientGone)
         request.log.info({ errorId: id, code: (error as { code?: string }).code }, 'The client went away; its request was stopped');
       else if (apiError.statusCode >= 500) request.log.error({ err: error, errorId: id }, apiError.message);
-      return sendError(reply, apiError, id);
+      return sendError(reply, apiError, id, format);
     }
     request.log.error({ err: error, errorId: id }, 'Unexpected error');
-    return sendError(reply, new UnknownError(`Unexpected error; it was logged with id ${id}`), id);
-  });
+    return sendError(reply, new UnknownError(`Unexpected error; it was logged with id ${id}`), id, format);
+  };
+}
+
+/** The app's error handler, and its answer to paths no route has (a page of the web UI, or a 404). */
+export function registerErrorHandler(app: FastifyInstance, pageFallback: WebUiFallback = () => false): void {
+  app.setErrorHandler(errorHandler());
 
   app.setNotFoundHandler((request, reply) => {
     if (pageFallback(request, reply)) return reply;

@@ -40,7 +40,8 @@ export function jsonNestingDepth(text: string, limit: number): number {
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  // SCIM clients send their JSON as application/scim+json (RFC 7644 §3.1).
+  app.addContentTypeParser(['application/json', 'application/scim+json'], { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text === '') return done(null, undefined);
     // PostgreSQL cannot store NUL in text or jsonb; refuse it here with a clear 400 rather than fail in SQL.

@@ -69,8 +69,8 @@ function errorStatuses(method: string, route: RouteOptions): number[] {
   const statuses = new Set<number>();
   if (schema.body || schema.querystring || schema.params) statuses.add(400);
   if (access && access.kind !== 'public') statuses.add(401);
-  // A signal endpoint's or a stream channel's token is all or nothing: it has no permissions to lack.
-  if (access && !['public', 'signal-endpoint', 'sdk-channel'].includes(access.kind)) statuses.add(403);
+  // A signal endpoint's, a stream channel's or the SCIM token is all or nothing: it has no permissions to lack.
+  if (access && !['public', 'signal-endpoint', 'sdk-channel', 'scim'].includes(access.kind)) statuses.add(403);
   // A path names something that may not exist, and so may a body (an environment, a project, a template).
   if (route.url.includes(':') || schema.body) statuses.add(404);
   if (BODY_METHODS.has(method) || method === 'DELETE') statuses.add(409);

@@ -20,7 +20,8 @@ export type RouteAccess =
   | { kind: 'frontend' }
   | { kind: 'sdk' }
   | { kind: 'signal-endpoint' }
-  | { kind: 'sdk-channel' };
+  | { kind: 'sdk-channel' }
+  | { kind: 'scim' };
 
 export const PUBLIC: RouteAccess = { kind: 'public' };
 /** Server-side SDKs, with a client (backend) token. */
@@ -36,6 +37,9 @@ export const ANY_SDK: RouteAccess = { kind: 'sdk' };
 export const SDK_CHANNEL: RouteAccess = { kind: 'sdk-channel' };
 /** A signal endpoint's own tokens, for the endpoint named by the path's `:name`; an API token is no way in. */
 export const SIGNAL_ENDPOINT: RouteAccess = { kind: 'signal-endpoint' };
+
+/** The identity provider that provisions people and groups, with the SCIM token an Admin made; nothing else. */
+export const SCIM_PROVIDER_TOKEN: RouteAccess = { kind: 'scim' };
 
 /** What a stream channel looks like: the SHA-256 of an SDK token, in hex (also the route's schema pattern). */
 export const SDK_CHANNEL_PATTERN = '^[0-9a-f]{64}$';
