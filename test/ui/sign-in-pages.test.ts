@@ -143,4 +143,47 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
     await ui.page.screenshot({ path: join(ui.workDir, 'sign-in-policy.png'), fullPage: true });
     assert.deepEqual(ui.problems, []);
   });
+
+  test('an Admin turns SCIM provisioning on: the token shows once, people it brings in and deactivates show on the Users page', async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/admin/sign-in`);
+    const provisioning = ui.page.getByRole('region', { name: 'Provisioning (SCIM)' });
+    await shows(ui.page, 'Off: there is no SCIM token.');
+    assert.match(await textOf(provisioning), new RegExp(`SCIM base URL: ${ui.server.baseUrl}/scim/v2`));
+    await provisioning.getByRole('button', { name: 'Make a SCIM token' }).click();
+    const token = await textOf(provisioning.getByTestId('secret'));
+    assert.match(token, /^scim:[0-9a-f]{64}$/);
+    assert.match(await textOf(provisioning.getByTestId('scim-status')), /^On: token made .* by ops; not used yet\.$/);
+    await ui.page.screenshot({ path: join(ui.workDir, 'scim-token.png'), fullPage: true });
+
+    // The identity provider brings Sam in and later deactivates him.
+    const scim = (method: string, path: string, body: unknown) =>
+      fetch(`${ui.server.baseUrl}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify(body),
+      });
+    const created = await scim('POST', '/Users', { userName: 'sam@acme.example', name: { givenName: 'Sam', familyName: 'Scim' } });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    const deactivated = await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'replace', value: { active: false } }] });
+    assert.equal(deactivated.status, 200);
+
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    const samRow = ui.page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'Sam Scim' });
+    assert.match(await textOf(samRow), /Sam Scim Deactivated SCIM\s*sam@acme\.example/);
+    assert.doesNotMatch(
+      await textOf(ui.page.getByRole('table', { name: 'Users' }).locator('tr', { hasText: 'Mia Mobile' })),
+      /SCIM|Deactivated/,
+    );
+    await ui.page.getByRole('table', { name: 'Users' }).screenshot({ path: join(ui.workDir, 'users-scim.png') });
+
+    // Seen from the sign-in page: used; turned off, the provider is refused.
+    await ui.page.goto(`${ui.server.baseUrl}/admin/sign-in`);
+    assert.match(await textOf(provisioning.getByTestId('scim-status')), /; last used /);
+    assert.equal(await provisioning.getByTestId('secret').count(), 0, 'the token is not shown again');
+    await provisioning.getByRole('button', { name: 'Turn provisioning off' }).click();
+    await shows(ui.page, 'Off: there is no SCIM token.');
+    assert.equal((await scim('GET', '/Users', undefined)).status, 401);
+    assert.deepEqual(ui.problems, []);
+  });
 });

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { actions, queries } from '../api/queries';
-import { ErrorMessage, Field, Loaded, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, useAction } from '../components/ui';
 
 /** Who the company's identity provider may bring in: email domains, automatic creation, and the role new people get. */
 export function AdminSignIn() {
@@ -58,6 +58,68 @@ export function AdminSignIn() {
           </>
         )}
       </Loaded>
+      <ScimProvisioning />
     </div>
+  );
+}
+
+/**
+ * Provisioning over SCIM: where the identity provider sends its requests and the token it sends them with, made
+ * (or replaced) here and shown only once.
+ */
+function ScimProvisioning() {
+  const status = useQuery(queries.scimToken());
+  const [token, setToken] = useState<string>();
+  const create = useAction(actions.createScimToken, (made) => setToken(made.token));
+  const remove = useAction(actions.deleteScimToken, () => setToken(undefined));
+  const baseUrl = `${window.location.origin}/scim/v2`;
+  return (
+    <section className="card stack" aria-label="Provisioning (SCIM)" style={{ maxWidth: '40rem', marginTop: '1.5rem' }}>
+      <h2>Provisioning (SCIM)</h2>
+      <p className="muted">
+        The identity provider (Okta, Microsoft Entra ID, …) creates, updates and deactivates people and groups here over SCIM 2.0. A
+        deactivated person’s sessions and tokens end at once; group changes apply at their next request.
+      </p>
+      <Loaded query={status} what="the SCIM status">
+        {(data) => (
+          <>
+            <p>
+              SCIM base URL: <code>{baseUrl}</code>
+            </p>
+            <p data-testid="scim-status">
+              {data.enabled
+                ? `On: token made ${formatDate(data.createdAt)} by ${data.createdBy}; ${data.seenAt ? `last used ${formatDate(data.seenAt)}` : 'not used yet'}.`
+                : 'Off: there is no SCIM token.'}
+            </p>
+            {token && <OneTimeSecret label="The SCIM token: give it to the identity provider as its bearer token" secret={token} />}
+            <ErrorMessage error={create.error ?? remove.error} />
+            <div className="row">
+              {data.enabled ? (
+                <>
+                  <ConfirmButton
+                    question="Make a new SCIM token? The current one stops working at once."
+                    onConfirm={() => create.mutate(undefined)}
+                    disabled={create.isPending}
+                  >
+                    Replace the token
+                  </ConfirmButton>
+                  <ConfirmButton
+                    question="Turn provisioning off? The identity provider’s requests are refused until a new token is made."
+                    onConfirm={() => remove.mutate(undefined)}
+                    disabled={remove.isPending}
+                  >
+                    Turn provisioning off
+                  </ConfirmButton>
+                </>
+              ) : (
+                <button className="primary" type="button" onClick={() => create.mutate(undefined)} disabled={create.isPending}>
+                  Make a SCIM token
+                </button>
+              )}
+            </div>
+          </>
+        )}
+      </Loaded>
+    </section>
   );
 }

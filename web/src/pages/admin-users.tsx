@@ -193,8 +193,18 @@ export function AdminUsers() {
         cells={(user) => (
           <>
             <td>
-              <strong>{user.name ?? user.username}</strong>
-              <div className="muted small">{[user.username, user.email].filter(Boolean).join(' · ')}</div>
+              <strong>{user.name ?? user.username}</strong>{' '}
+              {user.deactivatedAt && (
+                <span className="badge failed" title={`Deactivated ${formatDate(user.deactivatedAt)}: cannot sign in or use a token`}>
+                  Deactivated
+                </span>
+              )}{' '}
+              {user.scimId && (
+                <span className="badge" title="Managed by the identity provider over SCIM">
+                  SCIM
+                </span>
+              )}
+              <div className="muted small">{[...new Set([user.username, user.email].filter(Boolean))].join(' · ')}</div>
             </td>
             <RoleCell user={user} login={loginOf(user)} roles={roles} own={user.id === me?.user.id} />
             <td className="small">{formatDate(user.createdAt)}</td>

@@ -12,6 +12,7 @@ export const accessQueries = {
       queryFn: () => ok(api.GET('/api/admin/signons', { params: { query: { offset, limit } } })),
     }),
   oidcSettings: () => queryOptions({ queryKey: keys.oidcSettings, queryFn: () => ok(api.GET('/api/admin/auth/oidc/settings')) }),
+  scimToken: () => queryOptions({ queryKey: keys.scimToken, queryFn: () => ok(api.GET('/api/admin/scim/token')) }),
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
@@ -37,6 +38,8 @@ export const accessActions = {
     (body: JsonBody<'/api/admin/auth/oidc/settings', 'post'>) => ok(api.POST('/api/admin/auth/oidc/settings', { body })),
     [keys.oidcSettings, keys.events],
   ),
+  createScimToken: action(() => ok(api.POST('/api/admin/scim/token')), [keys.scimToken, keys.events]),
+  deleteScimToken: action(() => ok(api.DELETE('/api/admin/scim/token')), [keys.scimToken, keys.events]),
   endMySession: action(
     (sessionId: number) => ok(api.DELETE('/api/admin/user/sessions/{sessionId}', { params: { path: { sessionId: String(sessionId) } } })),
     [keys.sessions, keys.events],

@@ -42,6 +42,7 @@ export const keys = {
   sessionsOf: (userId: number | 'me') => ['sessions', userId],
   signOns: (offset: number) => ['signons', offset],
   oidcSettings: ['oidc-settings'],
+  scimToken: ['scim-token'],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],
