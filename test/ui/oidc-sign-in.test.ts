@@ -322,6 +322,35 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     }
   });
 
+  test('a person provisioned over SCIM is the one their first sign-in links to; deactivated, the provider cannot sign them in', async () => {
+    const { token } = (await ctx.admin.post('/api/admin/scim/token')).json() as { token: string };
+    const scim = ctx.as(`Bearer ${token}`);
+    const provisioned = await scim.post('/scim/v2/Users', { userName: 'pat@acme.example', name: { formatted: 'Pat Provisioned' } });
+    assert.equal(provisioned.statusCode, 201);
+    const { id } = provisioned.json() as { id: string };
+    provider.accounts.set('pat', { email: 'pat@acme.example', name: 'Pat Provisioned', groups: [] });
+
+    const first = await signInAs('pat');
+    assert.equal((await sessionUser(first.page))?.email, 'pat@acme.example');
+    const linked = await ctx.db.selectFrom('users').select(['id', 'oidc_subject']).where('email', '=', 'pat@acme.example').execute();
+    assert.deepEqual(linked, [{ id: Number(id), oidc_subject: 'pat' }]);
+
+    const deactivated = await scim.patch(`/scim/v2/Users/${id}`, { Operations: [{ op: 'replace', path: 'active', value: false }] });
+    assert.equal(deactivated.statusCode, 200);
+    assert.equal(await sessionUser(first.page), undefined, 'the open session ended with the deactivation');
+    await first.context.close();
+    const again = await signInAs('pat');
+    await refusedWith(again.page, /This account is deactivated/);
+    await again.context.close();
+    const audit = (await ctx.admin.get('/api/admin/signons?limit=1')).json() as {
+      signons: Array<{ authType: string; failureReason: string }>;
+    };
+    assert.deepEqual(
+      audit.signons.map(({ authType, failureReason }) => ({ authType, failureReason })),
+      [{ authType: 'oidc', failureReason: 'This account is deactivated; ask an administrator to reactivate it' }],
+    );
+  });
+
   test('the sign-in page offers the provider, and shows a refusal in words', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
