@@ -1,7 +1,10 @@
 import type { FastifyReply } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { Db } from '../db/database.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
 import { scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '../domain/scim/scim-discovery.js';
 import { createScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from '../domain/scim/scim-groups.js';
-import { idOf, listResponse, pageOf, SCIM, selectAttributes } from '../domain/scim/scim-protocol.js';
+import { idOf, listResponse, type Page, type PatchOperation, pageOf, SCIM, selectAttributes } from '../domain/scim/scim-protocol.js';
 import { createScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ScimContext } from '../domain/scim/scim-users.js';
 import { OPEN_SIGN_IN_POLICY, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
 import { deleteGroup } from '../domain/groups/groups.js';
@@ -26,6 +29,27 @@ import {
 } from './scim.schemas.js';
 
 const SCIM_JSON = 'application/scim+json; charset=utf-8';
+
+/** A resource with where it lives, as every SCIM answer about one carries it. */
+interface ScimResource {
+  meta: { location: string };
+}
+
+/** What the routes of a resource type (Users, Groups) are made from: its schemas and its domain operations. */
+interface ScimResourceType {
+  path: 'Users' | 'Groups';
+  kind: 'user' | 'group';
+  schema: string;
+  resource: TSchema;
+  list: TSchema;
+  input: TSchema;
+  find(db: Db, query: { filter?: string }, page: Page, baseUrl: string): Promise<{ Resources: object[] }>;
+  read(db: Db, id: number, baseUrl: string): Promise<ScimResource>;
+  create(uow: UnitOfWork, body: Record<string, unknown>): Promise<ScimResource>;
+  replace(uow: UnitOfWork, id: number, body: Record<string, unknown>, baseUrl: string): Promise<ScimResource>;
+  patch(uow: UnitOfWork, id: number, operations: PatchOperation[], baseUrl: string): Promise<ScimResource>;
+  remove(uow: UnitOfWork, id: number): Promise<void>;
+}
 
 /** The resource named by a path: SCIM ids are opaque text, so one that is no id of Vexil's is a 404, not a 400. */
 function resourceId(text: string, kind: 'user' | 'group'): number {
@@ -81,83 +105,72 @@ export const scimRoutes: RouteModule = async (app, { deps, act }) => {
     return scim(reply).send(schema);
   });
 
-  app.get('/scim/v2/Users', route(SCIM_PROVIDER_TOKEN, { querystring: ScimListQuery, ok: ScimUserListSchema }), async (request, reply) => {
-    const list = await listScimUsers(deps.db, request.query, pageOf(request.query), baseUrl);
-    return scim(reply).send({ ...list, Resources: list.Resources.map((user) => selectAttributes(user, request.query, SCIM.user)) });
-  });
-  app.post('/scim/v2/Users', route(SCIM_PROVIDER_TOKEN, { body: ScimUserInputSchema, created: ScimUserSchema }), async (request, reply) =>
-    created(reply, await act(request, (uow) => createScimUser(uow, request.body, context))),
-  );
-  app.get(
-    '/scim/v2/Users/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, querystring: ScimReadQuery, ok: ScimUserSchema }),
-    async (request, reply) => {
-      const user = await getScimUser(deps.db, resourceId(request.params.id, 'user'), baseUrl);
-      return scim(reply).send(selectAttributes(user, request.query, SCIM.user));
+  // Users and Groups take the same seven requests; each resource type names its own domain operations.
+  const resourceTypes: ScimResourceType[] = [
+    {
+      path: 'Users',
+      kind: 'user' as const,
+      schema: SCIM.user,
+      resource: ScimUserSchema,
+      list: ScimUserListSchema,
+      input: ScimUserInputSchema,
+      find: listScimUsers,
+      read: getScimUser,
+      create: (uow: UnitOfWork, body: Record<string, unknown>) => createScimUser(uow, body, context),
+      replace: replaceScimUser,
+      patch: patchScimUser,
+      remove: deleteUser,
     },
-  );
-  app.put(
-    '/scim/v2/Users/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: ScimUserInputSchema, ok: ScimUserSchema }),
-    async (request, reply) => {
-      const id = resourceId(request.params.id, 'user');
-      return scim(reply).send(await act(request, (uow) => replaceScimUser(uow, id, request.body, baseUrl)));
+    {
+      path: 'Groups',
+      kind: 'group' as const,
+      schema: SCIM.group,
+      resource: ScimGroupSchema,
+      list: ScimGroupListSchema,
+      input: ScimGroupInputSchema,
+      find: listScimGroups,
+      read: getScimGroup,
+      create: (uow: UnitOfWork, body: Record<string, unknown>) => createScimGroup(uow, body, baseUrl),
+      replace: replaceScimGroup,
+      patch: patchScimGroup,
+      remove: deleteGroup,
     },
-  );
-  app.patch(
-    '/scim/v2/Users/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: ScimPatchSchema, ok: ScimUserSchema }),
-    async (request, reply) => {
-      const id = resourceId(request.params.id, 'user');
-      return scim(reply).send(await act(request, (uow) => patchScimUser(uow, id, request.body.Operations, baseUrl)));
-    },
-  );
-  app.delete('/scim/v2/Users/:id', route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams }), async (request, reply) => {
-    const id = resourceId(request.params.id, 'user');
-    await act(request, (uow) => deleteUser(uow, id));
-    return reply.status(204).send();
-  });
-
-  app.get(
-    '/scim/v2/Groups',
-    route(SCIM_PROVIDER_TOKEN, { querystring: ScimListQuery, ok: ScimGroupListSchema }),
-    async (request, reply) => {
-      const list = await listScimGroups(deps.db, request.query, pageOf(request.query), baseUrl);
-      return scim(reply).send({ ...list, Resources: list.Resources.map((group) => selectAttributes(group, request.query, SCIM.group)) });
-    },
-  );
-  app.post(
-    '/scim/v2/Groups',
-    route(SCIM_PROVIDER_TOKEN, { body: ScimGroupInputSchema, created: ScimGroupSchema }),
-    async (request, reply) => created(reply, await act(request, (uow) => createScimGroup(uow, request.body, baseUrl))),
-  );
-  app.get(
-    '/scim/v2/Groups/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, querystring: ScimReadQuery, ok: ScimGroupSchema }),
-    async (request, reply) => {
-      const group = await getScimGroup(deps.db, resourceId(request.params.id, 'group'), baseUrl);
-      return scim(reply).send(selectAttributes(group, request.query, SCIM.group));
-    },
-  );
-  app.put(
-    '/scim/v2/Groups/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: ScimGroupInputSchema, ok: ScimGroupSchema }),
-    async (request, reply) => {
-      const id = resourceId(request.params.id, 'group');
-      return scim(reply).send(await act(request, (uow) => replaceScimGroup(uow, id, request.body, baseUrl)));
-    },
-  );
-  app.patch(
-    '/scim/v2/Groups/:id',
-    route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: ScimPatchSchema, ok: ScimGroupSchema }),
-    async (request, reply) => {
-      const id = resourceId(request.params.id, 'group');
-      return scim(reply).send(await act(request, (uow) => patchScimGroup(uow, id, request.body.Operations, baseUrl)));
-    },
-  );
-  app.delete('/scim/v2/Groups/:id', route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams }), async (request, reply) => {
-    const id = resourceId(request.params.id, 'group');
-    await act(request, (uow) => deleteGroup(uow, id));
-    return reply.status(204).send();
-  });
+  ];
+  for (const type of resourceTypes) {
+    const collection = `/scim/v2/${type.path}`;
+    const one = `${collection}/:id`;
+    app.get(collection, route(SCIM_PROVIDER_TOKEN, { querystring: ScimListQuery, ok: type.list }), async (request, reply) => {
+      const list = await type.find(deps.db, request.query, pageOf(request.query), baseUrl);
+      const resources = list.Resources.map((resource) => selectAttributes(resource, request.query, type.schema));
+      return scim(reply).send({ ...list, Resources: resources });
+    });
+    app.post(collection, route(SCIM_PROVIDER_TOKEN, { body: type.input, created: type.resource }), async (request, reply) =>
+      created(reply, await act(request, (uow) => type.create(uow, request.body as Record<string, unknown>))),
+    );
+    app.get(
+      one,
+      route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, querystring: ScimReadQuery, ok: type.resource }),
+      async (request, reply) => {
+        const resource = await type.read(deps.db, resourceId(request.params.id, type.kind), baseUrl);
+        return scim(reply).send(selectAttributes(resource, request.query, type.schema));
+      },
+    );
+    app.put(one, route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: type.input, ok: type.resource }), async (request, reply) => {
+      const id = resourceId(request.params.id, type.kind);
+      return scim(reply).send(await act(request, (uow) => type.replace(uow, id, request.body as Record<string, unknown>, baseUrl)));
+    });
+    app.patch(
+      one,
+      route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams, body: ScimPatchSchema, ok: type.resource }),
+      async (request, reply) => {
+        const id = resourceId(request.params.id, type.kind);
+        return scim(reply).send(await act(request, (uow) => type.patch(uow, id, request.body.Operations, baseUrl)));
+      },
+    );
+    app.delete(one, route(SCIM_PROVIDER_TOKEN, { params: ScimIdParams }), async (request, reply) => {
+      const id = resourceId(request.params.id, type.kind);
+      await act(request, (uow) => type.remove(uow, id));
+      return reply.status(204).send();
+    });
+  }
 };

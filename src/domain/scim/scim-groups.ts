@@ -8,6 +8,7 @@ import {
   applyPatch,
   idOf,
   listResponse,
+  readPage,
   metaOf,
   type Page,
   type PatchOperation,
@@ -132,18 +133,8 @@ export async function listScimGroups(db: Db, query: { filter?: string }, page: P
       select = select.where('id', 'in', members);
     }
   }
-  const [rows, total] = await Promise.all([
-    page.count === 0
-      ? []
-      : select
-          .selectAll()
-          .orderBy('id')
-          .offset(page.startIndex - 1)
-          .limit(page.count)
-          .execute(),
-    select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return listResponse(await scimGroups(db, rows, baseUrl), Number(total.total), page);
+  const { rows, total } = await readPage(select, page);
+  return listResponse(await scimGroups(db, rows, baseUrl), total, page);
 }
 
 async function groupRow(db: Db, id: number, forUpdate = false): Promise<GroupRow> {

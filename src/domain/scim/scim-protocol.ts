@@ -1,3 +1,5 @@
+import { type SelectQueryBuilder, type Selectable, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { NoTarget, ScimError, type ScimPatchOperation, type ScimResource, scimPatch } from 'scim-patch';
 import { type Filter, parse as parseFilter } from 'scim2-parse-filter';
 import { BadDataError, NameExistsError, type ErrorDetail } from '../../shared/errors.js';
@@ -54,6 +56,28 @@ export function pageOf(query: { startIndex?: string; count?: string }): Page {
   const startIndex = Math.max(1, Number(query.startIndex ?? 1) || 1);
   const count = Math.min(MAX_PAGE_SIZE, Math.max(0, Number(query.count ?? 100) || 0));
   return { startIndex, count };
+}
+
+/**
+ * One page of the people or groups `select` finds, in the order they were made, and how many it finds in all
+ * (RFC 7644 §3.4.2.4: `count=0` asks for the total alone).
+ */
+export async function readPage<T extends 'users' | 'groups'>(
+  select: SelectQueryBuilder<Database, T, object>,
+  page: Page,
+): Promise<{ rows: Selectable<Database[T]>[]; total: number }> {
+  const [rows, counted] = await Promise.all([
+    page.count === 0
+      ? []
+      : select
+          .selectAll()
+          .orderBy(sql`id`)
+          .offset(page.startIndex - 1)
+          .limit(page.count)
+          .execute(),
+    select.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as Selectable<Database[T]>[], total: Number(counted.total) };
 }
 
 export function listResponse(resources: object[], total: number, page: Page) {

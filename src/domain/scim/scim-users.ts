@@ -10,6 +10,7 @@ import {
   applyPatch,
   idOf,
   listResponse,
+  readPage,
   metaOf,
   type Page,
   type PatchOperation,
@@ -183,18 +184,8 @@ export async function listScimUsers(db: Db, query: { filter?: string }, page: Pa
     else if (column === 'scim_external_id') select = select.where(column, '=', value);
     else select = select.where((eb) => eb(eb.fn('lower', [column]), '=', value.toLowerCase()));
   }
-  const [rows, total] = await Promise.all([
-    page.count === 0
-      ? []
-      : select
-          .selectAll()
-          .orderBy('id')
-          .offset(page.startIndex - 1)
-          .limit(page.count)
-          .execute(),
-    select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return listResponse(await scimUsers(db, rows, baseUrl), Number(total.total), page);
+  const { rows, total } = await readPage(select, page);
+  return listResponse(await scimUsers(db, rows, baseUrl), total, page);
 }
 
 async function personRow(db: Db, id: number): Promise<UserRow> {
