@@ -17,6 +17,7 @@ import * as hardening from './migrations/0014-hardening.js';
 import * as sessions from './migrations/0015-sessions.js';
 import * as signInAudit from './migrations/0016-sign-in-audit.js';
 import * as scim from './migrations/0017-scim.js';
+import * as customRoles from './migrations/0018-custom-roles.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0015-sessions': sessions,
   '0016-sign-in-audit': signInAudit,
   '0017-scim': scim,
+  '0018-custom-roles': customRoles,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -30,6 +30,8 @@ export interface UsersTable {
   /** Set while the person may not sign in or use a token (SCIM `active: false`). */
   deactivated_at: Generated<Date | null>;
   updated_at: Generated<Date | null>;
+  /** A custom root role held instead of `root_role` (which then stays the built-in baseline, Viewer). */
+  custom_root_role_id: Generated<number | null>;
 }
 
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
@@ -46,6 +48,25 @@ export interface GroupsTable {
   scim_managed: Generated<boolean>;
   scim_external_id: Generated<string | null>;
   updated_at: Generated<Date | null>;
+  custom_root_role_id: Generated<number | null>;
+}
+
+/** A custom role: `root-custom` (held instead of a root role) or `custom` (held in projects). */
+export interface RolesTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  type: 'root-custom' | 'custom';
+  created_by: string;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+/** A permission of a custom role; an environment permission of a project role names its environment. */
+export interface RolePermissionsTable {
+  role_id: number;
+  permission: string;
+  environment: string | null;
 }
 
 /** The token an identity provider provisions with; one at a time, stored as its hash. */
@@ -75,7 +96,9 @@ export interface ProjectAccessTable {
   project_id: string;
   user_id: number | null;
   group_id: number | null;
-  role: ProjectRoleName;
+  /** A built-in project role, or null when `custom_role_id` names a custom one. */
+  role: ProjectRoleName | null;
+  custom_role_id: Generated<number | null>;
   created_at: CreatedAt;
 }
 
@@ -610,6 +633,8 @@ export interface Database {
   user_sessions: UserSessionsTable;
   signons: SignonsTable;
   scim_tokens: ScimTokensTable;
+  roles: RolesTable;
+  role_permissions: RolePermissionsTable;
   groups: GroupsTable;
   group_users: GroupUsersTable;
   project_access: ProjectAccessTable;

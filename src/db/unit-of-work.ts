@@ -1,9 +1,15 @@
 import type { Clock } from '../shared/clock.js';
 import type { Db, Tx } from './database.js';
-import type { ProjectRoleName, RootRoleName } from './schema.js';
+import type { RootRoleName } from './schema.js';
 
-/** The roles a user holds per project, directly or through groups. */
-export type ProjectRoles = ReadonlyMap<string, ReadonlySet<ProjectRoleName>>;
+/**
+ * What a user may do in one project, through their roles there (their own and their groups'): permissions held in
+ * the whole project, and those held in one environment only (`byEnvironment`).
+ */
+export interface ProjectAccess {
+  permissions: ReadonlySet<string>;
+  byEnvironment: ReadonlyMap<string, ReadonlySet<string>>;
+}
 
 /** Who performs a unit of work: the identity its events are recorded under and permissions are checked against. */
 export type Actor =
@@ -11,9 +17,13 @@ export type Actor =
       kind: 'user';
       userId: number;
       username: string;
-      /** The strongest of the user's own root role and those of their groups. */
+      /** The strongest of the user's own built-in root role and those of their groups. */
       rootRole: RootRoleName;
-      projectRoles: ProjectRoles;
+      /** The name of the root role to show: a custom one the user holds, or `rootRole`. */
+      rootRoleName: string;
+      /** What the root roles held (built-in and custom, own and groups') allow everywhere. */
+      rootPermissions: ReadonlySet<string>;
+      projects: ReadonlyMap<string, ProjectAccess>;
     }
   /** An identity provider creating or updating the user signing in through it. */
   | { kind: 'identity-provider'; name: string }

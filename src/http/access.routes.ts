@@ -1,13 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ROOT_ROLE_VIEWS, rootRoleById } from '../domain/access/permissions.js';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupInput } from '../domain/groups/groups.js';
-import {
-  addProjectAccess,
-  getProjectAccess,
-  removeProjectAccess,
-  resolveProjectRoles,
-  setProjectRoles,
-} from '../domain/projects/project-access.js';
+import { resolveProjectRoles, resolveRootRoleRef } from '../domain/roles/roles.js';
+import type { Db } from '../db/database.js';
+import { addProjectAccess, getProjectAccess, removeProjectAccess, setProjectRoles } from '../domain/projects/project-access.js';
 import {
   createServiceAccount,
   createServiceAccountToken,
@@ -42,12 +38,12 @@ const ServiceAccountTokenParams = Type.Object({ id: NumericId, tokenId: NumericI
 
 const SERVICE_ACCOUNTS = '/api/admin/service-account';
 
-function groupInput(body: typeof CreateGroupSchema.static): GroupInput {
+async function groupInput(db: Db, body: typeof CreateGroupSchema.static): Promise<GroupInput> {
   return {
     name: body.name,
     description: body.description,
     mappingsSSO: body.mappingsSSO,
-    rootRole: body.rootRole == null ? null : rootRoleById(body.rootRole),
+    rootRole: body.rootRole == null ? null : await resolveRootRoleRef(db, body.rootRole, '/body/rootRole'),
     userIds: (body.users ?? []).map((member) => member.user.id),
   };
 }
@@ -57,7 +53,8 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   const groupRoute = routesTagged(['Groups']);
   app.get('/api/admin/groups', groupRoute(can('ADMIN'), { ok: GroupsSchema }), async () => ({ groups: await listGroups(deps.db) }));
   app.post('/api/admin/groups', groupRoute(can('ADMIN'), { body: CreateGroupSchema, created: GroupSchema }), async (request, reply) => {
-    const group = await act(request, (uow) => createGroup(uow, groupInput(request.body)));
+    const input = await groupInput(deps.db, request.body);
+    const group = await act(request, (uow) => createGroup(uow, input));
     return reply.status(201).send(group);
   });
   app.get('/api/admin/groups/:groupId', groupRoute(can('ADMIN'), { params: GroupParams, ok: GroupSchema }), async (request) =>
@@ -66,7 +63,10 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   app.put(
     '/api/admin/groups/:groupId',
     groupRoute(can('ADMIN'), { params: GroupParams, body: CreateGroupSchema, ok: GroupSchema }),
-    async (request) => act(request, (uow) => updateGroup(uow, Number(request.params.groupId), groupInput(request.body))),
+    async (request) => {
+      const input = await groupInput(deps.db, request.body);
+      return act(request, (uow) => updateGroup(uow, Number(request.params.groupId), input));
+    },
   );
   app.delete('/api/admin/groups/:groupId', groupRoute(can('ADMIN'), { params: GroupParams }), async (request, reply) => {
     await act(request, (uow) => deleteGroup(uow, Number(request.params.groupId)));
@@ -83,7 +83,7 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
     '/api/admin/projects/:projectId/access',
     accessRoute(can('PROJECT_USER_ACCESS_WRITE', PROJECT_PARAM), { params: ProjectParams, body: AddProjectAccessSchema }),
     async (request, reply) => {
-      const roles = resolveProjectRoles(request.body.roles, '/body/roles');
+      const roles = await resolveProjectRoles(deps.db, request.body.roles, '/body/roles');
       const input = { roles, users: [...new Set(request.body.users ?? [])], groups: [...new Set(request.body.groups ?? [])] };
       await act(request, (uow) => addProjectAccess(uow, request.params.projectId, input));
       return reply.status(200).send();
@@ -95,7 +95,7 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
     const access = can(holder === 'user' ? 'PROJECT_USER_ACCESS_WRITE' : 'PROJECT_GROUP_ACCESS_WRITE', PROJECT_PARAM);
     const holderOf = (values: Record<string, string>) => ({ kind: holder, id: Number(values[`${holder}Id`]) });
     app.put(path, accessRoute(access, { params, body: ProjectRolesSchema }), async (request, reply) => {
-      const roles = resolveProjectRoles(request.body.roles, '/body/roles');
+      const roles = await resolveProjectRoles(deps.db, request.body.roles, '/body/roles');
       const values = request.params as Record<string, string>;
       await act(request, (uow) => setProjectRoles(uow, values.projectId!, holderOf(values), roles));
       return reply.status(200).send();

@@ -58,6 +58,8 @@ import { uiConfigSchemas } from './ui-config.schemas.js';
 import { userRoutes } from './users.routes.js';
 import { userSchemas } from './users.schemas.js';
 import { scimRoutes } from './scim.routes.js';
+import { roleRoutes } from './roles.routes.js';
+import { roleSchemas } from './roles.schemas.js';
 import { scimSchemas } from './scim.schemas.js';
 
 /** Every route module of the server, in one explicit list. */
@@ -67,6 +69,7 @@ export const routeModules: RouteModule[] = [
   authRoutes,
   userRoutes,
   scimRoutes,
+  roleRoutes,
   accessRoutes,
   apiTokenRoutes,
   projectRoutes,
@@ -103,6 +106,7 @@ export const sharedSchemas: TSchema[] = [
   ...commonSchemas,
   ...userSchemas,
   ...scimSchemas,
+  ...roleSchemas,
   ...accessSchemas,
   ...apiTokenSchemas,
   ...projectSchemas,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { inUnitOfWork } from '../db/unit-of-work.js';
-import { permissionsOfActor, ROOT_ROLE_VIEWS } from '../domain/access/permissions.js';
+import { permissionsOfActor } from '../domain/access/permissions.js';
+import { resolveRootRoleRef, rootRoleChoices } from '../domain/roles/roles.js';
 import { createPat, deletePat, listPats } from '../domain/personal-access-tokens/personal-access-tokens.js';
 import {
   changeUserPassword,
@@ -8,7 +9,6 @@ import {
   deleteUser,
   assertCurrentPassword,
   hashNewPassword,
-  resolveRootRole,
   updateUser,
   getActingUser,
   getUser,
@@ -53,7 +53,7 @@ const route = routesTagged(tags);
 export const userRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/user-admin', route(can('ADMIN'), { ok: UsersSchema }), async () => ({
     users: await listUsers(deps.db),
-    rootRoles: ROOT_ROLE_VIEWS,
+    rootRoles: await rootRoleChoices(deps.db),
   }));
 
   app.post(
@@ -61,9 +61,11 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     route(can('ADMIN'), { body: CreateUserSchema, created: CreateUserResponseSchema }),
     async (request, reply) => {
       const { password, rootRole, sendEmail: _sendEmail, ...fields } = request.body;
-      const role = resolveRootRole(rootRole, '/body/rootRole');
+      const role = await resolveRootRoleRef(deps.db, rootRole, '/body/rootRole');
       const passwordHash = password === undefined ? undefined : await hashNewPassword(password, '/body/password');
-      const user = await act(request, (uow) => createUser(uow, { ...fields, rootRole: role, passwordHash }));
+      const user = await act(request, (uow) =>
+        createUser(uow, { ...fields, rootRole: role.role, customRootRoleId: role.customRoleId, passwordHash }),
+      );
       return reply.status(201).send({ ...user, emailSent: false });
     },
   );
@@ -77,7 +79,7 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     route(can('ADMIN'), { params: IdParams, body: UpdateUserSchema, ok: UserSchema }),
     async (request) => {
       const { rootRole, ...fields } = request.body;
-      const role = rootRole === undefined ? undefined : resolveRootRole(rootRole, '/body/rootRole');
+      const role = rootRole === undefined ? undefined : await resolveRootRoleRef(deps.db, rootRole, '/body/rootRole');
       return act(request, (uow) => updateUser(uow, Number(request.params.id), { ...fields, rootRole: role }));
     },
   );

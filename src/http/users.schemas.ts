@@ -23,7 +23,13 @@ export const UserSchema = Type.Object(
 );
 
 export const RoleSchema = Type.Object(
-  { id: Type.Integer(), name: Type.String(), type: Type.String(), description: Type.String() },
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    type: Type.String({ description: 'root or project (built in), root-custom or custom' }),
+    description: Nullable(Type.String()),
+    project: Type.Optional(Nullable(Type.String())),
+  },
   { $id: 'roleSchema' },
 );
 
@@ -76,7 +82,10 @@ export const MeSchema = Type.Object(
   {
     user: Type.Ref(UserSchema),
     // A permission without `project` comes from the root role; with one, from a role in that project.
-    permissions: Type.Array(Type.Object({ permission: Type.String(), project: Type.Optional(Type.String()) })),
+    // With `environment` too when a project role holds it in that environment only.
+    permissions: Type.Array(
+      Type.Object({ permission: Type.String(), project: Type.Optional(Type.String()), environment: Type.Optional(Type.String()) }),
+    ),
     feedback: Type.Array(Type.Unknown()),
     splash: Type.Record(Type.String(), Type.Boolean()),
   },

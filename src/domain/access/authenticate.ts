@@ -1,9 +1,9 @@
 import type { Db } from '../../db/database.js';
 import type { ApiTokenType } from '../../db/schema.js';
 import { hashToken } from '../../shared/secrets.js';
-import type { Actor, ProjectRoles } from '../../db/unit-of-work.js';
-import type { ProjectRoleName, RootRoleName } from '../../db/schema.js';
-import { strongestRootRole } from './permissions.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import type { RootRoleName } from '../../db/schema.js';
+import { accessOf, strongestRootRole } from './permissions.js';
 
 /** A client or frontend token: one environment, and the projects it may see (`*` for all). */
 export interface SdkToken {
@@ -46,49 +46,82 @@ function isExpired(expiresAt: Date | null, now: Date): boolean {
 export const PAT_PREFIX = 'user:';
 
 /**
- * A user as an actor: the root roles of their groups strengthen their own, and their project roles come from
- * their own grants and their groups'. Read on every request, so a change of access applies at once.
+ * A user as an actor: the root roles of their groups strengthen their own, custom root roles (their own and their
+ * groups') add their permissions, and their project access comes from their own grants and their groups'. Read on
+ * every request, so a change of access applies at once.
  */
 export async function userActor(
   db: Db,
-  user: { id: number; username: string | null; email: string | null; root_role: RootRoleName },
+  user: { id: number; username: string | null; email: string | null; root_role: RootRoleName; custom_root_role_id: number | null },
 ): Promise<Actor> {
   const groupIds = db.selectFrom('group_users').select('group_id').where('user_id', '=', user.id);
   const [groupRoles, projectGrants] = await Promise.all([
-    db.selectFrom('groups').select('root_role').where('id', 'in', groupIds).where('root_role', 'is not', null).execute(),
+    db.selectFrom('groups').select(['root_role', 'custom_root_role_id']).where('id', 'in', groupIds).execute(),
     db
       .selectFrom('project_access')
-      .select(['project_id', 'role'])
+      .select(['project_id', 'role', 'custom_role_id'])
       .where((eb) => eb.or([eb('user_id', '=', user.id), eb('group_id', 'in', groupIds)]))
       .execute(),
   ]);
-  const projectRoles = new Map<string, Set<ProjectRoleName>>();
-  for (const grant of projectGrants) {
-    const roles = projectRoles.get(grant.project_id) ?? new Set<ProjectRoleName>();
-    roles.add(grant.role);
-    projectRoles.set(grant.project_id, roles);
-  }
+  const customRootIds = [user.custom_root_role_id, ...groupRoles.map((group) => group.custom_root_role_id)].filter((id) => id !== null);
+  const customRoleIds = [
+    ...new Set([...customRootIds, ...projectGrants.flatMap((grant) => (grant.custom_role_id === null ? [] : [grant.custom_role_id]))]),
+  ];
+  const customGrants =
+    customRoleIds.length === 0
+      ? []
+      : await db
+          .selectFrom('role_permissions as rp')
+          .innerJoin('roles as r', 'r.id', 'rp.role_id')
+          .select(['rp.role_id', 'rp.permission', 'rp.environment', 'r.name'])
+          .where('rp.role_id', 'in', customRoleIds)
+          .execute();
+  const grantsOf = (roleId: number) => customGrants.filter((grant) => grant.role_id === roleId);
+  const builtInRoot = strongestRootRole([
+    user.root_role,
+    ...groupRoles.flatMap((group) => (group.root_role === null ? [] : [group.root_role])),
+  ]);
+  const ownCustom = user.custom_root_role_id === null ? undefined : await customRoleName(db, user.custom_root_role_id);
   return {
     kind: 'user',
     userId: user.id,
     username: (user.username ?? user.email)!,
-    rootRole: strongestRootRole([user.root_role, ...groupRoles.map((group) => group.root_role!)]),
-    projectRoles: projectRoles as ProjectRoles,
+    rootRole: builtInRoot,
+    rootRoleName: ownCustom ?? builtInRoot,
+    ...accessOf(
+      [builtInRoot],
+      customRootIds.flatMap(grantsOf),
+      projectGrants.map((grant) => ({
+        project: grant.project_id,
+        role: grant.role,
+        grants: grant.custom_role_id === null ? [] : grantsOf(grant.custom_role_id),
+      })),
+    ),
   };
+}
+
+async function customRoleName(db: Db, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('roles').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
 
 async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('personal_access_tokens as pat')
     .innerJoin('users as u', 'u.id', 'pat.user_id')
-    .select(['pat.id', 'pat.expires_at', 'pat.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
+    .select(['pat.id', 'pat.expires_at', 'pat.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'])
     .where('pat.secret_hash', '=', secretHash)
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
-    actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
+    actor: await userActor(db, {
+      id: row.user_id,
+      username: row.username,
+      email: row.email,
+      root_role: row.root_role,
+      custom_root_role_id: row.custom_root_role_id,
+    }),
     ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'personal-access-token', id: row.id } } : {}),
   };
 }
@@ -128,14 +161,20 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
   const row = await db
     .selectFrom('user_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.expires_at', 's.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role'])
+    .select(['s.id', 's.expires_at', 's.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'])
     .where('s.id_hash', '=', hashToken(sessionId))
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
-    actor: await userActor(db, { id: row.user_id, username: row.username, email: row.email, root_role: row.root_role }),
+    actor: await userActor(db, {
+      id: row.user_id,
+      username: row.username,
+      email: row.email,
+      root_role: row.root_role,
+      custom_root_role_id: row.custom_root_role_id,
+    }),
     ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'session' as const, id: row.id } } : {}),
   };
 }

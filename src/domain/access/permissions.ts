@@ -1,6 +1,6 @@
 import type { ProjectRoleName, RootRoleName } from '../../db/schema.js';
 import { PermissionError } from '../../shared/errors.js';
-import type { Actor } from '../../db/unit-of-work.js';
+import type { Actor, ProjectAccess } from '../../db/unit-of-work.js';
 import { actorRootRole } from './actor.js';
 
 /** What changing flags takes: their settings, strategies, variants and dependencies. */
@@ -115,7 +115,48 @@ export function strongestRootRole(roles: Iterable<RootRoleName>): RootRoleName {
   return strongest;
 }
 
-/** What changing one project's flags takes: a Member holds it in that project. */
+/**
+ * Permissions a project role may hold in one environment (or in all): changing a flag there and reviewing its
+ * change requests. Checked with the environment the request acts in.
+ */
+export const ENVIRONMENT_PERMISSIONS = [
+  'CREATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_STRATEGY',
+  'DELETE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT',
+  'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+] as const satisfies readonly Permission[];
+
+/** Permissions a project role may hold in its whole project. */
+export const PROJECT_PERMISSIONS = [
+  'CREATE_FEATURE',
+  'UPDATE_FEATURE',
+  'DELETE_FEATURE',
+  'UPDATE_FEATURE_DEPENDENCY',
+  'UPDATE_PROJECT',
+  'DELETE_PROJECT',
+  'PROJECT_USER_ACCESS_WRITE',
+  'PROJECT_GROUP_ACCESS_WRITE',
+] as const satisfies readonly Permission[];
+
+/** Permissions a custom root role may hold: any but `READ`, which every caller has. */
+export const ROOT_PERMISSIONS = PERMISSIONS.filter((permission) => permission !== 'READ');
+
+const ENVIRONMENT_PERMISSION_SET = new Set<string>(ENVIRONMENT_PERMISSIONS);
+
+export function isEnvironmentPermission(permission: string): boolean {
+  return ENVIRONMENT_PERMISSION_SET.has(permission);
+}
+
+/** A permission a role holds: everywhere it applies, or (environment permissions of project roles) in one environment. */
+export interface PermissionGrant {
+  permission: Permission;
+  environment?: string;
+}
+
+/** What changing one project's flags takes: a Member holds it in that project, in every environment. */
 const PROJECT_MEMBER_PERMISSIONS: Permission[] = [...FLAG_PERMISSIONS, 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'];
 
 /**
@@ -131,50 +172,123 @@ const PROJECT_ROLE_PERMISSIONS: Record<ProjectRoleName, ReadonlySet<Permission>>
     'PROJECT_GROUP_ACCESS_WRITE',
   ]),
   Member: new Set(PROJECT_MEMBER_PERMISSIONS),
-  Viewer: new Set<Permission>(['READ']),
+  Viewer: new Set<Permission>(),
 };
 
 /** Project role ids, following Unleash's built-in Owner (4) and Member (5). */
 export const PROJECT_ROLE_IDS: Record<ProjectRoleName, number> = { Owner: 4, Member: 5, Viewer: 6 };
 export const PROJECT_ROLES = Object.keys(PROJECT_ROLE_IDS) as ProjectRoleName[];
 
+const PROJECT_ROLE_DESCRIPTIONS: Record<ProjectRoleName, string> = {
+  Owner: "Changes the project's flags, settings and environments, decides who has access, and may delete it",
+  Member: "Creates and changes the project's flags, and approves and applies its change requests",
+  Viewer: 'Sees the project and changes nothing in it',
+};
+
+/** The built-in project roles as the API lists them. */
+export const PROJECT_ROLE_VIEWS = PROJECT_ROLES.map((role) => ({
+  id: PROJECT_ROLE_IDS[role],
+  name: role,
+  type: 'project',
+  description: PROJECT_ROLE_DESCRIPTIONS[role],
+}));
+
+/** The permissions a built-in root role holds (`READ` aside), as a role's permission list shows them. */
+export function rootRolePermissions(role: RootRoleName): Permission[] {
+  return [...ROLE_PERMISSIONS[role]].filter((permission) => permission !== 'READ');
+}
+
+/** The permissions a built-in project role holds, each in every environment. */
+export function projectRolePermissions(role: ProjectRoleName): Permission[] {
+  return [...PROJECT_ROLE_PERMISSIONS[role]];
+}
+
 export function roleHasPermission(role: RootRoleName, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].has(permission);
 }
 
-export function projectRoleHasPermission(role: ProjectRoleName, permission: Permission): boolean {
-  return PROJECT_ROLE_PERMISSIONS[role].has(permission);
+/** What non-user actors (admin tokens, the system, an identity provider) may do: everything. */
+const EVERYTHING: ReadonlySet<string> = ROLE_PERMISSIONS.Admin;
+
+function rootPermissionsOf(actor: Actor): ReadonlySet<string> {
+  return actor.kind === 'user' ? actor.rootPermissions : EVERYTHING;
 }
 
-/** Every permission the actor holds: those of its root role (no project) and those its project roles add. */
-export function permissionsOfActor(actor: Actor): Array<{ permission: Permission; project?: string }> {
-  const root = ROLE_PERMISSIONS[actorRootRole(actor)];
-  const entries: Array<{ permission: Permission; project?: string }> = [...root].map((permission) => ({ permission }));
+/**
+ * What a user's roles add up to: the built-in root roles' permissions with the custom root roles' (`customRoot`),
+ * and per project the permissions of each role held there, built-in or custom, environment permissions of custom
+ * roles limited to their environment.
+ */
+export function accessOf(
+  rootRoles: RootRoleName[],
+  customRoot: Array<{ permission: string }>,
+  projectGrants: Array<{
+    project: string;
+    role: ProjectRoleName | null;
+    grants: Array<{ permission: string; environment: string | null }>;
+  }>,
+): { rootPermissions: ReadonlySet<string>; projects: ReadonlyMap<string, ProjectAccess> } {
+  const rootPermissions = new Set<string>();
+  for (const role of rootRoles) for (const permission of ROLE_PERMISSIONS[role]) rootPermissions.add(permission);
+  for (const { permission } of customRoot) rootPermissions.add(permission);
+  const projects = new Map<string, { permissions: Set<string>; byEnvironment: Map<string, Set<string>> }>();
+  for (const grant of projectGrants) {
+    const access = projects.get(grant.project) ?? { permissions: new Set<string>(), byEnvironment: new Map<string, Set<string>>() };
+    projects.set(grant.project, access);
+    if (grant.role !== null) for (const permission of PROJECT_ROLE_PERMISSIONS[grant.role]) access.permissions.add(permission);
+    for (const { permission, environment } of grant.grants) {
+      if (environment === null) access.permissions.add(permission);
+      else {
+        const inEnvironment = access.byEnvironment.get(environment) ?? new Set<string>();
+        inEnvironment.add(permission);
+        access.byEnvironment.set(environment, inEnvironment);
+      }
+    }
+  }
+  return { rootPermissions, projects };
+}
+
+/**
+ * Every permission the actor holds: those of its root roles (no project) and those its project roles add, with the
+ * environment an environment-limited one holds in.
+ */
+export function permissionsOfActor(actor: Actor): Array<{ permission: string; project?: string; environment?: string }> {
+  const root = rootPermissionsOf(actor);
+  const entries: Array<{ permission: string; project?: string; environment?: string }> = [...root].map((permission) => ({ permission }));
   if (actor.kind !== 'user') return entries;
-  for (const [project, roles] of actor.projectRoles) {
-    const granted = new Set<Permission>();
-    for (const role of roles) for (const permission of PROJECT_ROLE_PERMISSIONS[role]) granted.add(permission);
-    for (const permission of granted) if (!root.has(permission)) entries.push({ permission, project });
+  for (const [project, access] of actor.projects) {
+    for (const permission of access.permissions) if (!root.has(permission)) entries.push({ permission, project });
+    for (const [environment, permissions] of access.byEnvironment) {
+      for (const permission of permissions) {
+        if (!root.has(permission) && !access.permissions.has(permission)) entries.push({ permission, project, environment });
+      }
+    }
   }
   return entries;
 }
 
-/** Whether the actor holds the permission, through its root role or, for a project, a role in that project. */
-export function actorMay(actor: Actor, permission: Permission, project?: string): boolean {
-  if (roleHasPermission(actorRootRole(actor), permission)) return true;
+/**
+ * Whether the actor holds the permission: through its root roles, or, for a project, a role in that project (an
+ * environment permission limited to one environment counts only when the request acts in that environment).
+ */
+export function actorMay(actor: Actor, permission: Permission, project?: string, environment?: string): boolean {
+  if (rootPermissionsOf(actor).has(permission)) return true;
   if (project === undefined || actor.kind !== 'user') return false;
-  const roles = actor.projectRoles.get(project);
-  return roles !== undefined && [...roles].some((role) => projectRoleHasPermission(role, permission));
+  const access = actor.projects.get(project);
+  if (!access) return false;
+  if (access.permissions.has(permission)) return true;
+  return environment !== undefined && (access.byEnvironment.get(environment)?.has(permission) ?? false);
 }
 
 /**
- * The 403 of a missing permission. Routes check their declared permission with it (in the project the request
- * names, when the route says which); commands check with it the permissions that depend on what a request
- * carries (a change request's action, the state asked for, the project a flag moves to).
+ * The 403 of a missing permission. Routes check their declared permission with it (in the project and environment
+ * the request names, when the route says which); commands check with it the permissions that depend on what a
+ * request carries (a change request's action, the state asked for, the project a flag moves to).
  */
-export function assertActorMay(actor: Actor, permission: Permission, project?: string): void {
-  if (actorMay(actor, permission, project)) return;
-  const role = actorRootRole(actor);
-  const where = project === undefined ? '' : ` nor a role in project ${project} that has it`;
+export function assertActorMay(actor: Actor, permission: Permission, project?: string, environment?: string): void {
+  if (actorMay(actor, permission, project, environment)) return;
+  const role = actor.kind === 'user' ? actor.rootRoleName : actorRootRole(actor);
+  const where =
+    project === undefined ? '' : ` nor a role in project ${project} that has it${environment === undefined ? '' : ` in ${environment}`}`;
   throw new PermissionError(`You need the ${permission} permission to do this; your role ${role} does not have it${where}`, [permission]);
 }

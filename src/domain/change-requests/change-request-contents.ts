@@ -105,7 +105,7 @@ export async function addChanges(
   await assertEnabled(uow, scope);
   const prepared = [];
   for (const [index, change] of changes.entries()) {
-    assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], scope.project);
+    assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], scope.project, scope.environment);
     prepared.push({ change, base: await prepareChange(uow.tx, scope, change, pathOf(index)), key: changeKey(change) });
   }
   const row = await openChangeRequestOf(uow, scope);
@@ -185,7 +185,7 @@ export async function editChange(uow: UnitOfWork, project: string, id: number, c
       },
     ]);
   }
-  assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], project);
+  assertActorMay(uow.actor, ACTION_PERMISSIONS[change.action], project, row.environment);
   const base = await prepareChange(uow.tx, scopeOf(row), change, '/body');
   const key = changeKey(change);
   if (key !== null) {

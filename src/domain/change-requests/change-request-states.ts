@@ -2,7 +2,7 @@ import type { ChangeRequestState } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, PermissionError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
-import { assertActorMay, type Permission } from '../access/permissions.js';
+import { actorMay, assertActorMay, type Permission } from '../access/permissions.js';
 import { protectionOf } from '../protected-environments/protection.js';
 import { applyChangeRequest } from './change-request-apply.js';
 import { assertAuthorOrAdmin, assertOpen, isAdmin, isAuthor, recordChangeRequestEvent, setState } from './change-request-rules.js';
@@ -153,7 +153,10 @@ export async function changeChangeRequestState(uow: UnitOfWork, project: string,
     ]);
   }
   const permission = STATE_PERMISSIONS[input.state];
-  if (permission) assertActorMay(uow.actor, permission, project);
+  // A role may review in some environments only: the request's environment decides, read only when it has to.
+  if (permission && !actorMay(uow.actor, permission, project)) {
+    assertActorMay(uow.actor, permission, project, (await findChangeRequest(uow.tx, project, id, false)).environment);
+  }
   const row = await findChangeRequest(uow.tx, project, id, true);
   assertTransition(row, input.state);
   switch (input.state) {

@@ -334,7 +334,7 @@ export async function openChangeRequestsOf(db: Db, actor: Actor): Promise<{ toRe
     .orderBy('cr.id')
     .limit(MAX_LISTED * 10)
     .execute();
-  const toReview = reviewable.filter((row) => actorMay(actor, 'APPROVE_CHANGE_REQUEST', row.project)).slice(0, MAX_LISTED);
+  const toReview = reviewable.filter((row) => actorMay(actor, 'APPROVE_CHANGE_REQUEST', row.project, row.environment)).slice(0, MAX_LISTED);
   const mine = await db
     .selectFrom('change_requests')
     .selectAll()

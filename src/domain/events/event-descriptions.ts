@@ -301,6 +301,19 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Sign-in refused',
     summary: (e) => `A sign-in as ${bold(fields(e.data).username ?? 'someone unknown')} was refused: ${md(fields(e.data).reason)}`,
   },
+  'role-created': {
+    label: 'Role created',
+    summary: (e, who) => `${who} created the role ${bold(fields(e.data).name)}`,
+  },
+  'role-updated': {
+    label: 'Role updated',
+    summary: (e, who) =>
+      `${who} updated the role ${bold(fields(e.data).name)}${changedKeys(fields(e.preData), fields(e.data), ['name', 'description', 'permissions'])}`,
+  },
+  'role-deleted': {
+    label: 'Role deleted',
+    summary: (e, who) => `${who} deleted the role ${bold(fields(e.preData).name)}`,
+  },
   'user-deactivated': {
     label: 'User deactivated',
     summary: (e, who) => `${who} deactivated ${bold(fields(e.data).username ?? fields(e.data).email)}, ending their sessions and tokens`,

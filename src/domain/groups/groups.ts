@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
-import type { GroupsTable, RootRoleName } from '../../db/schema.js';
+import type { GroupsTable } from '../../db/schema.js';
+import type { RootRoleRef } from '../roles/roles.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
@@ -28,7 +29,8 @@ export interface GroupInput {
   name: string;
   description?: string | null;
   mappingsSSO?: string[];
-  rootRole: RootRoleName | null;
+  /** A built-in or custom root role, or none. */
+  rootRole: RootRoleRef | null;
   /** The members an administrator manages; members a sign-in added from the provider's claim stay. */
   userIds: number[];
 }
@@ -70,7 +72,7 @@ async function groupViews(db: Db, groups: Selectable<GroupsTable>[]): Promise<Gr
       name: group.name,
       description: group.description,
       mappingsSSO: group.mappings_sso,
-      rootRole: group.root_role === null ? null : ROOT_ROLE_IDS[group.root_role],
+      rootRole: group.custom_root_role_id ?? (group.root_role === null ? null : ROOT_ROLE_IDS[group.root_role]),
       createdBy: group.created_by,
       createdAt: iso(group.created_at),
       users,
@@ -126,6 +128,11 @@ async function setManualMembers(uow: UnitOfWork, groupId: number, userIds: numbe
     .execute();
 }
 
+/** A group's root role as stored: a built-in one, or a custom one (with no built-in beside it). */
+function rootRoleColumns(ref: RootRoleRef | null) {
+  return { root_role: ref === null || ref.customRoleId !== null ? null : ref.role, custom_root_role_id: ref?.customRoleId ?? null };
+}
+
 export async function createGroup(uow: UnitOfWork, input: GroupInput): Promise<GroupView> {
   const userIds = [...new Set(input.userIds)];
   await assertUsersExist(uow.tx, input.userIds);
@@ -135,7 +142,7 @@ export async function createGroup(uow: UnitOfWork, input: GroupInput): Promise<G
       name: input.name.trim(),
       description: input.description ?? null,
       mappings_sso: normalisedMappings(input.mappingsSSO),
-      root_role: input.rootRole,
+      ...rootRoleColumns(input.rootRole),
       created_by: actorIdentity(uow.actor).createdBy,
       created_at: uow.now,
     })
@@ -164,7 +171,7 @@ export async function updateGroup(uow: UnitOfWork, id: number, input: GroupInput
       name: input.name.trim(),
       description: input.description ?? null,
       mappings_sso: normalisedMappings(input.mappingsSSO),
-      root_role: input.rootRole,
+      ...rootRoleColumns(input.rootRole),
     })
     .where('id', '=', id)
     .returningAll()

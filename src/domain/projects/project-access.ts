@@ -1,54 +1,16 @@
 import type { Db, Tx } from '../../db/database.js';
-import type { ProjectRoleName } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
-import { PROJECT_ROLE_IDS, PROJECT_ROLES } from '../access/permissions.js';
+import { PROJECT_ROLE_IDS } from '../access/permissions.js';
+import { type ProjectRoleRef, projectRoleChoices, projectRoleId, type RoleSummary } from '../roles/roles.js';
 import { recordEvent } from '../events/record-event.js';
 import { toUserView, type UserView } from '../users/user-view.js';
 
-/** Who holds a role in a project, as Unleash's project access answer lists them. */
+/** Who holds a role in a project, as Unleash's project access answer lists them, with the roles there are. */
 export interface ProjectAccessView {
   users: Array<UserView & { roles: number[]; roleId: number }>;
   groups: Array<{ id: number; name: string; description: string | null; userCount: number; roles: number[]; roleId: number }>;
-  roles: ProjectRoleView[];
-}
-
-export interface ProjectRoleView {
-  id: number;
-  name: ProjectRoleName;
-  type: 'project';
-  description: string;
-}
-
-const ROLE_DESCRIPTIONS: Record<ProjectRoleName, string> = {
-  Owner: "Changes the project's flags, settings and environments, decides who has access, and may delete it",
-  Member: "Creates and changes the project's flags, and approves and applies its change requests",
-  Viewer: 'Sees the project and changes nothing in it',
-};
-
-export const PROJECT_ROLE_VIEWS: ProjectRoleView[] = PROJECT_ROLES.map((role) => ({
-  id: PROJECT_ROLE_IDS[role],
-  name: role,
-  type: 'project',
-  description: ROLE_DESCRIPTIONS[role],
-}));
-
-const roleById = new Map(PROJECT_ROLES.map((role) => [PROJECT_ROLE_IDS[role], role]));
-
-/** Project role ids as the API takes them, each checked. */
-export function resolveProjectRoles(ids: number[], path: string): ProjectRoleName[] {
-  const details = ids.flatMap((id, index) =>
-    roleById.has(id)
-      ? []
-      : [
-          {
-            path: `${path}/${index}`,
-            message: `${id} is not a project role; use ${PROJECT_ROLE_VIEWS.map((r) => `${r.id} (${r.name})`).join(', ')}`,
-          },
-        ],
-  );
-  if (details.length > 0) throw new BadDataError('Unknown project role', details);
-  return [...new Set(ids.map((id) => roleById.get(id)!))];
+  roles: RoleSummary[];
 }
 
 async function assertProject(db: Db, project: string): Promise<void> {
@@ -58,7 +20,11 @@ async function assertProject(db: Db, project: string): Promise<void> {
 
 export async function getProjectAccess(db: Db, project: string): Promise<ProjectAccessView> {
   await assertProject(db, project);
-  const grants = await db.selectFrom('project_access').select(['user_id', 'group_id', 'role']).where('project_id', '=', project).execute();
+  const grants = await db
+    .selectFrom('project_access')
+    .select(['user_id', 'group_id', 'role', 'custom_role_id as customRoleId'])
+    .where('project_id', '=', project)
+    .execute();
   const userIds = [...new Set(grants.flatMap((grant) => (grant.user_id === null ? [] : [grant.user_id])))];
   const groupIds = [...new Set(grants.flatMap((grant) => (grant.group_id === null ? [] : [grant.group_id])))];
   const [users, groups] = await Promise.all([
@@ -80,8 +46,8 @@ export async function getProjectAccess(db: Db, project: string): Promise<Project
   const rolesOf = (holder: 'user_id' | 'group_id', id: number) =>
     grants
       .filter((grant) => grant[holder] === id)
-      .map((grant) => PROJECT_ROLE_IDS[grant.role])
-      .sort();
+      .map(projectRoleId)
+      .sort((a, b) => a - b);
   return {
     users: users.map((row) => {
       const roles = rolesOf('user_id', row.id);
@@ -98,7 +64,7 @@ export async function getProjectAccess(db: Db, project: string): Promise<Project
         roleId: roles[0]!,
       };
     }),
-    roles: PROJECT_ROLE_VIEWS,
+    roles: await projectRoleChoices(db),
   };
 }
 
@@ -124,7 +90,7 @@ async function assertHolders(tx: Tx, users: number[], groups: number[]): Promise
 export async function addProjectAccess(
   uow: UnitOfWork,
   project: string,
-  input: { roles: ProjectRoleName[]; users: number[]; groups: number[] },
+  input: { roles: ProjectRoleRef[]; users: number[]; groups: number[] },
 ): Promise<void> {
   await assertProject(uow.tx, project);
   if (input.users.length === 0 && input.groups.length === 0) {
@@ -133,9 +99,9 @@ export async function addProjectAccess(
     ]);
   }
   await assertHolders(uow.tx, input.users, input.groups);
-  const rows = input.roles.flatMap((role) => [
-    ...input.users.map((userId) => ({ project_id: project, user_id: userId, group_id: null, role, created_at: uow.now })),
-    ...input.groups.map((groupId) => ({ project_id: project, user_id: null, group_id: groupId, role, created_at: uow.now })),
+  const rows = input.roles.flatMap((ref) => [
+    ...input.users.map((userId) => grantRow(project, { kind: 'user', id: userId }, ref, uow.now)),
+    ...input.groups.map((groupId) => grantRow(project, { kind: 'group', id: groupId }, ref, uow.now)),
   ]);
   await uow.tx
     .insertInto('project_access')
@@ -145,21 +111,34 @@ export async function addProjectAccess(
   await recordEvent(uow, {
     type: 'project-access-added',
     project,
-    data: { roles: input.roles.map((role) => PROJECT_ROLE_IDS[role]), users: input.users, groups: input.groups },
+    data: { roles: input.roles.map(projectRoleId), users: input.users, groups: input.groups },
   });
 }
 
 type Holder = { kind: 'user'; id: number } | { kind: 'group'; id: number };
 
-async function rolesHeld(tx: Tx, project: string, holder: Holder): Promise<ProjectRoleName[]> {
+/** A project grant's row: the holder and the role, built-in or custom. */
+function grantRow(project: string, holder: Holder, ref: ProjectRoleRef, now: Date) {
+  return {
+    project_id: project,
+    user_id: holder.kind === 'user' ? holder.id : null,
+    group_id: holder.kind === 'group' ? holder.id : null,
+    role: ref.role,
+    custom_role_id: ref.customRoleId,
+    created_at: now,
+  };
+}
+
+/** The ids of the roles the holder has in the project, in order. */
+async function rolesHeld(tx: Tx, project: string, holder: Holder): Promise<number[]> {
   const rows = await tx
     .selectFrom('project_access')
-    .select('role')
+    .select(['role', 'custom_role_id as customRoleId'])
     .where('project_id', '=', project)
     .where(holder.kind === 'user' ? 'user_id' : 'group_id', '=', holder.id)
     .forUpdate()
     .execute();
-  return rows.map((row) => row.role);
+  return rows.map(projectRoleId).sort((a, b) => a - b);
 }
 
 const EVENT_TYPES = {
@@ -168,7 +147,7 @@ const EVENT_TYPES = {
 } as const;
 
 /** PUT …/users/:id/roles and …/groups/:id/roles: the holder's roles in the project become exactly these. */
-export async function setProjectRoles(uow: UnitOfWork, project: string, holder: Holder, roles: ProjectRoleName[]): Promise<void> {
+export async function setProjectRoles(uow: UnitOfWork, project: string, holder: Holder, roles: ProjectRoleRef[]): Promise<void> {
   await assertProject(uow.tx, project);
   const exists = await uow.tx
     .selectFrom(holder.kind === 'user' ? 'users' : 'groups')
@@ -182,24 +161,16 @@ export async function setProjectRoles(uow: UnitOfWork, project: string, holder: 
   if (roles.length > 0) {
     await uow.tx
       .insertInto('project_access')
-      .values(
-        roles.map((role) => ({
-          project_id: project,
-          user_id: holder.kind === 'user' ? holder.id : null,
-          group_id: holder.kind === 'group' ? holder.id : null,
-          role,
-          created_at: uow.now,
-        })),
-      )
+      .values(roles.map((ref) => grantRow(project, holder, ref, uow.now)))
       .execute();
   }
-  const ids = (list: ProjectRoleName[]) => list.map((role) => PROJECT_ROLE_IDS[role]).sort();
-  if (ids(before).join() === ids(roles).join()) return;
+  const after = roles.map(projectRoleId).sort((a, b) => a - b);
+  if (before.join() === after.join()) return;
   await recordEvent(uow, {
     type: roles.length === 0 ? EVENT_TYPES[holder.kind].deleted : EVENT_TYPES[holder.kind].updated,
     project,
-    data: roles.length === 0 ? undefined : { [`${holder.kind}Id`]: holder.id, roles: ids(roles) },
-    preData: { [`${holder.kind}Id`]: holder.id, roles: ids(before) },
+    data: roles.length === 0 ? undefined : { [`${holder.kind}Id`]: holder.id, roles: after },
+    preData: { [`${holder.kind}Id`]: holder.id, roles: before },
   });
 }
 
@@ -215,7 +186,7 @@ export async function removeProjectAccess(uow: UnitOfWork, project: string, hold
 export async function makeOwner(uow: UnitOfWork, project: string, userId: number): Promise<void> {
   await uow.tx
     .insertInto('project_access')
-    .values({ project_id: project, user_id: userId, group_id: null, role: 'Owner', created_at: uow.now })
+    .values(grantRow(project, { kind: 'user', id: userId }, { role: 'Owner', customRoleId: null }, uow.now))
     .onConflict((conflict) => conflict.doNothing())
     .execute();
   await recordEvent(uow, { type: 'project-access-added', project, data: { roles: [PROJECT_ROLE_IDS.Owner], users: [userId], groups: [] } });

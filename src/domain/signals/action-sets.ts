@@ -288,7 +288,7 @@ export async function actionSetsMatching(db: Db, endpointId: number, payload: Re
 export async function actorOfActionSet(db: Db, set: ActionSetRow): Promise<Actor> {
   const account = await db
     .selectFrom('users')
-    .select(['id', 'username', 'email', 'root_role'])
+    .select(['id', 'username', 'email', 'root_role', 'custom_root_role_id'])
     .where('id', '=', set.actor_id)
     .executeTakeFirstOrThrow();
   return userActor(db, account);
@@ -298,7 +298,7 @@ export async function actorOfActionSet(db: Db, set: ActionSetRow): Promise<Actor
 export async function runActionSet(uow: UnitOfWork, set: ActionSetRow): Promise<void> {
   for (const action of set.actions as ActionInput[]) {
     const { project, environment, featureName } = action.executionParams;
-    assertActorMay(uow.actor, 'UPDATE_FEATURE_ENVIRONMENT', project);
+    assertActorMay(uow.actor, 'UPDATE_FEATURE_ENVIRONMENT', project, environment);
     await setFeatureEnvironmentEnabled(uow, { project, environment, featureName }, action.action === 'TOGGLE_FEATURE_ON');
   }
 }

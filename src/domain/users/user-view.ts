@@ -30,7 +30,7 @@ export function toUserView(row: Selectable<UsersTable>): UserView {
     email: row.email,
     username: row.username,
     imageUrl: row.image_url,
-    rootRole: ROOT_ROLE_IDS[row.root_role],
+    rootRole: row.custom_root_role_id ?? ROOT_ROLE_IDS[row.root_role],
     createdAt: iso(row.created_at),
     seenAt: iso(row.seen_at),
     loginAttempts: row.login_attempts,

@@ -2,25 +2,11 @@ import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { hashPassword, hashToken, verifyPassword } from '../../shared/secrets.js';
-import { ROOT_ROLE_IDS, ROOT_ROLES } from '../access/permissions.js';
 import { recordEvent } from '../events/record-event.js';
 import { assertStrongPassword } from './password-policy.js';
+import type { RootRoleRef } from '../roles/roles.js';
 import { toUserView, type UserView, adminTokenUserView } from './user-view.js';
 import type { Db } from '../../db/database.js';
-
-/** `rootRole` may be a role name or Unleash's role id. */
-export function resolveRootRole(value: string | number, path: string): RootRoleName {
-  const byName = ROOT_ROLES.find((role) => typeof value === 'string' && role.toLowerCase() === value.toLowerCase());
-  const byId = ROOT_ROLES.find((role) => ROOT_ROLE_IDS[role] === Number(value));
-  const role = byName ?? byId;
-  if (!role) {
-    const allowed = ROOT_ROLES.map((r) => `${r} (${ROOT_ROLE_IDS[r]})`).join(', ');
-    throw new BadDataError(`Unknown root role ${JSON.stringify(value)}`, [
-      { path, message: `rootRole must be one of ${allowed} (got ${JSON.stringify(value)})` },
-    ]);
-  }
-  return role;
-}
 
 /**
  * Checks the policy and hashes. Callers do this before opening the unit of work: the key derivation takes tens
@@ -36,6 +22,8 @@ export interface CreateUserInput {
   email?: string;
   name?: string;
   rootRole: RootRoleName;
+  /** A custom root role held instead of `rootRole`. */
+  customRootRoleId?: number | null;
   passwordHash?: string;
 }
 
@@ -54,6 +42,7 @@ export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promi
       image_url: null,
       password_hash: input.passwordHash ?? null,
       root_role: input.rootRole,
+      custom_root_role_id: input.customRootRoleId ?? null,
       created_at: uow.now,
       seen_at: null,
     })
@@ -79,7 +68,7 @@ export async function lockUser(uow: UnitOfWork, id: number) {
 export interface UpdateUserInput {
   name?: string;
   email?: string;
-  rootRole?: RootRoleName;
+  rootRole?: RootRoleRef;
 }
 
 export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserInput): Promise<UserView> {
@@ -87,9 +76,10 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   const changes = {
     name: input.name ?? before.name,
     email: input.email ?? before.email,
-    root_role: input.rootRole ?? before.root_role,
+    root_role: input.rootRole?.role ?? before.root_role,
+    custom_root_role_id: input.rootRole === undefined ? before.custom_root_role_id : input.rootRole.customRoleId,
   };
-  if (changes.name === before.name && changes.email === before.email && changes.root_role === before.root_role) {
+  if ((Object.keys(changes) as Array<keyof typeof changes>).every((column) => changes[column] === before[column])) {
     return toUserView(before);
   }
   const after = await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();

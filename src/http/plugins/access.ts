@@ -153,7 +153,9 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     if (access?.kind !== 'permission') return;
     const actor = actorOf(request);
     if (access.projectOf && !actorMay(actor, access.permission)) {
-      assertActorMay(actor, access.permission, await access.projectOf(request, deps.db));
+      // A role may hold a flag permission in some environments only: the path's `:environment` is where it acts.
+      const { environment } = request.params as { environment?: string };
+      assertActorMay(actor, access.permission, await access.projectOf(request, deps.db), environment);
       return;
     }
     assertActorMay(actor, access.permission);
