@@ -12,6 +12,7 @@ import { AdminProjects } from './pages/admin-projects';
 import { AdminTokens } from './pages/admin-tokens';
 import { AdminUsers } from './pages/admin-users';
 import { AdminGroups } from './pages/admin-groups';
+import { AdminRoles } from './pages/admin-roles';
 import { AdminReleaseTemplates } from './pages/admin-release-templates';
 import { AdminSdkSettings } from './pages/admin-sdk-settings';
 import { AdminSignIn } from './pages/admin-sign-in';
@@ -82,6 +83,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="admin/tokens" element={<AdminTokens />} />
             <Route path="admin/users" element={<AdminUsers />} />
             <Route path="admin/groups" element={<AdminGroups />} />
+            <Route path="admin/roles" element={<AdminRoles />} />
             <Route path="admin/release-templates" element={<AdminReleaseTemplates />} />
             <Route path="admin/strategies" element={<AdminStrategies />} />
             <Route path="admin/service-accounts" element={<AdminServiceAccounts />} />

@@ -11,21 +11,23 @@ export function useMe() {
 
 /**
  * Whether the signed-in user holds the permission (Admins hold all): through their root role, or for `project`
- * through a role in it. Pages offer only what will be accepted.
+ * through a role in it (in `environment`, when the role holds it there only). Pages offer only what will be accepted.
  */
-export function useCan(permission: string, project?: string): boolean {
+export function useCan(permission: string, project?: string, environment?: string): boolean {
   const me = useMe().data;
   if (!me) return false;
   return me.permissions.some(
     (entry) =>
-      (entry.permission === 'ADMIN' || entry.permission === permission) && (entry.project === undefined || entry.project === project),
+      (entry.permission === 'ADMIN' || entry.permission === permission) &&
+      (entry.project === undefined || entry.project === project) &&
+      (entry.environment === undefined || entry.environment === environment),
   );
 }
 
-/** Whether the user may change flags anywhere: in every project, or in one where they have a role. */
+/** Whether the user may change anything anywhere: any permission beyond reading, in every project or in one. */
 function useChangesFlagsSomewhere(): boolean {
   const me = useMe().data;
-  return me?.permissions.some((entry) => entry.permission === 'ADMIN' || entry.permission === 'UPDATE_FEATURE') ?? false;
+  return me?.permissions.some((entry) => entry.permission !== 'READ') ?? false;
 }
 
 const NAV: Array<[string, string] | string> = [
@@ -44,6 +46,7 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/users', 'Users'],
   ['/admin/sign-in', 'Sign-in'],
   ['/admin/groups', 'Groups'],
+  ['/admin/roles', 'Roles'],
   ['/admin/service-accounts', 'Service accounts'],
   ['/admin/strategies', 'Strategies'],
   ['/admin/segments', 'Segments'],

@@ -6,12 +6,6 @@ import { Field, useAction } from '../components/ui';
 
 type Group = Schemas['groupSchema'];
 
-const ROOT_ROLES = [
-  { id: 1, name: 'Admin' },
-  { id: 2, name: 'Editor' },
-  { id: 3, name: 'Viewer' },
-];
-
 /** Splits "a, b c" into the distinct names, as people type a list of SSO group names. */
 function names(text: string): string[] {
   return [...new Set(text.split(/[,\n]/).map((name) => name.trim()))].filter(Boolean);
@@ -56,7 +50,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
         <Field label="Root role" error={mutation.error} field="rootRole" hint="Members get it on top of their own role.">
           <select name="rootRole" defaultValue={group?.rootRole ?? ''}>
             <option value="">None</option>
-            <RootRoleOptions roles={ROOT_ROLES} by="id" />
+            <RootRoleOptions roles={users.data?.rootRoles ?? []} by="id" />
           </select>
         </Field>
       </div>
@@ -80,6 +74,8 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
 
 export function AdminGroups() {
   const groups = useQuery(queries.groups());
+  // The root roles there are, built-in and custom, come with the user list.
+  const rootRoles = useQuery(queries.users()).data?.rootRoles ?? [];
   return (
     <AdminList
       title="Groups"
@@ -95,7 +91,7 @@ export function AdminGroups() {
             {group.description && <div className="muted small">{group.description}</div>}
           </td>
           <td className="small">{group.mappingsSSO.join(', ') || '—'}</td>
-          <td>{ROOT_ROLES.find((role) => role.id === group.rootRole)?.name ?? '—'}</td>
+          <td>{rootRoles.find((role) => role.id === group.rootRole)?.name ?? '—'}</td>
           <td className="small">
             {group.users.map((member) => member.user.name ?? member.user.username ?? member.user.email).join(', ') || '—'}
           </td>

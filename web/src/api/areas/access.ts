@@ -17,6 +17,9 @@ export const accessQueries = {
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
+  roles: () => queryOptions({ queryKey: keys.roles, queryFn: () => ok(api.GET('/api/admin/roles')) }),
+  role: (id: number) => queryOptions({ queryKey: keys.role(id), queryFn: () => ok(api.GET('/api/admin/roles/{id}', byId(id))) }),
+  permissions: () => queryOptions({ queryKey: keys.permissions, queryFn: () => ok(api.GET('/api/admin/permissions')) }),
   groups: () => queryOptions({ queryKey: keys.groups, queryFn: () => ok(api.GET('/api/admin/groups')) }),
   serviceAccounts: () => queryOptions({ queryKey: keys.serviceAccounts, queryFn: () => ok(api.GET('/api/admin/service-account')) }),
   projectAccess: (projectId: string) =>
@@ -38,6 +41,16 @@ export const accessActions = {
     (body: JsonBody<'/api/admin/auth/oidc/settings', 'post'>) => ok(api.POST('/api/admin/auth/oidc/settings', { body })),
     [keys.oidcSettings, keys.events],
   ),
+  createRole: action(
+    (body: JsonBody<'/api/admin/roles', 'post'>) => ok(api.POST('/api/admin/roles', { body })),
+    [keys.roles, keys.users, keys.events],
+  ),
+  updateRole: action(
+    ({ id, ...body }: { id: number } & JsonBody<'/api/admin/roles/{id}', 'put'>) =>
+      ok(api.PUT('/api/admin/roles/{id}', { ...byId(id), body })),
+    [keys.roles, keys.events],
+  ),
+  deleteRole: action((id: number) => ok(api.DELETE('/api/admin/roles/{id}', byId(id))), [keys.roles, keys.users, keys.events]),
   createScimToken: action(() => ok(api.POST('/api/admin/scim/token')), [keys.scimToken, keys.events]),
   deleteScimToken: action(() => ok(api.DELETE('/api/admin/scim/token')), [keys.scimToken, keys.events]),
   endMySession: action(

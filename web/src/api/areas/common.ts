@@ -54,6 +54,10 @@ export const keys = {
   flagUsage: (featureName: string, hoursBack: number) => ['flag-usage', featureName, hoursBack],
   impactMetric: (metricName: string, environment: string, hoursBack: number) => ['impact-metric', metricName, environment, hoursBack],
   groups: ['groups'],
+  /** Every list of roles and each role; role lists elsewhere (users, project access) follow them too. */
+  roles: ['roles'],
+  role: (id: number) => ['roles', id],
+  permissions: ['permissions'],
   serviceAccounts: ['service-accounts'],
   projectAccess: (projectId: string) => ['project-access', projectId],
   apiTokens: ['api-tokens'],

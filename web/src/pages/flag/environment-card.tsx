@@ -39,7 +39,11 @@ export function EnvironmentCard({
   segmentNames: Map<number, string>;
 }) {
   const change = useFlagChange(context);
-  const canSwitch = useCan('UPDATE_FEATURE_ENVIRONMENT', context.projectId);
+  // What the signed-in person may do here: a role may hold these in some environments only.
+  const canSwitch = useCan('UPDATE_FEATURE_ENVIRONMENT', context.projectId, environment.name);
+  const canAdd = useCan('CREATE_FEATURE_STRATEGY', context.projectId, environment.name);
+  const canEdit = useCan('UPDATE_FEATURE_STRATEGY', context.projectId, environment.name);
+  const canRemove = useCan('DELETE_FEATURE_STRATEGY', context.projectId, environment.name);
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [showVariants, setShowVariants] = useState(false);
   const path = { projectId: context.projectId, featureName: context.flagName, environment: environment.name };
@@ -130,27 +134,38 @@ export function EnvironmentCard({
                   <div className="small">{strategySummary(strategy)}</div>
                 </div>
                 <div className="row">
-                  <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => reorder(index, -1)}>
-                    ↑
-                  </button>
-                  <button type="button" aria-label="Move down" disabled={index === strategies.length - 1} onClick={() => reorder(index, 1)}>
-                    ↓
-                  </button>
-                  <button type="button" onClick={() => setEditing(strategy.id)}>
-                    Edit
-                  </button>
-                  <ConfirmButton
-                    question={`Remove this ${strategy.name} strategy from ${environment.name}?`}
-                    onConfirm={() =>
-                      change.mutate({
-                        environment: environment.name,
-                        change: { action: 'deleteStrategy', payload: { id: strategy.id } },
-                        direct: () => flagRequests.deleteStrategy({ ...path, strategyId: strategy.id }),
-                      })
-                    }
-                  >
-                    Remove
-                  </ConfirmButton>
+                  {canEdit && (
+                    <>
+                      <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => reorder(index, -1)}>
+                        ↑
+                      </button>
+                      <button
+                        type="button"
+                        aria-label="Move down"
+                        disabled={index === strategies.length - 1}
+                        onClick={() => reorder(index, 1)}
+                      >
+                        ↓
+                      </button>
+                      <button type="button" onClick={() => setEditing(strategy.id)}>
+                        Edit
+                      </button>
+                    </>
+                  )}
+                  {canRemove && (
+                    <ConfirmButton
+                      question={`Remove this ${strategy.name} strategy from ${environment.name}?`}
+                      onConfirm={() =>
+                        change.mutate({
+                          environment: environment.name,
+                          change: { action: 'deleteStrategy', payload: { id: strategy.id } },
+                          direct: () => flagRequests.deleteStrategy({ ...path, strategyId: strategy.id }),
+                        })
+                      }
+                    >
+                      Remove
+                    </ConfirmButton>
+                  )}
                 </div>
               </div>
               {strategy.constraints.length > 0 && (
@@ -180,9 +195,11 @@ export function EnvironmentCard({
         />
       ) : (
         <div className="row">
-          <button type="button" onClick={() => setEditing('new')}>
-            Add strategy
-          </button>
+          {canAdd && (
+            <button type="button" onClick={() => setEditing('new')}>
+              Add strategy
+            </button>
+          )}
           <button type="button" onClick={() => setShowVariants(!showVariants)} aria-expanded={showVariants}>
             Variants ({environment.variants.length})
           </button>
