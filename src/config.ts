@@ -36,6 +36,8 @@ export interface Config {
   impactMetrics: ImpactMetricsConfig;
   /** Sign-in through the company's OpenID Connect provider; absent when OIDC_ISSUER is not set. */
   oidc?: OidcConfig;
+  /** SAML 2.0 sign-in, when SAML_METADATA_URL is set. */
+  saml?: SamlConfig;
   /** Whether people may sign in with a password (off with OIDC_ONLY=true). */
   passwordSignIn: boolean;
 }
@@ -68,6 +70,26 @@ export interface OidcConfig {
   /** What the sign-in button calls the provider. */
   name: string;
   /** Plain http is accepted only for a provider on this machine (development and tests). */
+  allowHttp: boolean;
+}
+
+/** SAML 2.0 sign-in: Vexil is the service provider; the identity provider is described by its metadata. */
+export interface SamlConfig {
+  /** Where the identity provider publishes its metadata (entity id, sign-in URL, signing certificates). */
+  metadataUrl: URL;
+  /** Vexil's own entity id (the audience assertions must name). */
+  entityId: string;
+  /** Where the identity provider posts its answer (the assertion consumer service); assertions must name it. */
+  callbackUrl: string;
+  /** The attribute listing the person's groups, matched against groups' `mappingsSSO`. */
+  groupsAttribute: string;
+  /** The attribute holding the person's email when the NameID is not one. */
+  emailAttribute: string;
+  /** The attribute holding the person's name. */
+  nameAttribute: string;
+  /** What the sign-in button calls the provider. */
+  name: string;
+  /** Plain http is accepted only for metadata on this machine (development and tests). */
   allowHttp: boolean;
 }
 
@@ -265,12 +287,46 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
   };
 }
 
+function readSaml(env: Env, baseUrl: string): SamlConfig | undefined {
+  const raw = env.SAML_METADATA_URL?.trim();
+  if (!raw) {
+    for (const variable of ['SAML_ENTITY_ID', 'SAML_NAME', 'SAML_GROUPS_ATTRIBUTE', 'SAML_EMAIL_ATTRIBUTE', 'SAML_NAME_ATTRIBUTE']) {
+      if (env[variable]?.trim())
+        throw new ConfigError(`${variable} is set but SAML_METADATA_URL is not; set it to the identity provider's metadata URL`);
+    }
+    return undefined;
+  }
+  let metadataUrl: URL;
+  try {
+    metadataUrl = new URL(raw);
+  } catch {
+    invalid('SAML_METADATA_URL', "the identity provider's metadata URL, such as https://idp.example.com/metadata", raw);
+  }
+  const allowHttp = LOOPBACK_HOSTS.has(metadataUrl.hostname);
+  if (metadataUrl.protocol !== 'https:' && !(metadataUrl.protocol === 'http:' && allowHttp)) {
+    invalid('SAML_METADATA_URL', 'an https:// URL (http:// only for a provider on localhost)', raw);
+  }
+  return {
+    metadataUrl,
+    entityId: env.SAML_ENTITY_ID?.trim() || `${baseUrl}/auth/saml/metadata`,
+    callbackUrl: `${baseUrl}/auth/saml/callback`,
+    groupsAttribute: env.SAML_GROUPS_ATTRIBUTE?.trim() || 'groups',
+    emailAttribute: env.SAML_EMAIL_ATTRIBUTE?.trim() || 'email',
+    nameAttribute: env.SAML_NAME_ATTRIBUTE?.trim() || 'name',
+    name: env.SAML_NAME?.trim() || metadataUrl.hostname,
+    allowHttp,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', 4242, 0, 65535);
   const baseUrl = readBaseUrl(env, port);
   const oidc = readOidc(env, baseUrl);
+  const saml = readSaml(env, baseUrl);
   const oidcOnly = readBoolean(env, 'OIDC_ONLY', false);
-  if (oidcOnly && !oidc) throw new ConfigError('OIDC_ONLY=true turns password sign-in off, so it needs OIDC_ISSUER and OIDC_CLIENT_ID');
+  if (oidcOnly && !oidc && !saml) {
+    throw new ConfigError('OIDC_ONLY=true turns password sign-in off, so it needs OIDC_ISSUER and OIDC_CLIENT_ID, or SAML_METADATA_URL');
+  }
   return {
     port,
     host: readHost(env),
@@ -294,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: readInteger(env, 'IMPACT_METRICS_RETENTION_DAYS', 7, 1, 90),
     },
     ...(oidc ? { oidc } : {}),
+    ...(saml ? { saml } : {}),
     passwordSignIn: !oidcOnly,
   };
 }

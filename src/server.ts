@@ -11,6 +11,8 @@ import { NewApplicationLimit } from './domain/client-features/new-application-li
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
 import { OidcSignIn } from './domain/sign-in/oidc-sign-in.js';
+import { SamlSignIn } from './domain/sign-in/saml-sign-in.js';
+import { OPEN_SIGN_IN_POLICY } from './domain/settings/sign-in-policy.js';
 import { UsageTally } from './domain/usage/usage-tally.js';
 import { LoginThrottle } from './domain/users/login-throttle.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
@@ -52,6 +54,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   await clientFeatures.start(deps.listen);
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
+  const oidc = deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined;
   const services: AppServices = {
     metrics,
     clientFeatures,
@@ -62,7 +65,8 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     ),
     evaluationUsage: new UsageTally(EVALUATION_USAGE_APPLICATION, deps.clock.now()),
     loginThrottle: new LoginThrottle(),
-    oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
+    oidc,
+    saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps, oidc?.startingPolicy ?? OPEN_SIGN_IN_POLICY) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
   };
   const app = await buildApp({ ...deps, ...services }, options);
@@ -74,11 +78,14 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     );
     await clientFeatures.stop();
   });
-  const { oidc } = services;
-  if (oidc) {
-    // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
+  // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
+  for (const [provider, what] of [
+    [services.oidc, 'OpenID Connect'],
+    [services.saml, 'SAML'],
+  ] as const) {
+    if (!provider) continue;
     app.addHook('onReady', async () => {
-      void oidc.check().then((problem) => problem && app.log.warn(`OpenID Connect sign-in is not ready: ${problem}`));
+      void provider.check().then((problem) => problem && app.log.warn(`${what} sign-in is not ready: ${problem}`));
     });
   }
   return { app, services };

@@ -18,6 +18,7 @@ import * as sessions from './migrations/0015-sessions.js';
 import * as signInAudit from './migrations/0016-sign-in-audit.js';
 import * as scim from './migrations/0017-scim.js';
 import * as customRoles from './migrations/0018-custom-roles.js';
+import * as saml from './migrations/0019-saml.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0016-sign-in-audit': signInAudit,
   '0017-scim': scim,
   '0018-custom-roles': customRoles,
+  '0019-saml': saml,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -51,6 +51,12 @@ export interface GroupsTable {
   custom_root_role_id: Generated<number | null>;
 }
 
+/** A SAML request an answer was accepted for, kept until the request would have expired. */
+export interface SamlAnsweredRequestsTable {
+  request_id: string;
+  expires_at: Date;
+}
+
 /** A custom role: `root-custom` (held instead of a root role) or `custom` (held in projects). */
 export interface RolesTable {
   id: Generated<number>;
@@ -303,7 +309,7 @@ export interface SignonsTable {
   user_id: number | null;
   /** What the person signed in as: the username typed, or the provider's email. */
   username: string | null;
-  auth_type: 'password' | 'oidc';
+  auth_type: 'password' | 'oidc' | 'saml';
   successful: boolean;
   failure_reason: string | null;
   address: string | null;
@@ -634,6 +640,7 @@ export interface Database {
   signons: SignonsTable;
   scim_tokens: ScimTokensTable;
   roles: RolesTable;
+  saml_answered_requests: SamlAnsweredRequestsTable;
   role_permissions: RolePermissionsTable;
   groups: GroupsTable;
   group_users: GroupUsersTable;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LOGIN_TTL_MS, SignInRefused } from '../domain/sign-in/oidc-sign-in.js';
+import { LOGIN_TTL_MS } from '../domain/sign-in/oidc-sign-in.js';
+import { SignInRefused } from '../domain/sign-in/provider-sign-in.js';
 import { logOut, type SessionOrigin, startSession, verifyPasswordLogin } from '../domain/users/sessions.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import { SYSTEM_ACTOR } from '../domain/access/actor.js';
@@ -14,6 +15,7 @@ import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
 const OIDC_PATHS = '/auth/oidc';
+const SAML_PATHS = '/auth/saml';
 
 /** The address (behind TRUST_PROXY, the client's) and browser a sign-in came from, kept with its session. */
 function sessionOrigin(request: FastifyRequest): SessionOrigin {
@@ -38,7 +40,7 @@ function safeReturnPath(next: string | undefined): string {
 
 export const authRoutes: RouteModule = async (app, { deps }) => {
   const secureCookie = deps.config.baseUrl.startsWith('https:');
-  const { loginThrottle: throttle, oidc } = deps;
+  const { loginThrottle: throttle, oidc, saml } = deps;
 
   const setSessionCookie = (reply: FastifyReply, sessionId: string) =>
     reply.setCookie(SESSION_COOKIE, sessionId, {
@@ -55,20 +57,76 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordRefusedSignIn(uow, attempt, reason));
   };
 
-  /** A sign-in that cannot go on returns to the sign-in page with one line saying why; the log and the audit get it too. */
-  const backToSignIn = async (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+  /**
+   * A sign-in through an identity provider that cannot go on returns to the sign-in page with one line saying why;
+   * the log and the audit get it too.
+   */
+  const backToSignIn = async (request: FastifyRequest, reply: FastifyReply, error: unknown, authType: 'oidc' | 'saml' = 'oidc') => {
     const message =
       error instanceof SignInRefused || error instanceof ApiError ? error.message : 'Sign-in failed on the server; the log says why';
-    if (error instanceof SignInRefused || error instanceof ApiError) reply.log.warn({ reason: message }, 'OpenID Connect sign-in refused');
-    else reply.log.error({ err: error }, 'OpenID Connect sign-in failed');
-    await recordRefusal({ authType: 'oidc', username: undefined, origin: sessionOrigin(request) }, message);
-    return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(`/login?error=${encodeURIComponent(message)}`, 302);
+    if (error instanceof SignInRefused || error instanceof ApiError) reply.log.warn({ reason: message, authType }, 'Sign-in refused');
+    else reply.log.error({ err: error, authType }, 'Sign-in failed');
+    await recordRefusal({ authType, username: undefined, origin: sessionOrigin(request) }, message);
+    if (authType === 'oidc') reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS });
+    return reply.redirect(`/login?error=${encodeURIComponent(message)}`, 302);
   };
 
   app.get('/auth/options', route(PUBLIC, { ok: SignInOptionsSchema }), async () => ({
     password: deps.config.passwordSignIn,
     oidc: oidc ? { name: oidc.config.name, path: `${OIDC_PATHS}/login` } : null,
+    saml: saml ? { name: saml.config.name, path: `${SAML_PATHS}/login` } : null,
   }));
+
+  // SAML 2.0: the identity provider posts its answer as a form, the only body this module reads that is not JSON.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(body.toString()))),
+  );
+  const samlOrNotFound = () => {
+    if (!saml) throw new NotFoundError('SAML sign-in is not configured on this server (SAML_METADATA_URL)');
+    return saml;
+  };
+
+  app.get(
+    `${SAML_PATHS}/login`,
+    route(PUBLIC, { querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) }),
+    async (request, reply) => {
+      const provider = samlOrNotFound();
+      try {
+        return reply.redirect(await provider.start(safeReturnPath(request.query.next)), 302);
+      } catch (error) {
+        return backToSignIn(request, reply, error, 'saml');
+      }
+    },
+  );
+
+  app.post(
+    `${SAML_PATHS}/callback`,
+    route(PUBLIC, {
+      body: Type.Object(
+        {
+          SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
+          RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
+        },
+        { additionalProperties: true },
+      ),
+    }),
+    async (request, reply) => {
+      const provider = samlOrNotFound();
+      try {
+        const answer = await provider.finish(request.body.SAMLResponse);
+        const sessionId = await inUnitOfWork(deps, provider.actor, (uow) =>
+          provider.signIn(uow, answer, deps.config.sessionTtlHours, sessionOrigin(request)),
+        );
+        return setSessionCookie(reply, sessionId).redirect(safeReturnPath(request.body.RelayState), 302);
+      } catch (error) {
+        return backToSignIn(request, reply, error, 'saml');
+      }
+    },
+  );
+
+  app.get(`${SAML_PATHS}/metadata`, route(PUBLIC), async (_request, reply) =>
+    reply.type('application/samlmetadata+xml; charset=utf-8').send(await samlOrNotFound().serviceProviderMetadata()),
+  );
 
   app.get(
     `${OIDC_PATHS}/login`,
@@ -126,7 +184,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
   app.post('/auth/simple/login', route(PUBLIC, { body: LoginSchema, ok: UserSchema }), async (request, reply) => {
     if (!deps.config.passwordSignIn) {
       throw new PermissionError(
-        `Password sign-in is turned off on this server; sign in with ${deps.config.oidc?.name ?? 'your identity provider'}`,
+        `Password sign-in is turned off on this server; sign in with ${deps.config.oidc?.name ?? deps.config.saml?.name ?? 'your identity provider'}`,
       );
     }
     const { username } = request.body;

@@ -8,6 +8,7 @@ import type { ClientFeatureStore } from '../domain/client-features/client-featur
 import type { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
+import type { SamlSignIn } from '../domain/sign-in/saml-sign-in.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { EventStreams } from './event-streams.js';
@@ -36,6 +37,8 @@ export interface AppServices {
   loginThrottle: LoginThrottle;
   /** Present when OpenID Connect sign-in is configured. */
   oidc: OidcSignIn | undefined;
+  /** Present when SAML sign-in is configured. */
+  saml: SamlSignIn | undefined;
   /** The server-sent events streams of the streaming client API and OFREP, ended together at shutdown. */
   streams: EventStreams;
 }

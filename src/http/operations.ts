@@ -43,6 +43,23 @@ export const OPERATIONS: Record<string, Operation> = {
     ),
     errors: [404],
   },
+  // A 404 on a server without SAML sign-in (no SAML_METADATA_URL).
+  'GET /auth/saml/login': {
+    ...op('startSamlSignIn', 'Start signing in with the SAML identity provider (redirects there)', 302),
+    errors: [404],
+  },
+  'POST /auth/saml/callback': {
+    ...op(
+      'finishSamlSignIn',
+      "The identity provider's posted answer: signs in and redirects into the app, or to the sign-in page with why not",
+      302,
+    ),
+    errors: [404],
+  },
+  'GET /auth/saml/metadata': {
+    ...op('getSamlMetadata', "Vexil's SAML service provider metadata (XML), to register at the identity provider", 200),
+    errors: [404],
+  },
 
   'GET /api/admin/change-requests/open': op(
     'getOpenChangeRequestsForUser',

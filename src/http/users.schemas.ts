@@ -138,7 +138,7 @@ export const SignOnSchema = Type.Object(
     createdAt: DateTime,
     userId: Nullable(Type.Integer({ description: 'The user, when the name matched one' })),
     username: Nullable(Type.String({ description: 'What the person signed in as: the name typed, or the provider email' })),
-    authType: Type.Union([Type.Literal('password'), Type.Literal('oidc')]),
+    authType: Type.Union([Type.Literal('password'), Type.Literal('oidc'), Type.Literal('saml')]),
     successful: Type.Boolean(),
     failureReason: Nullable(Type.String()),
     ip: Nullable(Type.String()),
@@ -186,6 +186,9 @@ export const SignInOptionsSchema = Type.Object(
     password: Type.Boolean({ description: 'Whether people may sign in with a username and password' }),
     oidc: Nullable(
       Type.Object({ name: Type.String(), path: Type.String() }, { description: 'The OpenID Connect provider to sign in with' }),
+    ),
+    saml: Type.Optional(
+      Nullable(Type.Object({ name: Type.String(), path: Type.String() }, { description: 'The SAML identity provider to sign in with' })),
     ),
   },
   { $id: 'signInOptionsSchema' },

@@ -169,6 +169,17 @@ describe('configuration', () => {
     ['OIDC_ISSUER without OIDC_CLIENT_ID', { OIDC_ISSUER: oidc.OIDC_ISSUER }, /^OIDC_CLIENT_ID must be set when OIDC_ISSUER is/],
     ['OIDC_CLIENT_ID without OIDC_ISSUER', { OIDC_CLIENT_ID: 'vexil' }, /^OIDC_CLIENT_ID is set but OIDC_ISSUER is not/],
     ['OIDC_ONLY without a provider', { OIDC_ONLY: 'true' }, /^OIDC_ONLY=true turns password sign-in off, so it needs OIDC_ISSUER/],
+    [
+      'SAML_METADATA_URL that is no URL',
+      { SAML_METADATA_URL: 'idp metadata' },
+      /^SAML_METADATA_URL must be the identity provider's metadata URL/,
+    ],
+    [
+      'SAML_METADATA_URL over http elsewhere',
+      { SAML_METADATA_URL: 'http://idp.example.com/metadata' },
+      /^SAML_METADATA_URL must be an https:\/\/ URL/,
+    ],
+    ['SAML_NAME without SAML_METADATA_URL', { SAML_NAME: 'Corp' }, /^SAML_NAME is set but SAML_METADATA_URL is not/],
     ['an unknown OIDC_DEFAULT_ROLE', { ...oidc, OIDC_DEFAULT_ROLE: 'Owner' }, /^OIDC_DEFAULT_ROLE must be Admin, Editor or Viewer/],
     [
       'OIDC_SCOPES without openid',

@@ -4,26 +4,10 @@ import type { Db } from '../../db/database.js';
 import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
-import { syncSsoGroups } from '../groups/groups.js';
 import { serverKey } from '../settings/server-keys.js';
-import { createUser, linkSignInIdentity, updateUser } from '../users/users.js';
-import { ACCOUNT_DEACTIVATED, type SessionOrigin, startSession } from '../users/sessions.js';
-import { recordSignIn } from '../users/sign-in-audit.js';
-import { emailAllowed, readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
-
-/** A sign-in that could not finish, with the line the person and the log are shown. */
-export class SignInRefused extends Error {
-  override readonly name = 'SignInRefused';
-}
-
-/** Who the provider says signed in, from a verified ID token. */
-export interface OidcIdentity {
-  subject: string;
-  email: string | undefined;
-  emailVerified: boolean;
-  name: string | undefined;
-  groups: string[];
-}
+import type { SessionOrigin } from '../users/sessions.js';
+import { readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
+import { claimedGroups, type ProviderIdentity, SignInRefused, signInThroughProvider } from './provider-sign-in.js';
 
 /** How long a started sign-in may take to come back; the browser's cookie lives as long. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -46,9 +30,6 @@ function pendingSignInOf(value: unknown): PendingSignIn | undefined {
     ? (candidate as PendingSignIn)
     : undefined;
 }
-/** The most group names a claim may bring; more are ignored (providers cap theirs similarly). */
-const MAX_CLAIMED_GROUPS = 500;
-const MAX_GROUP_NAME = 255;
 const PROVIDER_TIMEOUT_S = 10;
 
 interface Deps {
@@ -137,7 +118,7 @@ export class OidcSignIn {
    * the code is redeemed with the verifier (the provider redeems a code once), and the ID token's issuer,
    * audience, expiry, nonce and signature are checked.
    */
-  async finish(callbackUrl: URL, cookie: string | undefined): Promise<{ identity: OidcIdentity; returnTo: string }> {
+  async finish(callbackUrl: URL, cookie: string | undefined): Promise<{ identity: ProviderIdentity; returnTo: string }> {
     const providerError = callbackUrl.searchParams.get('error');
     if (providerError) {
       const description = callbackUrl.searchParams.get('error_description');
@@ -167,78 +148,21 @@ export class OidcSignIn {
     return { identity: this.identityOf(claims), returnTo: login.returnTo };
   }
 
-  private identityOf(claims: oidc.IDToken): OidcIdentity {
+  private identityOf(claims: oidc.IDToken): ProviderIdentity {
     const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
-    const claimed = claims[this.config.groupsClaim];
-    const groups = (Array.isArray(claimed) ? claimed : typeof claimed === 'string' ? [claimed] : [])
-      .filter((group): group is string => typeof group === 'string' && group.length > 0 && group.length <= MAX_GROUP_NAME)
-      .slice(0, MAX_CLAIMED_GROUPS);
     return {
       subject: claims.sub,
       email: text(claims.email)?.toLowerCase(),
       emailVerified: claims.email_verified === true,
       name: text(claims.name) ?? text(claims.preferred_username),
-      groups: [...new Set(groups)],
+      groups: claimedGroups(claims[this.config.groupsClaim]),
     };
   }
 
-  /**
-   * Signs the person in: the user known by this provider's subject, or else the one with the same confirmed
-   * email, or a new user with the default root role. Name and email follow the provider; SSO-mapped group
-   * memberships follow the groups claim. Returns the new session's id.
-   */
-  async signIn(uow: UnitOfWork, identity: OidcIdentity, sessionTtlHours: number, origin: SessionOrigin): Promise<string> {
-    const issuer = this.config.issuer.href;
+  /** Signs the person in under the sign-in policy (see `signInThroughProvider`); returns the new session's id. */
+  async signIn(uow: UnitOfWork, identity: ProviderIdentity, sessionTtlHours: number, origin: SessionOrigin): Promise<string> {
     const policy = await readSignInPolicy(uow.tx, this.startingPolicy);
-    if (!emailAllowed(policy, identity.email)) {
-      throw new SignInRefused(
-        `Only people with an email at ${policy.emailDomains.join(', ')} may sign in here${identity.email ? ` (not ${identity.email})` : ''}`,
-      );
-    }
-    const known = await uow.tx
-      .selectFrom('users')
-      .select(['id', 'deactivated_at'])
-      .where('oidc_issuer', '=', issuer)
-      .where('oidc_subject', '=', identity.subject)
-      .forUpdate()
-      .executeTakeFirst();
-    let user: { id: number; username: string | null; email: string | null };
-    if (known?.deactivated_at) throw new SignInRefused(ACCOUNT_DEACTIVATED);
-    if (!known) {
-      if (!identity.email) {
-        throw new SignInRefused('The sign-in provider sent no email for this person; Vexil needs the email scope and claim');
-      }
-      const sameEmail = await uow.tx
-        .selectFrom('users')
-        .selectAll()
-        .where((eb) => eb(eb.fn('lower', ['email']), '=', identity.email!))
-        .forUpdate()
-        .executeTakeFirst();
-      if (sameEmail && (sameEmail.oidc_subject !== null || sameEmail.is_service)) {
-        throw new SignInRefused(`The email ${identity.email} belongs to another account; ask an administrator`);
-      }
-      if (sameEmail?.deactivated_at) throw new SignInRefused(ACCOUNT_DEACTIVATED);
-      if (sameEmail && !identity.emailVerified) {
-        throw new SignInRefused(
-          `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,
-        );
-      }
-      if (!sameEmail && !policy.autoCreate) {
-        throw new SignInRefused(`${identity.email} has no account here, and none is created at sign-in; ask an administrator for one`);
-      }
-      user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: policy.defaultRootRole }));
-      await linkSignInIdentity(uow, user.id, issuer, identity.subject);
-    } else {
-      // Name and email follow the provider at every later sign-in.
-      user = await updateUser(uow, known.id, {
-        ...(identity.name ? { name: identity.name } : {}),
-        ...(identity.email ? { email: identity.email } : {}),
-      });
-    }
-    await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
-    const { sessionId } = await startSession(uow, user.id, sessionTtlHours, origin);
-    await recordSignIn(uow, { authType: 'oidc', username: user.email ?? user.username ?? undefined, origin }, user.id);
-    return sessionId;
+    return signInThroughProvider(uow, { issuer: this.config.issuer.href, authType: 'oidc' }, identity, policy, { sessionTtlHours, origin });
   }
 
   /** The policy until an Admin sets one: what the server was started with. */

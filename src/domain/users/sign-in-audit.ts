@@ -4,7 +4,7 @@ import { recordEvent } from '../events/record-event.js';
 import { personByLogin, type SessionOrigin, storedOrigin } from './sessions.js';
 
 /** How a person signed in, or tried to. */
-export type AuthType = 'password' | 'oidc';
+export type AuthType = 'password' | 'oidc' | 'saml';
 
 export interface SignInAttempt {
   authType: AuthType;

@@ -2784,6 +2784,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/saml/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The identity provider's posted answer: signs in and redirects into the app, or to the sign-in page with why not */
+        post: operations["finishSamlSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in with the SAML identity provider (redirects there) */
+        get: operations["startSamlSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Vexil's SAML service provider metadata (XML), to register at the identity provider */
+        get: operations["getSamlMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/simple/login": {
         parameters: {
             query?: never;
@@ -5236,9 +5287,13 @@ export interface components {
             } | null;
             /** @description Whether people may sign in with a username and password */
             password: boolean;
+            saml?: {
+                name: string;
+                path: string;
+            } | null;
         };
         signOnSchema: {
-            authType: "password" | "oidc";
+            authType: "password" | "oidc" | "saml";
             /** Format: date-time */
             createdAt: string;
             failureReason: string | null;
@@ -21789,6 +21844,143 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["signInOptionsSchema"];
+                };
+            };
+        };
+    };
+    finishSamlSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    RelayState?: string;
+                    SAMLResponse: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Redirects the browser */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    startSamlSignIn: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirects the browser */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getSamlMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
                 };
             };
         };

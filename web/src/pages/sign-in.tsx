@@ -25,6 +25,8 @@ export function SignIn() {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const options = useQuery(queries.signInOptions());
+  // The identity providers configured (OpenID Connect, SAML), each offered as a button.
+  const providers = [options.data?.oidc, options.data?.saml].filter((provider) => provider != null);
   const next = search.get('next');
   const returnTo = sameOriginPath(next) ?? '/flags';
   // Set by the server when a sign-in through the identity provider was refused.
@@ -55,14 +57,14 @@ export function SignIn() {
             {providerError}
           </p>
         )}
-        {options.data?.oidc && (
-          <a className="button primary" href={`${options.data.oidc.path}?next=${encodeURIComponent(returnTo)}`}>
-            Sign in with {options.data.oidc.name}
+        {providers.map((provider) => (
+          <a key={provider.path} className="button primary" href={`${provider.path}?next=${encodeURIComponent(returnTo)}`}>
+            Sign in with {provider.name}
           </a>
-        )}
+        ))}
         {options.data?.password === false ? null : (
           <>
-            {options.data?.oidc && <p className="muted small">or with a username and password:</p>}
+            {providers.length > 0 && <p className="muted small">or with a username and password:</p>}
             <PasswordForm busy={busy} error={error} onSubmit={submit} />
             <p className="muted small">
               First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { type AnswerOptions, type SamlIdp, startSamlIdp } from '../helpers/saml-idp.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+// SAML 2.0 sign-in against an identity provider made with samlify (a SAML library acting as the IdP), driven
+// through HTTP: the redirect to the IdP, its signed answer posted back, and each kind of answer that must be refused.
+
+const BASE_URL = 'http://vexil.test';
+const CALLBACK = `${BASE_URL}/auth/saml/callback`;
+let idp: SamlIdp;
+let ctx: TestApp;
+
+before(async () => {
+  idp = await startSamlIdp({ entityId: `${BASE_URL}/auth/saml/metadata`, callbackUrl: CALLBACK });
+  ctx = await startTestApp({ env: { BASE_URL, SAML_METADATA_URL: idp.metadataUrl, SAML_NAME: 'Corp SSO' } });
+  idp.accounts.set('ada', { email: 'ada@corp.example', name: 'Ada Lovelace', groups: ['engineering'] });
+  idp.accounts.set('bob', { email: 'bob@corp.example', name: 'Bob', groups: [] });
+});
+after(async () => {
+  await ctx?.close();
+  await idp?.close();
+});
+
+/** Starts a sign-in as a browser would; answers where Vexil sends it (the IdP, with the request). */
+async function startSignIn(next = '/projects'): Promise<string> {
+  const started = await ctx.as().get(`/auth/saml/login?next=${encodeURIComponent(next)}`);
+  expectStatus(started, 302);
+  const location = String(started.headers.location);
+  assert.ok(location.startsWith(`${idp.metadataUrl.replace('/metadata', '')}/sso?SAMLRequest=`), location);
+  return location;
+}
+
+function post(form: Record<string, string>): Promise<LightMyRequestResponse> {
+  return ctx.as().inject({
+    method: 'POST',
+    url: '/auth/saml/callback',
+    payload: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+}
+
+/** A refused answer goes back to the sign-in page with the reason, opens no session, and is in the sign-in audit. */
+async function expectRefused(response: LightMyRequestResponse, reason: RegExp): Promise<void> {
+  expectStatus(response, 302);
+  const location = new URL(String(response.headers.location), BASE_URL);
+  assert.equal(location.pathname, '/login');
+  assert.match(location.searchParams.get('error') ?? '', reason);
+  assert.equal(
+    response.cookies.find((cookie) => cookie.name === 'vexil-session'),
+    undefined,
+  );
+  const audit = await getOk<{ signons: Array<{ authType: string; successful: boolean; failureReason: string }> }>(
+    ctx.admin,
+    '/api/admin/signons?limit=1',
+  );
+  assert.deepEqual(
+    audit.signons.map(({ authType, successful }) => [authType, successful]),
+    [['saml', false]],
+  );
+  assert.match(audit.signons[0]!.failureReason, reason);
+}
+
+async function answerFor(login: string, options?: AnswerOptions) {
+  return idp.answer(await startSignIn(), login, options);
+}
+
+describe('SAML sign-in', () => {
+  test('a signed answer signs the person in, creates them with their groups, and brings them where they were going', async () => {
+    const group = await ctx.admin.post('/api/admin/groups', { name: 'Engineering', rootRole: 2, mappingsSSO: ['engineering'] });
+    expectStatus(group, 201);
+    const since = await lastEventId(ctx);
+    const answer = await idp.answer(await startSignIn('/flags?project=default'), 'ada');
+    const signedIn = await post(answer);
+    expectStatus(signedIn, 302);
+    assert.equal(signedIn.headers.location, '/flags?project=default');
+    const cookie = signedIn.cookies.find((entry) => entry.name === 'vexil-session');
+    assert.ok(cookie);
+    const me = await getOk<{ user: { email: string; name: string; rootRole: number } }>(
+      ctx.withCookie(`vexil-session=${cookie.value}`),
+      '/api/admin/user',
+    );
+    assert.deepEqual(me.user.email, 'ada@corp.example');
+    assert.equal(me.user.name, 'Ada Lovelace');
+    // The Engineering group (an Editor role) came with the groups attribute.
+    expectStatus(
+      await ctx.withCookie(`vexil-session=${cookie.value}`).post('/api/admin/projects', { id: 'ada-project', name: 'Ada' }),
+      201,
+    );
+    const types = (await eventsSince(ctx, since)).map((event) => [event.type, event.createdBy]);
+    assert.deepEqual(types.slice(0, 3), [
+      ['user-created', 'Corp SSO'],
+      ['group-user-added', 'Corp SSO'],
+      ['user-signed-in', 'Corp SSO'],
+    ]);
+
+    // The same answer a second time, as a replay would send it, signs no one in.
+    await expectRefused(await post(answer), /already used/);
+  });
+
+  test('an unsigned, tampered, wrongly addressed, expired or unrequested answer is refused', async () => {
+    await expectRefused(await post(await answerFor('bob', { unsigned: true })), /SAML answer was refused.*signature/i);
+    const signed = await answerFor('bob');
+    const tampered = Buffer.from(signed.SAMLResponse, 'base64').toString('utf8').replaceAll('bob@corp.example', 'ada@corp.example');
+    await expectRefused(await post({ ...signed, SAMLResponse: Buffer.from(tampered).toString('base64') }), /signature/i);
+    await expectRefused(await post(await answerFor('bob', { audience: 'https://another-app.example' })), /audience/i);
+    await expectRefused(await post(await answerFor('bob', { shiftMs: -60 * 60_000 })), /No valid subject confirmation|expired/i);
+    await expectRefused(
+      await post(await answerFor('bob', { recipient: 'https://another-app.example/acs' })),
+      /meant for https:\/\/another-app/,
+    );
+    // An answer to a request Vexil did not make: a request id of the IdP's own invention.
+    const unrequested = Buffer.from((await answerFor('bob')).SAMLResponse, 'base64').toString('utf8');
+    const forgedId = unrequested.replace(/InResponseTo="[^"]+"/g, 'InResponseTo="_made-up"');
+    await expectRefused(
+      await post({ SAMLResponse: Buffer.from(forgedId).toString('base64'), RelayState: '/' }),
+      /answers no sign-in started here|signature/i,
+    );
+    // Nobody was created by any of them.
+    const users = await getOk<{ users: Array<{ email: string | null }> }>(ctx.admin, '/api/admin/user-admin');
+    assert.ok(!users.users.some((user) => user.email === 'bob@corp.example'));
+  });
+
+  test('a malformed post is a 400; the service provider metadata names the entity and the callback', async () => {
+    expectStatus(await post({ RelayState: '/' }), 400);
+    await expectRefused(await post({ SAMLResponse: 'bm90IHhtbA==' }), /SAML answer was refused/);
+    const metadata = await ctx.as().get('/auth/saml/metadata');
+    expectStatus(metadata, 200);
+    assert.match(String(metadata.headers['content-type']), /samlmetadata\+xml/);
+    assert.match(metadata.body, new RegExp(`entityID="${BASE_URL}/auth/saml/metadata"`));
+    assert.match(metadata.body, new RegExp(`Location="${CALLBACK}"`));
+    const options = await getOk<{ saml: { name: string; path: string } }>(ctx.as(), '/auth/options');
+    assert.deepEqual(options.saml, { name: 'Corp SSO', path: '/auth/saml/login' });
+  });
+});

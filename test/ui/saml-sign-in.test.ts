@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { buildWebUi, launchBrowser, textOf } from '../helpers/browser.js';
+import { freePort } from '../helpers/free-port.js';
+import { type SamlIdp, startSamlIdp } from '../helpers/saml-idp.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+// SAML sign-in in a real browser: the sign-in page's button sends Chromium to an identity provider made with
+// samlify, whose page posts the signed answer back; the person lands where they were going, signed in. A person
+// the sign-in policy does not let in is sent back to the sign-in page with the reason.
+let idp: SamlIdp;
+let ctx: TestApp;
+let baseUrl: string;
+let browser: Browser;
+
+describe('signing in with SAML in a browser', { timeout: 120_000 }, () => {
+  before(async () => {
+    buildWebUi();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    idp = await startSamlIdp({ entityId: `${baseUrl}/auth/saml/metadata`, callbackUrl: `${baseUrl}/auth/saml/callback` });
+    ctx = await startTestApp({ env: { BASE_URL: baseUrl, SAML_METADATA_URL: idp.metadataUrl, SAML_NAME: 'Corp SSO' } });
+    await ctx.app.listen({ port, host: '127.0.0.1' });
+    browser = await launchBrowser();
+    idp.accounts.set('grace', { email: 'grace@corp.example', name: 'Grace Hopper', groups: [] });
+    idp.accounts.set('mallory', { email: 'mallory@elsewhere.example', name: 'Mallory', groups: [] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await ctx?.close();
+    await idp?.close();
+  });
+
+  test('the button goes to the identity provider, whose answer signs the person in where they were going', async () => {
+    idp.signedIn = 'grace';
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${baseUrl}/login?next=${encodeURIComponent('/projects')}`);
+    await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
+    await page.waitForURL(`${baseUrl}/projects`);
+    const me = (await (await page.request.get(`${baseUrl}/api/admin/user`)).json()) as { user: { email: string; name: string } };
+    assert.deepEqual([me.user.email, me.user.name], ['grace@corp.example', 'Grace Hopper']);
+    assert.match(await textOf(page.getByRole('navigation')), /grace@corp\.example|Grace/);
+    await page.context().close();
+  });
+
+  test('a person the sign-in policy keeps out is sent back to the sign-in page with the reason', async () => {
+    const settings = '/api/admin/auth/oidc/settings';
+    try {
+      assert.equal((await ctx.admin.post(settings, { emailDomains: 'corp.example' })).statusCode, 200);
+      idp.signedIn = 'mallory';
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${baseUrl}/login`);
+      await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
+      await page.waitForURL(/\/login\?error=/);
+      assert.match(
+        await textOf(page.getByRole('alert')),
+        /Only people with an email at corp\.example may sign in here \(not mallory@elsewhere\.example\)/,
+      );
+      const response = await page.request.get(`${baseUrl}/api/admin/user`);
+      assert.equal(response.status(), 401);
+      await page.context().close();
+    } finally {
+      await ctx.admin.post(settings, { emailDomains: '' });
+    }
+  });
+});
