@@ -68,6 +68,9 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     else reply.log.error({ err: error, authType }, 'Sign-in failed');
     await recordRefusal({ authType, username: undefined, origin: sessionOrigin(request) }, message);
     if (authType === 'oidc') reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS });
+    // A client that asks for JSON (a script, not a browser) gets the refusal as a 401 in Unleash's error shape.
+    const accept = request.headers.accept ?? '';
+    if (accept.includes('application/json') && !accept.includes('text/html')) throw new UnauthorizedError(message);
     return reply.redirect(`/login?error=${encodeURIComponent(message)}`, 302);
   };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { expectStatus, getOk } from '../helpers/assertions.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { type AnswerOptions, type SamlIdp, startSamlIdp } from '../helpers/saml-idp.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -122,6 +122,23 @@ describe('SAML sign-in', () => {
     // Nobody was created by any of them.
     const users = await getOk<{ users: Array<{ email: string | null }> }>(ctx.admin, '/api/admin/user-admin');
     assert.ok(!users.users.some((user) => user.email === 'bob@corp.example'));
+  });
+
+  test("a client asking for JSON gets a refusal as a 401 in Unleash's error shape, recorded too", async () => {
+    const { SAMLResponse, RelayState } = await answerFor('bob', { unsigned: true });
+    const refused = await ctx.as().inject({
+      method: 'POST',
+      url: '/auth/saml/callback',
+      payload: new URLSearchParams({ SAMLResponse, RelayState }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    });
+    const body = expectError(refused, 401, 'UnauthorizedError');
+    assert.match(body.message, /SAML answer was refused.*signature/i);
+    const audit = await getOk<{ signons: Array<{ authType: string; failureReason: string }> }>(ctx.admin, '/api/admin/signons?limit=1');
+    assert.deepEqual(
+      audit.signons.map(({ authType, failureReason }) => [authType, failureReason]),
+      [['saml', body.message]],
+    );
   });
 
   test('a malformed post is a 400; the service provider metadata names the entity and the callback', async () => {
