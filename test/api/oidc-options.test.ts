@@ -24,7 +24,7 @@ describe('sign-in options', () => {
   });
 
   test('without a provider: password only, and the OpenID Connect paths are not found', async () => {
-    assert.deepEqual(await getOk(plain.as(), '/auth/options'), { password: true, oidc: null });
+    assert.deepEqual(await getOk(plain.as(), '/auth/options'), { password: true, oidc: null, saml: null });
     expectError(await plain.as().get('/auth/oidc/login'), 404, 'NotFoundError');
     expectError(await plain.as().get('/auth/oidc/callback?code=x&state=y'), 404, 'NotFoundError');
   });
@@ -33,6 +33,7 @@ describe('sign-in options', () => {
     assert.deepEqual(await getOk(oidcOnly.as(), '/auth/options'), {
       password: false,
       oidc: { name: 'Acme SSO', path: '/auth/oidc/login' },
+      saml: null,
     });
     expectStatus(
       await oidcOnly.admin.post('/api/admin/user-admin', { username: 'pat', rootRole: 'Viewer', password: STRONG_PASSWORD }),
