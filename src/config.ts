@@ -52,19 +52,23 @@ export interface ImpactMetricsConfig {
   retentionDays: number;
 }
 
-export interface OidcConfig {
+/** Who an identity provider may bring in, as the server starts (until an Admin sets the sign-in policy). */
+export interface StartingSignInPolicy {
+  /** The root role of a user the provider signs in for the first time. */
+  defaultRole: 'Admin' | 'Editor' | 'Viewer';
+  /** Whether sign-in creates users the provider brings. */
+  autoCreate: boolean;
+  /** The email domains the provider's people must have; empty lets any in. */
+  emailDomains: string[];
+}
+
+export interface OidcConfig extends StartingSignInPolicy {
   issuer: URL;
   clientId: string;
   /** Absent for a public client, which PKCE alone protects. */
   clientSecret?: string;
   redirectUri: string;
   scopes: string;
-  /** The root role of a user the provider signs in for the first time, until an Admin sets the sign-in policy. */
-  defaultRole: 'Admin' | 'Editor' | 'Viewer';
-  /** Whether sign-in creates users the provider brings (OIDC_AUTO_CREATE), until an Admin sets the policy. */
-  autoCreate: boolean;
-  /** The email domains the provider's people must have (OIDC_EMAIL_DOMAINS); empty lets any in. */
-  emailDomains: string[];
   /** The ID token claim listing the user's groups, matched against groups' `mappingsSSO`. */
   groupsClaim: string;
   /** What the sign-in button calls the provider. */
@@ -74,7 +78,7 @@ export interface OidcConfig {
 }
 
 /** SAML 2.0 sign-in: Vexil is the service provider; the identity provider is described by its metadata. */
-export interface SamlConfig {
+export interface SamlConfig extends StartingSignInPolicy {
   /** Where the identity provider publishes its metadata (entity id, sign-in URL, signing certificates). */
   metadataUrl: URL;
   /** Vexil's own entity id (the audience assertions must name). */
@@ -235,6 +239,22 @@ function readHost(env: Env): string {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Who an identity provider may bring in until an Admin sets it: `<PREFIX>_DEFAULT_ROLE`, `_AUTO_CREATE`, `_EMAIL_DOMAINS`. */
+function readStartingPolicy(env: Env, prefix: 'OIDC' | 'SAML'): StartingSignInPolicy {
+  const role = env[`${prefix}_DEFAULT_ROLE`]?.trim() || 'Viewer';
+  const defaultRole = (['Admin', 'Editor', 'Viewer'] as const).find((candidate) => candidate.toLowerCase() === role.toLowerCase());
+  if (!defaultRole) invalid(`${prefix}_DEFAULT_ROLE`, 'Admin, Editor or Viewer', role);
+  const { domains: emailDomains, wrong } = readEmailDomains(env[`${prefix}_EMAIL_DOMAINS`] ?? '');
+  if (wrong !== undefined || emailDomains.length > MAX_EMAIL_DOMAINS) {
+    invalid(
+      `${prefix}_EMAIL_DOMAINS`,
+      `at most ${MAX_EMAIL_DOMAINS} comma-separated email domains such as example.com`,
+      wrong ?? 'too many',
+    );
+  }
+  return { defaultRole, autoCreate: readBoolean(env, `${prefix}_AUTO_CREATE`, true), emailDomains };
+}
+
 function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
   const rawIssuer = env.OIDC_ISSUER?.trim();
   if (!rawIssuer) {
@@ -265,22 +285,13 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
   }
   const scopes = (env.OIDC_SCOPES?.trim() || 'openid email profile').split(/[\s,]+/).filter(Boolean);
   if (!scopes.includes('openid')) invalid('OIDC_SCOPES', 'space-separated scopes including openid', env.OIDC_SCOPES ?? '');
-  const role = env.OIDC_DEFAULT_ROLE?.trim() || 'Viewer';
-  const defaultRole = (['Admin', 'Editor', 'Viewer'] as const).find((candidate) => candidate.toLowerCase() === role.toLowerCase());
-  if (!defaultRole) invalid('OIDC_DEFAULT_ROLE', 'Admin, Editor or Viewer', role);
-  const { domains: emailDomains, wrong } = readEmailDomains(env.OIDC_EMAIL_DOMAINS ?? '');
-  if (wrong !== undefined || emailDomains.length > MAX_EMAIL_DOMAINS) {
-    invalid('OIDC_EMAIL_DOMAINS', `at most ${MAX_EMAIL_DOMAINS} comma-separated email domains such as example.com`, wrong ?? 'too many');
-  }
   return {
     issuer,
     clientId,
     clientSecret: env.OIDC_CLIENT_SECRET?.trim() || undefined,
     redirectUri,
     scopes: scopes.join(' '),
-    defaultRole,
-    autoCreate: readBoolean(env, 'OIDC_AUTO_CREATE', true),
-    emailDomains,
+    ...readStartingPolicy(env, 'OIDC'),
     groupsClaim: env.OIDC_GROUPS_CLAIM?.trim() || 'groups',
     name: env.OIDC_NAME?.trim() || issuer.hostname,
     allowHttp,
@@ -290,7 +301,8 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
 function readSaml(env: Env, baseUrl: string): SamlConfig | undefined {
   const raw = env.SAML_METADATA_URL?.trim();
   if (!raw) {
-    for (const variable of ['SAML_ENTITY_ID', 'SAML_NAME', 'SAML_GROUPS_ATTRIBUTE', 'SAML_EMAIL_ATTRIBUTE', 'SAML_NAME_ATTRIBUTE']) {
+    const variables = ['SAML_ENTITY_ID', 'SAML_NAME', 'SAML_GROUPS_ATTRIBUTE', 'SAML_EMAIL_ATTRIBUTE', 'SAML_NAME_ATTRIBUTE'];
+    for (const variable of [...variables, 'SAML_DEFAULT_ROLE', 'SAML_AUTO_CREATE', 'SAML_EMAIL_DOMAINS']) {
       if (env[variable]?.trim())
         throw new ConfigError(`${variable} is set but SAML_METADATA_URL is not; set it to the identity provider's metadata URL`);
     }
@@ -315,6 +327,7 @@ function readSaml(env: Env, baseUrl: string): SamlConfig | undefined {
     nameAttribute: env.SAML_NAME_ATTRIBUTE?.trim() || 'name',
     name: env.SAML_NAME?.trim() || metadataUrl.hostname,
     allowHttp,
+    ...readStartingPolicy(env, 'SAML'),
   };
 }
 

@@ -12,7 +12,6 @@ import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
 import { OidcSignIn } from './domain/sign-in/oidc-sign-in.js';
 import { SamlSignIn } from './domain/sign-in/saml-sign-in.js';
-import { OPEN_SIGN_IN_POLICY } from './domain/settings/sign-in-policy.js';
 import { UsageTally } from './domain/usage/usage-tally.js';
 import { LoginThrottle } from './domain/users/login-throttle.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
@@ -54,7 +53,6 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   await clientFeatures.start(deps.listen);
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
-  const oidc = deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined;
   const services: AppServices = {
     metrics,
     clientFeatures,
@@ -65,8 +63,8 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     ),
     evaluationUsage: new UsageTally(EVALUATION_USAGE_APPLICATION, deps.clock.now()),
     loginThrottle: new LoginThrottle(),
-    oidc,
-    saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps, oidc?.startingPolicy ?? OPEN_SIGN_IN_POLICY) : undefined,
+    oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
+    saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
   };
   const app = await buildApp({ ...deps, ...services }, options);

@@ -191,6 +191,8 @@ export const OPERATIONS: Record<string, Operation> = {
     'Who OpenID Connect sign-in lets in: automatic creation, default role, email domains',
   ),
   'POST /api/admin/auth/oidc/settings': op('setOidcSettings', 'Change who OpenID Connect sign-in lets in'),
+  'GET /api/admin/auth/saml/settings': op('getSamlSettings', 'Who SAML sign-in lets in: automatic creation, default role, email domains'),
+  'POST /api/admin/auth/saml/settings': op('setSamlSettings', 'Change who SAML sign-in lets in'),
   'GET /api/admin/signons': { ...op('getSignOns', 'The sign-in audit: every sign-in and refused sign-in, newest first'), ...BOUNDED },
   'GET /api/admin/roles': op('getRoles', 'List the roles: built-in and custom, root and project'),
   'GET /api/admin/roles/:id': op('getRoleById', 'One role with its permissions'),

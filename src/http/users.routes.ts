@@ -156,24 +156,24 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
       ),
   );
 
-  // Who the identity provider may bring in; before an Admin sets it, what the server was started with.
-  const startingPolicy: SignInPolicy = deps.oidc?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
-  const oidcSettingsOf = (policy: SignInPolicy) => ({
-    enabled: deps.oidc !== undefined,
-    autoCreate: policy.autoCreate,
-    defaultRootRole: policy.defaultRootRole,
-    emailDomains: policy.emailDomains.join(','),
-  });
-
-  app.get('/api/admin/auth/oidc/settings', route(can('ADMIN'), { ok: OidcSettingsSchema }), async () =>
-    oidcSettingsOf(await readSignInPolicy(deps.db, startingPolicy)),
-  );
-
-  app.post(
-    '/api/admin/auth/oidc/settings',
-    route(can('ADMIN'), { body: UpdateOidcSettingsSchema, ok: OidcSettingsSchema }),
-    async (request) => oidcSettingsOf(await act(request, (uow) => setSignInPolicy(uow, request.body, startingPolicy))),
-  );
+  // Who each identity provider may bring in; before an Admin sets it, what the server was started with.
+  for (const provider of ['oidc', 'saml'] as const) {
+    const configured = deps[provider];
+    const startingPolicy: SignInPolicy = configured?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
+    const settingsOf = (policy: SignInPolicy) => ({
+      enabled: configured !== undefined,
+      autoCreate: policy.autoCreate,
+      defaultRootRole: policy.defaultRootRole,
+      emailDomains: policy.emailDomains.join(','),
+    });
+    const path = `/api/admin/auth/${provider}/settings`;
+    app.get(path, route(can('ADMIN'), { ok: OidcSettingsSchema }), async () =>
+      settingsOf(await readSignInPolicy(deps.db, provider, startingPolicy)),
+    );
+    app.post(path, route(can('ADMIN'), { body: UpdateOidcSettingsSchema, ok: OidcSettingsSchema }), async (request) =>
+      settingsOf(await act(request, (uow) => setSignInPolicy(uow, provider, request.body, startingPolicy))),
+    );
+  }
 
   // The token an identity provider provisions with over SCIM: made (or replaced) and deleted by an Admin, its secret
   // shown only in the answer that makes it.

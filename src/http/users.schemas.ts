@@ -159,7 +159,7 @@ export const SignOnsQuerySchema = Type.Object({
 
 export const OidcSettingsSchema = Type.Object(
   {
-    enabled: Type.Boolean({ description: 'Whether OpenID Connect sign-in is configured (OIDC_ISSUER)' }),
+    enabled: Type.Boolean({ description: 'Whether the provider is configured (OIDC_ISSUER, SAML_METADATA_URL)' }),
     autoCreate: Type.Boolean({ description: 'Whether a person the provider signs in for the first time becomes a user' }),
     defaultRootRole: Type.Union([Type.Literal('Admin'), Type.Literal('Editor'), Type.Literal('Viewer')]),
     emailDomains: Type.String({ description: 'Comma-separated email domains people must have; empty lets any in' }),

@@ -70,4 +70,23 @@ describe('the sign-in policy (who the identity provider lets in)', () => {
     expectError(await ctx.withCookie(editor.cookie).get(SETTINGS), 403, 'PermissionError');
     expectError(await ctx.withCookie(editor.cookie).post(SETTINGS, { autoCreate: true }), 403, 'PermissionError');
   });
+
+  test('each provider has a policy of its own: SAML starts as SAML_* says and changes without touching OpenID Connect', async () => {
+    const samlCtx = await startTestApp({
+      env: { SAML_DEFAULT_ROLE: 'Editor', SAML_EMAIL_DOMAINS: 'corp.example', SAML_AUTO_CREATE: 'false' },
+    }).catch((error: unknown) => error);
+    // Without SAML_METADATA_URL the SAML_* starting policy is refused at start, naming what is missing.
+    assert.match(String(samlCtx), /SAML_DEFAULT_ROLE is set but SAML_METADATA_URL is not/);
+
+    const SAML = '/api/admin/auth/saml/settings';
+    const oidcBefore = await getOk(ctx.admin, SETTINGS);
+    assert.deepEqual(await getOk(ctx.admin, SAML), { enabled: false, autoCreate: true, defaultRootRole: 'Viewer', emailDomains: '' });
+    const since = await lastEventId(ctx);
+    const changed = await ctx.admin.post(SAML, { emailDomains: 'corp.example', defaultRootRole: 'Editor' });
+    assert.deepEqual(changed.json(), { enabled: false, autoCreate: true, defaultRootRole: 'Editor', emailDomains: 'corp.example' });
+    assert.deepEqual(await getOk(ctx.admin, SETTINGS), oidcBefore);
+    const [event] = await eventsSince(ctx, since);
+    assert.equal((event!.data as { id: string }).id, 'samlSettings');
+    expectError(await ctx.admin.post(SAML, { defaultRootRole: 'Owner' }), 400, 'BadDataError');
+  });
 });

@@ -46,7 +46,7 @@ describe('signing in with SAML in a browser', { timeout: 120_000 }, () => {
   });
 
   test('a person the sign-in policy keeps out is sent back to the sign-in page with the reason', async () => {
-    const settings = '/api/admin/auth/oidc/settings';
+    const settings = '/api/admin/auth/saml/settings';
     try {
       assert.equal((await ctx.admin.post(settings, { emailDomains: 'corp.example' })).statusCode, 200);
       idp.signedIn = 'mallory';

@@ -114,9 +114,9 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
   test('an Admin sets who the identity provider may bring in; a mistake is shown next to its field and nothing is saved', async () => {
     await ui.page.goto(`${ui.server.baseUrl}/admin/sign-in`);
     await shows(ui.page, 'OpenID Connect sign-in is not configured on this server');
-    const form = ui.page.getByRole('form', { name: 'Sign-in policy' });
+    const form = ui.page.getByRole('form', { name: 'OpenID Connect sign-in policy' });
     await form.getByLabel('Allowed email domains').fill('acme.example, not a domain');
-    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    await form.getByRole('button', { name: 'Save OpenID Connect settings' }).click();
     assert.match(await textOf(form.locator('.field-error')), /"not a domain" is not a domain/);
     assert.deepEqual(await (await ui.api('GET', '/api/admin/auth/oidc/settings')).json(), {
       enabled: false,
@@ -128,7 +128,7 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
     await form.getByLabel('Allowed email domains').fill('acme.example, Corp.Acme.example');
     await form.getByLabel('Create an account for a person signing in for the first time').uncheck();
     await form.getByLabel('Role of new accounts').selectOption('Editor');
-    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    await form.getByRole('button', { name: 'Save OpenID Connect settings' }).click();
     await shows(ui.page, 'Saved.');
     assert.deepEqual(await (await ui.api('GET', '/api/admin/auth/oidc/settings')).json(), {
       enabled: false,

@@ -23,7 +23,7 @@ import {
 /** What the SCIM service needs beyond the database: where it is served, and who a new person becomes. */
 export interface ScimContext {
   baseUrl: string;
-  /** The sign-in policy's fallback: its default root role is what a provisioned person is given. */
+  /** The OpenID Connect sign-in policy's fallback: its default root role is what a provisioned person is given. */
   startingPolicy: SignInPolicy;
 }
 
@@ -229,7 +229,7 @@ async function assertUnique(tx: Tx, fields: ProvisionedPerson, exceptId: number 
 export async function createScimUser(uow: UnitOfWork, resource: Record<string, unknown>, context: ScimContext): Promise<ScimUser> {
   const person = readUser(resource);
   await assertUnique(uow.tx, person, null);
-  const policy = await readSignInPolicy(uow.tx, context.startingPolicy);
+  const policy = await readSignInPolicy(uow.tx, 'oidc', context.startingPolicy);
   const row = await createProvisionedUser(uow, person, policy.defaultRootRole);
   return (await scimUsers(uow.tx, [row], context.baseUrl))[0]!;
 }

@@ -1,3 +1,4 @@
+import type { StartingSignInPolicy } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
@@ -16,11 +17,19 @@ export interface SignInPolicy {
   emailDomains: string[];
 }
 
-/** The policy when no identity provider is configured and no Admin has set one: anyone in, as a Viewer. */
+/** The policy when the provider is not configured and no Admin has set one: anyone in, as a Viewer. */
 export const OPEN_SIGN_IN_POLICY: SignInPolicy = { autoCreate: true, defaultRootRole: 'Viewer', emailDomains: [] };
 
-/** Unleash's name for the setting, and the `id` its `setting-updated` events carry. */
-const OIDC_SETTINGS = 'oidcSettings';
+/** The policy a provider starts with, from its configuration. */
+export function startingSignInPolicy(config: StartingSignInPolicy): SignInPolicy {
+  return { autoCreate: config.autoCreate, defaultRootRole: config.defaultRole, emailDomains: config.emailDomains };
+}
+
+/** The identity providers a policy is kept for, each its own. */
+export type SignInProvider = 'oidc' | 'saml';
+
+/** Unleash's names for the settings, and the `id` their `setting-updated` events carry. */
+const SETTING_NAMES: Record<SignInProvider, string> = { oidc: 'oidcSettings', saml: 'samlSettings' };
 
 /**
  * Email domains as Unleash writes them: one string, comma-separated. Each must be a domain name; a mistake names
@@ -37,15 +46,16 @@ export function parseEmailDomains(text: string, path: string): string[] {
   return domains;
 }
 
-/** The policy in force: what an Admin set, or else what the server was started with (`fallback`). */
-export async function readSignInPolicy(db: Db, fallback: SignInPolicy): Promise<SignInPolicy> {
-  const row = await db.selectFrom('settings').select('content').where('name', '=', OIDC_SETTINGS).executeTakeFirst();
+/** The provider's policy in force: what an Admin set, or else what the server was started with (`fallback`). */
+export async function readSignInPolicy(db: Db, provider: SignInProvider, fallback: SignInPolicy): Promise<SignInPolicy> {
+  const row = await db.selectFrom('settings').select('content').where('name', '=', SETTING_NAMES[provider]).executeTakeFirst();
   return row ? { ...fallback, ...(row.content as Partial<SignInPolicy>) } : fallback;
 }
 
-/** Changes what is given of the policy, recorded as `setting-updated`. */
+/** Changes what is given of the provider's policy, recorded as `setting-updated`. */
 export async function setSignInPolicy(
   uow: UnitOfWork,
+  provider: SignInProvider,
   change: { autoCreate?: boolean; defaultRootRole?: string; emailDomains?: string },
   fallback: SignInPolicy,
 ): Promise<SignInPolicy> {
@@ -55,7 +65,8 @@ export async function setSignInPolicy(
       { path: '/body/defaultRootRole', message: 'Admin, Editor or Viewer' },
     ]);
   }
-  const current = await readSignInPolicy(uow.tx, fallback);
+  const current = await readSignInPolicy(uow.tx, provider, fallback);
+  const name = SETTING_NAMES[provider];
   const next: SignInPolicy = {
     autoCreate: change.autoCreate ?? current.autoCreate,
     defaultRootRole: role ?? current.defaultRootRole,
@@ -64,10 +75,10 @@ export async function setSignInPolicy(
   const content = JSON.stringify(next);
   await uow.tx
     .insertInto('settings')
-    .values({ name: OIDC_SETTINGS, content })
+    .values({ name, content })
     .onConflict((oc) => oc.column('name').doUpdateSet({ content }))
     .execute();
-  await recordEvent(uow, { type: 'setting-updated', data: { id: OIDC_SETTINGS, ...next }, preData: { id: OIDC_SETTINGS, ...current } });
+  await recordEvent(uow, { type: 'setting-updated', data: { id: name, ...next }, preData: { id: name, ...current } });
   return next;
 }
 

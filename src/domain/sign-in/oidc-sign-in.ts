@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
 import { serverKey } from '../settings/server-keys.js';
 import type { SessionOrigin } from '../users/sessions.js';
-import { readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
+import { readSignInPolicy, type SignInPolicy, startingSignInPolicy } from '../settings/sign-in-policy.js';
 import { claimedGroups, type ProviderIdentity, SignInRefused, signInThroughProvider } from './provider-sign-in.js';
 
 /** How long a started sign-in may take to come back; the browser's cookie lives as long. */
@@ -161,13 +161,13 @@ export class OidcSignIn {
 
   /** Signs the person in under the sign-in policy (see `signInThroughProvider`); returns the new session's id. */
   async signIn(uow: UnitOfWork, identity: ProviderIdentity, sessionTtlHours: number, origin: SessionOrigin): Promise<string> {
-    const policy = await readSignInPolicy(uow.tx, this.startingPolicy);
+    const policy = await readSignInPolicy(uow.tx, 'oidc', this.startingPolicy);
     return signInThroughProvider(uow, { issuer: this.config.issuer.href, authType: 'oidc' }, identity, policy, { sessionTtlHours, origin });
   }
 
   /** The policy until an Admin sets one: what the server was started with. */
   get startingPolicy(): SignInPolicy {
-    return { autoCreate: this.config.autoCreate, defaultRootRole: this.config.defaultRole, emailDomains: this.config.emailDomains };
+    return startingSignInPolicy(this.config);
   }
 
   /** Who a sign-in's changes (a new user, a changed name or email, group memberships) are recorded as. */

@@ -6,7 +6,7 @@ import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { seal, unseal } from '../../shared/secrets.js';
 import { serverKey } from '../settings/server-keys.js';
-import { readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
+import { readSignInPolicy, type SignInPolicy, startingSignInPolicy } from '../settings/sign-in-policy.js';
 import type { SessionOrigin } from '../users/sessions.js';
 import { claimedGroups, type ProviderIdentity, SignInRefused, signInThroughProvider } from './provider-sign-in.js';
 
@@ -82,9 +82,12 @@ export class SamlSignIn {
   constructor(
     readonly config: SamlConfig,
     private readonly deps: Deps,
-    /** The sign-in policy until an Admin sets one. */
-    readonly startingPolicy: SignInPolicy,
   ) {}
+
+  /** The policy until an Admin sets one: what the server was started with. */
+  get startingPolicy(): SignInPolicy {
+    return startingSignInPolicy(this.config);
+  }
 
   private async metadata(): Promise<IdentityProviderMetadata> {
     const response = await fetch(this.config.metadataUrl, { signal: AbortSignal.timeout(METADATA_TIMEOUT_MS), redirect: 'error' });
@@ -231,7 +234,7 @@ export class SamlSignIn {
       .executeTakeFirst();
     if (!marked) throw new SignInRefused('This SAML answer was already used; start again');
     const { idp } = await this.setUp();
-    const policy = await readSignInPolicy(uow.tx, this.startingPolicy);
+    const policy = await readSignInPolicy(uow.tx, 'saml', this.startingPolicy);
     return signInThroughProvider(uow, { issuer: idp.entityId, authType: 'saml' }, answer.identity, policy, { sessionTtlHours, origin });
   }
 

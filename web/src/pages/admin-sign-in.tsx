@@ -3,31 +3,38 @@ import { type FormEvent, useState } from 'react';
 import { actions, queries } from '../api/queries';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, useAction } from '../components/ui';
 
-/** Who the company's identity provider may bring in: email domains, automatic creation, and the role new people get. */
-export function AdminSignIn() {
-  const settings = useQuery(queries.oidcSettings());
-  const save = useAction(actions.setOidcSettings);
+const PROVIDERS = {
+  oidc: { title: 'OpenID Connect', variable: 'OIDC_ISSUER' },
+  saml: { title: 'SAML', variable: 'SAML_METADATA_URL' },
+} as const;
+
+/** Who one identity provider may bring in: email domains, automatic creation, and the role new people get. */
+function SignInPolicyForm({ provider }: { provider: keyof typeof PROVIDERS }) {
+  const { title, variable } = PROVIDERS[provider];
+  const settings = useQuery(queries.signInSettings(provider));
+  const save = useAction(actions.setSignInSettings);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     save.mutate({
+      provider,
       emailDomains: String(form.get('emailDomains')),
       autoCreate: form.get('autoCreate') === 'on',
       defaultRootRole: String(form.get('defaultRootRole')),
     });
   };
   return (
-    <div>
-      <h1>Sign-in</h1>
-      <Loaded query={settings} what="the sign-in settings">
+    <section className="stack" style={{ maxWidth: '40rem' }}>
+      <h2>{title}</h2>
+      <Loaded query={settings} what={`the ${title} settings`}>
         {(data) => (
           <>
             <p className={data.enabled ? undefined : 'muted'}>
               {data.enabled
-                ? 'People sign in with the company’s identity provider (OpenID Connect). These settings decide who it may bring in.'
-                : 'OpenID Connect sign-in is not configured on this server (OIDC_ISSUER): these settings take effect once it is.'}
+                ? `People sign in with the company’s identity provider over ${title}. These settings decide who it may bring in.`
+                : `${title} sign-in is not configured on this server (${variable}): these settings take effect once it is.`}
             </p>
-            <form className="card stack" onSubmit={submit} aria-label="Sign-in policy" style={{ maxWidth: '40rem' }}>
+            <form className="card stack" onSubmit={submit} aria-label={`${title} sign-in policy`}>
               <Field
                 label="Allowed email domains"
                 error={save.error}
@@ -51,13 +58,24 @@ export function AdminSignIn() {
               {save.isSuccess && <p className="success">Saved.</p>}
               <div>
                 <button className="primary" type="submit" disabled={save.isPending}>
-                  Save sign-in settings
+                  Save {title} settings
                 </button>
               </div>
             </form>
           </>
         )}
       </Loaded>
+    </section>
+  );
+}
+
+/** Who each of the company's identity providers may bring in, and provisioning over SCIM. */
+export function AdminSignIn() {
+  return (
+    <div className="stack">
+      <h1>Sign-in</h1>
+      <SignInPolicyForm provider="oidc" />
+      <SignInPolicyForm provider="saml" />
       <ScimProvisioning />
     </div>
   );
@@ -74,7 +92,7 @@ function ScimProvisioning() {
   const remove = useAction(actions.deleteScimToken, () => setToken(undefined));
   const baseUrl = `${window.location.origin}/scim/v2`;
   return (
-    <section className="card stack" aria-label="Provisioning (SCIM)" style={{ maxWidth: '40rem', marginTop: '1.5rem' }}>
+    <section className="card stack" aria-label="Provisioning (SCIM)" style={{ maxWidth: '40rem' }}>
       <h2>Provisioning (SCIM)</h2>
       <p className="muted">
         The identity provider (Okta, Microsoft Entra ID, …) creates, updates and deactivates people and groups here over SCIM 2.0. A

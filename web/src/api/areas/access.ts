@@ -11,7 +11,12 @@ export const accessQueries = {
       queryKey: keys.signOns(offset),
       queryFn: () => ok(api.GET('/api/admin/signons', { params: { query: { offset, limit } } })),
     }),
-  oidcSettings: () => queryOptions({ queryKey: keys.oidcSettings, queryFn: () => ok(api.GET('/api/admin/auth/oidc/settings')) }),
+  /** Who an identity provider may bring in (its sign-in policy). */
+  signInSettings: (provider: 'oidc' | 'saml') =>
+    queryOptions({
+      queryKey: keys.signInSettings(provider),
+      queryFn: () => ok(provider === 'oidc' ? api.GET('/api/admin/auth/oidc/settings') : api.GET('/api/admin/auth/saml/settings')),
+    }),
   scimToken: () => queryOptions({ queryKey: keys.scimToken, queryFn: () => ok(api.GET('/api/admin/scim/token')) }),
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
@@ -37,9 +42,10 @@ export const accessActions = {
     [keys.events],
   ),
 
-  setOidcSettings: action(
-    (body: JsonBody<'/api/admin/auth/oidc/settings', 'post'>) => ok(api.POST('/api/admin/auth/oidc/settings', { body })),
-    [keys.oidcSettings, keys.events],
+  setSignInSettings: action(
+    ({ provider, ...body }: { provider: 'oidc' | 'saml' } & JsonBody<'/api/admin/auth/oidc/settings', 'post'>) =>
+      ok(provider === 'oidc' ? api.POST('/api/admin/auth/oidc/settings', { body }) : api.POST('/api/admin/auth/saml/settings', { body })),
+    ({ provider }) => [keys.signInSettings(provider), keys.events],
   ),
   createRole: action(
     (body: JsonBody<'/api/admin/roles', 'post'>) => ok(api.POST('/api/admin/roles', { body })),

@@ -41,7 +41,7 @@ export const keys = {
   sessions: ['sessions'],
   sessionsOf: (userId: number | 'me') => ['sessions', userId],
   signOns: (offset: number) => ['signons', offset],
-  oidcSettings: ['oidc-settings'],
+  signInSettings: (provider: 'oidc' | 'saml') => ['sign-in-settings', provider],
   scimToken: ['scim-token'],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
