@@ -92,7 +92,7 @@ function ScimProvisioning() {
   const remove = useAction(actions.deleteScimToken, () => setToken(undefined));
   const baseUrl = `${window.location.origin}/scim/v2`;
   return (
-    <section className="card stack" aria-label="Provisioning (SCIM)" style={{ maxWidth: '40rem' }}>
+    <section className="stack" aria-label="Provisioning (SCIM)" style={{ maxWidth: '40rem' }}>
       <h2>Provisioning (SCIM)</h2>
       <p className="muted">
         The identity provider (Okta, Microsoft Entra ID, …) creates, updates and deactivates people and groups here over SCIM 2.0. A
@@ -100,7 +100,7 @@ function ScimProvisioning() {
       </p>
       <Loaded query={status} what="the SCIM status">
         {(data) => (
-          <>
+          <div className="card stack">
             <p>
               SCIM base URL: <code>{baseUrl}</code>
             </p>
@@ -135,7 +135,7 @@ function ScimProvisioning() {
                 </button>
               )}
             </div>
-          </>
+          </div>
         )}
       </Loaded>
     </section>
