@@ -104,24 +104,21 @@ async function customRoleName(db: Db, id: number): Promise<string | undefined> {
   return (await db.selectFrom('roles').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
 
+/** What `userActor` reads of the user a token or session belongs to (joined as `u`). */
+const ACTING_USER_COLUMNS = ['u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'] as const;
+
 async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('personal_access_tokens as pat')
     .innerJoin('users as u', 'u.id', 'pat.user_id')
-    .select(['pat.id', 'pat.expires_at', 'pat.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'])
+    .select(['pat.id', 'pat.expires_at', 'pat.seen_at', ...ACTING_USER_COLUMNS])
     .where('pat.secret_hash', '=', secretHash)
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
-    actor: await userActor(db, {
-      id: row.user_id,
-      username: row.username,
-      email: row.email,
-      root_role: row.root_role,
-      custom_root_role_id: row.custom_root_role_id,
-    }),
+    actor: await userActor(db, { ...row, id: row.user_id }),
     ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'personal-access-token', id: row.id } } : {}),
   };
 }
@@ -161,20 +158,14 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
   const row = await db
     .selectFrom('user_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.expires_at', 's.seen_at', 'u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'])
+    .select(['s.id', 's.expires_at', 's.seen_at', ...ACTING_USER_COLUMNS])
     .where('s.id_hash', '=', hashToken(sessionId))
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return {
     kind: 'actor',
-    actor: await userActor(db, {
-      id: row.user_id,
-      username: row.username,
-      email: row.email,
-      root_role: row.root_role,
-      custom_root_role_id: row.custom_root_role_id,
-    }),
+    actor: await userActor(db, { ...row, id: row.user_id }),
     ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'session' as const, id: row.id } } : {}),
   };
 }
