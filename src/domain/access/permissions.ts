@@ -150,12 +150,6 @@ export function isEnvironmentPermission(permission: string): boolean {
   return ENVIRONMENT_PERMISSION_SET.has(permission);
 }
 
-/** A permission a role holds: everywhere it applies, or (environment permissions of project roles) in one environment. */
-export interface PermissionGrant {
-  permission: Permission;
-  environment?: string;
-}
-
 /** What changing one project's flags takes: a Member holds it in that project, in every environment. */
 const PROJECT_MEMBER_PERMISSIONS: Permission[] = [...FLAG_PERMISSIONS, 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'];
 

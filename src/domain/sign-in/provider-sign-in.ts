@@ -22,8 +22,8 @@ export interface ProviderIdentity {
 }
 
 /** The most group names an answer may bring; more are ignored (providers cap theirs similarly). */
-export const MAX_CLAIMED_GROUPS = 500;
-export const MAX_GROUP_NAME = 255;
+const MAX_CLAIMED_GROUPS = 500;
+const MAX_GROUP_NAME = 255;
 
 /** The group names of a claim or attribute: text of sensible length, each once, at most `MAX_CLAIMED_GROUPS`. */
 export function claimedGroups(value: unknown): string[] {
