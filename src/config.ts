@@ -239,6 +239,21 @@ function readHost(env: Env): string {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** An identity provider's URL: https, or http only for a provider on this machine (development and tests). */
+function readProviderUrl(variable: string, raw: string, expected: string): { url: URL; allowHttp: boolean } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    invalid(variable, expected, raw);
+  }
+  const allowHttp = LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) {
+    invalid(variable, 'an https:// URL (http:// only for a provider on localhost)', raw);
+  }
+  return { url, allowHttp };
+}
+
 /** Who an identity provider may bring in until an Admin sets it: `<PREFIX>_DEFAULT_ROLE`, `_AUTO_CREATE`, `_EMAIL_DOMAINS`. */
 function readStartingPolicy(env: Env, prefix: 'OIDC' | 'SAML'): StartingSignInPolicy {
   const role = env[`${prefix}_DEFAULT_ROLE`]?.trim() || 'Viewer';
@@ -264,16 +279,11 @@ function readOidc(env: Env, baseUrl: string): OidcConfig | undefined {
     }
     return undefined;
   }
-  let issuer: URL;
-  try {
-    issuer = new URL(rawIssuer);
-  } catch {
-    invalid('OIDC_ISSUER', "the provider's issuer URL, such as https://login.example.com", rawIssuer);
-  }
-  const allowHttp = LOOPBACK_HOSTS.has(issuer.hostname);
-  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && allowHttp)) {
-    invalid('OIDC_ISSUER', 'an https:// URL (http:// only for a provider on localhost)', rawIssuer);
-  }
+  const { url: issuer, allowHttp } = readProviderUrl(
+    'OIDC_ISSUER',
+    rawIssuer,
+    "the provider's issuer URL, such as https://login.example.com",
+  );
   const clientId = env.OIDC_CLIENT_ID?.trim();
   if (!clientId)
     throw new ConfigError('OIDC_CLIENT_ID must be set when OIDC_ISSUER is: the client id Vexil is registered under at the provider');
@@ -308,16 +318,11 @@ function readSaml(env: Env, baseUrl: string): SamlConfig | undefined {
     }
     return undefined;
   }
-  let metadataUrl: URL;
-  try {
-    metadataUrl = new URL(raw);
-  } catch {
-    invalid('SAML_METADATA_URL', "the identity provider's metadata URL, such as https://idp.example.com/metadata", raw);
-  }
-  const allowHttp = LOOPBACK_HOSTS.has(metadataUrl.hostname);
-  if (metadataUrl.protocol !== 'https:' && !(metadataUrl.protocol === 'http:' && allowHttp)) {
-    invalid('SAML_METADATA_URL', 'an https:// URL (http:// only for a provider on localhost)', raw);
-  }
+  const { url: metadataUrl, allowHttp } = readProviderUrl(
+    'SAML_METADATA_URL',
+    raw,
+    "the identity provider's metadata URL, such as https://idp.example.com/metadata",
+  );
   return {
     metadataUrl,
     entityId: env.SAML_ENTITY_ID?.trim() || `${baseUrl}/auth/saml/metadata`,
