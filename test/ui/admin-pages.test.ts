@@ -67,7 +67,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     const edit = ui.page.getByRole('form', { name: 'Edit context field region' });
     await edit.getByLabel('Description').fill('Where the user is');
     await edit.getByLabel('Legal values (comma-separated, optional)').fill('eu, us, apac');
-    await edit.getByRole('button', { name: 'Save region' }).click();
+    await edit.getByRole('button', { name: 'Save context field' }).click();
     await waitForTexts(row.locator('td'), (texts) => texts[2] === 'eu, us, apac');
     assert.deepEqual((await cells(row)).slice(0, 4), ['region', 'Where the user is', 'eu, us, apac', 'no']);
 

@@ -55,14 +55,38 @@ export function EditorForm({
   );
 }
 
+/**
+ * The form of one item of an admin list, named as the list names it: "New <noun>" with "Create <noun>", or, while
+ * `editing` (the item's name), "Edit <noun> <name>" with "Save <noun>" and Cancel, which ends as saving does.
+ */
+export function ItemForm({
+  noun,
+  editing,
+  onDone,
+  ...form
+}: { noun: string; editing: string | undefined; onDone: () => void } & Omit<
+  Parameters<typeof EditorForm>[0],
+  'label' | 'submitLabel' | 'onCancel'
+>) {
+  return editing === undefined ? (
+    <EditorForm label={`New ${noun}`} submitLabel={`Create ${noun}`} {...form} />
+  ) : (
+    <EditorForm label={`Edit ${noun} ${editing}`} submitLabel={`Save ${noun}`} onCancel={onDone} {...form} />
+  );
+}
+
 /** The text of a form field, trimmed. */
 export const formText = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
 
-/** Deleting an item of an admin list: the action, what it takes, and the question asked first. */
+/**
+ * Deleting an item of an admin list: the action, which takes the item's key unless `input` says otherwise, and the
+ * question asked first: "Delete the <noun> <name>?" and what follows from it.
+ */
 export interface Removal<Item, Input> {
   action: Action<Input, unknown>;
-  input: (item: Item) => Input;
-  question: (item: Item) => string;
+  input?: (item: Item) => Input;
+  /** What else happens, after the question: "Its tokens stop working at once." */
+  consequence?: string;
   /** The button's text: Delete unless the item is kept another way (Archive). */
   label?: string;
 }
@@ -70,6 +94,11 @@ export interface Removal<Item, Input> {
 const idOrName = (item: unknown): string | number => {
   const { id, name } = item as { id?: string | number; name?: string };
   return id ?? name ?? '';
+};
+
+const nameOrKey = (item: unknown): string => {
+  const { name } = item as { name?: string };
+  return name ?? String(idOrName(item));
 };
 
 /**
@@ -83,6 +112,7 @@ export function AdminList<Data, Item, RemoveInput>({
   what = title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase()),
   items,
   keyOf = idOrName,
+  nameOf = nameOrKey,
   columns,
   cells,
   empty,
@@ -104,6 +134,8 @@ export function AdminList<Data, Item, RemoveInput>({
   items: (data: Data) => Item[];
   /** Tells items apart: their id, or else their name. */
   keyOf?: (item: Item) => string | number;
+  /** What people call an item, in questions: its name. */
+  nameOf?: (item: Item) => string;
   /** The item's columns; a last one for the actions is added. */
   columns: string[];
   cells: (item: Item) => ReactNode;
@@ -162,7 +194,13 @@ export function AdminList<Data, Item, RemoveInput>({
                                 Edit
                               </button>
                             )}
-                            {remove && changeable(item) && <RemoveButton item={item} removal={remove} />}
+                            {remove && changeable(item) && (
+                              <RemoveButton
+                                question={`${remove.label ?? 'Delete'} the ${noun} ${nameOf(item)}?${remove.consequence ? ` ${remove.consequence}` : ''}`}
+                                input={remove.input?.(item) ?? (keyOf(item) as RemoveInput)}
+                                removal={remove}
+                              />
+                            )}
                           </div>
                         </td>
                       )}
@@ -191,11 +229,11 @@ export function AdminList<Data, Item, RemoveInput>({
   );
 }
 
-function RemoveButton<Item, Input>({ item, removal }: { item: Item; removal: Removal<Item, Input> }) {
+function RemoveButton<Item, Input>({ question, input, removal }: { question: string; input: Input; removal: Removal<Item, Input> }) {
   const remove = useAction(removal.action);
   return (
     <>
-      <ConfirmButton question={removal.question(item)} onConfirm={() => remove.mutate(removal.input(item))} disabled={remove.isPending}>
+      <ConfirmButton question={question} onConfirm={() => remove.mutate(input)} disabled={remove.isPending}>
         {removal.label ?? 'Delete'}
       </ConfirmButton>
       <ErrorMessage error={remove.error} />
@@ -214,6 +252,17 @@ export function NameAndDescription({ error, item }: { error: unknown; item?: { n
         <input name="description" defaultValue={item?.description ?? ''} />
       </Field>
     </>
+  );
+}
+
+/** An item's first cell: its name, strong, with its description under it when it has one. */
+export function NameCell({ name, description, children }: { name: ReactNode; description?: string | null; children?: ReactNode }) {
+  return (
+    <td>
+      <strong>{name}</strong>
+      {children}
+      {description && <div className="muted small">{description}</div>}
+    </td>
   );
 }
 

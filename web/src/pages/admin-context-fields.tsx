@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, formText, ItemForm } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 type ContextField = Schemas['contextFieldSchema'];
@@ -25,13 +25,7 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
     });
   };
   return (
-    <EditorForm
-      label={field ? `Edit context field ${field.name}` : 'New context field'}
-      submitLabel={field ? `Save ${field.name}` : 'Create context field'}
-      mutation={save}
-      onSubmit={submit}
-      {...(field ? { onCancel: onDone } : {})}
-    >
+    <ItemForm noun="context field" editing={field?.name} onDone={onDone} mutation={save} onSubmit={submit}>
       <div className="grid2">
         {!field && (
           <Field label="Name" error={save.error} field="name">
@@ -48,7 +42,7 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
       <label className="check">
         <input type="checkbox" name="stickiness" defaultChecked={field?.stickiness ?? false} /> Can be used for stickiness
       </label>
-    </EditorForm>
+    </ItemForm>
   );
 }
 
@@ -70,11 +64,8 @@ export function AdminContextFields() {
         </>
       )}
       edit={(field, done) => <ContextFieldForm field={field} onDone={done} />}
-      remove={{
-        action: actions.deleteContextField,
-        input: (field) => field.name,
-        question: (field) => `Delete the context field ${field.name}?`,
-      }}
+      keyOf={(field) => field.name}
+      remove={{ action: actions.deleteContextField }}
       noun="context field"
       create={(done) => <ContextFieldForm onDone={done} />}
     />

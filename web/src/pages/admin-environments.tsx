@@ -76,11 +76,7 @@ export function AdminEnvironments() {
           <td>{environment.apiTokenCount}</td>
         </>
       )}
-      remove={{
-        action: actions.deleteEnvironment,
-        input: (environment) => environment.name,
-        question: (environment) => `Delete the environment ${environment.name}? Flags' settings there are deleted.`,
-      }}
+      remove={{ action: actions.deleteEnvironment, consequence: "Flags' settings there are deleted." }}
       noun="environment"
       create={(done) => <NewEnvironmentForm onDone={done} />}
     />

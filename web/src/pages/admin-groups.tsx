@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription, RootRoleOptions } from '../components/admin';
+import { AdminList, NameCell, formText, ItemForm, NameAndDescription, RootRoleOptions } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 type Group = Schemas['groupSchema'];
@@ -30,13 +30,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
     else create.mutate(body);
   };
   return (
-    <EditorForm
-      label={group ? `Edit group ${group.name}` : 'New group'}
-      submitLabel={group ? 'Save group' : 'Create group'}
-      mutation={mutation}
-      onSubmit={submit}
-      {...(group ? { onCancel: onDone } : {})}
-    >
+    <ItemForm noun="group" editing={group?.name} onDone={onDone} mutation={mutation} onSubmit={submit}>
       <div className="grid2">
         <NameAndDescription error={mutation.error} item={group} />
         <Field
@@ -68,7 +62,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: () => void }) {
           ))}
         </select>
       </Field>
-    </EditorForm>
+    </ItemForm>
   );
 }
 
@@ -86,10 +80,7 @@ export function AdminGroups() {
       empty="No groups yet."
       cells={(group) => (
         <>
-          <td>
-            <strong>{group.name}</strong>
-            {group.description && <div className="muted small">{group.description}</div>}
-          </td>
+          <NameCell name={group.name} description={group.description} />
           <td className="small">{group.mappingsSSO.join(', ') || '—'}</td>
           <td>{rootRoles.find((role) => role.id === group.rootRole)?.name ?? '—'}</td>
           <td className="small">
@@ -107,11 +98,7 @@ export function AdminGroups() {
         </>
       )}
       edit={(group, done) => <GroupForm group={group} onDone={done} />}
-      remove={{
-        action: actions.deleteGroup,
-        input: (group) => group.id,
-        question: (group) => `Delete the group ${group.name}? Its members lose what it gave them.`,
-      }}
+      remove={{ action: actions.deleteGroup, consequence: 'Its members lose what it gave them.' }}
       noun="group"
       create={(done) => <GroupForm onDone={done} />}
     />

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { actions, queries } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { AdminList, NameCell, EditorForm, formText, NameAndDescription } from '../components/admin';
 import { Field, formatDate, useAction } from '../components/ui';
 
 function NewProjectForm() {
@@ -47,10 +47,10 @@ export function AdminProjects() {
       columns={['Project', 'Id', 'Environments', 'Created']}
       cells={(project) => (
         <>
-          <td>
-            <Link to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</Link>
-            {project.description && <div className="muted small">{project.description}</div>}
-          </td>
+          <NameCell
+            name={<Link to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</Link>}
+            description={project.description}
+          />
           <td>
             <code>{project.id}</code>
           </td>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { AdminList, NameCell, EditorForm, formText, NameAndDescription } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 interface MilestoneDraft {
@@ -103,19 +103,11 @@ export function AdminReleaseTemplates() {
       empty="No templates yet."
       cells={(template) => (
         <>
-          <td>
-            <strong>{template.name}</strong>
-            {template.description && <div className="muted small">{template.description}</div>}
-          </td>
+          <NameCell name={template.name} description={template.description} />
           <td className="small">{describeMilestones(template)}</td>
         </>
       )}
-      remove={{
-        action: actions.archiveReleaseTemplate,
-        input: (template) => template.id,
-        question: (template) => `Archive the template ${template.name}? Plans made from it keep their milestones.`,
-        label: 'Archive',
-      }}
+      remove={{ action: actions.archiveReleaseTemplate, label: 'Archive', consequence: 'Plans made from it keep their milestones.' }}
       noun="template"
       create={(done) => <NewTemplateForm onDone={done} />}
     />

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { AdminList, NameCell, formText, ItemForm, NameAndDescription } from '../components/admin';
 import { Field, Loaded, Table, useAction } from '../components/ui';
 
 type Role = Schemas['roleSchema'];
@@ -87,13 +87,7 @@ function RoleForm({ role, onDone }: { role?: RoleWithPermissions; onDone: () => 
     else create.mutate(body);
   };
   return (
-    <EditorForm
-      label={role ? `Edit role ${role.name}` : 'New role'}
-      submitLabel={role ? 'Save role' : 'Create role'}
-      mutation={mutation}
-      onSubmit={submit}
-      {...(role ? { onCancel: onDone } : {})}
-    >
+    <ItemForm noun="role" editing={role?.name} onDone={onDone} mutation={mutation} onSubmit={submit}>
       <div className="grid2">
         <NameAndDescription error={mutation.error} item={role} />
         <Field
@@ -120,7 +114,7 @@ function RoleForm({ role, onDone }: { role?: RoleWithPermissions; onDone: () => 
           )
         }
       </Loaded>
-    </EditorForm>
+    </ItemForm>
   );
 }
 
@@ -144,9 +138,7 @@ export function AdminRoles() {
       columns={['Role', 'Kind', 'Description']}
       cells={(role) => (
         <>
-          <td>
-            <strong>{role.name}</strong>
-          </td>
+          <NameCell name={role.name} />
           <td>
             <span className="badge">{TYPE_NAMES[role.type] ?? role.type}</span>
           </td>
@@ -155,7 +147,7 @@ export function AdminRoles() {
       )}
       changeable={isCustom}
       edit={(role, done) => <EditRole id={role.id} onDone={done} />}
-      remove={{ action: actions.deleteRole, input: (role) => role.id, question: (role) => `Delete the role ${role.name}?` }}
+      remove={{ action: actions.deleteRole }}
       noun="role"
       create={(done) => <RoleForm onDone={done} />}
     />

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { AdminList, NameCell, formText, ItemForm, NameAndDescription } from '../components/admin';
 import { ConstraintsEditor } from '../components/strategy-form';
 import { ErrorMessage, formatDate, useAction } from '../components/ui';
 
@@ -56,20 +56,13 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
     </>
   );
   return (
-    <EditorForm
-      label={segment ? `Edit segment ${segment.name}` : 'New segment'}
-      submitLabel={segment ? 'Save segment' : 'Create segment'}
-      mutation={save}
-      onSubmit={submit}
-      footer={footer}
-      {...(segment ? { onCancel: onDone } : {})}
-    >
+    <ItemForm noun="segment" editing={segment?.name} onDone={onDone} mutation={save} onSubmit={submit} footer={footer}>
       <div className="grid2">
         <NameAndDescription error={save.error} item={segment} />
       </div>
       <h3>Constraints</h3>
       <ConstraintsEditor constraints={constraints} onChange={setConstraints} />
-    </EditorForm>
+    </ItemForm>
   );
 }
 
@@ -92,20 +85,16 @@ export function AdminSegments() {
       empty="No segments yet."
       cells={(segment) => (
         <>
-          <td>
-            <strong>{segment.name}</strong> <span className="muted small">#{segment.id}</span>
-            {segment.description && <div className="small">{segment.description}</div>}
-          </td>
+          <NameCell name={segment.name} description={segment.description}>
+            {' '}
+            <span className="muted small">#{segment.id}</span>
+          </NameCell>
           <td className="small">{describeConstraints(segment)}</td>
           <td className="small">{formatDate(segment.createdAt)}</td>
         </>
       )}
       edit={(segment, done) => <SegmentForm segment={segment} onDone={done} />}
-      remove={{
-        action: actions.deleteSegment,
-        input: (segment) => segment.id,
-        question: (segment) => `Delete the segment ${segment.name}?`,
-      }}
+      remove={{ action: actions.deleteSegment }}
       noun="segment"
       create={(done) => <SegmentForm onDone={done} />}
     />

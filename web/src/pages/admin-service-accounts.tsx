@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
+import { AdminList, NameCell, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { ConfirmButton, ErrorMessage, Field, formatDate, OneTimeSecret, Table, useAction } from '../components/ui';
 
 const DAY_MS = 86_400_000;
@@ -147,10 +147,7 @@ export function AdminServiceAccounts() {
       empty="No service accounts yet."
       cells={(account) => (
         <>
-          <td>
-            <strong>{account.username}</strong>
-            {account.name && account.name !== account.username && <div className="muted small">{account.name}</div>}
-          </td>
+          <NameCell name={account.username} description={account.name !== account.username ? account.name : null} />
           <RoleCell account={account} roles={roles} />
           <td>{account.tokens.length}</td>
           <td className="small">{account.seenAt ? formatDate(account.seenAt) : 'never'}</td>
@@ -162,11 +159,8 @@ export function AdminServiceAccounts() {
         </button>
       )}
       below={(account) => open === account.id && <Tokens account={account} />}
-      remove={{
-        action: actions.deleteServiceAccount,
-        input: (account) => account.id,
-        question: (account) => `Delete the service account ${account.username}? Its tokens stop working at once.`,
-      }}
+      nameOf={(account) => account.username ?? String(account.id)}
+      remove={{ action: actions.deleteServiceAccount, consequence: 'Its tokens stop working at once.' }}
       noun="service account"
       create={(done) => (
         <NewServiceAccountForm

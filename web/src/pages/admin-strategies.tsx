@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, NameCell, formText, ItemForm } from '../components/admin';
 import { ErrorMessage, Field, useAction } from '../components/ui';
 
 type Definition = Schemas['strategySchema'];
@@ -76,13 +76,7 @@ function DefinitionForm({ definition, onDone }: { definition?: Definition; onDon
     else create.mutate({ name: formText(form, 'name'), ...fields });
   };
   return (
-    <EditorForm
-      label={definition ? `Edit strategy ${definition.name}` : 'New strategy'}
-      submitLabel={definition ? 'Save strategy' : 'Create strategy'}
-      mutation={mutation}
-      onSubmit={submit}
-      {...(definition ? { onCancel: onDone } : {})}
-    >
+    <ItemForm noun="strategy" editing={definition?.name} onDone={onDone} mutation={mutation} onSubmit={submit}>
       <div className="grid2">
         <Field label="Name" error={mutation.error} field="name" hint="What flags and SDKs call it; it cannot change later.">
           <input name="name" required defaultValue={definition?.name} disabled={definition !== undefined} />
@@ -95,7 +89,7 @@ function DefinitionForm({ definition, onDone }: { definition?: Definition; onDon
         <input name="description" defaultValue={definition?.description ?? ''} />
       </Field>
       <ParameterRows parameters={parameters} onChange={setParameters} error={mutation.error} />
-    </EditorForm>
+    </ItemForm>
   );
 }
 
@@ -126,11 +120,14 @@ export function AdminStrategies() {
       rowClass={(definition) => (definition.deprecated ? 'muted' : undefined)}
       cells={(definition) => (
         <>
-          <td>
-            <strong>{definition.displayName || definition.name}</strong>{' '}
-            {definition.deprecated && <span className="badge">deprecated</span>}
-            <div className="muted small">{definition.description}</div>
-          </td>
+          <NameCell name={definition.displayName || definition.name} description={definition.description}>
+            {definition.deprecated && (
+              <>
+                {' '}
+                <span className="badge">deprecated</span>
+              </>
+            )}
+          </NameCell>
           <td className="small">
             {definition.parameters
               .map((parameter) => `${parameter.name} (${parameter.type}${parameter.required ? ', required' : ''})`)
@@ -142,11 +139,7 @@ export function AdminStrategies() {
       actions={(definition) => <DeprecateButton definition={definition} />}
       changeable={(definition) => definition.editable}
       edit={(definition, done) => <DefinitionForm definition={definition} onDone={done} />}
-      remove={{
-        action: actions.deleteStrategyDefinition,
-        input: (definition) => definition.name,
-        question: (definition) => `Delete the strategy ${definition.name}?`,
-      }}
+      remove={{ action: actions.deleteStrategyDefinition }}
       noun="strategy"
       create={(done) => <DefinitionForm onDone={done} />}
     />

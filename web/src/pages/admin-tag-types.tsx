@@ -67,7 +67,7 @@ export function AdminTagTypes() {
           Edit
         </button>
       )}
-      remove={{ action: actions.deleteTagType, input: (type) => type.name, question: (type) => `Delete the tag type ${type.name}?` }}
+      remove={{ action: actions.deleteTagType }}
       noun="tag type"
       create={(done) => <NewTagTypeForm onDone={done} />}
     />

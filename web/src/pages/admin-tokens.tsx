@@ -80,11 +80,8 @@ export function AdminTokens() {
           <td className="small">{formatDate(token.expiresAt)}</td>
         </>
       )}
-      remove={{
-        action: actions.deleteApiToken,
-        input: (token) => String(token.id),
-        question: (token) => `Delete the token ${token.tokenName}? Whatever uses it stops working.`,
-      }}
+      nameOf={(token) => token.tokenName}
+      remove={{ action: actions.deleteApiToken, input: (token) => String(token.id), consequence: 'Whatever uses it stops working.' }}
       noun="token"
       create={(done) => (
         <>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../api/errors';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, RootRoleOptions } from '../components/admin';
+import { AdminList, NameCell, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { useMe } from '../components/layout';
 import { describeAgent, SessionTable } from '../components/sessions';
 import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, Pager, Table, useAction } from '../components/ui';
@@ -192,8 +192,8 @@ export function AdminUsers() {
         columns={['User', 'Role', 'Created', 'Last seen']}
         cells={(user) => (
           <>
-            <td>
-              <strong>{user.name ?? user.username}</strong>{' '}
+            <NameCell name={user.name ?? user.username} description={[...new Set([user.username, user.email].filter(Boolean))].join(' · ')}>
+              {' '}
               {user.deactivatedAt && (
                 <span className="badge failed" title={`Deactivated ${formatDate(user.deactivatedAt)}: cannot sign in or use a token`}>
                   Deactivated
@@ -204,8 +204,7 @@ export function AdminUsers() {
                   SCIM
                 </span>
               )}
-              <div className="muted small">{[...new Set([user.username, user.email].filter(Boolean))].join(' · ')}</div>
-            </td>
+            </NameCell>
             <RoleCell user={user} login={loginOf(user)} roles={roles} own={user.id === me?.user.id} />
             <td className="small">{formatDate(user.createdAt)}</td>
             <td className="small">{formatDate(user.seenAt)}</td>
@@ -239,7 +238,8 @@ export function AdminUsers() {
           )
         }
         changeable={(user) => user.id !== me?.user.id}
-        remove={{ action: actions.deleteUser, input: (user) => user.id, question: (user) => `Delete the user ${loginOf(user)}?` }}
+        nameOf={loginOf}
+        remove={{ action: actions.deleteUser }}
         noun="user"
         create={(done) => (
           <NewUserForm
