@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { queries, type Schemas } from '../api/queries';
-import { Field } from './ui';
+import { Check, Field } from './ui';
 import { VariantsEditor, type VariantDraft } from './variants-editor';
 
 type Constraint = Schemas['constraintSchema'];
@@ -98,22 +98,16 @@ export function ConstraintsEditor({ constraints, onChange }: { constraints: Cons
                 }
               />
             </Field>
-            <label className="check small">
-              <input
-                type="checkbox"
-                checked={constraint.inverted ?? false}
-                onChange={(event) => set(index, { inverted: event.target.checked })}
-              />{' '}
+            <Check className="check small" checked={constraint.inverted ?? false} onChange={(inverted) => set(index, { inverted })}>
               Negate
-            </label>
-            <label className="check small">
-              <input
-                type="checkbox"
-                checked={constraint.caseInsensitive ?? false}
-                onChange={(event) => set(index, { caseInsensitive: event.target.checked })}
-              />{' '}
+            </Check>
+            <Check
+              className="check small"
+              checked={constraint.caseInsensitive ?? false}
+              onChange={(caseInsensitive) => set(index, { caseInsensitive })}
+            >
               Ignore case
-            </label>
+            </Check>
             <button type="button" className="danger" onClick={() => onChange(constraints.filter((_, at) => at !== index))}>
               Remove
             </button>
@@ -237,33 +231,24 @@ export function StrategyForm({
       <div className="row">
         {(segments.data?.segments ?? []).length === 0 && <span className="muted small">No segments defined.</span>}
         {(segments.data?.segments ?? []).map((segment) => (
-          <label key={segment.id} className="check">
-            <input
-              type="checkbox"
-              checked={draft.segments.includes(segment.id)}
-              onChange={(event) =>
-                setDraft({
-                  ...draft,
-                  segments: event.target.checked ? [...draft.segments, segment.id] : draft.segments.filter((id) => id !== segment.id),
-                })
-              }
-            />
+          <Check
+            key={segment.id}
+            checked={draft.segments.includes(segment.id)}
+            onChange={(on) =>
+              setDraft({ ...draft, segments: on ? [...draft.segments, segment.id] : draft.segments.filter((id) => id !== segment.id) })
+            }
+          >
             {segment.name}
-          </label>
+          </Check>
         ))}
       </div>
       <details>
         <summary>Strategy variants ({draft.variants.length})</summary>
         <VariantsEditor initial={draft.variants} saveLabel="Keep these variants" onSave={(variants) => setDraft({ ...draft, variants })} />
       </details>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={draft.disabled ?? false}
-          onChange={(event) => setDraft({ ...draft, disabled: event.target.checked })}
-        />{' '}
+      <Check checked={draft.disabled ?? false} onChange={(disabled) => setDraft({ ...draft, disabled })}>
         Disabled (kept, but not evaluated)
-      </label>
+      </Check>
       <div className="row">
         <button className="primary" type="submit" disabled={saving}>
           Save strategy

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { cloneElement, useId, useState, type ReactElement, type ReactNode } from 'react';
+import { cloneElement, useId, useState, type CSSProperties, type ReactElement, type ReactNode } from 'react';
 import { ApiError } from '../api/errors';
 import type { Action } from '../api/queries';
 
@@ -198,6 +198,29 @@ export function Switch({
         onChange={(event) => onChange(event.target.checked)}
       />
       <span>{checked ? 'On' : 'Off'}</span>
+    </label>
+  );
+}
+
+/** A ticked box with its words beside it, kept by the page's state (a form's own boxes are plain inputs). */
+export function Check({
+  checked,
+  onChange,
+  disabled,
+  className = 'check',
+  style,
+  children,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+  className?: string;
+  style?: CSSProperties;
+  children: ReactNode;
+}) {
+  return (
+    <label className={className} style={style}>
+      <input type="checkbox" checked={checked} disabled={disabled} onChange={(event) => onChange(event.target.checked)} /> {children}
     </label>
   );
 }

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, Table, useAction } from '../components/ui';
+import { Check, ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, Table, useAction } from '../components/ui';
 
 type Provider = Schemas['addonTypeSchema'];
 type Addon = Schemas['addonSchema'];
@@ -114,14 +114,13 @@ function AddonForm({
         {shownEvents.length === 0 && <p className="muted small">No event type contains “{eventFilter.trim()}”.</p>}
         <div className="grid2 small" style={{ marginTop: '0.5rem' }}>
           {shownEvents.map((type) => (
-            <label key={type} className="check">
-              <input
-                type="checkbox"
-                checked={events.includes(type)}
-                onChange={(event) => setEvents(event.target.checked ? [...events, type] : events.filter((entry) => entry !== type))}
-              />
+            <Check
+              key={type}
+              checked={events.includes(type)}
+              onChange={(on) => setEvents(on ? [...events, type] : events.filter((entry) => entry !== type))}
+            >
               {type}
-            </label>
+            </Check>
           ))}
         </div>
       </details>

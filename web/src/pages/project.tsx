@@ -5,7 +5,7 @@ import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { FlagHealth } from './flag-health';
 import { useCan } from '../components/layout';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
+import { Check, ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'];
 const PAGE_SIZE = 50;
@@ -105,22 +105,21 @@ function ChangeRequestSettings({ projectId }: { projectId: string }) {
           </p>
           {entries.map((entry) => (
             <div key={entry.environment} className="row" data-testid={`cr-config-${entry.environment}`}>
-              <label className="check" style={{ minWidth: '14rem' }}>
-                <input
-                  type="checkbox"
-                  disabled={!mayConfigure}
-                  checked={entry.changeRequestEnabled}
-                  onChange={(event) =>
-                    update.mutate({
-                      projectId,
-                      environment: entry.environment,
-                      changeRequestsEnabled: event.target.checked,
-                      requiredApprovals: entry.requiredApprovals,
-                    })
-                  }
-                />
+              <Check
+                style={{ minWidth: '14rem' }}
+                disabled={!mayConfigure}
+                checked={entry.changeRequestEnabled}
+                onChange={(changeRequestsEnabled) =>
+                  update.mutate({
+                    projectId,
+                    environment: entry.environment,
+                    changeRequestsEnabled,
+                    requiredApprovals: entry.requiredApprovals,
+                  })
+                }
+              >
                 Require change requests in <strong>{entry.environment}</strong>
-              </label>
+              </Check>
               <label className="small">
                 Approvals needed{' '}
                 <input

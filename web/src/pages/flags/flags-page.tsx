@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { actions, queries } from '../../api/queries';
-import { ErrorMessage, formatDate, Loading, Pager, useAction } from '../../components/ui';
+import { Check, ErrorMessage, formatDate, Loading, Pager, useAction } from '../../components/ui';
 import { ExportPanel, ImportPanel } from './transfer-panel';
 
 const IS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'];
@@ -276,22 +276,20 @@ export function Flags() {
             ))}
             <option value="status">Environment status</option>
           </select>
-          <label className="check small">
-            <input
-              type="checkbox"
-              checked={search.get('archived') === 'IS:true'}
-              onChange={(event) => setParameter('archived', event.target.checked ? 'IS:true' : null)}
-            />
+          <Check
+            className="check small"
+            checked={search.get('archived') === 'IS:true'}
+            onChange={(archived) => setParameter('archived', archived ? 'IS:true' : null)}
+          >
             Archived flags
-          </label>
-          <label className="check small">
-            <input
-              type="checkbox"
-              checked={search.get('favoritesFirst') === 'true'}
-              onChange={(event) => setParameter('favoritesFirst', event.target.checked ? 'true' : null)}
-            />
+          </Check>
+          <Check
+            className="check small"
+            checked={search.get('favoritesFirst') === 'true'}
+            onChange={(favoritesFirst) => setParameter('favoritesFirst', favoritesFirst ? 'true' : null)}
+          >
             Favorites first
-          </label>
+          </Check>
           {[...search.keys()].some((key) => key !== 'offset') && (
             <button
               type="button"
