@@ -34,8 +34,9 @@ export type Credential =
 // every request.
 const SEEN_AT_RESOLUTION_MS = 60_000;
 
-function isStale(seenAt: Date | null, now: Date): boolean {
-  return seenAt === null || now.getTime() - seenAt.getTime() > SEEN_AT_RESOLUTION_MS;
+/** `{ lastUse }` when the credential's last-seen stamp is due, else nothing. */
+function lastUseOf(seenAt: Date | null, now: Date, use: TokenUse): { lastUse?: TokenUse } {
+  return seenAt === null || now.getTime() - seenAt.getTime() > SEEN_AT_RESOLUTION_MS ? { lastUse: use } : {};
 }
 
 function isExpired(expiresAt: Date | null, now: Date): boolean {
@@ -107,6 +108,17 @@ async function customRoleName(db: Db, id: number): Promise<string | undefined> {
 /** What `userActor` reads of the user a token or session belongs to (joined as `u`). */
 const ACTING_USER_COLUMNS = ['u.id as user_id', 'u.username', 'u.email', 'u.root_role', 'u.custom_root_role_id'] as const;
 
+/** A token or session of a person, read with the person (`u`), as that person; an expired one is refused. */
+async function personCredential(
+  db: Db,
+  row: ({ id: number; expires_at: Date | null; seen_at: Date | null; user_id: number } & Parameters<typeof userActor>[1]) | undefined,
+  now: Date,
+  kind: 'personal-access-token' | 'session',
+): Promise<Credential> {
+  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
+  return { kind: 'actor', actor: await userActor(db, { ...row, id: row.user_id }), ...lastUseOf(row.seen_at, now, { kind, id: row.id }) };
+}
+
 async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<Credential> {
   const row = await db
     .selectFrom('personal_access_tokens as pat')
@@ -115,12 +127,7 @@ async function authenticatePat(db: Db, secretHash: string, now: Date): Promise<C
     .where('pat.secret_hash', '=', secretHash)
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
-  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
-  return {
-    kind: 'actor',
-    actor: await userActor(db, { ...row, id: row.user_id }),
-    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'personal-access-token', id: row.id } } : {}),
-  };
+  return personCredential(db, row, now, 'personal-access-token');
 }
 
 /** An API token by the hash it is stored under (what `hashToken` makes of its secret). */
@@ -131,7 +138,7 @@ export async function authenticateApiToken(db: Db, secretHash: string, now: Date
     .where('secret_hash', '=', secretHash)
     .executeTakeFirst();
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
-  const lastUse: { lastUse?: TokenUse } = isStale(row.seen_at, now) ? { lastUse: { kind: 'api-token', id: row.id } } : {};
+  const lastUse = lastUseOf(row.seen_at, now, { kind: 'api-token', id: row.id });
   if (row.type === 'admin') {
     return { kind: 'actor', actor: { kind: 'admin-token', tokenId: row.id, tokenName: row.token_name }, ...lastUse };
   }
@@ -162,12 +169,7 @@ export async function authenticateSession(db: Db, sessionId: string, now: Date):
     .where('s.id_hash', '=', hashToken(sessionId))
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
-  if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
-  return {
-    kind: 'actor',
-    actor: await userActor(db, { ...row, id: row.user_id }),
-    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'session' as const, id: row.id } } : {}),
-  };
+  return personCredential(db, row, now, 'session');
 }
 
 /** Who changes made over SCIM are recorded as: the identity provider that provisions. */
@@ -177,11 +179,7 @@ export const SCIM_PROVIDER: Actor = { kind: 'identity-provider', name: 'scim' };
 export async function authenticateScimToken(db: Db, token: string, now: Date): Promise<Credential> {
   const row = await db.selectFrom('scim_tokens').select(['id', 'seen_at']).where('secret_hash', '=', hashToken(token)).executeTakeFirst();
   if (!row) return { kind: 'invalid' };
-  return {
-    kind: 'actor',
-    actor: SCIM_PROVIDER,
-    ...(isStale(row.seen_at, now) ? { lastUse: { kind: 'scim-token' as const, id: row.id } } : {}),
-  };
+  return { kind: 'actor', actor: SCIM_PROVIDER, ...lastUseOf(row.seen_at, now, { kind: 'scim-token', id: row.id }) };
 }
 
 /** The sender of a signal: the endpoint it is for and which of the endpoint's tokens it came with. */
