@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectError, expectStatus, onlyEvent } from '../helpers/assertions.js';
+import { assertDetailAt, expectError, expectStatus, onlyEvent } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName, useTestAppWithEditor, createUserSession, sendMalformedJson } from '../helpers/fixtures.js';
 import { createProject } from '../helpers/projects.js';
@@ -304,18 +304,11 @@ describe('bad dependency requests change nothing and record nothing', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   }
 
-  function expectDetail(error: { details: Array<{ path?: string; message: string }> }, path: string) {
-    assert.ok(
-      error.details.some((detail) => detail.path === path),
-      `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-    );
-  }
-
   test('an unknown parent is a 404 naming /body/feature', () =>
     expectUnchanged(async ({ free }, project) => {
       const error = expectError(await addDependency(project, free, { feature: 'no-such-flag' }), 404, 'NotFoundError');
       assert.match(error.message, /"no-such-flag"/);
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
     }));
 
   test('an unknown child is a 404', () =>
@@ -328,21 +321,21 @@ describe('bad dependency requests change nothing and record nothing', () => {
     expectUnchanged(async ({ free }, project) => {
       const error = expectError(await addDependency(project, free, { feature: free }), 400, 'BadDataError');
       assert.match(error.message, /cannot depend on itself/);
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
     }));
 
   test('a cycle (the parent depending on its child) is a 409', () =>
     expectUnchanged(async ({ parent, child }, project) => {
       const error = expectError(await addDependency(project, parent, { feature: child }), 409, 'ConflictError');
       assert.match(error.message, /cycle/);
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
     }));
 
   test('a grandchild through a parent that is itself a child is a 409', () =>
     expectUnchanged(async ({ parent, child, free }, project) => {
       const error = expectError(await addDependency(project, free, { feature: child }), 409, 'ConflictError');
       assert.match(error.message, new RegExp(`"${child}" cannot be a parent because it depends on other flags itself \\("${parent}"\\)`));
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
     }));
 
   test('a grandchild through a child that has children is a 409', () =>
@@ -352,7 +345,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
         error.message,
         new RegExp(`"${parent}" cannot depend on another flag because other flags depend on it \\("${child}"\\)`),
       );
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
     }));
 
   /** An archived flag in the test's project. */
@@ -366,7 +359,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
     expectUnchanged(async ({ free }, project, gone) => {
       const error = expectError(await addDependency(project, free, { feature: gone }), 400, 'BadDataError');
       assert.match(error.message, new RegExp(`"${gone}" is archived`));
-      expectDetail(error, '/body/feature');
+      assertDetailAt(error, '/body/feature');
       assert.deepEqual((await relations(project, gone)).children, []);
     }, archivedFlag));
 
@@ -382,7 +375,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
       async ({ free }, project, other) => {
         const error = expectError(await addDependency(project, free, { feature: other.flag }), 400, 'BadDataError');
         assert.match(error.message, new RegExp(`"${other.flag}" is in project "${other.project}"`));
-        expectDetail(error, '/body/feature');
+        assertDetailAt(error, '/body/feature');
         assert.deepEqual((await relations(other.project, other.flag)).children, []);
       },
       async () => {
@@ -399,7 +392,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
         400,
         'BadDataError',
       );
-      expectDetail(error, '/body/variants');
+      assertDetailAt(error, '/body/variants');
     }));
 
   const badBodies: Array<[string, (parent: string) => unknown, string]> = [
@@ -416,7 +409,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
     test(`${label} is a 400 naming ${path}`, () =>
       expectUnchanged(async ({ parent, free }, project) => {
         const error = expectError(await addDependency(project, free, body(parent)), 400, 'BadDataError');
-        expectDetail(error, path);
+        assertDetailAt(error, path);
       }));
   }
 
@@ -428,7 +421,7 @@ describe('bad dependency requests change nothing and record nothing', () => {
         'BadDataError',
       );
       assert.match(error.message, /not valid JSON/);
-      expectDetail(error, '/body');
+      assertDetailAt(error, '/body');
     }));
 
   test('a Viewer may neither add nor remove: 403 naming UPDATE_FEATURE_DEPENDENCY', () =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createProject } from '../helpers/projects.js';
 import { describe, test } from 'node:test';
-import { expectError, expectStatus, assertEvents, getOk } from '../helpers/assertions.js';
+import { assertDetailAt, expectError, expectStatus, assertEvents, getOk } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName, useTestAppWithEditor, createUserSession, sendMalformedJson } from '../helpers/fixtures.js';
 
@@ -215,10 +215,7 @@ describe('bad lifecycle requests change nothing and record nothing', () => {
     test(`${label} is a 400 naming ${path}`, () =>
       expectUnchanged(async (url) => {
         const error = expectError(await signedInEditor.client.post(`${url}/lifecycle/complete`, body), 400, 'BadDataError');
-        assert.ok(
-          error.details.some((detail) => detail.path === path),
-          `expected a detail at ${path}: ${JSON.stringify(error.details)}`,
-        );
+        assertDetailAt(error, path);
       }));
   }
 
