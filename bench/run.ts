@@ -38,17 +38,27 @@ async function sdkCases(baseUrl: string): Promise<Case[]> {
       headers: { authorization: frontendSecret },
       requestOf: () => ({ path: `/api/frontend?userId=u${++user}&properties[plan]=${user % 3 === 0 ? 'pro' : 'free'}` }),
     },
-    {
-      // OpenFeature web providers ask for every flag of their scope, evaluated for their context.
-      name: `OFREP bulk evaluation, a new targetingKey each request (${label})`,
-      path: '/ofrep/v1/evaluate/flags',
-      method: 'POST',
-      headers: { authorization: secret, 'content-type': 'application/json' },
-      requestOf: () => ({
+    // OpenFeature web providers ask for every flag of their scope, evaluated for their context: browsers and
+    // fetch take a compressed answer, a client that asks for none gets it plain.
+    ...[
+      ['compressed, as browsers and fetch ask', 'gzip, deflate, br'],
+      ['plain', undefined],
+    ].map(
+      ([encoding, acceptEncoding]): Case => ({
+        name: `OFREP bulk evaluation, a new targetingKey each request (${label}; ${encoding})`,
         path: '/ofrep/v1/evaluate/flags',
-        body: JSON.stringify({ context: { targetingKey: `u${++user}`, plan: user % 3 === 0 ? 'pro' : 'free' } }),
+        method: 'POST',
+        headers: {
+          authorization: secret,
+          'content-type': 'application/json',
+          ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+        },
+        requestOf: () => ({
+          path: '/ofrep/v1/evaluate/flags',
+          body: JSON.stringify({ context: { targetingKey: `u${++user}`, plan: user % 3 === 0 ? 'pro' : 'free' } }),
+        }),
       }),
-    },
+    ),
     { name: `client features (${label}), 200`, path: '/api/client/features', headers: { authorization: secret }, connections: 64 },
   ];
 }

@@ -14,6 +14,7 @@ import {
   OfrepEvaluationSuccessSchema,
 } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
+import { acceptsDeflate, compressedOnce, storedAsIs, zlibStreamOf } from './spliced-deflate.js';
 import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } from './plugins/route-access.js';
 
 const tags = ['OpenFeature (OFREP)'];
@@ -116,7 +117,7 @@ export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
       const etag = `"${createHash('sha256').update(answer.etag).update(JSON.stringify(given)).digest('hex').slice(0, 24)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (matchesEtag(etag, request.headers['if-none-match'])) return reply.status(304).send();
-      const flags = evaluateForOpenFeature(answer.features, configuration, context, usage.counter(token));
+      const { off, on } = evaluateForOpenFeature(answer.features, configuration, context, usage.counter(token));
       // Browsers cannot send headers on an event stream: its channel is the token's stored hash, which every
       // instance can look up and which is not the secret. It carries change notices only, never flags.
       const channel = hashToken(bearerToken(request)!);
@@ -132,7 +133,12 @@ export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
         ],
       };
       // The evaluations come serialised from the engine's answers; the rest is small.
-      return sendJson(reply, Buffer.concat([FLAGS_START, ...flags, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)]));
+      const fresh = Buffer.from(`${off.length > 0 && on.length > 0 ? ',' : ''}${on}],${JSON.stringify(rest).slice(1)}`);
+      reply.header('vary', 'accept-encoding');
+      if (!acceptsDeflate(request.headers['accept-encoding'])) return sendJson(reply, Buffer.concat([FLAGS_START, off, fresh]));
+      // Most of a bulk answer is the flags that are off: compressed once per configuration, to a tenth of their size.
+      reply.header('content-encoding', 'deflate');
+      return sendJson(reply, zlibStreamOf([compressedOnce(FLAGS_START), compressedOnce(off), storedAsIs(fresh)]));
     },
   );
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { inflateSync } from 'node:zlib';
 import { EventSource } from 'eventsource';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
@@ -211,6 +212,35 @@ describe('the OFREP endpoints', () => {
     );
     expectStatus(changed, 200);
     expectStatus(await ctx.admin.post(`${featurePath(project, flags.off)}/environments/development/off`), 200);
+  });
+
+  test('a client that takes deflate gets the same bulk answer compressed; fetch reads it as it reads the plain one', async () => {
+    const context = { context: { targetingKey: 'carol', plan: 'pro' } };
+    const plain = await post('/ofrep/v1/evaluate/flags', context);
+    expectStatus(plain, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const compressed = await post('/ofrep/v1/evaluate/flags', context, {
+      authorization: clientToken,
+      'accept-encoding': 'gzip, deflate, br',
+    });
+    expectStatus(compressed, 200);
+    assert.equal(compressed.headers['content-encoding'], 'deflate');
+    assert.equal(compressed.headers.vary, 'accept-encoding');
+    assert.equal(compressed.headers.etag, plain.headers.etag);
+    // inflateSync checks the stream's Adler-32 too.
+    assert.equal(inflateSync(compressed.rawPayload).toString(), plain.payload);
+    const refused = await post('/ofrep/v1/evaluate/flags', context, { authorization: clientToken, 'accept-encoding': 'gzip, deflate;q=0' });
+    assert.equal(refused.headers['content-encoding'], undefined);
+    assert.equal(refused.payload, plain.payload);
+
+    // Node's fetch asks for deflate by itself and decodes the answer.
+    const fetched = await fetch(`${baseUrl}/ofrep/v1/evaluate/flags`, {
+      method: 'POST',
+      headers: { authorization: clientToken, 'content-type': 'application/json' },
+      body: JSON.stringify(context),
+    });
+    assert.equal(fetched.headers.get('content-encoding'), 'deflate');
+    assert.deepEqual(await fetched.json(), plain.json());
   });
 
   test('right after a change, every evaluation reads one configuration: the flag and its strategies from the same revision', async () => {

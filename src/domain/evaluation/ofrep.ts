@@ -143,15 +143,22 @@ function bulkPartsOf(features: readonly ClientFeature[], engine: Engine): BulkPa
 }
 
 /**
- * Each of `features` evaluated for the context, serialised as the members of a JSON array (without brackets),
- * flags off in the environment first. Only the flags that are on are evaluated and serialised per request.
+ * The flags evaluated for a context, serialised as the members of a JSON array (without brackets): those off in
+ * the environment, the same bytes for every context and kept for as long as the configuration, and then those on,
+ * evaluated for this context (each answer's JSON is kept with the answer).
  */
+export interface BulkEvaluation {
+  off: Buffer;
+  on: string;
+}
+
+/** Each of `features` evaluated for the context; only the flags that are on are evaluated per request. */
 export function evaluateForOpenFeature(
   features: readonly ClientFeature[],
   configuration: FlagConfiguration,
   context: EvaluationContext,
   counter: EvaluationCounter,
-): Buffer[] {
+): BulkEvaluation {
   const engine = engineFor(configuration);
   const { offJson, offNames, on } = bulkPartsOf(features, engine);
   counter.allOff(offNames);
@@ -162,9 +169,5 @@ export function evaluateForOpenFeature(
     counter.evaluated(outcome.flag.name, outcome.enabled);
     parts[index] = ofrepJson(outcome);
   }
-  const evaluated = Buffer.from(parts.join(','));
-  if (offJson.length === 0) return [evaluated];
-  return evaluated.length === 0 ? [offJson] : [offJson, COMMA, evaluated];
+  return { off: offJson, on: parts.join(',') };
 }
-
-const COMMA = Buffer.from(',');
