@@ -84,6 +84,8 @@ export const keys = {
 } as const;
 
 export const byId = (id: string | number) => ({ params: { path: { id: String(id) } } });
+/** The path parameters of a route that names its item `{name}`. */
+export const byName = (name: string) => ({ params: { path: { name } } });
 
 /** A change through the API, with the queries it makes stale (given its input). */
 export interface Action<Input, Output> {

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { api, ok } from '../client';
-import { action, byId, keys, type JsonBody } from './common';
+import { action, byId, byName, keys, type JsonBody } from './common';
 
 /** The instance set-up flags refer to: projects, environments, segments, tags, context fields, strategy definitions. */
 export const configurationQueries = {
@@ -52,8 +52,8 @@ export const configurationActions = {
     ({ name, enabled }: { name: string; enabled: boolean }) =>
       ok(
         enabled
-          ? api.POST('/api/admin/environments/{name}/on', { params: { path: { name } } })
-          : api.POST('/api/admin/environments/{name}/off', { params: { path: { name } } }),
+          ? api.POST('/api/admin/environments/{name}/on', byName(name))
+          : api.POST('/api/admin/environments/{name}/off', byName(name)),
       ),
     [keys.environments, keys.events],
   ),
@@ -63,7 +63,7 @@ export const configurationActions = {
     [keys.environments, keys.events],
   ),
   deleteEnvironment: action(
-    (name: string) => ok(api.DELETE('/api/admin/environments/{name}', { params: { path: { name } } })),
+    (name: string) => ok(api.DELETE('/api/admin/environments/{name}', byName(name))),
     [keys.environments, keys.events],
   ),
 
@@ -84,12 +84,12 @@ export const configurationActions = {
   setStrategyDeprecated: action(
     ({ name, deprecated }: { name: string; deprecated: boolean }) =>
       deprecated
-        ? ok(api.POST('/api/admin/strategies/{name}/deprecate', { params: { path: { name } } }))
-        : ok(api.POST('/api/admin/strategies/{name}/reactivate', { params: { path: { name } } })),
+        ? ok(api.POST('/api/admin/strategies/{name}/deprecate', byName(name)))
+        : ok(api.POST('/api/admin/strategies/{name}/reactivate', byName(name))),
     [keys.strategyDefinitions, keys.events],
   ),
   deleteStrategyDefinition: action(
-    (name: string) => ok(api.DELETE('/api/admin/strategies/{name}', { params: { path: { name } } })),
+    (name: string) => ok(api.DELETE('/api/admin/strategies/{name}', byName(name))),
     [keys.strategyDefinitions, keys.events],
   ),
 
@@ -102,10 +102,7 @@ export const configurationActions = {
       ok(api.PUT('/api/admin/tag-types/{name}', { params: { path: { name } }, body: { description } })),
     [keys.tagTypes, keys.events],
   ),
-  deleteTagType: action(
-    (name: string) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name } } })),
-    [keys.tagTypes, keys.events],
-  ),
+  deleteTagType: action((name: string) => ok(api.DELETE('/api/admin/tag-types/{name}', byName(name))), [keys.tagTypes, keys.events]),
 
   saveContextField: action(
     ({ existing, body }: { existing?: string; body: JsonBody<'/api/admin/context', 'post'> }) =>
@@ -121,7 +118,7 @@ export const configurationActions = {
     [keys.contextFields, keys.events],
   ),
   deleteContextField: action(
-    (name: string) => ok(api.DELETE('/api/admin/context/{name}', { params: { path: { name } } })),
+    (name: string) => ok(api.DELETE('/api/admin/context/{name}', byName(name))),
     [keys.contextFields, keys.events],
   ),
 
