@@ -28,8 +28,12 @@ describe('answers spliced from compressed and stored parts', () => {
     assert.notEqual(compressedOnce(Buffer.from(recurring)), compressedOnce(recurring));
   });
 
-  test('nothing at all, and stored parts alone, are valid streams', () => {
+  test('nothing at all, empty parts, and stored parts alone, are valid streams', () => {
     assert.equal(inflateSync(zlibStreamOf([])).length, 0);
+    // An environment with every flag on has no flags that are off: an empty part compressed once.
+    const start = Buffer.from('{"flags":[');
+    const onlyOn = zlibStreamOf([compressedOnce(start), compressedOnce(Buffer.alloc(0)), storedAsIs(Buffer.from('{"key":"a"}]}'))]);
+    assert.equal(inflateSync(onlyOn).toString(), '{"flags":[{"key":"a"}]}');
     const bytes = randomBytes(65_535 * 2 + 1);
     assert.deepEqual(inflateSync(zlibStreamOf([storedAsIs(bytes)])), bytes);
     const exactlyFull = randomBytes(65_535 * 2);
