@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
 import { matchesEtag, type ClientScope, type ScopedFeatures } from '../domain/client-features/client-feature-store.js';
 import { NotFoundError } from '../shared/errors.js';
+import { encodingFor, gzippedOnce } from './compressed-answers.js';
 import { routesTagged, sendJson, type SdkReadRoutes } from './deps.js';
 import {
   ClientFeatureSchema,
@@ -58,8 +59,11 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
     const answer = await store.features(scope);
     reply.header('etag', answer.etag).header('cache-control', 'no-cache');
     if (matchesEtag(answer.etag, request.headers['if-none-match'])) return reply.status(304).send();
-    const body = request.query.inlineSegmentConstraints === 'true' ? withInlinedSegments(answer) : answer.body;
-    return sendJson(reply, body);
+    if (request.query.inlineSegmentConstraints === 'true') return sendJson(reply, withInlinedSegments(answer));
+    // The whole configuration is megabytes for thousands of flags; the SDKs' HTTP clients take gzip.
+    reply.header('vary', 'accept-encoding');
+    if (!encodingFor(request.headers['accept-encoding'], ['gzip'])) return sendJson(reply, answer.body);
+    return sendJson(reply.header('content-encoding', 'gzip'), await gzippedOnce(answer.body));
   };
 
   app.get(

@@ -14,7 +14,7 @@ import {
   OfrepEvaluationSuccessSchema,
 } from './ofrep.schemas.js';
 import { toApiError } from './plugins/error-handler.js';
-import { acceptsDeflate, compressedOnce, storedAsIs, zlibStreamOf } from './spliced-deflate.js';
+import { compressedOnce, encodingFor, storedAsIs, zlibStreamOf } from './compressed-answers.js';
 import { ANY_SDK, bearerToken, SDK_CHANNEL, SDK_CHANNEL_PATTERN, sdkTokenOf } from './plugins/route-access.js';
 
 const tags = ['OpenFeature (OFREP)'];
@@ -135,7 +135,7 @@ export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
       // The evaluations come serialised from the engine's answers; the rest is small.
       const fresh = Buffer.from(`${off.length > 0 && on.length > 0 ? ',' : ''}${on}],${JSON.stringify(rest).slice(1)}`);
       reply.header('vary', 'accept-encoding');
-      if (!acceptsDeflate(request.headers['accept-encoding'])) return sendJson(reply, Buffer.concat([FLAGS_START, off, fresh]));
+      if (!encodingFor(request.headers['accept-encoding'], ['deflate'])) return sendJson(reply, Buffer.concat([FLAGS_START, off, fresh]));
       // Most of a bulk answer is the flags that are off: compressed once per configuration, to a tenth of their size.
       reply.header('content-encoding', 'deflate');
       return sendJson(reply, zlibStreamOf([compressedOnce(FLAGS_START), compressedOnce(off), storedAsIs(fresh)]));

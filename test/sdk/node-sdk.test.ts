@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { Strategy, type Unleash, UnleashEvents, type Context } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
@@ -345,6 +346,26 @@ describe('the Node SDK in polling mode', () => {
     await eventually(() => sdk.isEnabled(name('off')), 3000);
     expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${name('off')}/environments/development/off`), 200);
     await eventually(() => !sdk.isEnabled(name('off')), 3000);
+  });
+
+  test('the configuration goes gzipped to clients that take it, as this SDK does (it sends accept-encoding: gzip,deflate)', async () => {
+    const get = (headers: Record<string, string>) =>
+      ctx.app.inject({ method: 'GET', url: '/api/client/features', headers: { authorization: clientToken, ...headers } });
+    const plain = await get({});
+    expectStatus(plain, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const compressed = await get({ 'accept-encoding': 'gzip,deflate' });
+    expectStatus(compressed, 200);
+    assert.equal(compressed.headers['content-encoding'], 'gzip');
+    assert.equal(compressed.headers.vary, 'accept-encoding');
+    assert.equal(compressed.headers.etag, plain.headers.etag);
+    assert.equal(gunzipSync(compressed.rawPayload).toString(), plain.payload);
+    assert.ok(compressed.rawPayload.length < plain.rawPayload.length / 3, 'the JSON shrinks to under a third');
+    assert.equal((await get({ 'accept-encoding': 'gzip;q=0, identity' })).headers['content-encoding'], undefined);
+    // A 304 stays a 304, whatever the encoding.
+    const notModified = await get({ 'accept-encoding': 'gzip', 'if-none-match': String(plain.headers.etag) });
+    assert.equal(notModified.statusCode, 304);
+    assert.equal(notModified.rawPayload.length, 0);
   });
 
   test('a token of another environment sees that environment only', async () => {

@@ -1,5 +1,32 @@
 import { negotiate } from '@fastify/accept-negotiator';
-import { constants, deflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, deflateRawSync, gzip } from 'node:zlib';
+
+/**
+ * Answers compressed for the clients that take it, without compressing per request: what is the same for many
+ * requests is compressed once and kept beside the plain bytes for as long as they live.
+ */
+
+const gzipped = promisify(gzip);
+const gzippedBodies = new WeakMap<Buffer, Promise<Buffer>>();
+
+/**
+ * A prepared body (the client API's features, the same for every SDK of a scope until the next change) gzipped
+ * once, off the event loop; requests that come while it is being compressed wait for the same result.
+ */
+export function gzippedOnce(body: Buffer): Promise<Buffer> {
+  let result = gzippedBodies.get(body);
+  if (!result) {
+    result = gzipped(body);
+    gzippedBodies.set(body, result);
+  }
+  return result;
+}
+
+/** The encoding to answer in, negotiated from the client's `Accept-Encoding` among those offered. */
+export function encodingFor<E extends 'gzip' | 'deflate'>(acceptEncoding: string | undefined, offered: E[]): E | undefined {
+  return acceptEncoding === undefined ? undefined : (negotiate(acceptEncoding, offered) ?? undefined);
+}
 
 /**
  * Large answers made of a part that recurs (the flags that are off: the same bytes for every context) and a part
@@ -95,9 +122,4 @@ export function zlibStreamOf(parts: DeflatedPart[]): Buffer {
   const trailer = Buffer.alloc(4);
   trailer.writeUInt32BE(adler);
   return Buffer.concat([ZLIB_HEADER, ...parts.flatMap((part) => part.blocks), FINAL_BLOCK, trailer]);
-}
-
-/** Whether the client takes `deflate` (browsers and fetch do): negotiated from its `Accept-Encoding`. */
-export function acceptsDeflate(acceptEncoding: string | undefined): boolean {
-  return acceptEncoding !== undefined && negotiate(acceptEncoding, ['deflate']) === 'deflate';
 }
