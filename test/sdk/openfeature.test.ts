@@ -216,7 +216,15 @@ describe('the OFREP endpoints', () => {
 
   test('a client that takes deflate gets the same bulk answer compressed; fetch reads it as it reads the plain one', async () => {
     const context = { context: { targetingKey: 'carol', plan: 'pro' } };
-    const plain = await post('/ofrep/v1/evaluate/flags', context);
+    // The previous test's last change reaches the store by a PostgreSQL notification: wait until the answer holds.
+    let plain = await post('/ofrep/v1/evaluate/flags', context);
+    await eventually(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const again = await post('/ofrep/v1/evaluate/flags', context);
+      const settled = again.headers.etag === plain.headers.etag;
+      plain = again;
+      return settled;
+    });
     expectStatus(plain, 200);
     assert.equal(plain.headers['content-encoding'], undefined);
     const compressed = await post('/ofrep/v1/evaluate/flags', context, {
