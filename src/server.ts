@@ -51,6 +51,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     loadEnvironmentConfiguration(deps.db, environment, only, alsoSegments),
   );
   await clientFeatures.start(deps.listen);
+  metrics.countCachedClientAnswers(() => clientFeatures.cachedAnswers());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
   const services: AppServices = {

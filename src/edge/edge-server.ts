@@ -235,6 +235,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
       : await followUpstream(config, config.source, usage, evaluationUsage, log);
   const store = new ClientFeatureStore(supply.flags.source);
   await store.start(supply.flags.listen);
+  metrics.countCachedClientAnswers(() => store.cachedAnswers());
 
   registerEdgeGauges(metrics, supply.flags, usage);
   const streams = new EventStreams(metrics.streamingConnections);

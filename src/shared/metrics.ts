@@ -116,6 +116,18 @@ export class Metrics {
     }
   }
 
+  /** Counts, at each scrape, the answers of `/api/client/features` the SDK store holds per scope. */
+  countCachedClientAnswers(count: () => number): void {
+    new Gauge({
+      name: 'vexil_client_cached_answers',
+      help: 'Answers of the client API kept in memory, one per scope SDKs asked for (environment, projects, query filters); bounded per environment',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+
   /** A gauge whose samples are taken, at each scrape, from the database figures shared by the scrape's gauges. */
   private databaseGauge<Label extends string>(
     name: string,

@@ -138,7 +138,7 @@ interface EnvironmentEntry {
   pending?: PendingChange;
   reloading?: Promise<EnvironmentConfiguration>;
   history: ConfigurationChange[];
-  /** Answers of the current configuration, per scope. */
+  /** Answers of the current configuration, per scope, least recently asked for first (see `MAX_CACHED_ANSWERS`). */
   answers: Map<string, ScopedFeatures>;
   /** Answers of the configuration before, and the change from it: kept by the scopes that change did not touch. */
   previous?: { answers: Map<string, ScopedFeatures>; change: ConfigurationChange };
@@ -146,6 +146,20 @@ interface EnvironmentEntry {
 
 /** Deltas kept per environment: an SDK further behind than this is sent a hydration. */
 const HISTORY_LENGTH = 500;
+
+/**
+ * Answers kept per environment. A client token chooses its scope with query parameters (`namePrefix` takes any
+ * text), so without a bound ever new scopes would grow memory until the next change; past it, the answer asked
+ * for least recently goes, and the scopes SDKs poll stay.
+ */
+export const MAX_CACHED_ANSWERS = 1_000;
+
+/** Keeps an answer as the most recently asked for, dropping the least recent past the bound. */
+function remember(answers: Map<string, ScopedFeatures>, key: string, answer: ScopedFeatures): void {
+  answers.delete(key);
+  answers.set(key, answer);
+  if (answers.size > MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+}
 
 function scopeKey(scope: ClientScope): string {
   return JSON.stringify([scope.environment, scope.projects, scope.project ?? [], scope.namePrefix ?? '', scope.tag ?? []]);
@@ -266,6 +280,13 @@ export class ClientFeatureStore {
 
   async stop(): Promise<void> {
     await this.unlisten?.();
+  }
+
+  /** Answers held for the current configurations, every environment's together (a gauge of the metrics). */
+  cachedAnswers(): number {
+    let count = 0;
+    for (const entry of this.environments.values()) count += entry.answers.size;
+    return count;
   }
 
   /**
@@ -392,12 +413,15 @@ export class ClientFeatureStore {
     const key = scopeKey(scope);
     const current = configuration === entry.configuration;
     const cached = current ? entry.answers.get(key) : undefined;
-    if (cached) return cached;
+    if (cached) {
+      remember(entry.answers, key, cached);
+      return cached;
+    }
     // The answer before this configuration's change still holds when that change is nothing the scope sees; its
     // own segments are the ones to ask about, since a scope none of whose flags changed uses the same ones.
     const kept = current && entry.previous ? entry.previous.answers.get(key) : undefined;
     if (kept && scopedEvents(scope, [entry.previous!.change], kept).length === 0) {
-      entry.answers.set(key, kept);
+      remember(entry.answers, key, kept);
       return kept;
     }
     const features = configuration.features.filter((feature) => inScope(scope, feature, configuration.tags.get(feature.name)));
@@ -432,7 +456,7 @@ export class ClientFeatureStore {
       enabledFeatures: features.filter((feature) => feature.enabled),
       segments,
     };
-    if (current) entry.answers.set(key, answer);
+    if (current) remember(entry.answers, key, answer);
     return answer;
   }
 
