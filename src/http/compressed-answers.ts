@@ -2,9 +2,10 @@ import { negotiate } from '@fastify/accept-negotiator';
 import { promisify } from 'node:util';
 import { constants, deflateRawSync, gzip } from 'node:zlib';
 
-/**
+/*
  * Answers compressed for the clients that take it, without compressing per request: what is the same for many
- * requests is compressed once and kept beside the plain bytes for as long as they live.
+ * requests is compressed once and kept beside the plain bytes for as long as they live. Two ways: a whole body
+ * gzipped once, and a body spliced from a part compressed once and a part sent as it is (deflate, below).
  */
 
 const gzipped = promisify(gzip);
@@ -19,6 +20,8 @@ export function gzippedOnce(body: Buffer): Promise<Buffer> {
   if (!result) {
     result = gzipped(body);
     gzippedBodies.set(body, result);
+    // A failure is not kept: the next request tries again.
+    result.catch(() => gzippedBodies.delete(body));
   }
   return result;
 }
@@ -28,9 +31,9 @@ export function encodingFor<E extends 'gzip' | 'deflate'>(acceptEncoding: string
   return acceptEncoding === undefined ? undefined : (negotiate(acceptEncoding, offered) ?? undefined);
 }
 
-/**
- * Large answers made of a part that recurs (the flags that are off: the same bytes for every context) and a part
- * made per request, sent as `Content-Encoding: deflate` (a zlib stream, RFC 1950 and 1951) without compressing
+/*
+ * Deflate splicing. Large answers made of a part that recurs (the flags that are off: the same bytes for every
+ * context) and a part made per request, sent as `Content-Encoding: deflate` (a zlib stream, RFC 1950 and 1951) without compressing
  * per request: the recurring part is compressed once and kept, the fresh part goes in stored (uncompressed)
  * blocks. Compressed data ending with a sync flush is byte-aligned and refers to nothing after it, so blocks of
  * either kind may follow one another, and the Adler-32 checksum of the whole combines from the parts' own.
