@@ -104,9 +104,10 @@ export class UpstreamMirror extends ConfigurationFeed {
     };
     this.syncs.set(tokenHash, sync);
     this.syncsChanged();
-    const first = this.fetch(sync)
-      .catch(() => undefined)
-      .finally(() => this.firstFetches.delete(tokenHash));
+    // The first fetch is the sync's fetch in flight: the change stream's first event (sent on connecting) then
+    // asks for one more after it, with its ETag, instead of downloading and holding the whole configuration twice.
+    this.fetchSoon(sync);
+    const first = sync.fetching!.finally(() => this.firstFetches.delete(tokenHash));
     this.firstFetches.set(tokenHash, first);
     this.followChanges(sync);
     return first;

@@ -250,6 +250,26 @@ describe('Vexil Edge in front of Vexil', () => {
     );
   });
 
+  test("a starting edge downloads the configuration once: the change stream's greeting costs a 304, not a second copy", async () => {
+    const served = async (status: number) => {
+      const text = (await ctx.app.inject({ method: 'GET', url: '/internal-backstage/prometheus' })).body;
+      const line = new RegExp(
+        `^vexil_client_api_requests_total\\{endpoint="GET /api/client/features",status_code="${status}"\\} (\\d+)`,
+        'm',
+      );
+      return Number(line.exec(text)?.[1] ?? 0);
+    };
+    const [whole, notModified] = [await served(200), await served(304)];
+    const starting = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client });
+    try {
+      await eventually(async () => (await served(304)) > notModified);
+      assert.equal((await served(200)) - whole, 1);
+      assert.equal((await get(`${starting.url}/api/client/features`, client)).status, 200);
+    } finally {
+      await starting.close();
+    }
+  });
+
   test('a change on the server reaches streaming SDKs behind the edge and behind two chained edges, without a poll', async () => {
     const chained = await startTestEdge({ UPSTREAM_URL: edge.url, TOKENS: client });
     const sdks: Unleash[] = [];
