@@ -153,7 +153,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.equal(await logIn(ui.server.baseUrl, 'viewer-vic', newPassword), 200);
   });
 
-  test('a Viewer is told their access is read-only, and cannot switch flags', async () => {
+  test('a Viewer is told their access is read-only, and cannot switch, mark stale or archive flags', async () => {
     assert.equal(
       (await ui.api('POST', '/api/admin/user-admin', { username: 'watcher', rootRole: 'Viewer', password: STRONG_PASSWORD })).status,
       201,
@@ -166,10 +166,13 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.match(await textOf(viewer.getByRole('note')), /read-only access/);
     await viewer.goto(`${ui.server.baseUrl}/projects/default/flags/watched-flag`);
     assert.equal(await viewer.getByTestId('environment-development').getByRole('switch').isDisabled(), true);
-    // The same page for an Admin: no notice, the switch works.
+    assert.equal(await viewer.getByRole('heading', { name: /watched-flag/ }).count(), 1);
+    assert.equal(await viewer.getByRole('button', { name: /^(Mark stale|Archive)$/ }).count(), 0);
+    // The same page for an Admin: no notice, the switch works, the flag can be marked stale and archived.
     await ui.page.goto(`${ui.server.baseUrl}/projects/default/flags/watched-flag`);
     assert.equal(await ui.page.getByTestId('environment-development').getByRole('switch').isDisabled(), false);
     assert.equal(await ui.page.getByRole('note').count(), 0);
+    assert.deepEqual(await ui.page.getByRole('button', { name: /^(Mark stale|Archive)$/ }).allTextContents(), ['Mark stale', 'Archive']);
     await context.close();
   });
 

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { actions, flagRequests, queries } from '../../api/queries';
 import { FlagHistory } from '../../components/flag-history';
+import { useCan } from '../../components/layout';
 import { ConfirmButton, ErrorMessage, formatDate, Loaded, useAction } from '../../components/ui';
 import { DependenciesCard } from './dependencies-card';
 import { EnvironmentCard } from './environment-card';
@@ -33,6 +34,9 @@ export function FlagPage() {
   const stale = useAction(actions.setStale);
   const favorite = useAction(actions.setFavorite);
   const revive = useAction(actions.reviveFlag);
+  // As the API allows them: marking stale and reviving change the flag, archiving deletes it.
+  const canUpdate = useCan('UPDATE_FEATURE', projectId);
+  const canArchive = useCan('DELETE_FEATURE', projectId);
   const usageOf = usage.data?.features.find((entry) => entry.name === flagName);
 
   return (
@@ -58,32 +62,38 @@ export function FlagPage() {
             </h1>
             <div className="row">
               {feature.archived ? (
-                <button type="button" onClick={() => revive.mutate(path)}>
-                  Revive
-                </button>
+                canUpdate && (
+                  <button type="button" onClick={() => revive.mutate(path)}>
+                    Revive
+                  </button>
+                )
               ) : (
                 <>
-                  <button type="button" onClick={() => stale.mutate({ path, stale: !feature.stale })}>
-                    {feature.stale ? 'Mark active' : 'Mark stale'}
-                  </button>
-                  <ConfirmButton
-                    question={`Archive ${feature.name}? SDKs stop receiving it.`}
-                    onConfirm={() =>
-                      flagChange.mutate(
-                        {
-                          environment: null,
-                          change: { action: 'archiveFeature', payload: {} },
-                          direct: () => flagRequests.archive(path),
-                        },
-                        {
-                          onSuccess: () =>
-                            context.protectedEnvironments.length === 0 && navigate(`/projects/${encodeURIComponent(projectId)}`),
-                        },
-                      )
-                    }
-                  >
-                    Archive
-                  </ConfirmButton>
+                  {canUpdate && (
+                    <button type="button" onClick={() => stale.mutate({ path, stale: !feature.stale })}>
+                      {feature.stale ? 'Mark active' : 'Mark stale'}
+                    </button>
+                  )}
+                  {canArchive && (
+                    <ConfirmButton
+                      question={`Archive ${feature.name}? SDKs stop receiving it.`}
+                      onConfirm={() =>
+                        flagChange.mutate(
+                          {
+                            environment: null,
+                            change: { action: 'archiveFeature', payload: {} },
+                            direct: () => flagRequests.archive(path),
+                          },
+                          {
+                            onSuccess: () =>
+                              context.protectedEnvironments.length === 0 && navigate(`/projects/${encodeURIComponent(projectId)}`),
+                          },
+                        )
+                      }
+                    >
+                      Archive
+                    </ConfirmButton>
+                  )}
                 </>
               )}
             </div>
