@@ -14,11 +14,13 @@ COPY src ./src
 COPY web ./web
 RUN node scripts/build.mjs
 
-# What runs needs the production dependencies alone: the development ones are over 500 MB.
+# What runs needs the production dependencies alone: the development ones are over 500 MB. Their type
+# declarations and source maps (28 MB of the 114) are read by editors and debuggers, never by Node.
 FROM node:20-bookworm-slim AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force \
+    && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
