@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, formText, ItemForm } from '../components/admin';
+import { AdminList, formText, ItemForm, NameCell } from '../components/admin';
 import { Field, useAction } from '../components/ui';
 
 type ContextField = Schemas['contextFieldSchema'];
@@ -57,7 +57,7 @@ export function AdminContextFields() {
       columns={['Name', 'Description', 'Legal values', 'Stickiness']}
       cells={(field) => (
         <>
-          <td>{field.name}</td>
+          <NameCell name={field.name} />
           <td>{field.description}</td>
           <td className="small">{field.legalValues.map((legal) => legal.value).join(', ')}</td>
           <td>{field.stickiness ? 'yes' : 'no'}</td>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameCell } from '../components/admin';
 import { ErrorMessage, Field, Switch, useAction } from '../components/ui';
 
 const TYPES = ['development', 'test', 'preproduction', 'production'] as const;
@@ -65,12 +65,13 @@ export function AdminEnvironments() {
   return (
     <AdminList
       title="Environments"
+      intro="Each flag is switched, and has its strategies, per environment; an SDK token reads one environment."
       query={environments}
       items={(data) => data.environments}
       columns={['Name', 'Type', 'Enabled', 'Projects', 'API tokens']}
       cells={(environment) => (
         <>
-          <td>{environment.name}</td>
+          <NameCell name={environment.name} />
           <SettingCells environment={environment} />
           <td>{environment.projectCount}</td>
           <td>{environment.apiTokenCount}</td>

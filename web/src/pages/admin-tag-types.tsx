@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../api/queries';
-import { AdminList, EditorForm, formText, NameAndDescription } from '../components/admin';
+import { AdminList, EditorForm, formText, NameAndDescription, NameCell } from '../components/admin';
 import { ErrorMessage, useAction } from '../components/ui';
 
 type TagType = Schemas['tagTypeSchema'];
@@ -53,12 +53,13 @@ export function AdminTagTypes() {
   return (
     <AdminList
       title="Tag types"
+      intro="The kinds of tag a flag can carry (a tag is type:value); the flag list and SDKs filter by them."
       query={tagTypes}
       items={(data) => data.tagTypes}
       columns={['Name', 'Description']}
       cells={(type) => (
         <>
-          <td>{type.name}</td>
+          <NameCell name={type.name} />
           <DescriptionCell type={type} editing={editing === type.name} onDone={() => setEditing(null)} />
         </>
       )}

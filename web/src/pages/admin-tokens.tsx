@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries } from '../api/queries';
-import { AdminList, EditorForm, formText } from '../components/admin';
+import { AdminList, EditorForm, formText, NameCell } from '../components/admin';
 import { Field, formatDate, OneTimeSecret, useAction } from '../components/ui';
 
 function NewTokenForm({ onCreated }: { onCreated: (secret: string | null) => void }) {
@@ -71,7 +71,7 @@ export function AdminTokens() {
       columns={['Name', 'Type', 'Projects', 'Environment', 'Created', 'Last seen', 'Expires']}
       cells={(token) => (
         <>
-          <td>{token.tokenName}</td>
+          <NameCell name={token.tokenName} />
           <td>{token.type}</td>
           <td>{token.projects.join(', ')}</td>
           <td>{token.environment}</td>

@@ -186,6 +186,7 @@ export function AdminUsers() {
     <>
       <AdminList
         title="Users"
+        intro="People who sign in to Vexil. Each has a root role; projects can give them more through project access and groups."
         notice={notice}
         query={users}
         items={(data) => data.users}
