@@ -420,6 +420,9 @@ export class ClientFeatureStore {
     // The answer before this configuration's change still holds when that change is nothing the scope sees; its
     // own segments are the ones to ask about, since a scope none of whose flags changed uses the same ones.
     const kept = current && entry.previous ? entry.previous.answers.get(key) : undefined;
+    // Whether it holds or not, the scope's answer before the change is needed only this once: dropped, its body
+    // (megabytes for a whole configuration, and its gzipped copy) is not kept until the next change.
+    if (kept) entry.previous!.answers.delete(key);
     if (kept && scopedEvents(scope, [entry.previous!.change], kept).length === 0) {
       remember(entry.answers, key, kept);
       return kept;
