@@ -68,21 +68,23 @@ export async function userActor(
   const customRoleIds = [
     ...new Set([...customRootIds, ...projectGrants.flatMap((grant) => (grant.custom_role_id === null ? [] : [grant.custom_role_id]))]),
   ];
-  const customGrants =
+  // Each custom role with its permissions, a role without any as one row of nulls: its name is still wanted.
+  const customRoles =
     customRoleIds.length === 0
       ? []
       : await db
-          .selectFrom('role_permissions as rp')
-          .innerJoin('roles as r', 'r.id', 'rp.role_id')
-          .select(['rp.role_id', 'rp.permission', 'rp.environment', 'r.name'])
-          .where('rp.role_id', 'in', customRoleIds)
+          .selectFrom('roles as r')
+          .leftJoin('role_permissions as rp', 'rp.role_id', 'r.id')
+          .select(['r.id as role_id', 'r.name', 'rp.permission', 'rp.environment'])
+          .where('r.id', 'in', customRoleIds)
           .execute();
+  const customGrants = customRoles.flatMap(({ permission, ...grant }) => (permission === null ? [] : [{ ...grant, permission }]));
   const grantsOf = (roleId: number) => customGrants.filter((grant) => grant.role_id === roleId);
   const builtInRoot = strongestRootRole([
     user.root_role,
     ...groupRoles.flatMap((group) => (group.root_role === null ? [] : [group.root_role])),
   ]);
-  const ownCustom = user.custom_root_role_id === null ? undefined : await customRoleName(db, user.custom_root_role_id);
+  const ownCustom = customRoles.find((role) => role.role_id === user.custom_root_role_id)?.name;
   return {
     kind: 'user',
     userId: user.id,
@@ -99,10 +101,6 @@ export async function userActor(
       })),
     ),
   };
-}
-
-async function customRoleName(db: Db, id: number): Promise<string | undefined> {
-  return (await db.selectFrom('roles').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
 
 /** What `userActor` reads of the user a token or session belongs to (joined as `u`). */
