@@ -328,7 +328,7 @@ const DESCRIPTIONS: Record<string, Description> = {
   },
   'scim-token-deleted': {
     label: 'SCIM token deleted',
-    summary: (e, who) => `${who} deleted the SCIM provisioning token, turning provisioning off`,
+    summary: (_e, who) => `${who} deleted the SCIM provisioning token, turning provisioning off`,
   },
   'pat-created': {
     label: 'Personal access token created',
