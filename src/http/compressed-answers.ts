@@ -33,10 +33,11 @@ export function encodingFor<E extends 'gzip' | 'deflate'>(acceptEncoding: string
 
 /*
  * Deflate splicing. Large answers made of a part that recurs (the flags that are off: the same bytes for every
- * context) and a part made per request, sent as `Content-Encoding: deflate` (a zlib stream, RFC 1950 and 1951) without compressing
- * per request: the recurring part is compressed once and kept, the fresh part goes in stored (uncompressed)
- * blocks. Compressed data ending with a sync flush is byte-aligned and refers to nothing after it, so blocks of
- * either kind may follow one another, and the Adler-32 checksum of the whole combines from the parts' own.
+ * context) and a part made per request, sent as `Content-Encoding: deflate` (a zlib stream, RFC 1950 and 1951)
+ * without compressing per request: the recurring part is compressed once and kept, the fresh part goes in stored
+ * (uncompressed) blocks. Compressed data ending with a sync flush is byte-aligned and refers to nothing after it,
+ * so blocks of either kind may follow one another, and the Adler-32 checksum of the whole combines from the parts'
+ * own.
  */
 
 /** A part of an answer as deflate blocks (never the final one), with the checksum and length of what it holds. */
