@@ -6,7 +6,7 @@ import { scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '../do
 import { createScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from '../domain/scim/scim-groups.js';
 import { idOf, listResponse, type Page, type PatchOperation, pageOf, SCIM, selectAttributes } from '../domain/scim/scim-protocol.js';
 import { createScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ScimContext } from '../domain/scim/scim-users.js';
-import { OPEN_SIGN_IN_POLICY, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
+import { OPEN_SIGN_IN_POLICY, type SignInPolicy, type SignInProvider } from '../domain/settings/sign-in-policy.js';
 import { deleteGroup } from '../domain/groups/groups.js';
 import { deleteUser } from '../domain/users/users.js';
 import { NotFoundError } from '../shared/errors.js';
@@ -74,8 +74,10 @@ export const scimRoutes: RouteModule = async (app, { deps, act }) => {
   const route = routesTagged(['SCIM']);
   const scim = (reply: FastifyReply) => reply.type(SCIM_JSON);
   const baseUrl = deps.config.baseUrl.replace(/\/$/, '');
-  const startingPolicy: SignInPolicy = deps.oidc?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
-  const context: ScimContext = { baseUrl, startingPolicy };
+  // People the provider pushes sign in through it, OpenID Connect or SAML: that provider's policy gives their role.
+  const policyProvider: SignInProvider = !deps.oidc && deps.saml ? 'saml' : 'oidc';
+  const startingPolicy: SignInPolicy = (deps.oidc ?? deps.saml)?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
+  const context: ScimContext = { baseUrl, policyProvider, startingPolicy };
   const created = <T extends { meta: { location: string } }>(reply: FastifyReply, resource: T) =>
     scim(reply).status(201).header('location', resource.meta.location).send(resource);
 

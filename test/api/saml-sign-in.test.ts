@@ -141,6 +141,29 @@ describe('SAML sign-in', () => {
     );
   });
 
+  test("with SAML the only sign-in, people pushed over SCIM get the SAML policy's default role", async () => {
+    const SAML = '/api/admin/auth/saml/settings';
+    expectStatus(await ctx.admin.post(SAML, { defaultRootRole: 'Editor' }), 200);
+    try {
+      const made = await ctx.admin.post('/api/admin/scim/token');
+      expectStatus(made, 201);
+      const { token } = made.json() as { token: string };
+      const pushed = await ctx.app.inject({
+        method: 'POST',
+        url: '/scim/v2/Users',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        payload: JSON.stringify({ userName: 'cleo@corp.example', emails: [{ primary: true, value: 'cleo@corp.example' }], active: true }),
+      });
+      expectStatus(pushed, 201);
+      const { id } = pushed.json() as { id: string };
+      const person = await getOk<{ email: string; rootRole: number }>(ctx.admin, `/api/admin/user-admin/${id}`);
+      assert.deepEqual([person.email, person.rootRole], ['cleo@corp.example', 2], "Editor (2), not the OpenID Connect policy's Viewer");
+    } finally {
+      expectStatus(await ctx.admin.post(SAML, { defaultRootRole: 'Viewer' }), 200);
+      expectStatus(await ctx.admin.delete('/api/admin/scim/token'), 204);
+    }
+  });
+
   test('a malformed post is a 400; the service provider metadata names the entity and the callback', async () => {
     expectStatus(await post({ RelayState: '/' }), 400);
     await expectRefused(await post({ SAMLResponse: 'bm90IHhtbA==' }), /SAML answer was refused/);

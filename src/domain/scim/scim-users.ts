@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/database.js';
 import type { UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { readSignInPolicy, type SignInPolicy } from '../settings/sign-in-policy.js';
+import { readSignInPolicy, type SignInPolicy, type SignInProvider } from '../settings/sign-in-policy.js';
 import { createProvisionedUser, type ProvisionedPerson, replaceProvisionedUser } from '../users/provisioned-users.js';
 import { lockUser } from '../users/users.js';
 import {
@@ -23,7 +23,11 @@ import {
 /** What the SCIM service needs beyond the database: where it is served, and who a new person becomes. */
 export interface ScimContext {
   baseUrl: string;
-  /** The OpenID Connect sign-in policy's fallback: its default root role is what a provisioned person is given. */
+  /**
+   * Whose sign-in policy gives a provisioned person their default root role: the provider they sign in with
+   * (OpenID Connect when it is set up, else SAML), and that policy's fallback until an Admin sets it.
+   */
+  policyProvider: SignInProvider;
   startingPolicy: SignInPolicy;
 }
 
@@ -229,7 +233,7 @@ async function assertUnique(tx: Tx, fields: ProvisionedPerson, exceptId: number 
 export async function createScimUser(uow: UnitOfWork, resource: Record<string, unknown>, context: ScimContext): Promise<ScimUser> {
   const person = readUser(resource);
   await assertUnique(uow.tx, person, null);
-  const policy = await readSignInPolicy(uow.tx, 'oidc', context.startingPolicy);
+  const policy = await readSignInPolicy(uow.tx, context.policyProvider, context.startingPolicy);
   const row = await createProvisionedUser(uow, person, policy.defaultRootRole);
   return (await scimUsers(uow.tx, [row], context.baseUrl))[0]!;
 }
