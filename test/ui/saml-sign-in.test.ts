@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { buildWebUi, launchBrowser, textOf } from '../helpers/browser.js';
+import { buildWebUi, launchBrowser, signIn, textOf, waitForTexts } from '../helpers/browser.js';
 import { freePort } from '../helpers/free-port.js';
 import { type SamlIdp, startSamlIdp } from '../helpers/saml-idp.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 // SAML sign-in in a real browser: the sign-in page's button sends Chromium to an identity provider made with
 // samlify, whose page posts the signed answer back; the person lands where they were going, signed in. A person
@@ -42,6 +42,25 @@ describe('signing in with SAML in a browser', { timeout: 120_000 }, () => {
     const me = (await (await page.request.get(`${baseUrl}/api/admin/user`)).json()) as { user: { email: string; name: string } };
     assert.deepEqual([me.user.email, me.user.name], ['grace@corp.example', 'Grace Hopper']);
     assert.match(await textOf(page.getByRole('navigation')), /grace@corp\.example|Grace/);
+    await page.context().close();
+  });
+
+  test("the Users page's sign-in history names the SAML sign-in as such", async () => {
+    const admin = await ctx.admin.post('/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD });
+    assert.equal(admin.statusCode, 201);
+    const page = await (await browser.newContext()).newPage();
+    await signIn(page, baseUrl, 'ops', STRONG_PASSWORD);
+    await page.goto(`${baseUrl}/admin/users`);
+    const rows = page.getByRole('table', { name: 'Sign-in history' }).locator('tbody tr');
+    const texts = await waitForTexts(rows, (all) => all.length === 2);
+    const cells = texts.map((text) => text.split('\t').map((cell) => cell.trim()));
+    assert.deepEqual(
+      cells.map(([, who, how]) => [who, how]),
+      [
+        ['ops', 'Password'],
+        ['grace@corp.example', 'SAML'],
+      ],
+    );
     await page.context().close();
   });
 
