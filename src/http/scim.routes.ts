@@ -75,8 +75,11 @@ export const scimRoutes: RouteModule = async (app, { deps, act }) => {
   const scim = (reply: FastifyReply) => reply.type(SCIM_JSON);
   const baseUrl = deps.config.baseUrl.replace(/\/$/, '');
   // People the provider pushes sign in through it, OpenID Connect or SAML: that provider's policy gives their role.
-  const policyProvider: SignInProvider = !deps.oidc && deps.saml ? 'saml' : 'oidc';
-  const startingPolicy: SignInPolicy = (deps.oidc ?? deps.saml)?.startingPolicy ?? OPEN_SIGN_IN_POLICY;
+  const [policyProvider, startingPolicy]: [SignInProvider, SignInPolicy] = deps.oidc
+    ? ['oidc', deps.oidc.startingPolicy]
+    : deps.saml
+      ? ['saml', deps.saml.startingPolicy]
+      : ['oidc', OPEN_SIGN_IN_POLICY];
   const context: ScimContext = { baseUrl, policyProvider, startingPolicy };
   const created = <T extends { meta: { location: string } }>(reply: FastifyReply, resource: T) =>
     scim(reply).status(201).header('location', resource.meta.location).send(resource);
