@@ -94,7 +94,7 @@ function UserSessions({ user, login }: { user: User; login: string }) {
 const SIGN_ONS_PER_PAGE = 20;
 
 /** How each sign-in was made, as the history names it. */
-const SIGN_IN_WAYS: Record<string, string> = { password: 'Password', oidc: 'OpenID Connect', saml: 'SAML' };
+const SIGN_IN_WAYS: Record<Schemas['signOnSchema']['authType'], string> = { password: 'Password', oidc: 'OpenID Connect', saml: 'SAML' };
 
 /** Every sign-in and refused sign-in, newest first: who, how, from where, and why a refusal was one. */
 function SignInHistory() {
@@ -114,7 +114,7 @@ function SignInHistory() {
                   <tr key={entry.id}>
                     <td className="small">{formatDate(entry.createdAt)}</td>
                     <td>{entry.username ?? '—'}</td>
-                    <td className="small">{SIGN_IN_WAYS[entry.authType] ?? entry.authType}</td>
+                    <td className="small">{SIGN_IN_WAYS[entry.authType]}</td>
                     <td className="small" title={entry.userAgent ?? undefined}>
                       {entry.ip ?? '—'} · {describeAgent(entry.userAgent)}
                     </td>
