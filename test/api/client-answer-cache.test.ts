@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { MAX_CACHED_ANSWERS } from '../../src/domain/client-features/client-feature-store.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { createFlag, createProject } from '../helpers/projects.js';
+import { scrapedValue } from '../helpers/prometheus.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -12,10 +13,7 @@ import { useTestApp } from '../helpers/test-app.js';
  */
 const ctx = useTestApp();
 
-async function cachedAnswers(): Promise<number> {
-  const text = (await ctx.app.inject({ method: 'GET', url: '/internal-backstage/prometheus' })).body;
-  return Number(/^vexil_client_cached_answers (\d+)/m.exec(text)?.[1] ?? Number.NaN);
-}
+const cachedAnswers = () => scrapedValue(ctx.app, 'vexil_client_cached_answers');
 
 test('answers kept per scope stop at the bound however many prefixes a client token asks for', async () => {
   const project = await createProject(ctx, { environments: ['development'] });

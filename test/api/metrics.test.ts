@@ -10,6 +10,7 @@ import { createFlag } from '../helpers/projects.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { usingPostgres } from '../helpers/test-database.js';
+import { parseSamples } from '../helpers/prometheus.js';
 
 /**
  * GET /internal-backstage/prometheus after real traffic: admin requests, SDK requests, a streaming SDK, a failing
@@ -27,17 +28,6 @@ after(async () => {
   await receiver.close();
   await ctx.close();
 });
-
-/** `name{label="value",…}` → value, for every sample of the exposition. */
-function parseSamples(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const split = line.lastIndexOf(' ');
-    samples.set(line.slice(0, split), Number(line.slice(split + 1)));
-  }
-  return samples;
-}
 
 async function scrape(): Promise<Map<string, number>> {
   const response = await ctx.as().get('/internal-backstage/prometheus');

@@ -5,6 +5,7 @@ import { expectStatus } from '../helpers/assertions.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath } from '../helpers/projects.js';
+import { scrapedValue } from '../helpers/prometheus.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -19,10 +20,7 @@ const ctx = useTestApp({}, async (app) => {
   port = Number(url.port);
 });
 
-async function streamingConnections(): Promise<number> {
-  const text = (await ctx.app.inject({ method: 'GET', url: '/internal-backstage/prometheus' })).body;
-  return Number(/^vexil_client_streaming_connections (\d+)/m.exec(text)?.[1] ?? Number.NaN);
-}
+const streamingConnections = () => scrapedValue(ctx.app, 'vexil_client_streaming_connections');
 
 /** A raw stream whose reading can stop, as a stalled or hostile client's would. */
 function openRawStream(token: string): Promise<{ socket: Socket; received: () => number }> {
