@@ -41,7 +41,8 @@ describe('signing in with SAML in a browser', { timeout: 120_000 }, () => {
     await page.waitForURL(`${baseUrl}/projects`);
     const me = (await (await page.request.get(`${baseUrl}/api/admin/user`)).json()) as { user: { email: string; name: string } };
     assert.deepEqual([me.user.email, me.user.name], ['grace@corp.example', 'Grace Hopper']);
-    assert.match(await textOf(page.getByRole('navigation')), /grace@corp\.example|Grace/);
+    // The navigation names the person once its own request for the signed-in user has answered.
+    await waitForTexts(page.getByRole('navigation'), ([text = '']) => /grace@corp\.example|Grace/.test(text));
     await page.context().close();
   });
 
