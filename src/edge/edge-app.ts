@@ -28,6 +28,7 @@ import type { Metrics } from '../shared/metrics.js';
 import type { ConfigurationFeed } from './configuration-feed.js';
 import type { TokenCheck, TokenChecker } from './edge-tokens.js';
 import type { EdgeUsage } from './edge-usage.js';
+import { NotModifiedShortcut, serverWithShortcut } from './not-modified-shortcut.js';
 
 /** What the edge's HTTP app is built from (src/edge/edge-server.ts builds them). */
 export interface EdgeServices {
@@ -217,10 +218,13 @@ function registerClientReportRoutes(app: FastifyInstance, services: EdgeServices
  * and for operations.
  */
 export async function buildEdgeApp(services: EdgeServices, logger: Logger): Promise<FastifyInstance> {
+  const shortcut = new NotModifiedShortcut(services, () => logger.isLevelEnabled('debug'));
   const app = Fastify({
     ...serverOptions(logger as FastifyBaseLogger),
     trustProxy: services.trustProxy,
+    serverFactory: serverWithShortcut(shortcut),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('preClose', async () => shortcut.close());
   registerJsonBodyParser(app);
   registerRequestLog(app, 'debug');
   registerRequestMetrics(app, services.metrics);

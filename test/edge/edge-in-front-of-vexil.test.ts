@@ -251,6 +251,34 @@ describe('Vexil Edge in front of Vexil', () => {
     );
   });
 
+  test('a 304 for a trusted token is the ordinary one, counted as any other, and a revoked token loses it at the next check', async () => {
+    const revocable = await createSdkToken(ctx, 'client', ENVIRONMENT);
+    const first = await get(`${edge.url}/api/client/features`, revocable);
+    assert.equal(first.status, 200);
+    const etag = first.headers.get('etag')!;
+    const series = {
+      counted: 'vexil_client_api_requests_total{endpoint="GET /api/client/features",status_code="304"}',
+      timed: 'http_request_duration_seconds_count{method="GET",route="/api/client/features",status_code="304"}',
+    };
+    const scraped = async () => [await scrapedValue(edge.edge.app, series.counted), await scrapedValue(edge.edge.app, series.timed)];
+    const [counted, timed] = await scraped();
+    for (let poll = 0; poll < 3; poll++) {
+      const answer = await get(`${edge.url}/api/client/features`, revocable, { 'if-none-match': `W/${etag}` });
+      assert.equal(answer.status, 304);
+      assert.deepEqual([answer.headers.get('etag'), answer.headers.get('cache-control'), await answer.text()], [etag, 'no-cache', '']);
+    }
+    assert.deepEqual(await scraped(), [(counted || 0) + 3, (timed || 0) + 3]);
+    // A token of another kind, or an ETag that is not the current one, gets what it got before.
+    assert.equal((await get(`${edge.url}/api/client/features`, frontend, { 'if-none-match': etag })).status, 403);
+    assert.equal((await get(`${edge.url}/api/client/features`, revocable, { 'if-none-match': '"other:1"' })).status, 200);
+
+    expectStatus(await ctx.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(revocable)}`), 200);
+    await edge.edge.runOnce();
+    const revoked = await get(`${edge.url}/api/client/features`, revocable, { 'if-none-match': etag });
+    assert.equal(revoked.status, 401);
+    assert.equal(((await revoked.json()) as { name: string }).name, 'UnauthorizedError');
+  });
+
   test("a starting edge downloads the configuration once: the change stream's greeting costs a 304, not a second copy", async () => {
     // A counter has no series before its first request of a status.
     const served = async (status: number) =>

@@ -148,6 +148,7 @@ describe('Vexil Edge access by address and pretrusted tokens', () => {
     ]);
     const guarded = await startTestEdge({
       BOOTSTRAP_FILE: file,
+      CLIENT_TOKENS: CLIENT,
       FRONTEND_TOKENS: FRONTEND,
       PRETRUSTED_TOKENS: 'legacy-proxy-key@production',
       TRUST_PROXY: 'true',
@@ -176,6 +177,14 @@ describe('Vexil Edge access by address and pretrusted tokens', () => {
         headers: { authorization: 'legacy-proxy-key@production', 'x-forwarded-for': '10.9.9.9' },
       });
       assert.equal(legacyOnClient.status, 403);
+      // An SDK that polled from the office is refused with its ETag too once its address is denied.
+      const features = (address: string, headers: Record<string, string> = {}) =>
+        fetch(`${guarded.url}/api/client/features`, { headers: { authorization: CLIENT, 'x-forwarded-for': address, ...headers } });
+      const polled = await features('10.1.2.3');
+      assert.equal(polled.status, 200);
+      const etag = polled.headers.get('etag')!;
+      assert.equal((await features('10.1.2.3', { 'if-none-match': etag })).status, 304);
+      assert.equal((await features('10.6.6.6', { 'if-none-match': etag })).status, 403);
       assert.equal((await fetch(`${guarded.url}/internal-backstage/health`)).status, 200);
     } finally {
       await guarded.close();

@@ -398,6 +398,19 @@ export class ClientFeatureStore {
   }
 
   /**
+   * The answer a scope was last given, while it is still the current one: read at once, for a conditional request
+   * that needs nothing but its ETag. Undefined when answering needs a (re)load or a new answer (`features`).
+   */
+  heldAnswer(scope: ClientScope): ScopedFeatures | undefined {
+    const entry = this.environments.get(scope.environment);
+    if (!entry || entry.stale || entry.reloading) return undefined;
+    const key = scopeKey(scope);
+    const held = entry.answers.get(key);
+    if (held) remember(entry.answers, key, held);
+    return held;
+  }
+
+  /**
    * What a scope sees and the whole configuration it was cut from, one revision for both: an evaluation reads
    * its flags from the one and their parents and segments from the other, so they must never come from two
    * reads between which a change could land.

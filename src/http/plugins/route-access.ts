@@ -83,7 +83,7 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /** The token in `Authorization` (with or without `Bearer`), or in `X-API-Key` as OpenFeature providers may send it. */
-export function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const apiKey = request.headers['x-api-key'];
   const header = request.headers.authorization?.trim() || (typeof apiKey === 'string' ? apiKey.trim() : undefined);
   if (!header) return undefined;
