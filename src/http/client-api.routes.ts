@@ -107,9 +107,7 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
       const hydration = await store.delta(scope, undefined);
       const stream = streams.start(reply);
       stream.send('unleash-connected', hydration.revision, { events: hydration.events });
-      const unsubscribe = store.watch(scope, hydration.revision, (revision, events) =>
-        stream.send('unleash-updated', revision, { events }),
-      );
+      const unsubscribe = store.watch(scope, hydration.revision, (revision, update) => stream.send('unleash-updated', revision, update));
       stream.onClose(unsubscribe);
     },
   );

@@ -13,7 +13,7 @@ export const MAX_UNSENT_BYTES = 1024 * 1024;
 
 /** One open server-sent events stream. */
 export interface EventStream {
-  send(event: string, id: number, data: unknown): void;
+  send(event: string, id: number, data: object): void;
   /** Called once when the client goes away or the server ends the stream. */
   onClose(handler: () => void): void;
 }
@@ -26,6 +26,8 @@ export interface EventStream {
 export class EventStreams {
   private readonly open = new Set<ServerResponse>();
   private keepAlive: NodeJS.Timeout | undefined;
+  /** Data sent to many streams (one change to every SDK of a scope) is serialised once. */
+  private readonly serialised = new WeakMap<object, string>();
 
   constructor(
     private readonly connections: { inc(): void; dec(): void },
@@ -59,9 +61,18 @@ export class EventStreams {
       }
     });
     return {
-      send: (event, id, data) => this.write(response, `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`),
+      send: (event, id, data) => this.write(response, `event: ${event}\nid: ${id}\ndata: ${this.json(data)}\n\n`),
       onClose: (handler) => response.on('close', handler),
     };
+  }
+
+  private json(data: object): string {
+    let json = this.serialised.get(data);
+    if (json === undefined) {
+      json = JSON.stringify(data);
+      this.serialised.set(data, json);
+    }
+    return json;
   }
 
   /** Writes to a stream, or ends it when its client has left more than the bound unread. */

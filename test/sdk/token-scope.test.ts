@@ -150,8 +150,10 @@ describe('a token scoped to one project', () => {
 
   test('streaming: nothing of the other project arrives; a flag moved out arrives as a removal, and in the other scope as an update', async () => {
     const myStream = await openStream(myToken);
+    // A second SDK of the same scope, told of each change by the same update as the first.
+    const mySecondStream = await openStream(myToken);
     const theirStream = await openStream(theirToken);
-    streams.push(myStream, theirStream);
+    streams.push(myStream, mySecondStream, theirStream);
     await changeTheirProject();
     await eventually(() => theirStream.text().includes('segment-updated') && theirStream.text().includes('feature-removed'), 3000);
     const theirTypes = new Set(theirStream.updates().map((event) => event.type));
@@ -176,6 +178,8 @@ describe('a token scoped to one project', () => {
       new Set([`feature-updated ${moving}`]),
     );
     assertNothingOf(theirs, myStream.text(), 'the stream');
+    await eventually(() => mySecondStream.updates().length === updates.length, 3000);
+    assert.deepEqual(mySecondStream.updates(), updates);
   });
 
   test('streaming and delta with a tag filter: a flag that gains the tag arrives, one that loses it is removed, others are never named', async () => {

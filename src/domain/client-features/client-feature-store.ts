@@ -44,6 +44,11 @@ export function matchesEtag(etag: string, ifNoneMatch: string | undefined): bool
   return (ifNoneMatch?.split(',') ?? []).some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/** What a streaming SDK is sent of a change (`unleash-updated`'s data). */
+export interface StreamedUpdate {
+  events: DeltaEvent[];
+}
+
 /** A flag as it stood at one revision, with the tags the `tag` filter reads. */
 interface FlagState {
   feature: ClientFeature;
@@ -270,6 +275,8 @@ export class ClientFeatureStore {
   private readonly firstLoads = new Map<string, Promise<EnvironmentConfiguration>>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly changeHooks: Array<{ kind: string; hook: () => void }> = [];
+  /** What each scope's watchers are told of a change, by scope key; gone with the change. */
+  private readonly updatesByChange = new WeakMap<ConfigurationChange, Map<string, StreamedUpdate>>();
   private unlisten: Unlisten | undefined;
 
   constructor(private readonly load: ConfigurationSource) {}
@@ -495,17 +502,22 @@ export class ClientFeatureStore {
 
   /**
    * Streaming: calls `onChange` with each later rebuild's delta events for the scope, from revision `after` on,
-   * and never for a change that is none of the scope's business (not even its revision would be told). Returns
-   * the unsubscribe function.
+   * and never for a change that is none of the scope's business (not even its revision would be told). Watchers
+   * of one scope are given the same update object for a change, worked out once, so its serialisation can be
+   * shared too (thousands of SDKs stream one scope). Returns the unsubscribe function.
    */
-  watch(scope: ClientScope, after: number, onChange: (revision: number, events: DeltaEvent[]) => void): () => void {
+  watch(scope: ClientScope, after: number, onChange: (revision: number, update: StreamedUpdate) => void): () => void {
     let sent = after;
+    const key = scopeKey(scope);
     return this.subscribe((environment, change, configuration) => {
       if (environment !== scope.environment || configuration.revision <= sent) return;
-      const events = scopedEvents(scope, [change], this.answer(scope, configuration));
-      if (events.length === 0) return;
+      let updates = this.updatesByChange.get(change);
+      if (!updates) this.updatesByChange.set(change, (updates = new Map()));
+      let update = updates.get(key);
+      if (!update) updates.set(key, (update = { events: scopedEvents(scope, [change], this.answer(scope, configuration)) }));
+      if (update.events.length === 0) return;
       sent = configuration.revision;
-      onChange(configuration.revision, events);
+      onChange(configuration.revision, update);
     });
   }
 }
