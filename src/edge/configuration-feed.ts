@@ -1,4 +1,4 @@
-import type { ClientFeatureStore, ConfigurationSource } from '../domain/client-features/client-feature-store.js';
+import { type ClientFeatureStore, type ConfigurationSource, jsonOfFeature } from '../domain/client-features/client-feature-store.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../domain/client-features/environment-configuration.js';
 import type { UpstreamToken } from './upstream-client.js';
 
@@ -87,8 +87,10 @@ export abstract class ConfigurationFeed {
     const sorted = [...features].sort(byName);
     const held = this.environments.get(environment);
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const sameFeatures = (a: ClientFeature[], b: ClientFeature[]) =>
+      a.length === b.length && a.every((feature, index) => jsonOfFeature(feature) === jsonOfFeature(b[index]!));
     const tagList = (map: Map<string, Set<string>>) => [...map].map(([name, set]) => [name, [...set]]);
-    if (held && same(held.features, sorted) && same([...held.segments], [...segments]) && same(tagList(held.tags), tagList(tags))) {
+    if (held && sameFeatures(held.features, sorted) && same([...held.segments], [...segments]) && same(tagList(held.tags), tagList(tags))) {
       return;
     }
     const revision = Math.max(sourceRevision, (held?.revision ?? 0) + 1);

@@ -39,6 +39,21 @@ export interface ScopedFeatures {
   segments: ClientSegment[];
 }
 
+const featureJson = new WeakMap<ClientFeature, string>();
+
+/**
+ * A flag's JSON, made once per flag object: a flag read is never changed (a change is read as a new object), so a
+ * configuration compared with the next stringifies only the flags that are new, not the thousands it held already.
+ */
+export function jsonOfFeature(feature: ClientFeature): string {
+  let json = featureJson.get(feature);
+  if (json === undefined) {
+    json = JSON.stringify(feature);
+    featureJson.set(feature, json);
+  }
+  return json;
+}
+
 /** Whether an `If-None-Match` header names the answer's ETag: then no body is needed. */
 export function matchesEtag(etag: string, ifNoneMatch: string | undefined): boolean {
   return (ifNoneMatch?.split(',') ?? []).some((tag) => tag.trim().replace(/^W\//, '') === etag);
@@ -199,7 +214,7 @@ function diff(before: EnvironmentConfiguration, after: EnvironmentConfiguration,
     const oldTags = before.tags.get(feature.name);
     const newTags = after.tags.get(feature.name);
     const tagsChanged = JSON.stringify([...(oldTags ?? [])]) !== JSON.stringify([...(newTags ?? [])]);
-    if (!old || tagsChanged || JSON.stringify(old) !== JSON.stringify(feature)) {
+    if (!old || tagsChanged || jsonOfFeature(old) !== jsonOfFeature(feature)) {
       flags.push({ name: feature.name, ...(old ? { before: { feature: old, tags: oldTags } } : {}), after: { feature, tags: newTags } });
     }
   }
