@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ROOT_ROLE_VIEWS, rootRoleById } from '../domain/access/permissions.js';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupInput } from '../domain/groups/groups.js';
-import { resolveProjectRoles, resolveRootRoleRef } from '../domain/roles/roles.js';
+import { resolveProjectRoles, resolveRootRoleRef, rootRoleChoices } from '../domain/roles/roles.js';
 import type { Db } from '../db/database.js';
 import { addProjectAccess, getProjectAccess, removeProjectAccess, setProjectRoles } from '../domain/projects/project-access.js';
 import {
@@ -110,14 +109,15 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   const serviceRoute = routesTagged(['Service accounts']);
   app.get(SERVICE_ACCOUNTS, serviceRoute(can('ADMIN'), { ok: ServiceAccountsSchema }), async () => ({
     serviceAccounts: await listServiceAccounts(deps.db),
-    rootRoles: ROOT_ROLE_VIEWS,
+    rootRoles: await rootRoleChoices(deps.db),
   }));
   app.post(
     SERVICE_ACCOUNTS,
     serviceRoute(can('ADMIN'), { body: CreateServiceAccountSchema, created: ServiceAccountSchema }),
     async (request, reply) => {
       const { username, name, rootRole } = request.body;
-      const account = await act(request, (uow) => createServiceAccount(uow, { username, name, rootRole: rootRoleById(rootRole) }));
+      const role = await resolveRootRoleRef(deps.db, rootRole, '/body/rootRole');
+      const account = await act(request, (uow) => createServiceAccount(uow, { username, name, rootRole: role }));
       return reply.status(201).send(account);
     },
   );
@@ -129,12 +129,8 @@ export const accessRoutes: RouteModule = async (app, { deps, act }) => {
     serviceRoute(can('ADMIN'), { params: IdParams, body: UpdateServiceAccountSchema, ok: ServiceAccountSchema }),
     async (request) => {
       const { name, rootRole } = request.body;
-      return act(request, (uow) =>
-        updateServiceAccount(uow, Number(request.params.id), {
-          name,
-          rootRole: rootRole === undefined ? undefined : rootRoleById(rootRole),
-        }),
-      );
+      const role = rootRole === undefined ? undefined : await resolveRootRoleRef(deps.db, rootRole, '/body/rootRole');
+      return act(request, (uow) => updateServiceAccount(uow, Number(request.params.id), { name, rootRole: role }));
     },
   );
   app.delete(`${SERVICE_ACCOUNTS}/:id`, serviceRoute(can('ADMIN'), { params: IdParams }), async (request, reply) => {

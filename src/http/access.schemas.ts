@@ -4,13 +4,8 @@ import { RoleSchema, UserSchema } from './users.schemas.js';
 
 /** Groups, project access and service accounts, in Unleash's shapes. */
 
-const RootRoleId = Type.Integer({
-  minimum: 1,
-  maximum: 3,
-  errorMessage: 'rootRole must be a root role id: 1 (Admin), 2 (Editor) or 3 (Viewer)',
-});
-/** A group's root role: a built-in one (1–3) or a custom root role. */
-const GroupRootRoleId = Type.Integer({ minimum: 1, maximum: 2_147_483_647, errorMessage: 'rootRole must be a root role id' });
+/** A root role of a group or a service account: a built-in one (1–3) or a custom root role, checked by the route. */
+const RootRoleId = Type.Integer({ minimum: 1, maximum: 2_147_483_647, errorMessage: 'rootRole must be a root role id' });
 const SsoGroupName = Type.String({ minLength: 1, maxLength: 255 });
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 
@@ -52,7 +47,7 @@ export const CreateGroupSchema = StrictObject(
     }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     mappingsSSO: Type.Optional(Type.Array(SsoGroupName, { maxItems: 100 })),
-    rootRole: Type.Optional(Nullable(GroupRootRoleId)),
+    rootRole: Type.Optional(Nullable(RootRoleId)),
     users: Type.Optional(
       Type.Array(StrictObject({ user: Type.Object({ id: Id }) }), { maxItems: 1000, errorMessage: 'A group lists at most 1000 users' }),
     ),

@@ -175,6 +175,39 @@ describe('custom root roles', () => {
     expectStatus(await ctx.admin.delete(`/api/admin/roles/${segments.id}`), 200);
   });
 
+  test('a service account may hold a custom root role: its token does what the role names and nothing more, and the role stays while it is held', async () => {
+    const segments = await createRole({ type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] });
+    const accounts = await getOk<{ rootRoles: Array<{ id: number; name: string }> }>(ctx.admin, '/api/admin/service-account');
+    assert.deepEqual(
+      accounts.rootRoles.filter((role) => role.id === segments.id || role.id <= 3).map((role) => role.name),
+      ['Admin', 'Editor', 'Viewer', segments.name],
+    );
+    const username = uniqueName('segment-bot');
+    const created = await ctx.admin.post('/api/admin/service-account', { username, rootRole: segments.id });
+    expectStatus(created, 201);
+    const account = created.json() as { id: number; rootRole: number };
+    assert.equal(account.rootRole, segments.id);
+    const expiresAt = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString();
+    const token = await ctx.admin.post(`/api/admin/service-account/${account.id}/token`, { description: 'pipeline', expiresAt });
+    const bot = ctx.as((token.json() as { secret: string }).secret);
+    expectStatus(await bot.post('/api/admin/segments', { name: uniqueName('segment'), constraints: [] }), 201);
+    const refused = expectError(await bot.post('/api/admin/projects', { id: uniqueName('p'), name: 'p' }), 403, 'PermissionError');
+    assert.match(refused.message, new RegExp(`your role ${segments.name} does not have it`));
+
+    const inUse = expectError(await ctx.admin.delete(`/api/admin/roles/${segments.id}`), 409, 'ConflictError');
+    assert.match(inUse.message, new RegExp(`service account ${username}`));
+    // A project role is no root role: refused, and the account keeps the one it has.
+    const project = await createRole({ type: 'custom', permissions: [{ name: 'UPDATE_FEATURE' }] });
+    for (const rootRole of [project.id, 99_999]) {
+      expectError(await ctx.admin.put(`/api/admin/service-account/${account.id}`, { rootRole }), 400, 'BadDataError');
+    }
+    assert.equal((await getOk<{ rootRole: number }>(ctx.admin, `/api/admin/service-account/${account.id}`)).rootRole, segments.id);
+    const editor = await ctx.admin.put(`/api/admin/service-account/${account.id}`, { rootRole: 2 });
+    assert.equal((editor.json() as { rootRole: number }).rootRole, 2);
+    expectStatus(await bot.post('/api/admin/projects', { id: uniqueName('p'), name: 'p' }), 201);
+    expectStatus(await ctx.admin.delete(`/api/admin/roles/${segments.id}`), 200);
+  });
+
   test('the user list offers custom root roles beside the built-in ones; a group may hold one', async () => {
     const auditors = await createRole({ type: 'root-custom', permissions: [{ name: 'READ_API_TOKEN' }] });
     const users = await getOk<{ rootRoles: Array<{ id: number; name: string; type: string }> }>(ctx.admin, '/api/admin/user-admin');

@@ -141,4 +141,29 @@ describe('groups, project access and service accounts in a browser', { timeout: 
     await ui.page.screenshot({ path: join(ui.workDir, 'service-accounts.png') });
     assert.deepEqual(ui.problems, []);
   });
+
+  test('a service account may be given a custom root role, offered beside the built-in ones', async () => {
+    const created = await ui.api('POST', '/api/admin/roles', {
+      name: 'Segment keeper',
+      type: 'root-custom',
+      permissions: [{ name: 'CREATE_SEGMENT' }],
+    });
+    const role = (await created.json()) as { id: number };
+    await ui.page.goto(`${ui.server.baseUrl}/admin/service-accounts`);
+    const form = ui.page.getByRole('form', { name: 'New service account' });
+    const choices = await waitForTexts(form.getByLabel('Role').locator('option'), (texts) => texts.includes('Segment keeper'));
+    assert.deepEqual(choices.slice(0, 3), ['Admin', 'Editor', 'Viewer']);
+    await form.getByLabel('Username').fill('segment-bot');
+    await form.getByLabel('Role').selectOption({ label: 'Segment keeper' });
+    await form.getByRole('button', { name: 'Create service account' }).click();
+    await shows(ui.page, 'Created segment-bot.');
+    const row = rowOf('Service accounts', 'segment-bot');
+    assert.equal(await row.getByLabel('Role of segment-bot').locator('option:checked').textContent(), 'Segment keeper');
+    const accounts = (await (await ui.api('GET', '/api/admin/service-account')).json()) as {
+      serviceAccounts: Array<{ username: string; rootRole: number }>;
+    };
+    assert.equal(accounts.serviceAccounts.find((account) => account.username === 'segment-bot')?.rootRole, role.id);
+    await ui.page.screenshot({ path: join(ui.workDir, 'service-account-custom-role.png') });
+    assert.deepEqual(ui.problems, []);
+  });
 });

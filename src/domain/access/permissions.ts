@@ -99,13 +99,6 @@ export const ROOT_ROLE_VIEWS = ROOT_ROLES.map((role) => ({
   description: ROOT_ROLE_DESCRIPTIONS[role],
 }));
 
-/** The root role with Unleash's id `id`, which the schema has already bounded to 1–3. */
-export function rootRoleById(id: number): RootRoleName {
-  const role = ROOT_ROLES.find((candidate) => ROOT_ROLE_IDS[candidate] === id);
-  if (!role) throw new Error(`No root role has id ${id}`);
-  return role;
-}
-
 const ROOT_ROLE_RANK: Record<RootRoleName, number> = { Viewer: 0, Editor: 1, Admin: 2 };
 
 /** The role that grants the most, of a user's own and their groups'. */

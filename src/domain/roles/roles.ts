@@ -270,10 +270,16 @@ export async function updateRole(uow: UnitOfWork, id: number, input: RoleInput):
   return role;
 }
 
-/** Who holds a custom role: users and groups as their root role, and grants in projects. */
+/** Who holds a custom role: users, service accounts and groups as their root role, and grants in projects. */
 async function holdersOf(tx: Tx, id: number): Promise<string[]> {
   const [users, groups, grants] = await Promise.all([
-    tx.selectFrom('users').select(['username', 'email']).where('custom_root_role_id', '=', id).orderBy('id').limit(11).execute(),
+    tx
+      .selectFrom('users')
+      .select(['username', 'email', 'is_service'])
+      .where('custom_root_role_id', '=', id)
+      .orderBy('id')
+      .limit(11)
+      .execute(),
     tx.selectFrom('groups').select('name').where('custom_root_role_id', '=', id).orderBy('id').limit(11).execute(),
     tx
       .selectFrom('project_access as pa')
@@ -286,7 +292,7 @@ async function holdersOf(tx: Tx, id: number): Promise<string[]> {
       .execute(),
   ]);
   return [
-    ...users.map((user) => `user ${user.username ?? user.email}`),
+    ...users.map((user) => `${user.is_service ? 'service account' : 'user'} ${user.username ?? user.email}`),
     ...groups.map((group) => `group ${group.name}`),
     ...grants.map(
       (grant) =>

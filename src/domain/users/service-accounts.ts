@@ -1,9 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { PersonalAccessTokensTable, RootRoleName, UsersTable } from '../../db/schema.js';
+import type { PersonalAccessTokensTable, UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
+import type { RootRoleRef } from '../roles/roles.js';
 import { insertPat, removeUsersToken, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso } from '../../shared/dates.js';
 import { toUserView, type UserView } from './user-view.js';
@@ -90,7 +91,7 @@ export async function getServiceAccount(db: Db, id: number): Promise<ServiceAcco
 
 export async function createServiceAccount(
   uow: UnitOfWork,
-  input: { username: string; name?: string; rootRole: RootRoleName },
+  input: { username: string; name?: string; rootRole: RootRoleRef },
 ): Promise<ServiceAccountView> {
   const row = await uow.tx
     .insertInto('users')
@@ -100,7 +101,8 @@ export async function createServiceAccount(
       name: input.name ?? input.username,
       image_url: null,
       password_hash: null,
-      root_role: input.rootRole,
+      root_role: input.rootRole.role,
+      custom_root_role_id: input.rootRole.customRoleId,
       is_service: true,
       created_at: uow.now,
       seen_at: null,
@@ -115,12 +117,16 @@ export async function createServiceAccount(
 export async function updateServiceAccount(
   uow: UnitOfWork,
   id: number,
-  input: { name?: string; rootRole?: RootRoleName },
+  input: { name?: string; rootRole?: RootRoleRef },
 ): Promise<ServiceAccountView> {
   const before = await findServiceAccount(uow.tx, id, true);
-  const changes = { name: input.name ?? before.name, root_role: input.rootRole ?? before.root_role };
+  const changes = {
+    name: input.name ?? before.name,
+    root_role: input.rootRole?.role ?? before.root_role,
+    custom_root_role_id: input.rootRole === undefined ? before.custom_root_role_id : input.rootRole.customRoleId,
+  };
   const after =
-    changes.name === before.name && changes.root_role === before.root_role
+    changes.name === before.name && changes.root_role === before.root_role && changes.custom_root_role_id === before.custom_root_role_id
       ? before
       : await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   if (after !== before) {
