@@ -39,6 +39,17 @@ async function putVariants(project: string, flag: string, variants: unknown[], e
   return (response.json() as { variants: Variant[] }).variants;
 }
 
+/** A new flag holding variants of these names (weights shared), and the newest event id once they are stored. */
+async function flagWithVariants(...names: string[]) {
+  const { project, flag } = await createProjectWithFlag(ctx);
+  const stored = await putVariants(
+    project,
+    flag,
+    names.map((name) => ({ name, weight: 0 })),
+  );
+  return { project, flag, stored, before: await lastEventId(ctx) };
+}
+
 function variableVariant(name: string, weight: number, extra: Partial<Variant> = {}): Variant {
   return { name, weight, weightType: 'variable', stickiness: 'default', overrides: [], ...extra };
 }
@@ -135,12 +146,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('PUT of the same variants changes nothing and records nothing', async () => {
-    const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [
-      { name: 'a', weight: 0 },
-      { name: 'b', weight: 0 },
-    ]);
-    const before = await lastEventId(ctx);
+    const { project, flag, stored, before } = await flagWithVariants('a', 'b');
     assert.deepEqual(
       await putVariants(project, flag, [
         { name: 'a', weight: 0 },
@@ -153,9 +159,7 @@ describe('setting the variants of an environment', () => {
   });
 
   test('PUT of an empty list removes the variants', async () => {
-    const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [{ name: 'a', weight: 0 }]);
-    const before = await lastEventId(ctx);
+    const { project, flag, stored, before } = await flagWithVariants('a');
     assert.deepEqual(await putVariants(project, flag, []), []);
     assert.deepEqual(await getVariants(project, flag), []);
     assertVariantsEvent(await eventsSince(ctx, before), { flag, project, environment: 'development', before: stored, after: [] });
@@ -199,12 +203,7 @@ describe('setting the variants of an environment', () => {
 
 describe('patching the variants of an environment', () => {
   test('add /- appends a variant and redistributes the weights', async () => {
-    const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [
-      { name: 'a', weight: 0 },
-      { name: 'b', weight: 0 },
-    ]);
-    const before = await lastEventId(ctx);
+    const { project, flag, stored, before } = await flagWithVariants('a', 'b');
     const response = await ctx.admin.patch(variantsPath(project, flag), [
       { op: 'add', path: '/-', value: { name: 'c', weightType: 'variable', weight: 0 } },
     ]);
@@ -238,12 +237,7 @@ describe('patching the variants of an environment', () => {
   });
 
   async function rejectsPatch(operations: unknown, path: string) {
-    const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [
-      { name: 'a', weight: 0 },
-      { name: 'b', weight: 0 },
-    ]);
-    const before = await lastEventId(ctx);
+    const { project, flag, stored, before } = await flagWithVariants('a', 'b');
     const error = expectError(await ctx.admin.patch(variantsPath(project, flag), operations), 400, 'BadDataError');
     assertDetailAt(error, path);
     assert.deepEqual(await getVariants(project, flag), stored);
@@ -285,9 +279,7 @@ describe('patching the variants of an environment', () => {
 
 describe('bad input when setting variants', () => {
   async function rejectsPut(body: unknown, status: number, name: string, path?: string) {
-    const { project, flag } = await createProjectWithFlag(ctx);
-    const stored = await putVariants(project, flag, [{ name: 'kept', weight: 0 }]);
-    const before = await lastEventId(ctx);
+    const { project, flag, stored, before } = await flagWithVariants('kept');
     const error = expectError(await ctx.admin.put(variantsPath(project, flag), body), status, name);
     if (path) assertDetailAt(error, path);
     assert.deepEqual(await getVariants(project, flag), stored);
@@ -295,32 +287,54 @@ describe('bad input when setting variants', () => {
     return error;
   }
 
-  test('a weight over 1000 is 400', async () => {
-    await rejectsPut(
+  // Each is a 400 naming where the input is wrong, and the variants stored before stay as they were.
+  const badBodies: Array<[string, unknown, string]> = [
+    [
+      'a weight over 1000 is 400',
       [
         { name: 'a', weight: 1001, weightType: 'fix' },
         { name: 'b', weight: 0 },
       ],
-      400,
-      'BadDataError',
       '/body/0/weight',
-    );
-  });
-
-  test('fixed weights totalling over 1000 are 400', async () => {
-    await rejectsPut(
+    ],
+    [
+      'fixed weights totalling over 1000 are 400',
       [
         { name: 'a', weight: 600, weightType: 'fix' },
         { name: 'b', weight: 600, weightType: 'fix' },
         { name: 'c', weight: 0 },
       ],
-      400,
-      'BadDataError',
       '/body',
-    );
-  });
+    ],
+    // "fix" means exactly the weight given; without one there is nothing to keep (spec 2.5: weight is required).
+    [
+      'a fixed variant without a weight is 400',
+      [
+        { name: 'a', weightType: 'fix' },
+        { name: 'b', weight: 0 },
+      ],
+      '/body/0/weight',
+    ],
+    [
+      'duplicate names are 400',
+      [
+        { name: 'same', weight: 0 },
+        { name: 'same', weight: 0 },
+      ],
+      '/body/1/name',
+    ],
+    ['an unknown payload type is 400', [{ name: 'a', weight: 0, payload: { type: 'xml', value: '<a/>' } }], '/body/0/payload/type'],
+    ['an unknown weight type is 400', [{ name: 'a', weight: 0, weightType: 'heavy' }], '/body/0/weightType'],
+    ['an unknown property of a variant is 400', [{ name: 'a', weight: 0, colour: 'red' }], '/body/0/colour'],
+    ['a body that is not a list is 400', { variants: [{ name: 'a', weight: 0 }] }, '/body'],
+  ];
+  for (const [title, body, path] of badBodies) {
+    test(title, async () => {
+      await rejectsPut(body, 400, 'BadDataError', path);
+    });
+  }
 
-  test('only fixed weights not totalling 1000 are 400', async () => {
+  test('only fixed weights not totalling 1000 are 400, saying what they must total', async () => {
     const error = await rejectsPut(
       [
         { name: 'a', weight: 200, weightType: 'fix' },
@@ -331,47 +345,6 @@ describe('bad input when setting variants', () => {
       '/body',
     );
     assert.match(error.details.map((d) => d.message).join(' '), /500/);
-  });
-
-  test('a fixed variant without a weight is 400', async () => {
-    // "fix" means exactly the weight given; without one there is nothing to keep (spec 2.5: weight is required).
-    await rejectsPut(
-      [
-        { name: 'a', weightType: 'fix' },
-        { name: 'b', weight: 0 },
-      ],
-      400,
-      'BadDataError',
-      '/body/0/weight',
-    );
-  });
-
-  test('duplicate names are 400', async () => {
-    await rejectsPut(
-      [
-        { name: 'same', weight: 0 },
-        { name: 'same', weight: 0 },
-      ],
-      400,
-      'BadDataError',
-      '/body/1/name',
-    );
-  });
-
-  test('an unknown payload type is 400', async () => {
-    await rejectsPut([{ name: 'a', weight: 0, payload: { type: 'xml', value: '<a/>' } }], 400, 'BadDataError', '/body/0/payload/type');
-  });
-
-  test('an unknown weight type is 400', async () => {
-    await rejectsPut([{ name: 'a', weight: 0, weightType: 'heavy' }], 400, 'BadDataError', '/body/0/weightType');
-  });
-
-  test('an unknown property of a variant is 400', async () => {
-    await rejectsPut([{ name: 'a', weight: 0, colour: 'red' }], 400, 'BadDataError', '/body/0/colour');
-  });
-
-  test('a body that is not a list is 400', async () => {
-    await rejectsPut({ variants: [{ name: 'a', weight: 0 }] }, 400, 'BadDataError', '/body');
   });
 
   test('an unknown environment is 404', async () => {

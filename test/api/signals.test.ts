@@ -231,22 +231,17 @@ describe('signals and actions', () => {
 
   test('a service account or signal endpoint that action sets use cannot be deleted; the refusal names them', async () => {
     const s = await setUp();
-    const refused = await expectRefused(
-      ctx,
-      () => ctx.admin.delete(`/api/admin/service-account/${s.account.id}`),
-      { status: 409, name: 'ConflictError' },
-      () => getOk(ctx.admin, `${projectPath(s.project)}/actions`),
-    );
-    assert.match(refused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`));
+    // The service account the action sets act as, and the signal endpoint that sets them off.
+    for (const path of [`/api/admin/service-account/${s.account.id}`, `/api/admin/signal-endpoints/${s.endpoint.id}`]) {
+      const refused = await expectRefused(
+        ctx,
+        () => ctx.admin.delete(path),
+        { status: 409, name: 'ConflictError' },
+        () => getOk(ctx.admin, `${projectPath(s.project)}/actions`),
+      );
+      assert.match(refused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`), path);
+    }
     expectStatus(await ctx.admin.get(`/api/admin/service-account/${s.account.id}`), 200);
-    // So is the signal endpoint that sets them off.
-    const endpointRefused = await expectRefused(
-      ctx,
-      () => ctx.admin.delete(`/api/admin/signal-endpoints/${s.endpoint.id}`),
-      { status: 409, name: 'ConflictError' },
-      () => getOk(ctx.admin, `${projectPath(s.project)}/actions`),
-    );
-    assert.match(endpointRefused.message, new RegExp(`"Kill checkout on incident" \\(project "${s.project}", id ${s.actionSetId}\\)`));
     expectStatus(await ctx.admin.delete(`${projectPath(s.project)}/actions/${s.actionSetId}`), 200);
     expectStatus(await ctx.admin.delete(`/api/admin/signal-endpoints/${s.endpoint.id}`), 200);
     expectStatus(await ctx.admin.delete(`/api/admin/service-account/${s.account.id}`), 200);
