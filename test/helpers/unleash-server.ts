@@ -55,8 +55,16 @@ export async function startUnleash(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let stopping = false;
   let output = '';
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      // A peer that dies under a test fails it with "fetch failed"; its own last words say why.
+      if (!stopping)
+        process.stderr.write(`unleash-server exited on its own (${signal ?? code}); its last output:\n${output.slice(-8000)}\n`);
+      resolve();
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`unleash-server did not start within 120 s: ${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
@@ -81,6 +89,7 @@ export async function startUnleash(
     databaseUrl: url.toString(),
     version: health.version,
     stop: async () => {
+      stopping = true;
       if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
       await exited;
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
