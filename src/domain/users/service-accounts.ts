@@ -8,6 +8,7 @@ import type { RootRoleRef } from '../roles/roles.js';
 import { insertPat, removeUsersToken, toPatView } from '../personal-access-tokens/personal-access-tokens.js';
 import { iso } from '../../shared/dates.js';
 import { toUserView, type UserView } from './user-view.js';
+import { rootRoleColumns, unchanged } from './users.js';
 
 /**
  * Service accounts: identities for automation, with a root role and tokens of their own, so a pipeline does not
@@ -120,15 +121,10 @@ export async function updateServiceAccount(
   input: { name?: string; rootRole?: RootRoleRef },
 ): Promise<ServiceAccountView> {
   const before = await findServiceAccount(uow.tx, id, true);
-  const changes = {
-    name: input.name ?? before.name,
-    root_role: input.rootRole?.role ?? before.root_role,
-    custom_root_role_id: input.rootRole === undefined ? before.custom_root_role_id : input.rootRole.customRoleId,
-  };
-  const after =
-    changes.name === before.name && changes.root_role === before.root_role && changes.custom_root_role_id === before.custom_root_role_id
-      ? before
-      : await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  const changes = { name: input.name ?? before.name, ...rootRoleColumns(input.rootRole, before) };
+  const after = unchanged(changes, before)
+    ? before
+    : await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   if (after !== before) {
     await recordEvent(uow, { type: 'service-account-updated', data: toUserView(after), preData: toUserView(before) });
   }

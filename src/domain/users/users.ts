@@ -65,6 +65,21 @@ export async function lockUser(uow: UnitOfWork, id: number) {
   return row;
 }
 
+/** The role columns of a user or service account after an update that may give it another root role. */
+export function rootRoleColumns(
+  ref: RootRoleRef | undefined,
+  before: { root_role: RootRoleName; custom_root_role_id: number | null },
+): { root_role: RootRoleName; custom_root_role_id: number | null } {
+  return ref === undefined
+    ? { root_role: before.root_role, custom_root_role_id: before.custom_root_role_id }
+    : { root_role: ref.role, custom_root_role_id: ref.customRoleId };
+}
+
+/** Whether an update's columns are all as they were: then nothing is written or recorded. */
+export function unchanged<Row>(changes: Partial<Row>, before: Row): boolean {
+  return (Object.keys(changes) as Array<keyof Row>).every((column) => changes[column] === before[column]);
+}
+
 export interface UpdateUserInput {
   name?: string;
   email?: string;
@@ -76,10 +91,9 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   const changes = {
     name: input.name ?? before.name,
     email: input.email ?? before.email,
-    root_role: input.rootRole?.role ?? before.root_role,
-    custom_root_role_id: input.rootRole === undefined ? before.custom_root_role_id : input.rootRole.customRoleId,
+    ...rootRoleColumns(input.rootRole, before),
   };
-  if ((Object.keys(changes) as Array<keyof typeof changes>).every((column) => changes[column] === before[column])) {
+  if (unchanged(changes, before)) {
     return toUserView(before);
   }
   const after = await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
