@@ -183,6 +183,7 @@ describe('custom root roles', () => {
       ['Admin', 'Editor', 'Viewer', segments.name],
     );
     const username = uniqueName('segment-bot');
+    const since = await lastEventId(ctx);
     const created = await ctx.admin.post('/api/admin/service-account', { username, rootRole: segments.id });
     expectStatus(created, 201);
     const account = created.json() as { id: number; rootRole: number };
@@ -204,6 +205,20 @@ describe('custom root roles', () => {
     assert.equal((await getOk<{ rootRole: number }>(ctx.admin, `/api/admin/service-account/${account.id}`)).rootRole, segments.id);
     const editor = await ctx.admin.put(`/api/admin/service-account/${account.id}`, { rootRole: 2 });
     assert.equal((editor.json() as { rootRole: number }).rootRole, 2);
+    // Recorded with the role given, and the refused changes not at all.
+    const recorded = (await eventsSince(ctx, since)).filter((event) => event.type.startsWith('service-account-'));
+    assert.deepEqual(
+      recorded.map((event) => [
+        event.type,
+        (event.preData as { rootRole?: number } | null)?.rootRole ?? null,
+        (event.data as { username: string; rootRole: number }).rootRole,
+        (event.data as { username: string }).username,
+      ]),
+      [
+        ['service-account-created', null, segments.id, username],
+        ['service-account-updated', segments.id, 2, username],
+      ],
+    );
     expectStatus(await bot.post('/api/admin/projects', { id: uniqueName('p'), name: 'p' }), 201);
     expectStatus(await ctx.admin.delete(`/api/admin/roles/${segments.id}`), 200);
   });
