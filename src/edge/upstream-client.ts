@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
+import { createParser } from 'eventsource-parser';
+import type { DeltaEvent } from '../domain/client-features/client-feature-store.js';
 import { VERSION } from '../shared/version.js';
 
 /** A token as the upstream's `/edge/validate` describes it. */
@@ -33,46 +35,58 @@ export interface BulkMetrics {
 /** A live stream sends a keep-alive comment every 30 s: a minute and a half of silence is a dead one. */
 const STREAM_SILENCE_MS = 90_000;
 
+/** An event longer than this is no configuration of flags a client token sees: the stream is dropped as broken. */
+const MAX_STREAMED_EVENT_CHARACTERS = 256 * 1024 * 1024;
+
 /**
- * Finds where the events of a text/event-stream end, keeping nothing of what they say: the edge refetches on each
- * event, and the first one (a hydration of every flag) is as large as the flags; held, it would stay in memory.
+ * What one event of the upstream's change stream says: `unleash-connected` holds a hydration (every flag of the
+ * token's scope), `unleash-updated` the flags and segments a change touched. `revision` is the upstream's, as its
+ * `id` or the events' `eventId` give it.
  */
-class EventBoundaries {
-  /** The first characters of the line being read, enough to tell an `event:` line. */
-  private lineStart = '';
-  private lineIsEmpty = true;
-  private eventNamed = false;
+export interface StreamedChange {
+  revision: number | undefined;
+  events: DeltaEvent[];
+}
 
-  constructor(private readonly onEvent: () => void) {}
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-  read(received: string): void {
-    // Lines may end in CRLF; the CR carries nothing.
-    const text = received.includes('\r') ? received.replaceAll('\r', '') : received;
-    let at = 0;
-    while (at < text.length) {
-      const newline = text.indexOf('\n', at);
-      const lineEnd = newline < 0 ? text.length : newline;
-      if (lineEnd > at) {
-        this.lineIsEmpty = false;
-        if (this.lineStart.length < EVENT_FIELD.length) {
-          this.lineStart += text.slice(at, Math.min(lineEnd, at + EVENT_FIELD.length - this.lineStart.length));
-          if (this.lineStart === EVENT_FIELD) this.eventNamed = true;
-        }
-      }
-      if (newline < 0) return;
-      // A blank line ends an event.
-      if (this.lineIsEmpty && this.eventNamed) {
-        this.eventNamed = false;
-        this.onEvent();
-      }
-      this.lineStart = '';
-      this.lineIsEmpty = true;
-      at = newline + 1;
-    }
+/** Whether an event has the fields its type needs; the flags and segments inside are taken as the upstream sends them. */
+function readableEvent(event: unknown): event is DeltaEvent {
+  if (!isRecord(event)) return false;
+  switch (event.type) {
+    case 'hydration':
+      return Array.isArray(event.features) && Array.isArray(event.segments);
+    case 'feature-updated':
+      return isRecord(event.feature) && typeof event.feature.name === 'string';
+    case 'feature-removed':
+      return typeof event.featureName === 'string';
+    case 'segment-updated':
+      return isRecord(event.segment) && typeof event.segment.id === 'number';
+    case 'segment-removed':
+      return typeof event.segmentId === 'number';
+    default:
+      return false;
   }
 }
 
-const EVENT_FIELD = 'event:';
+/** The upstream's revision as an event's id gives it (Vexil's and Vexil Edge's streams number their events so). */
+export function revisionOfId(id: string | undefined): number | undefined {
+  return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
+}
+
+/** A stream event's data as a change, or undefined when it is not one the edge can apply (it fetches the flags then). */
+export function readStreamedChange(data: string, id: string | undefined): StreamedChange | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(body) || !Array.isArray(body.events) || !body.events.every(readableEvent)) return undefined;
+  const events = body.events as DeltaEvent[];
+  const eventIds = events.map((event) => event.eventId).filter((eventId) => Number.isSafeInteger(eventId));
+  return { revision: revisionOfId(id) ?? (eventIds.length > 0 ? Math.max(...eventIds) : undefined), events };
+}
 
 /** The upstream did not answer, or answered with a server error: the edge keeps what it has and tries again. */
 export class UpstreamUnavailable extends Error {
@@ -116,12 +130,18 @@ export class UpstreamClient {
 
   /**
    * Follows the upstream's change stream for a client token (`/api/client/streaming`, which Vexil and Vexil Edge
-   * serve), calling `onChange` for each event it sends: the first on connecting, then one per change. Resolves
-   * `unsupported` when the upstream has no such stream (Unleash without streaming), `ended` when it ends or
-   * `signal` aborts it; rejects with UpstreamUnavailable when it cannot be reached, breaks off, or falls silent
-   * (a live stream sends a keep-alive every 30 s).
+   * serve), calling `onEvent` for each event it sends (the first on connecting, a hydration; then one per change)
+   * with the revision its id names and a way to read what it says: a hydration of thousands of flags is parsed only
+   * when the edge does not hold that revision already. Resolves `unsupported` when the upstream has no such stream
+   * (Unleash without streaming), `ended` when it ends or `signal` aborts it; rejects with UpstreamUnavailable when it
+   * cannot be reached, breaks off, sends an event beyond all measure, or falls silent (a live stream sends a
+   * keep-alive every 30 s).
    */
-  async followChanges(token: string, onChange: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
+  async followChanges(
+    token: string,
+    onEvent: (revision: number | undefined, read: () => StreamedChange | undefined) => void,
+    signal: AbortSignal,
+  ): Promise<'unsupported' | 'ended'> {
     const silence = new AbortController();
     let timer = setTimeout(() => silence.abort(), this.timeoutMs);
     const heard = (waitMs: number) => {
@@ -148,12 +168,15 @@ export class UpstreamClient {
         return 'unsupported';
       }
       const decoder = new TextDecoder();
-      const events = new EventBoundaries(onChange);
+      const parser = createParser({
+        maxBufferSize: MAX_STREAMED_EVENT_CHARACTERS,
+        onEvent: (event) => onEvent(revisionOfId(event.id), () => readStreamedChange(event.data, event.id)),
+      });
       try {
         heard(STREAM_SILENCE_MS);
         for await (const chunk of response.body) {
           heard(STREAM_SILENCE_MS);
-          events.read(decoder.decode(chunk, { stream: true }));
+          parser.feed(decoder.decode(chunk, { stream: true }));
         }
       } catch (error) {
         if (signal.aborted) return 'ended';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hashToken } from '../shared/secrets.js';
 import { ConfigurationFeed, type FeedStatus } from './configuration-feed.js';
 import type { BackedUpSync } from './edge-backup.js';
-import { UpstreamRefused, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
+import { UpstreamRefused, type StreamedChange, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
 
 /** One client token whose flags the edge follows. */
 interface Sync extends BackedUpSync {
@@ -14,6 +14,8 @@ interface Sync extends BackedUpSync {
   /** A fetch in flight, and whether another was asked for meanwhile (a change it may have missed). */
   fetching?: Promise<void>;
   fetchAgain?: boolean;
+  /** How many streamed changes were applied: a fetch that overlapped one may bring an older configuration. */
+  changesStreamed: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export class UpstreamMirror extends ConfigurationFeed {
 
   /** The syncs of a backup, served until the upstream answers. */
   restore(syncs: BackedUpSync[]): void {
-    for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true });
+    for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true, changesStreamed: 0 });
     this.syncsChanged();
     for (const environment of new Set(syncs.map((sync) => sync.environment))) this.rebuild(environment);
   }
@@ -101,22 +103,23 @@ export class UpstreamMirror extends ConfigurationFeed {
       features: [],
       segments: [],
       loaded: false,
+      changesStreamed: 0,
     };
     this.syncs.set(tokenHash, sync);
     this.syncsChanged();
-    // The first fetch is the sync's fetch in flight: the change stream's first event (sent on connecting) then
-    // asks for one more after it, with its ETag, instead of downloading and holding the whole configuration twice.
+    // Fetched (an upstream without a stream, Unleash, is only ever fetched from), then followed: the stream's
+    // greeting names the revision it repeats, which is then held already and not read.
     this.fetchSoon(sync);
     const first = sync.fetching!.finally(() => this.firstFetches.delete(tokenHash));
     this.firstFetches.set(tokenHash, first);
-    this.followChanges(sync);
+    void first.then(() => this.followChanges(sync));
     return first;
   }
 
   /**
-   * Follows the upstream's change stream for a sync, fetching its flags again on each change, so a change reaches
-   * the edge in one round trip; reconnects with backoff. An upstream without a stream (Unleash) is polled on the
-   * refresh interval only, which goes on either way.
+   * Follows the upstream's change stream for a sync and applies each change it streams, so a change reaches the
+   * edge with no request of its own and the upstream sends only what changed; reconnects with backoff. An upstream
+   * without a stream (Unleash) is polled on the refresh interval only, which goes on either way.
    */
   private followChanges(sync: Sync): void {
     if (this.stopped || this.status.changes === 'polled' || !sync.secret || this.changeStreams.has(sync.tokenHash)) return;
@@ -127,7 +130,11 @@ export class UpstreamMirror extends ConfigurationFeed {
       let backoffMs = 1000;
       while (!signal.aborted && this.syncs.get(sync.tokenHash) === sync) {
         try {
-          const result = await this.upstream.followChanges(sync.secret!, () => this.fetchSoon(sync), signal);
+          const result = await this.upstream.followChanges(
+            sync.secret!,
+            (revision, read) => this.applyStreamed(sync, revision, read),
+            signal,
+          );
           if (result === 'unsupported') {
             this.status.changes = 'polled';
             break;
@@ -140,6 +147,51 @@ export class UpstreamMirror extends ConfigurationFeed {
       }
       this.changeStreams.delete(sync.tokenHash);
     })();
+  }
+
+  /**
+   * A streamed change applied to the sync's flags, unless it is of the revision held (a greeting after a fetch or
+   * a reconnection): a hydration replaces them, the events of a change replace or remove the flags and segments
+   * they name. A change that cannot be applied (one the edge cannot read, or a delta before the first flags
+   * arrived) is fetched instead.
+   */
+  private applyStreamed(sync: Sync, revision: number | undefined, read: () => StreamedChange | undefined): void {
+    if (sync.loaded && revision !== undefined && revision === sync.revision) return;
+    const change = read();
+    if (!change || (!sync.loaded && change.events[0]?.type !== 'hydration')) {
+      this.fetchSoon(sync);
+      return;
+    }
+    const features = new Map(sync.features.map((feature) => [feature.name, feature]));
+    const segments = new Map(sync.segments.map((segment) => [segment.id, segment]));
+    for (const event of change.events) {
+      switch (event.type) {
+        case 'hydration':
+          features.clear();
+          segments.clear();
+          for (const feature of event.features) features.set(feature.name, feature);
+          for (const segment of event.segments) segments.set(segment.id, segment);
+          break;
+        case 'feature-updated':
+          features.set(event.feature.name, event.feature);
+          break;
+        case 'feature-removed':
+          features.delete(event.featureName);
+          break;
+        case 'segment-updated':
+          segments.set(event.segment.id, event.segment);
+          break;
+        case 'segment-removed':
+          segments.delete(event.segmentId);
+          break;
+      }
+    }
+    sync.loaded = true;
+    sync.features = [...features.values()];
+    sync.segments = [...segments.values()];
+    sync.revision = change.revision ?? sync.revision;
+    sync.changesStreamed++;
+    this.rebuild(sync.environment);
   }
 
   /** Fetches a sync's flags now, or once more after the fetch in flight (which may have left before the change). */
@@ -197,6 +249,7 @@ export class UpstreamMirror extends ConfigurationFeed {
   }
 
   private async fetch(sync: Sync): Promise<void> {
+    const changesStreamed = sync.changesStreamed;
     let answer: Awaited<ReturnType<UpstreamClient['features']>>;
     try {
       answer = await this.upstream.features(sync.secret!, sync.etag);
@@ -209,6 +262,14 @@ export class UpstreamMirror extends ConfigurationFeed {
       throw error;
     }
     if (answer.kind === 'not-modified') return;
+    // A change streamed while the request was out may be newer than its answer; the next round fetches again (the
+    // ETag held is that of the older answer).
+    const overtaken =
+      sync.changesStreamed !== changesStreamed &&
+      answer.revision !== undefined &&
+      sync.revision !== undefined &&
+      answer.revision < sync.revision;
+    if (overtaken) return;
     sync.loaded = true;
     sync.etag = answer.etag;
     sync.revision = answer.revision;

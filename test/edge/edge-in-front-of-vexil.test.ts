@@ -279,16 +279,46 @@ describe('Vexil Edge in front of Vexil', () => {
     assert.equal(((await revoked.json()) as { name: string }).name, 'UnauthorizedError');
   });
 
-  test("a starting edge downloads the configuration once: the change stream's greeting costs a 304, not a second copy", async () => {
+  test('a starting edge downloads the configuration once, and then takes each change from the stream without a request', async () => {
     // A counter has no series before its first request of a status.
     const served = async (status: number) =>
       (await scrapedValue(ctx.app, `vexil_client_api_requests_total{endpoint="GET /api/client/features",status_code="${status}"}`)) || 0;
-    const [whole, notModified] = [await served(200), await served(304)];
+    const created = await ctx.admin.post('/api/admin/segments', { name: uniqueName('streamed'), constraints: [] });
+    expectStatus(created, 201);
+    const segment = created.json() as { id: number; name: string };
+    const before = [await served(200), await served(304)];
     const starting = await startTestEdge({ UPSTREAM_URL: upstream.url, TOKENS: client });
+    const seen = async (flag: string) => {
+      const answer = await get(`${starting.url}/api/client/features/${flag}`, client);
+      return answer.status === 200 ? ((await answer.json()) as { enabled: boolean; variants?: Array<{ name: string }> }) : answer.status;
+    };
+    const features = async (url: string) =>
+      (await (await get(`${url}/api/client/features`, client)).json()) as { features: unknown[]; segments: Array<{ id: number }> };
     try {
-      await eventually(async () => (await served(304)) > notModified);
-      assert.equal((await served(200)) - whole, 1);
-      assert.equal((await get(`${starting.url}/api/client/features`, client)).status, 200);
+      // A flag made, switched on, given a variant, its segment changed, then the flag deleted (and the segment with it
+      // gone from what SDKs see): each step must reach the edge by the stream alone.
+      const flag = await createFlag(ctx, 'default', { strategies: [{ name: 'default', segments: [segment.id] }] });
+      await eventually(async () => (await seen(flag)) !== 404);
+      expectStatus(await ctx.admin.post(`/api/admin/projects/default/features/${flag}/environments/${ENVIRONMENT}/on`), 200);
+      await eventually(async () => ((await seen(flag)) as { enabled?: boolean }).enabled === true);
+      expectStatus(
+        await ctx.admin.put(`/api/admin/projects/default/features/${flag}/environments/${ENVIRONMENT}/variants`, [
+          { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' },
+        ]),
+        200,
+      );
+      await eventually(async () => ((await seen(flag)) as { variants?: Array<{ name: string }> }).variants?.[0]?.name === 'blue');
+      const constraints = [{ contextName: 'userId', operator: 'IN', values: ['streamed'], inverted: false, caseInsensitive: false }];
+      expectStatus(await ctx.admin.put(`/api/admin/segments/${segment.id}`, { name: segment.name, constraints }), 204);
+      const heldSegment = async () => (await features(starting.url)).segments.find((held) => held.id === segment.id);
+      await eventually(async () => JSON.stringify(await heldSegment()).includes('"streamed"'));
+      expectStatus(await ctx.admin.delete(`/api/admin/projects/default/features/${flag}`), 202);
+      await eventually(async () => (await seen(flag)) === 404 && (await heldSegment()) === undefined);
+      // One download at start (the stream's greeting at the same revision is not fetched again), none per change.
+      assert.deepEqual([await served(200), await served(304)], [before[0]! + 1, before[1]]);
+      // What the edge built from the stream is what the server serves.
+      const [direct, through] = await Promise.all([features(serverUrl), features(starting.url)]);
+      assert.deepEqual([through.features, through.segments], [direct.features, direct.segments]);
     } finally {
       await starting.close();
     }
