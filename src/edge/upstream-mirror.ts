@@ -1,3 +1,4 @@
+import type { DeltaEvent } from '../domain/client-features/client-feature-store.js';
 import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashToken } from '../shared/secrets.js';
@@ -17,6 +18,24 @@ interface Sync extends BackedUpSync {
   /** How many streamed changes were applied: a fetch that overlapped one may bring an older configuration. */
   changesStreamed: number;
 }
+
+/** A sync's flags and segments by name and id, while a streamed change is applied to them. */
+interface HeldFlags {
+  features: Map<string, ClientFeature>;
+  segments: Map<number, ClientSegment>;
+}
+
+/** What each kind of streamed event does to the flags held: a hydration replaces them all, the others one each. */
+const applyEvent: { [Type in DeltaEvent['type']]: (held: HeldFlags, event: Extract<DeltaEvent, { type: Type }>) => void } = {
+  hydration: (held, { features, segments }) => {
+    held.features = new Map(features.map((feature) => [feature.name, feature]));
+    held.segments = new Map(segments.map((segment) => [segment.id, segment]));
+  },
+  'feature-updated': (held, { feature }) => held.features.set(feature.name, feature),
+  'feature-removed': (held, { featureName }) => held.features.delete(featureName),
+  'segment-updated': (held, { segment }) => held.segments.set(segment.id, segment),
+  'segment-removed': (held, { segmentId }) => held.segments.delete(segmentId),
+};
 
 /**
  * The flags the edge serves, as the upstream last sent them for each followed client token, merged per environment.
@@ -162,33 +181,14 @@ export class UpstreamMirror extends ConfigurationFeed {
       this.fetchSoon(sync);
       return;
     }
-    const features = new Map(sync.features.map((feature) => [feature.name, feature]));
-    const segments = new Map(sync.segments.map((segment) => [segment.id, segment]));
-    for (const event of change.events) {
-      switch (event.type) {
-        case 'hydration':
-          features.clear();
-          segments.clear();
-          for (const feature of event.features) features.set(feature.name, feature);
-          for (const segment of event.segments) segments.set(segment.id, segment);
-          break;
-        case 'feature-updated':
-          features.set(event.feature.name, event.feature);
-          break;
-        case 'feature-removed':
-          features.delete(event.featureName);
-          break;
-        case 'segment-updated':
-          segments.set(event.segment.id, event.segment);
-          break;
-        case 'segment-removed':
-          segments.delete(event.segmentId);
-          break;
-      }
-    }
+    const held: HeldFlags = {
+      features: new Map(sync.features.map((feature) => [feature.name, feature])),
+      segments: new Map(sync.segments.map((segment) => [segment.id, segment])),
+    };
+    for (const event of change.events) (applyEvent[event.type] as (held: HeldFlags, event: DeltaEvent) => void)(held, event);
     sync.loaded = true;
-    sync.features = [...features.values()];
-    sync.segments = [...segments.values()];
+    sync.features = [...held.features.values()];
+    sync.segments = [...held.segments.values()];
     sync.revision = change.revision ?? sync.revision;
     sync.changesStreamed++;
     this.rebuild(sync.environment);
