@@ -74,18 +74,21 @@ export function revisionOfId(id: string | undefined): number | undefined {
   return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
 }
 
-/** A stream event's data as a change, or undefined when it is not one the edge can apply (it fetches the flags then). */
-export function readStreamedChange(data: string, id: string | undefined): StreamedChange | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
+/** A change as the upstream sends it (`{events: [...]}`), or undefined when it is not one the edge can apply. */
+function changeOf(body: unknown, revision: number | undefined): StreamedChange | undefined {
   if (!isRecord(body) || !Array.isArray(body.events) || !body.events.every(readableEvent)) return undefined;
   const events = body.events as DeltaEvent[];
   const eventIds = events.map((event) => event.eventId).filter((eventId) => Number.isSafeInteger(eventId));
-  return { revision: revisionOfId(id) ?? (eventIds.length > 0 ? Math.max(...eventIds) : undefined), events };
+  return { revision: revision ?? (eventIds.length > 0 ? Math.max(...eventIds) : undefined), events };
+}
+
+/** A stream event's data as a change, or undefined when it is not one the edge can apply (it fetches the flags then). */
+export function readStreamedChange(data: string, id: string | undefined): StreamedChange | undefined {
+  try {
+    return changeOf(JSON.parse(data), revisionOfId(id));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The upstream did not answer, or answered with a server error: the edge keeps what it has and tries again. */
@@ -241,6 +244,18 @@ export class UpstreamClient {
       etag: answer.etag,
       revision: typeof revision === 'number' && Number.isSafeInteger(revision) ? revision : undefined,
     };
+  }
+
+  /**
+   * What changed for a client token since the revision it holds (`/api/client/delta`, which Vexil and Vexil Edge
+   * serve): undefined when nothing did, else the events (a hydration when the upstream no longer knows the revision).
+   */
+  async delta(token: string, revision: number): Promise<StreamedChange | undefined> {
+    const answer = await this.send('GET', '/api/client/delta', token, { etag: `"${revision}"` });
+    if (answer.statusCode === 304) return undefined;
+    const change = changeOf(answer.body, revisionOfId(answer.etag?.replace(/^(W\/)?"(.*)"$/, '$2')));
+    if (!change) throw new UpstreamUnavailable('GET /api/client/delta answered no list of changes');
+    return change;
   }
 
   /** Which of `tokens` are valid SDK tokens, and what each may see. */

@@ -47,6 +47,8 @@ export class UpstreamMirror extends ConfigurationFeed {
   private followed = new Map<string, Set<string>>();
   private readonly firstFetches = new Map<string, Promise<void>>();
   private readonly changeStreams = new Map<string, AbortController>();
+  /** Whether the upstream streams its changes (Vexil, Vexil Edge): it then also answers what changed since a revision. */
+  private upstreamStreams = false;
   private stopped = false;
   readonly status: FeedStatus = { reachable: false, lastSuccessAt: undefined, lastError: undefined, changes: 'streamed' };
 
@@ -175,12 +177,18 @@ export class UpstreamMirror extends ConfigurationFeed {
    * arrived) is fetched instead.
    */
   private applyStreamed(sync: Sync, revision: number | undefined, read: () => StreamedChange | undefined): void {
+    this.upstreamStreams = true;
     if (sync.loaded && revision !== undefined && revision === sync.revision) return;
     const change = read();
     if (!change || (!sync.loaded && change.events[0]?.type !== 'hydration')) {
       this.fetchSoon(sync);
       return;
     }
+    this.apply(sync, change);
+    sync.changesStreamed++;
+  }
+
+  private apply(sync: Sync, change: StreamedChange): void {
     const held: HeldFlags = {
       features: new Map(sync.features.map((feature) => [feature.name, feature])),
       segments: new Map(sync.segments.map((segment) => [segment.id, segment])),
@@ -190,7 +198,6 @@ export class UpstreamMirror extends ConfigurationFeed {
     sync.features = [...held.features.values()];
     sync.segments = [...held.segments.values()];
     sync.revision = change.revision ?? sync.revision;
-    sync.changesStreamed++;
     this.rebuild(sync.environment);
   }
 
@@ -248,11 +255,14 @@ export class UpstreamMirror extends ConfigurationFeed {
     if (failures.length === 0) this.status.lastSuccessAt = new Date();
   }
 
+  /**
+   * A sync's flags fetched again: from an upstream that streams, what changed since the revision held (a 304 when
+   * nothing did, as after the stream brought every change); from any other, the flags with the ETag held.
+   */
   private async fetch(sync: Sync): Promise<void> {
-    const changesStreamed = sync.changesStreamed;
-    let answer: Awaited<ReturnType<UpstreamClient['features']>>;
     try {
-      answer = await this.upstream.features(sync.secret!, sync.etag);
+      if (this.upstreamStreams && sync.loaded && sync.revision !== undefined) await this.fetchDelta(sync, sync.revision);
+      else await this.fetchFeatures(sync);
     } catch (error) {
       // A token the upstream no longer takes stops being followed; what it served goes with it.
       if (error instanceof UpstreamRefused && (error.statusCode === 401 || error.statusCode === 403)) {
@@ -261,6 +271,17 @@ export class UpstreamMirror extends ConfigurationFeed {
       }
       throw error;
     }
+  }
+
+  private async fetchDelta(sync: Sync, revision: number): Promise<void> {
+    const change = await this.upstream.delta(sync.secret!, revision);
+    // A change streamed while the request was out is as new as its answer or newer, whose events would take flags back.
+    if (change && sync.revision === revision) this.apply(sync, change);
+  }
+
+  private async fetchFeatures(sync: Sync): Promise<void> {
+    const changesStreamed = sync.changesStreamed;
+    const answer = await this.upstream.features(sync.secret!, sync.etag);
     if (answer.kind === 'not-modified') return;
     // A change streamed while the request was out may be newer than its answer; the next round fetches again (the
     // ETag held is that of the older answer).

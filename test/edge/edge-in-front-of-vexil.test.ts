@@ -279,10 +279,10 @@ describe('Vexil Edge in front of Vexil', () => {
     assert.equal(((await revoked.json()) as { name: string }).name, 'UnauthorizedError');
   });
 
-  test('a starting edge downloads the configuration once, and then takes each change from the stream without a request', async () => {
+  test('a starting edge downloads the configuration once, then takes each change from the stream and refreshes with a 304', async () => {
     // A counter has no series before its first request of a status.
-    const served = async (status: number) =>
-      (await scrapedValue(ctx.app, `vexil_client_api_requests_total{endpoint="GET /api/client/features",status_code="${status}"}`)) || 0;
+    const served = async (status: number, path = '/api/client/features') =>
+      (await scrapedValue(ctx.app, `vexil_client_api_requests_total{endpoint="GET ${path}",status_code="${status}"}`)) || 0;
     const created = await ctx.admin.post('/api/admin/segments', { name: uniqueName('streamed'), constraints: [] });
     expectStatus(created, 201);
     const segment = created.json() as { id: number; name: string };
@@ -316,6 +316,13 @@ describe('Vexil Edge in front of Vexil', () => {
       await eventually(async () => (await seen(flag)) === 404 && (await heldSegment()) === undefined);
       // One download at start (the stream's greeting at the same revision is not fetched again), none per change.
       assert.deepEqual([await served(200), await served(304)], [before[0]! + 1, before[1]]);
+      // A refresh round asks what changed since the revision held: nothing the stream has not brought.
+      const deltasUnchanged = await served(304, '/api/client/delta');
+      await starting.edge.runOnce();
+      assert.deepEqual(
+        [await served(200), await served(304), await served(304, '/api/client/delta')],
+        [before[0]! + 1, before[1], deltasUnchanged + 1],
+      );
       // What the edge built from the stream is what the server serves.
       const [direct, through] = await Promise.all([features(serverUrl), features(starting.url)]);
       assert.deepEqual([through.features, through.segments], [direct.features, direct.segments]);
