@@ -115,6 +115,9 @@ async function streamsThroughEdge(server: Server, edge: EdgeProcess, client: str
   const deadline = performance.now() + 30_000;
   while (arrivals.length < count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   for (const socket of sockets) socket.destroy();
+  // Archived and deleted, so the seeded data holds the same flags for the next run.
+  await call(server.baseUrl, 'DELETE', `/api/admin/projects/${project}/features/${flag}`);
+  await call(server.baseUrl, 'DELETE', `/api/admin/archive/${flag}`);
   const sorted = [...arrivals].sort((a, b) => a - b);
   return {
     count,
