@@ -254,6 +254,7 @@ async function main(): Promise<void> {
       args: [
         '--no-sandbox',
         '--disable-gpu',
+        '--disable-dev-shm-usage',
         '--disable-quic',
         '--no-first-run',
         '--disable-background-networking',

@@ -19,11 +19,15 @@ export function buildWebUi(): void {
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
   // Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses.
+  // Shared memory goes to /tmp: a container's /dev/shm can be a few megabytes, and Debian's launcher, which should
+  // notice, fails its own test where /dev/shm is mounted twice ("[: unexpected operator"); a browser that ran out of
+  // it closed under a test ("Target page, context or browser has been closed").
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
       '--disable-gpu',
+      '--disable-dev-shm-usage',
       '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
