@@ -15,8 +15,6 @@ interface Sync extends BackedUpSync {
   /** A fetch in flight, and whether another was asked for meanwhile (a change it may have missed). */
   fetching?: Promise<void>;
   fetchAgain?: boolean;
-  /** How many streamed changes were applied: a fetch that overlapped one may bring an older configuration. */
-  changesStreamed: number;
 }
 
 /** A sync's flags and segments by name and id, while a streamed change is applied to them. */
@@ -61,7 +59,7 @@ export class UpstreamMirror extends ConfigurationFeed {
 
   /** The syncs of a backup, served until the upstream answers. */
   restore(syncs: BackedUpSync[]): void {
-    for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true, changesStreamed: 0 });
+    for (const sync of syncs) this.syncs.set(sync.tokenHash, { ...sync, loaded: true });
     this.syncsChanged();
     for (const environment of new Set(syncs.map((sync) => sync.environment))) this.rebuild(environment);
   }
@@ -124,7 +122,6 @@ export class UpstreamMirror extends ConfigurationFeed {
       features: [],
       segments: [],
       loaded: false,
-      changesStreamed: 0,
     };
     this.syncs.set(tokenHash, sync);
     this.syncsChanged();
@@ -185,7 +182,6 @@ export class UpstreamMirror extends ConfigurationFeed {
       return;
     }
     this.apply(sync, change);
-    sync.changesStreamed++;
   }
 
   private apply(sync: Sync, change: StreamedChange): void {
@@ -280,16 +276,13 @@ export class UpstreamMirror extends ConfigurationFeed {
   }
 
   private async fetchFeatures(sync: Sync): Promise<void> {
-    const changesStreamed = sync.changesStreamed;
+    const revision = sync.revision;
     const answer = await this.upstream.features(sync.secret!, sync.etag);
     if (answer.kind === 'not-modified') return;
-    // A change streamed while the request was out may be newer than its answer; the next round fetches again (the
-    // ETag held is that of the older answer).
+    // A change applied while the request was out (streamed, or a delta) may be newer than its answer; the next round
+    // fetches again (the ETag held is that of the older answer).
     const overtaken =
-      sync.changesStreamed !== changesStreamed &&
-      answer.revision !== undefined &&
-      sync.revision !== undefined &&
-      answer.revision < sync.revision;
+      sync.revision !== revision && answer.revision !== undefined && sync.revision !== undefined && answer.revision < sync.revision;
     if (overtaken) return;
     sync.loaded = true;
     sync.etag = answer.etag;
