@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Case, drain, type Measurement, measure, ms, percentile, rssKiB } from './measure.js';
+import { type Case, drain, type Measurement, measure, ms, percentile, residentMiB, rssKiB } from './measure.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { createSdkToken, type Server, TOKEN } from './server.js';
 
@@ -159,9 +159,9 @@ export async function edgeLines(server: Server, options: { duration: number; pro
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const earlyMiB = (await rssKiB(edge.process.pid!)) / 1024;
     await new Promise((resolve) => setTimeout(resolve, 25_000));
-    const idleMiB = (await rssKiB(edge.process.pid!)) / 1024;
+    const idle = await residentMiB(edge.process.pid!);
     lines.push(
-      `Vexil Edge holding ${features.length.toLocaleString('en')} flags (${on} on in production): RSS ${earlyMiB.toFixed(0)} MiB 5 s after start-up, ${idleMiB.toFixed(0)} MiB idle after 30 s`,
+      `Vexil Edge holding ${features.length.toLocaleString('en')} flags (${on} on in production): RSS ${earlyMiB.toFixed(0)} MiB 5 s after start-up, ${idle.total.toFixed(0)} MiB idle after 30 s (anonymous ${idle.anonymous.toFixed(0)} MiB, mapped from files ${idle.files.toFixed(0)} MiB)`,
     );
 
     let user = 0;

@@ -54,8 +54,17 @@ export async function measure(baseUrl: string, benchCase: Case, connections: num
 }
 
 export async function rssKiB(pid: number): Promise<number> {
+  return (await residentMiB(pid)).total * 1024;
+}
+
+/**
+ * A process's resident memory in MiB, and its two parts: anonymous (its heaps) and mapped from files (mostly the
+ * Node binary's code, shared by every Node process on the host and dropped by the kernel first under pressure).
+ */
+export async function residentMiB(pid: number): Promise<{ total: number; anonymous: number; files: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kiB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { total: kiB('VmRSS') / 1024, anonymous: kiB('RssAnon') / 1024, files: kiB('RssFile') / 1024 };
 }
 
 export /** The value below which `fraction` of the sorted samples lie. */
