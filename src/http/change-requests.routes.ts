@@ -71,11 +71,7 @@ export const changeRequestRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.post(
     `${PROJECT}/environments/:environment/change-requests`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
-      params: EnvironmentParams,
-      body: ChangeRequestOneOrManyCreateSchema,
-      response: one,
-    }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: EnvironmentParams, body: ChangeRequestOneOrManyCreateSchema, response: one }),
     async (request) => {
       const { projectId, environment } = request.params;
       const body = request.body;

@@ -50,11 +50,7 @@ export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     `${CONTEXT}/:name`,
-    route(can('UPDATE_CONTEXT_FIELD'), {
-      params: NameParams,
-      body: UpdateContextFieldSchema,
-      ok: ContextFieldSchema,
-    }),
+    route(can('UPDATE_CONTEXT_FIELD'), { params: NameParams, body: UpdateContextFieldSchema, ok: ContextFieldSchema }),
     async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body)),
   );
 

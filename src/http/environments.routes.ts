@@ -34,11 +34,7 @@ export const environmentRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     '/api/admin/environments/:name',
-    route(can('UPDATE_ENVIRONMENT'), {
-      params: NameParams,
-      body: UpdateEnvironmentSchema,
-      ok: EnvironmentSchema,
-    }),
+    route(can('UPDATE_ENVIRONMENT'), { params: NameParams, body: UpdateEnvironmentSchema, ok: EnvironmentSchema }),
     async (request) => act(request, (uow) => updateEnvironment(uow, request.params.name, request.body)),
   );
 

@@ -62,11 +62,7 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.post(
     '/api/admin/projects/:projectId/features',
-    route(can('CREATE_FEATURE', PROJECT_PARAM), {
-      params: ProjectParams,
-      body: CreateFeatureSchema,
-      created: FeatureSchema,
-    }),
+    route(can('CREATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: CreateFeatureSchema, created: FeatureSchema }),
     async (request, reply) => {
       const actor = actorOf(request);
       const { projectId } = request.params;
@@ -81,11 +77,7 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     FEATURE,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
-      params: FeatureParams,
-      body: UpdateFeatureSchema,
-      ok: FeatureSchema,
-    }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: UpdateFeatureSchema, ok: FeatureSchema }),
     async (request) => {
       const { projectId, featureName } = request.params;
       const actor = actorOf(request);
@@ -96,11 +88,7 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.patch(
     FEATURE,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), {
-      params: FeatureParams,
-      body: PatchesSchema,
-      ok: FeatureSchema,
-    }),
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: PatchesSchema, ok: FeatureSchema }),
     async (request) => {
       const { projectId, featureName } = request.params;
       const actor = actorOf(request);

@@ -54,11 +54,7 @@ export const projectRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     '/api/admin/projects/:projectId',
-    route(can('UPDATE_PROJECT', PROJECT_PARAM), {
-      params: ProjectParams,
-      body: UpdateProjectSchema,
-      ok: ProjectSchema,
-    }),
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), { params: ProjectParams, body: UpdateProjectSchema, ok: ProjectSchema }),
     async (request) => {
       const { projectId } = request.params;
       const { id, ...fields } = request.body;

@@ -78,10 +78,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(TEMPLATES, route(can('READ'), { ok: ReleasePlanTemplatesSchema }), async () => listTemplates(deps.db));
   app.post(
     TEMPLATES,
-    route(can('CREATE_RELEASE_TEMPLATE'), {
-      body: CreateReleasePlanTemplateSchema,
-      created: ReleasePlanTemplateSchema,
-    }),
+    route(can('CREATE_RELEASE_TEMPLATE'), { body: CreateReleasePlanTemplateSchema, created: ReleasePlanTemplateSchema }),
     async (request, reply) => {
       const template = await act(request, (uow) => createTemplate(uow, templateInput(request.body)));
       return reply.status(201).send(template);
@@ -92,11 +89,7 @@ export const releasePlanRoutes: RouteModule = async (app, { deps, act }) => {
   );
   app.put(
     `${TEMPLATES}/:id`,
-    route(can('UPDATE_RELEASE_TEMPLATE'), {
-      params: TemplateParams,
-      body: CreateReleasePlanTemplateSchema,
-      ok: ReleasePlanTemplateSchema,
-    }),
+    route(can('UPDATE_RELEASE_TEMPLATE'), { params: TemplateParams, body: CreateReleasePlanTemplateSchema, ok: ReleasePlanTemplateSchema }),
     async (request) => act(request, (uow) => updateTemplate(uow, request.params.id, templateInput(request.body))),
   );
   app.delete(`${TEMPLATES}/:id`, route(can('DELETE_RELEASE_TEMPLATE'), { params: TemplateParams }), async (request, reply) => {

@@ -67,11 +67,7 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
   );
   app.put(
     `${ENDPOINTS}/:id`,
-    route(can('ADMIN'), {
-      params: IdParams,
-      body: CreateSignalEndpointSchema,
-      ok: SignalEndpointSchema,
-    }),
+    route(can('ADMIN'), { params: IdParams, body: CreateSignalEndpointSchema, ok: SignalEndpointSchema }),
     async (request) => act(request, (uow) => updateSignalEndpoint(uow, Number(request.params.id), request.body)),
   );
   for (const [state, enabled] of [
@@ -94,11 +90,7 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
   });
   app.post(
     `${ENDPOINTS}/:id/tokens`,
-    route(can('ADMIN'), {
-      params: IdParams,
-      body: CreateSignalEndpointTokenSchema,
-      created: SignalEndpointTokenSchema,
-    }),
+    route(can('ADMIN'), { params: IdParams, body: CreateSignalEndpointTokenSchema, created: SignalEndpointTokenSchema }),
     async (request, reply) =>
       reply.status(201).send(await act(request, (uow) => createSignalEndpointToken(uow, Number(request.params.id), request.body.name))),
   );
@@ -159,11 +151,7 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
   }));
   app.post(
     ACTIONS,
-    actionRoute(can('ADMIN'), {
-      params: ProjectParams,
-      body: CreateActionSetSchema,
-      created: ActionSetSchema,
-    }),
+    actionRoute(can('ADMIN'), { params: ProjectParams, body: CreateActionSetSchema, created: ActionSetSchema }),
     async (request, reply) =>
       reply.status(201).send(await act(request, (uow) => createActionSet(uow, request.params.projectId, request.body))),
   );
@@ -172,11 +160,7 @@ export const signalRoutes: RouteModule = async (app, { deps, act }) => {
   );
   app.put(
     `${ACTIONS}/:actionSetId`,
-    actionRoute(can('ADMIN'), {
-      params: ActionSetParams,
-      body: CreateActionSetSchema,
-      ok: ActionSetSchema,
-    }),
+    actionRoute(can('ADMIN'), { params: ActionSetParams, body: CreateActionSetSchema, ok: ActionSetSchema }),
     async (request) =>
       act(request, (uow) => updateActionSet(uow, request.params.projectId, Number(request.params.actionSetId), request.body)),
   );

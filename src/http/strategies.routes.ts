@@ -105,11 +105,7 @@ export const strategyRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.patch(
     `${STRATEGIES}/:strategyId`,
-    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), {
-      params: StrategyParams,
-      body: PatchesSchema,
-      ok: FeatureStrategySchema,
-    }),
+    route(can('UPDATE_FEATURE_STRATEGY', PROJECT_PARAM), { params: StrategyParams, body: PatchesSchema, ok: FeatureStrategySchema }),
     async (request) => {
       const target = targetOf(request.params);
       return act(request, async (uow) => {

@@ -41,11 +41,7 @@ export const strategyDefinitionRoutes: RouteModule = async (app, { deps, act }) 
 
   app.put(
     `${STRATEGIES}/:name`,
-    route(can('UPDATE_STRATEGY'), {
-      params: NameParams,
-      body: UpdateStrategySchema,
-      ok: StrategyDefinitionSchema,
-    }),
+    route(can('UPDATE_STRATEGY'), { params: NameParams, body: UpdateStrategySchema, ok: StrategyDefinitionSchema }),
     async (request) => {
       const { name, ...input } = request.body;
       // Unleash's form resends the name; a different one would read as a rename, which strategies do not have.

@@ -57,11 +57,7 @@ export const tagRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     `${TAG_TYPES}/:name`,
-    route(can('UPDATE_TAG_TYPE'), {
-      params: TagTypeParams,
-      body: UpdateTagTypeSchema,
-      ok: TagTypeSchema,
-    }),
+    route(can('UPDATE_TAG_TYPE'), { params: TagTypeParams, body: UpdateTagTypeSchema, ok: TagTypeSchema }),
     async (request) => act(request, (uow) => updateTagType(uow, request.params.name, request.body)),
   );
 
@@ -106,11 +102,7 @@ export const tagRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.put(
     FEATURE_TAGS,
-    route(can('UPDATE_FEATURE', FLAG_PARAM), {
-      params: FeatureParams,
-      body: UpdateTagsSchema,
-      ok: TagsSchema,
-    }),
+    route(can('UPDATE_FEATURE', FLAG_PARAM), { params: FeatureParams, body: UpdateTagsSchema, ok: TagsSchema }),
     async (request) => {
       const current = await act(request, (uow) => updateFeatureTags(uow, request.params.featureName, request.body));
       return { version: 1 as const, tags: current };
