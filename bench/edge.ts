@@ -14,7 +14,7 @@ import { createSdkToken, type Server, TOKEN } from './server.js';
 
 const MAIN = join(import.meta.dirname, '../dist/edge/main.js');
 /** What `npm run edge` sets for glibc's allocator (see package.json): the edge measured is the edge shipped. */
-const EDGE_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
+const EDGE_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 interface EdgeProcess {
   process: ChildProcess;
