@@ -4,17 +4,27 @@
  * memory holding every flag, its start-up from a backup with the server away, and one change reaching many streams.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Case, drain, type Measurement, measure, ms, percentile, residentMiB, rssKiB } from './measure.js';
+import { type Case, drain, type Measurement, measure, ms, percentile, residentMiB } from './measure.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { createSdkToken, type Server, TOKEN } from './server.js';
 
 const MAIN = join(import.meta.dirname, '../dist/edge/main.js');
-/** What `npm run edge` sets for glibc's allocator (see package.json): the edge measured is the edge shipped. */
-const EDGE_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '32768' };
+/**
+ * The environment `npm run edge` sets before `node` (glibc's allocator settings), read from package.json's script so
+ * that the edge measured is the edge shipped.
+ */
+const EDGE_SCRIPT = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')).scripts.edge as string;
+const EDGE_SCRIPT_ENV = Object.fromEntries(
+  EDGE_SCRIPT.slice(0, EDGE_SCRIPT.indexOf('node '))
+    .trim()
+    .split(/\s+/)
+    .map((assignment) => assignment.split('=')),
+) as Record<string, string>;
 
 interface EdgeProcess {
   process: ChildProcess;
@@ -30,7 +40,7 @@ async function startEdgeProcess(env: Record<string, string>, token: string): Pro
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...EDGE_MALLOC, INTERFACE: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', ...EDGE_SCRIPT_ENV, INTERFACE: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', process.stderr],
   });
   let output = '';
@@ -109,7 +119,7 @@ async function streamsThroughEdge(server: Server, edge: EdgeProcess, client: str
     await Promise.all(Array.from({ length: Math.min(200, count - opened) }, open));
   }
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  const rssMiB = (await rssKiB(edge.process.pid!)) / 1024;
+  const rssMiB = (await residentMiB(edge.process.pid!)).total;
   sentAt = performance.now();
   await call(server.baseUrl, 'POST', `/api/admin/projects/${project}/features/${flag}/environments/production/on`);
   const deadline = performance.now() + 30_000;
@@ -157,7 +167,7 @@ export async function edgeLines(server: Server, options: { duration: number; pro
     // V8 gives back what start-up left behind once allocation has been quiet for a while (its memory reducer): the
     // figure 5 s after start-up still holds that garbage, the one after 30 s is what an idle edge keeps.
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const earlyMiB = (await rssKiB(edge.process.pid!)) / 1024;
+    const earlyMiB = (await residentMiB(edge.process.pid!)).total;
     await new Promise((resolve) => setTimeout(resolve, 25_000));
     const idle = await residentMiB(edge.process.pid!);
     lines.push(
