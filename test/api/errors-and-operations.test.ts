@@ -6,6 +6,7 @@ import { PUBLIC } from '../../src/http/plugins/route-access.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
+import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Everything the server logged, one JSON record per line. */
@@ -121,6 +122,53 @@ describe('the error model', () => {
     assert.ok(detail, response.body);
     assert.match(detail.message, /\(got \[\{"id":0,"deep":\[\[\.\.\.\]\]\},/);
     assert.ok(response.body.length < 1_000, `the error body has ${response.body.length} characters`);
+  });
+
+  test('a body of many bad items is refused at its first problem, with or without an admin credential', async () => {
+    // Listing every problem of 100,000 bad items took Ajv minutes of the server's one thread and wrote megabytes.
+    const project = uniqueName('many');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: project, name: 'Many' }), 201);
+    const changes = await ctx.admin.post(
+      `/api/admin/projects/${project}/environments/development/change-requests`,
+      Array.from({ length: 100_000 }, () => ({})),
+    );
+    const error = expectError(changes, 400, 'BadDataError');
+    assert.deepEqual(
+      error.details.map((detail) => detail.path),
+      ['/body'],
+    );
+    assert.match(error.message, /must NOT have more than 100 items/);
+    const pending = await ctx.admin.get(`/api/admin/projects/${project}/change-requests`);
+    assert.deepEqual(pending.json(), []);
+
+    // A frontend token ships inside web pages: anyone can send this.
+    const frontendToken = await createSdkToken(ctx, 'frontend', 'development');
+    const registration = await ctx.as(frontendToken).post('/api/frontend/client/register', {
+      appName: 'web',
+      instanceId: 'browser',
+      started: new Date().toISOString(),
+      interval: 10_000,
+      strategies: Array.from({ length: 200_000 }, () => ({})),
+    });
+    const refused = expectError(registration, 400, 'BadDataError');
+    assert.deepEqual(
+      refused.details.map((detail) => detail.path),
+      ['/body/strategies'],
+    );
+    assert.ok(registration.body.length < 1_000, `the error body has ${registration.body.length} characters`);
+  });
+
+  test('a rejected body lists its first 100 problems and says how many there are', async () => {
+    const id = uniqueName('props');
+    const unknown = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`extra${i}`, i]));
+    const response = await ctx.admin.post('/api/admin/projects', { id, name: 'Props', ...unknown });
+    const error = expectError(response, 400, 'BadDataError');
+    assert.equal(error.message, 'Request validation failed: The request has 150 problems; the first 100 are in details');
+    assert.deepEqual(
+      error.details.map((detail) => detail.path),
+      Array.from({ length: 100 }, (_, i) => `/body/extra${i}`),
+    );
+    expectStatus(await ctx.admin.get(`/api/admin/projects/${id}`), 404);
   });
 
   test('SQL-looking, emoji and very long input is stored as text, never run', async () => {

@@ -63,11 +63,20 @@ function fromValidation(error: FastifyError): BadDataError {
   return validationError(HTTP_PARTS[error.validationContext ?? 'body'] ?? 'body', error.validation as ErrorObject[]);
 }
 
+/** The most problems one answer lists: enough to mend a form or a script, small even for a body of bad items. */
+export const MAX_LISTED_PROBLEMS = 100;
+
 /** A 400 listing Ajv's problems with paths under `/<part>` (`/body/...`, `/query/...`). */
 export function validationError(part: string, problems: ErrorObject[]): BadDataError {
   // An `if` failure only says that its `then`/`else` failed, whose own problems are listed already.
-  const details = problems.filter((problem) => problem.keyword !== 'if').map((problem) => validationDetail(part, problem));
-  const summary = details.length === 1 ? details[0]!.message : `The request has ${details.length} problems; see details`;
+  const relevant = problems.filter((problem) => problem.keyword !== 'if');
+  const details = relevant.slice(0, MAX_LISTED_PROBLEMS).map((problem) => validationDetail(part, problem));
+  const summary =
+    relevant.length === 1
+      ? details[0]!.message
+      : relevant.length > MAX_LISTED_PROBLEMS
+        ? `The request has ${relevant.length} problems; the first ${MAX_LISTED_PROBLEMS} are in details`
+        : `The request has ${relevant.length} problems; see details`;
   return new BadDataError(`Request validation failed: ${summary}`, details);
 }
 

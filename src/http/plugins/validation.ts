@@ -33,8 +33,10 @@ type ValidatorFactory = NonNullable<
 >;
 
 interface Validators {
-  /** Bodies: JSON, no coercion. */
+  /** Bodies: JSON, no coercion; stops at the first problem. */
   body: Ajv;
+  /** The same, listing every problem: run only on a rejected body small enough (see `checkBody`). */
+  bodyProblems: Ajv;
   /** Query strings, path parameters and headers: text, coerced. */
   text: Ajv;
 }
@@ -53,9 +55,14 @@ function validatorsFor(schemas: Array<{ $id?: string }>): Validators {
     .join('\n');
   let validators = validatorsBySchemas.get(key);
   if (!validators) {
-    validators = { body: buildAjv({ coerceTypes: false }), text: buildAjv({ coerceTypes: 'array' }) };
+    validators = {
+      body: buildAjv({ coerceTypes: false, allErrors: false }),
+      bodyProblems: buildAjv({ coerceTypes: false }),
+      text: buildAjv({ coerceTypes: 'array' }),
+    };
     for (const schema of schemas) {
       validators.body.addSchema(schema);
+      validators.bodyProblems.addSchema(schema);
       validators.text.addSchema(schema);
     }
     validatorsBySchemas.set(key, validators);
@@ -63,12 +70,63 @@ function validatorsFor(schemas: Array<{ $id?: string }>): Validators {
   return validators;
 }
 
+/** A validation function as Fastify calls it: whether the data is valid, and the problems in `errors` if not. */
+type Validator = ((data: unknown) => boolean) & Pick<ValidateFunction, 'errors'>;
+
 // Fastify calls the compiler with `{schema, httpPart, ...}` (its validatorCompiler contract); the published
 // type of `buildValidator` describes Ajv's own compile signature instead, hence the cast.
 function buildValidator(externalSchemas: Record<string, { $id?: string }>) {
   const validators = validatorsFor(Object.values(externalSchemas));
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    compiledOnFirstUse(() => (httpPart === 'body' ? validators.body : validators.text).compile(schema as object));
+    httpPart === 'body'
+      ? checkBody(
+          compiledOnFirstUse(() => validators.body.compile(schema as object)),
+          compiledOnFirstUse(() => validators.bodyProblems.compile(schema as object)),
+        )
+      : compiledOnFirstUse(() => validators.text.compile(schema as object));
+}
+
+/** A rejected body with at most this many values (list items and object members) has all its problems listed. */
+export const MAX_VALUES_FOR_ALL_PROBLEMS = 5_000;
+
+/** Whether `value` holds more than `limit` values at any depth; stops counting once past it. */
+function holdsMoreValuesThan(value: unknown, limit: number): boolean {
+  const pending = [value];
+  let count = 0;
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    for (const item of Array.isArray(next) ? next : Object.values(next)) {
+      if (++count > limit) return true;
+      pending.push(item);
+    }
+  }
+  return false;
+}
+
+/**
+ * A body is checked by a validator that stops at its first problem, which is all a valid body costs. A rejected
+ * one is checked again for every problem, so the client can mend them all at once, unless it holds more than
+ * `MAX_VALUES_FOR_ALL_PROBLEMS` values: Ajv's all-problems mode copies its list of problems at each failing `$ref`,
+ * and a body of 100,000 bad list items held the server's one thread for minutes. That body gets its first problem
+ * (a list over its `maxItems` is found before its items are read).
+ */
+function checkBody(firstProblem: Validator, allProblems: Validator): Validator {
+  const validate = (data: unknown): boolean => {
+    if (firstProblem(data)) {
+      validate.errors = null;
+      return true;
+    }
+    if (holdsMoreValuesThan(data, MAX_VALUES_FOR_ALL_PROBLEMS)) {
+      validate.errors = firstProblem.errors;
+    } else {
+      allProblems(data);
+      validate.errors = allProblems.errors;
+    }
+    return false;
+  };
+  validate.errors = undefined as ValidateFunction['errors'];
+  return validate;
 }
 
 /**
@@ -76,7 +134,8 @@ function buildValidator(externalSchemas: Record<string, { $id?: string }>) {
  * schemas of every route took over a second of each start-up, most of them for routes an instance may never
  * serve. Fastify reads a failed validation's problems from the function's `errors`, as Ajv sets them.
  */
-function compiledOnFirstUse(compile: () => ValidateFunction): (data: unknown) => boolean {
+
+function compiledOnFirstUse(compile: () => ValidateFunction): Validator {
   let compiled: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
     compiled ??= compile();
@@ -103,14 +162,15 @@ export const schemaController: NonNullable<FastifyServerOptions['schemaControlle
  * Validates a document that did not come through a route's schema, such as the result of a JSON Patch,
  * against a shared schema, reporting problems exactly as request validation does.
  */
-let documentAjv: Ajv | undefined;
+let documentValidators: Validators | undefined;
 
 export function useSharedSchemas(schemas: Array<{ $id?: string }>): void {
-  documentAjv = validatorsFor(schemas).body;
+  documentValidators = validatorsFor(schemas);
 }
 
 export function validateDocument(schema: { $id?: string }, value: unknown): ErrorObject[] {
-  if (!documentAjv || !schema.$id) throw new Error('validateDocument needs a shared schema registered with useSharedSchemas');
-  const validate = documentAjv.getSchema(schema.$id)!;
+  if (!documentValidators || !schema.$id) throw new Error('validateDocument needs a shared schema registered with useSharedSchemas');
+  const { body, bodyProblems } = documentValidators;
+  const validate = checkBody(body.getSchema(schema.$id) as ValidateFunction, bodyProblems.getSchema(schema.$id) as ValidateFunction);
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
