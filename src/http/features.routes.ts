@@ -6,8 +6,10 @@ import {
   createFeature,
   deleteArchivedFeature,
   patchFeature,
+  reviveFeatureByName,
   reviveFeatures,
   setFeaturesStale,
+  validateFeatureName,
   updateFeature,
   getFeature,
   listProjectFeatures,
@@ -17,7 +19,10 @@ import {
   patchedEnvironmentVariants,
   setEnvironmentVariants,
   setFeatureEnvironmentEnabled,
+  setFeaturesEnvironmentEnabled,
 } from '../domain/features/feature-environments.js';
+import { FEATURE_TYPE_CATALOGUE } from '../domain/features/feature-types.js';
+import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
 import { routesTagged, type RouteModule } from './deps.js';
@@ -26,11 +31,14 @@ import {
   BatchStaleSchema,
   ChangeProjectSchema,
   CreateFeatureSchema,
+  FeatureEnvironmentSchema,
   FeatureSchema,
   FeaturesSchema,
+  FeatureTypesSchema,
   FeatureVariantsSchema,
   PatchesSchema,
   UpdateFeatureSchema,
+  ValidateFeatureSchema,
   VariantsSchema,
 } from './features.schemas.js';
 import { can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
@@ -70,6 +78,17 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
       return reply.status(201).send(await getFeature(deps.db, projectId, request.body.name, actor));
     },
   );
+
+  app.get('/api/admin/feature-types', route(can('READ'), { ok: FeatureTypesSchema }), async () => ({
+    version: 1 as const,
+    types: [...FEATURE_TYPE_CATALOGUE],
+  }));
+
+  // Unleash answers 200 with no body when the name is free: a flag could be created under it.
+  app.post('/api/admin/features/validate', route(can('READ'), { body: ValidateFeatureSchema }), async (request, reply) => {
+    await validateFeatureName(deps.db, request.body.name, request.body.projectId ?? undefined);
+    return reply.status(200).send();
+  });
 
   app.get(FEATURE, route(can('READ'), { params: FeatureParams, ok: FeatureSchema }), async (request) =>
     getFeature(deps.db, request.params.projectId, request.params.featureName, actorOf(request)),
@@ -126,6 +145,15 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
     },
   );
 
+  app.post(
+    '/api/admin/archive/revive/:featureName',
+    route(can('UPDATE_FEATURE', FLAG_PARAM), { params: Type.Object({ featureName: UrlFriendlyName }) }),
+    async (request, reply) => {
+      await act(request, (uow) => reviveFeatureByName(uow, request.params.featureName));
+      return reply.status(200).send();
+    },
+  );
+
   app.delete(
     '/api/admin/archive/:featureName',
     route(can('DELETE_FEATURE', FLAG_PARAM), { params: Type.Object({ featureName: UrlFriendlyName }) }),
@@ -167,6 +195,39 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
       async (request, reply) => {
         const { projectId, featureName, environment } = request.params;
         await act(request, (uow) => setFeatureEnvironmentEnabled(uow, { project: projectId, featureName, environment }, enabled));
+        return reply.status(200).send();
+      },
+    );
+  }
+
+  app.get(
+    `${FEATURE}/environments/:environment`,
+    route(can('READ'), { params: EnvironmentParams, ok: FeatureEnvironmentSchema }),
+    async (request) => {
+      const { projectId, featureName, environment } = request.params;
+      const feature = await getFeature(deps.db, projectId, featureName, actorOf(request));
+      const found = feature.environments.find((entry) => entry.name === environment);
+      if (!found)
+        throw new NotFoundError(`Flag "${featureName}" has no environment "${environment}": it is not one of project "${projectId}"`);
+      return found;
+    },
+  );
+
+  for (const [action, enabled] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
+    app.post(
+      `/api/admin/projects/:projectId/bulk_features/environments/:environment/${action}`,
+      route(can('UPDATE_FEATURE_ENVIRONMENT', PROJECT_PARAM), {
+        params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }),
+        body: BatchFeaturesSchema,
+      }),
+      async (request, reply) => {
+        const { projectId, environment } = request.params;
+        await act(request, (uow) =>
+          setFeaturesEnvironmentEnabled(uow, { project: projectId, environment }, request.body.features, enabled),
+        );
         return reply.status(200).send();
       },
     );

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { CONSTRAINT_OPERATORS, FEATURE_TYPES } from '../domain/features/feature-views.js';
+import { FEATURE_TYPES } from '../domain/features/feature-types.js';
+import { CONSTRAINT_OPERATORS } from '../domain/features/feature-views.js';
 import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
 
 const FeatureType = StringEnum(FEATURE_TYPES, `type must be one of ${FEATURE_TYPES.join(', ')}`);
@@ -199,6 +200,29 @@ export const BatchStaleSchema = StrictObject(
 
 export const ChangeProjectSchema = StrictObject({ newProjectId: UrlFriendlyName }, { $id: 'changeProjectSchema' });
 
+export const FeatureTypeSchema = Type.Object(
+  {
+    id: FeatureType,
+    name: Type.String(),
+    description: Type.String(),
+    lifetimeDays: Nullable(Type.Integer({ minimum: 0, description: 'Days until a flag of this type is potentially stale; null: never' })),
+  },
+  { $id: 'featureTypeSchema' },
+);
+
+export const FeatureTypesSchema = Type.Object(
+  { version: Type.Literal(1), types: Type.Array(Type.Ref(FeatureTypeSchema)) },
+  { $id: 'featureTypesSchema' },
+);
+
+export const ValidateFeatureSchema = StrictObject(
+  {
+    name: UrlFriendlyName,
+    projectId: Type.Optional(Nullable(UrlFriendlyName)),
+  },
+  { $id: 'validateFeatureSchema', description: 'A name to check before creating a flag with it (in a project, when given)' },
+);
+
 export const featureSchemas = [
   TagSchema,
   ConstraintSchema,
@@ -220,4 +244,7 @@ export const featureSchemas = [
   BatchFeaturesSchema,
   BatchStaleSchema,
   ChangeProjectSchema,
+  FeatureTypeSchema,
+  FeatureTypesSchema,
+  ValidateFeatureSchema,
 ];

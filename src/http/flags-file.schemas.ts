@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ENVIRONMENT_TYPES } from '../domain/environments/environments.js';
 import { MAX_FILE_FLAGS } from '../domain/flags-file/apply-flags-file.js';
-import { FEATURE_TYPES } from '../domain/features/feature-views.js';
+import { FEATURE_TYPES } from '../domain/features/feature-types.js';
 import { PROJECT_MODES } from '../domain/projects/projects.js';
 import { PARAMETER_TYPES } from '../domain/strategies/strategy-definitions.js';
 import { Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';

@@ -13,11 +13,9 @@ export const healthRoutes: RouteModule = async (app, { deps }) => {
     health: 'GOOD' as const,
   }));
 
-  // Readiness: the database answers, so requests can be served; 503 otherwise.
-  app.get(
-    '/health/ready',
-    { schema: { tags: ['Operational'], response: { 200: HealthSchema } }, config: { access: PUBLIC } },
-    async (request) => {
+  // Readiness: the database answers, so requests can be served; 503 otherwise. `/ready` is Unleash's path for it.
+  for (const path of ['/ready', '/health/ready']) {
+    app.get(path, { schema: { tags: ['Operational'], response: { 200: HealthSchema } }, config: { access: PUBLIC } }, async (request) => {
       try {
         await sql`SELECT 1`.execute(deps.db);
       } catch (error) {
@@ -25,6 +23,6 @@ export const healthRoutes: RouteModule = async (app, { deps }) => {
         throw new ServiceUnavailableError('The database does not answer');
       }
       return { health: 'GOOD' as const };
-    },
-  );
+    });
+  }
 };

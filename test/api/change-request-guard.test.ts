@@ -51,6 +51,7 @@ function directChanges(
   const strategyId = s.strategyIds[environment];
   return [
     ['turn on', (c) => c.post(`${flag}/environments/${environment}/on`)],
+    ['turn on in bulk', (c) => c.post(`${projectPath(s.project)}/bulk_features/environments/${environment}/on`, { features: [s.flag] })],
     ['add a strategy', (c) => c.post(strategies, { name: 'default' })],
     ['update a strategy', (c) => c.put(`${strategies}/${strategyId}`, { name: 'default', title: 'edited' })],
     ['patch a strategy', (c) => c.patch(`${strategies}/${strategyId}`, [{ op: 'replace', path: '/title', value: 'patched' }])],

@@ -216,6 +216,9 @@ describe('logs', () => {
     const before = logLines.length;
     expectStatus(await ctx.as().get('/health'), 200);
     expectStatus(await ctx.as().get('/health/ready'), 200);
+    const ready = await ctx.as().get('/ready');
+    expectStatus(ready, 200);
+    assert.deepEqual(ready.json(), { health: 'GOOD' });
     expectStatus(await ctx.admin.get(`/api/admin/projects/${marker}`), 404);
     const written = logLines.slice(before).map((line) => JSON.parse(line) as Record<string, any>);
     assert.deepEqual(

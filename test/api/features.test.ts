@@ -807,6 +807,31 @@ describe('reviving a flag', () => {
   });
 });
 
+describe("reviving a flag by its name alone (Unleash's older path)", () => {
+  test('brings it back to its project and records feature-revived', async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(project);
+    await archive(project, flag.name);
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.post(`/api/admin/archive/revive/${flag.name}`), 200);
+    assert.deepEqual(await listFlags(project), [flag]);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.featureName, event.project]),
+      [['feature-revived', flag.name, project]],
+    );
+  });
+
+  test('a live flag is 400, an unknown one 404, and neither changes anything', async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(project);
+    const before = await lastEventId(ctx);
+    expectError(await ctx.admin.post(`/api/admin/archive/revive/${flag.name}`), 400, 'BadDataError');
+    expectError(await ctx.admin.post(`/api/admin/archive/revive/${uniqueName('nope')}`), 404, 'NotFoundError');
+    assert.deepEqual(await getFlag(project, flag.name), flag);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+});
+
 describe('deleting an archived flag', () => {
   test('removes it for good and records feature-deleted; the name can be used again', async () => {
     const project = await createProject(ctx);
@@ -1026,5 +1051,164 @@ describe('deleting a project that has flags', () => {
     expectStatus(await ctx.admin.get(`/api/admin/projects/${project}`), 200);
     assert.deepEqual(await listArchived(project), archived);
     assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+});
+
+describe('flag types', () => {
+  test('lists the five types with the days until a flag of each is potentially stale', async () => {
+    const viewer = await createUserSession(ctx, 'Viewer');
+    const answer = await getOk<{
+      version: number;
+      types: Array<{ id: string; name: string; description: string; lifetimeDays: number | null }>;
+    }>(ctx.withCookie(viewer.cookie), '/api/admin/feature-types');
+    assert.equal(answer.version, 1);
+    assert.deepEqual(
+      answer.types.map(({ id, name, lifetimeDays }) => [id, name, lifetimeDays]),
+      [
+        ['release', 'Release', 40],
+        ['experiment', 'Experiment', 40],
+        ['operational', 'Operational', 7],
+        ['kill-switch', 'Kill switch', null],
+        ['permission', 'Permission', null],
+      ],
+    );
+    assert.deepEqual(
+      answer.types.map((type) => type.id),
+      FEATURE_TYPES,
+    );
+    assert.ok(answer.types.every((type) => type.description.length > 0));
+  });
+});
+
+describe('validating a flag name', () => {
+  const validate = (body: unknown) => ctx.admin.post('/api/admin/features/validate', body);
+
+  test('a free name is 200, in a project too, and creates nothing', async () => {
+    const project = await createProject(ctx);
+    const name = uniqueName('free');
+    const before = await lastEventId(ctx);
+    expectStatus(await validate({ name }), 200);
+    expectStatus(await validate({ name, projectId: project }), 200);
+    expectStatus(await validate({ name, projectId: null }), 200);
+    assert.deepEqual(await listFlags(project), []);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+
+  test('a name taken by a flag anywhere, archived ones included, is 409', async () => {
+    const project = await createProject(ctx);
+    const other = await createProject(ctx);
+    const live = await createFlag(project);
+    const archived = await createFlag(project);
+    await archive(project, archived.name);
+    for (const [name, projectId] of [
+      [live.name, project],
+      [live.name, other],
+      [archived.name, undefined],
+    ]) {
+      const error = expectError(await validate({ name, projectId }), 409, 'NameExistsError');
+      assert.match(error.message, new RegExp(`"${name}" already exists`));
+    }
+  });
+
+  test('a name that is not URL-friendly, an unknown project and unknown properties are refused', async () => {
+    assertDetailAt(expectError(await validate({ name: 'has space' }), 400, 'BadDataError'), '/body/name');
+    assertDetailAt(expectError(await validate({}), 400, 'BadDataError'), '/body/name');
+    assertDetailAt(expectError(await validate({ name: uniqueName('x'), colour: 'red' }), 400, 'BadDataError'), '/body/colour');
+    const error = expectError(await validate({ name: uniqueName('x'), projectId: uniqueName('nowhere') }), 404, 'NotFoundError');
+    assert.match(error.message, /project/);
+  });
+});
+
+describe('a flag in one environment', () => {
+  test('is what the flag lists for that environment, for a Viewer too', async () => {
+    const viewer = await createUserSession(ctx, 'Viewer');
+    const project = await createProject(ctx);
+    const flag = await createFlag(project);
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${project}/features/${flag.name}/environments/development/on`), 200);
+    const whole = await getFlag(project, flag.name);
+    const one = await getOk<FeatureEnvironment>(
+      ctx.withCookie(viewer.cookie),
+      `/api/admin/projects/${project}/features/${flag.name}/environments/development`,
+    );
+    assert.deepEqual(
+      one,
+      whole.environments.find((environment) => environment.name === 'development'),
+    );
+    assert.equal(one.enabled, true);
+    assert.equal(one.strategies.length, 1);
+  });
+
+  test('an environment the project does not have, an unknown flag and a flag of another project are 404', async () => {
+    const project = await createProject(ctx, { environments: ['development'] });
+    const other = await createProject(ctx);
+    const flag = await createFlag(project);
+    const path = (p: string, f: string, e: string) => `/api/admin/projects/${p}/features/${f}/environments/${e}`;
+    expectError(await ctx.admin.get(path(project, flag.name, 'production')), 404, 'NotFoundError');
+    expectError(await ctx.admin.get(path(project, uniqueName('nope'), 'development')), 404, 'NotFoundError');
+    expectError(await ctx.admin.get(path(other, flag.name, 'development')), 404, 'NotFoundError');
+  });
+});
+
+describe('turning flags on and off in bulk', () => {
+  const bulk = (project: string, environment: string, action: 'on' | 'off') =>
+    `/api/admin/projects/${project}/bulk_features/environments/${environment}/${action}`;
+  const enabledIn = async (project: string, name: string, environment: string) =>
+    (await getFlag(project, name)).environments.find((entry) => entry.name === environment)?.enabled;
+
+  test('turns each flag on, then off, in that environment only, recording an event for each', async () => {
+    const project = await createProject(ctx);
+    const first = await createFlag(project);
+    const second = await createFlag(project);
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.post(bulk(project, 'development', 'on'), { features: [first.name, second.name] }), 200);
+    assert.deepEqual(
+      [await enabledIn(project, first.name, 'development'), await enabledIn(project, second.name, 'development')],
+      [true, true],
+    );
+    assert.equal(await enabledIn(project, first.name, 'production'), false);
+    const turnedOn = (await eventsSince(ctx, before)).filter((event) => event.type === 'feature-environment-enabled');
+    assert.deepEqual(
+      turnedOn.map((event) => [event.featureName, event.environment]).sort(),
+      [
+        [first.name, 'development'],
+        [second.name, 'development'],
+      ].sort(),
+    );
+    expectStatus(await ctx.admin.post(bulk(project, 'development', 'off'), { features: [first.name, second.name] }), 200);
+    assert.deepEqual(
+      [await enabledIn(project, first.name, 'development'), await enabledIn(project, second.name, 'development')],
+      [false, false],
+    );
+  });
+
+  test('an unknown flag in the list is 404 and turns none on', async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(project);
+    const before = await lastEventId(ctx);
+    expectError(
+      await ctx.admin.post(bulk(project, 'development', 'on'), { features: [flag.name, uniqueName('nope')] }),
+      404,
+      'NotFoundError',
+    );
+    assert.equal(await enabledIn(project, flag.name, 'development'), false);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+
+  test('an empty or missing list is 400, and a Viewer is refused with 403', async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(project);
+    assertDetailAt(
+      expectError(await ctx.admin.post(bulk(project, 'development', 'on'), { features: [] }), 400, 'BadDataError'),
+      '/body/features',
+    );
+    assertDetailAt(expectError(await ctx.admin.post(bulk(project, 'development', 'on'), {}), 400, 'BadDataError'), '/body/features');
+    const viewer = await createUserSession(ctx, 'Viewer');
+    const error = expectError(
+      await ctx.withCookie(viewer.cookie).post(bulk(project, 'development', 'on'), { features: [flag.name] }),
+      403,
+      'PermissionError',
+    );
+    assert.deepEqual(error.permissions, ['UPDATE_FEATURE_ENVIRONMENT']);
+    assert.equal(await enabledIn(project, flag.name, 'development'), false);
   });
 });

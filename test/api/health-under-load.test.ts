@@ -97,7 +97,7 @@ describe('health while exports stream', () => {
     for (const bytes of streamedBefore) assert.ok(bytes > 0 && bytes < wholeExport, `an export had streamed ${bytes} bytes`);
   });
 
-  test('/health/ready is a 503 when the database does not answer; /health still answers', async () => {
+  test('/ready and /health/ready are a 503 when the database does not answer; /health still answers', async () => {
     // The same app on a database that refuses connections (nothing listens on port 1).
     const unreachable = new Kysely<Database>({
       dialect: new PostgresDialect({
@@ -109,9 +109,11 @@ describe('health while exports stream', () => {
       { logLevel: 'silent' },
     );
     try {
-      const response = await app.inject({ method: 'GET', url: '/health/ready' });
-      assert.equal(response.statusCode, 503);
-      assert.equal((response.json() as { name: string }).name, 'ServiceUnavailableError');
+      for (const url of ['/ready', '/health/ready']) {
+        const response = await app.inject({ method: 'GET', url });
+        assert.equal(response.statusCode, 503, url);
+        assert.equal((response.json() as { name: string }).name, 'ServiceUnavailableError');
+      }
       assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     } finally {
       await app.close();

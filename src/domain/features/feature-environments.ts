@@ -41,6 +41,16 @@ export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: Stra
   await recordFeatureEvents(uow, events);
 }
 
+/** Turns flags of one project on or off in one environment, all or none: a flag that is not found changes none. */
+export async function setFeaturesEnvironmentEnabled(
+  uow: UnitOfWork,
+  target: { project: string; environment: string },
+  featureNames: string[],
+  enabled: boolean,
+): Promise<void> {
+  for (const featureName of new Set(featureNames)) await setFeatureEnvironmentEnabled(uow, { ...target, featureName }, enabled);
+}
+
 export async function getEnvironmentVariants(db: Db, target: StrategyTarget): Promise<Variant[]> {
   await findFeature(db, target.project, target.featureName);
   await assertProjectEnvironment(db, target.project, target.environment);

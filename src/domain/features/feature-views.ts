@@ -3,10 +3,7 @@ import type { EventTag } from '../events/record-event.js';
 import { iso } from '../../shared/dates.js';
 import type { Db } from '../../db/database.js';
 
-/** Shapes of spec 2.5 (Unleash's featureSchema, featureEnvironmentSchema, featureStrategySchema). */
-/** The kinds of flag, as Unleash names them. */
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
-export type FeatureType = (typeof FEATURE_TYPES)[number];
+// Shapes of spec 2.5 (Unleash's featureSchema, featureEnvironmentSchema, featureStrategySchema).
 
 export const CONSTRAINT_OPERATORS = [
   'NOT_IN',

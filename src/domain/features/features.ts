@@ -3,14 +3,14 @@ import { sql, type Selectable } from 'kysely';
 import type { FeaturesTable } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
-import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordFeatureEvent } from './feature-events.js';
-import { findFeature } from './feature-lookup.js';
+import { findFeature, projectOfFlag } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata, loadFeatureViews, type FeatureView } from './feature-views.js';
 import { enterLifecycleStage, leaveLifecycleStage } from './lifecycle.js';
 import type { Db } from '../../db/database.js';
-import { FEATURE_TYPES, type FeatureType } from './feature-views.js';
+import { FEATURE_TYPES, type FeatureType } from './feature-types.js';
 
 export interface CreateFeatureInput {
   project: string;
@@ -220,6 +220,27 @@ async function setArchived(uow: UnitOfWork, project: string, row: Selectable<Fea
     data: toFeatureMetadata(after),
     preData: toFeatureMetadata(row),
   });
+}
+
+/**
+ * Whether a flag could be created under `name` (in `project`, when given): a name is taken by any flag, archived
+ * ones included, in every project, as creating one would find.
+ */
+export async function validateFeatureName(db: Db, name: string, project?: string): Promise<void> {
+  if (project !== undefined) {
+    const known = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
+    if (!known) throw new NotFoundError(`Could not find project "${project}"`);
+  }
+  if ((await projectOfFlag(db, name)) !== undefined) {
+    throw new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`);
+  }
+}
+
+/** Revives one archived flag named without its project (Unleash's older path); a flag of no project is not found. */
+export async function reviveFeatureByName(uow: UnitOfWork, name: string): Promise<void> {
+  const project = await projectOfFlag(uow.tx, name);
+  if (project === undefined) throw new NotFoundError(`Could not find flag "${name}"`);
+  await reviveFeatures(uow, project, [name]);
 }
 
 export async function reviveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {

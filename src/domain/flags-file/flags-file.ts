@@ -1,5 +1,5 @@
 import type { Constraint, StrategyVariant, Variant } from '../features/feature-views.js';
-import type { FeatureType } from '../features/feature-views.js';
+import type { FeatureType } from '../features/feature-types.js';
 import type { ProjectMode } from '../projects/projects.js';
 import type { EnvironmentType } from '../environments/environments.js';
 import type { LegalValue } from '../context-fields/context-fields.js';

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import { FEATURE_TYPES } from '../features/feature-views.js';
+import { FEATURE_TYPE_CATALOGUE, FEATURE_TYPES } from '../features/feature-types.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
 
@@ -32,15 +32,6 @@ const UNUSED_IN_PRODUCTION_DAYS = 30;
 const READY_TO_REMOVE_DAYS = 21;
 /** Each text term is a trigram search in three places; a person types a few. */
 const MAX_QUERY_TERMS = 10;
-
-/** How long a flag of each type is expected to live before it is potentially stale (Unleash's defaults). */
-const EXPECTED_LIFETIME_DAYS: Record<string, number | null> = {
-  release: 40,
-  experiment: 40,
-  operational: 7,
-  'kill-switch': null,
-  permission: null,
-};
 
 function invalid(parameter: string, raw: string, message: string): BadDataError {
   return new BadDataError(`Invalid ${parameter} filter: ${message}`, [
@@ -90,9 +81,11 @@ const currentStage = sql<string>`(
 )`;
 
 function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
-  const overdue = Object.entries(EXPECTED_LIFETIME_DAYS)
-    .filter((entry): entry is [string, number] => entry[1] !== null)
-    .map(([type, days]) => eb.and([eb('f.type', '=', type), eb('f.created_at', '<', new Date(now.getTime() - days * 86_400_000))]));
+  const overdue = FEATURE_TYPE_CATALOGUE.flatMap(({ id, lifetimeDays }) =>
+    lifetimeDays === null
+      ? []
+      : [eb.and([eb('f.type', '=', id), eb('f.created_at', '<', new Date(now.getTime() - lifetimeDays * 86_400_000))])],
+  );
   return eb.and([eb('f.stale', '=', false), eb.or(overdue)]);
 }
 

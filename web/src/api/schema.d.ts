@@ -158,6 +158,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/archive/revive/{featureName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revive an archived flag */
+        post: operations["reviveFeature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/auth/oidc/settings": {
         parameters: {
             query?: never;
@@ -458,6 +475,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/feature-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the types of flag, with the days until each is potentially stale */
+        get: operations["getAllFeatureTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/features-batch/export": {
         parameters: {
             query?: never;
@@ -540,6 +574,23 @@ export interface paths {
         post?: never;
         /** Remove a tag from a flag */
         delete: operations["removeTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/features/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that a flag could be created under a name */
+        post: operations["validateFeature"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -878,6 +929,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/bulk_features/environments/{environment}/off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn several flags off in an environment */
+        post: operations["bulkToggleFeaturesEnvironmentOff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/bulk_features/environments/{environment}/on": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn several flags on in an environment */
+        post: operations["bulkToggleFeaturesEnvironmentOn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/change-requests": {
         parameters: {
             query?: never;
@@ -1204,6 +1289,23 @@ export interface paths {
         post?: never;
         /** Remove one dependency of a flag */
         delete: operations["deleteFeatureDependency"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a flag in one environment: on or off, strategies and variants */
+        get: operations["getFeatureEnvironment"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2911,8 +3013,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
-        get: operations["getReady"];
+        /** Readiness: the database answers (the same as /ready) */
+        get: operations["getHealthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2998,6 +3100,23 @@ export interface paths {
         };
         /** OpenFeature (OFREP): server-sent refetchEvaluation notices when the flags of a scope change */
         get: operations["ofrepEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database answers */
+        get: operations["getReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4399,6 +4518,18 @@ export interface components {
             title: string | null;
             variants: components["schemas"]["strategyVariantSchema"][];
         };
+        featureTypeSchema: {
+            description: string;
+            /** @enum {string} */
+            id: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            lifetimeDays: number | null;
+            name: string;
+        };
+        featureTypesSchema: {
+            types: components["schemas"]["featureTypeSchema"][];
+            /** @enum {number} */
+            version: 1;
+        };
         featureUsageOverTimeSchema: {
             featureName: string;
             hoursBack: number;
@@ -5506,6 +5637,11 @@ export interface components {
         validatedEdgeTokensSchema: {
             tokens: components["schemas"]["edgeTokenSchema"][];
         };
+        /** @description A name to check before creating a flag with it (in a project, when given) */
+        validateFeatureSchema: {
+            name: string;
+            projectId?: string | null;
+        };
         validateRoleSchema: {
             name: string;
         };
@@ -6379,6 +6515,71 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    reviveFeature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                featureName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7998,6 +8199,44 @@ export interface operations {
             };
         };
     };
+    getAllFeatureTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["featureTypesSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     exportFeatures: {
         parameters: {
             query?: never;
@@ -8565,6 +8804,91 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateFeature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["validateFeatureSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10456,6 +10780,182 @@ export interface operations {
         responses: {
             /** @description Accepted */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    bulkToggleFeaturesEnvironmentOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["batchFeaturesSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    bulkToggleFeaturesEnvironmentOn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["batchFeaturesSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12553,6 +13053,66 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getFeatureEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment: string;
+                featureName: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["featureEnvironmentSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22307,7 +22867,7 @@ export interface operations {
             };
         };
     };
-    getReady: {
+    getHealthReady: {
         parameters: {
             query?: never;
             header?: never;
@@ -22616,6 +23176,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ofrepError"];
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        health: "GOOD";
+                    };
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
                 };
             };
         };
