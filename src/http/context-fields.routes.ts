@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import {
   createContextField,
   deleteContextField,
@@ -6,10 +7,13 @@ import {
   findContextField,
   listContextFieldStrategies,
   listContextFields,
+  removeLegalValue,
+  setLegalValue,
 } from '../domain/context-fields/context-fields.js';
-import { NameParams } from './common.schemas.js';
+import { NameParams, UrlFriendlyName } from './common.schemas.js';
 import {
   ContextFieldNameSchema,
+  LegalValueSchema,
   ContextFieldSchema,
   ContextFieldsSchema,
   ContextFieldStrategiesSchema,
@@ -52,6 +56,26 @@ export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
     `${CONTEXT}/:name`,
     route(can('UPDATE_CONTEXT_FIELD'), { params: NameParams, body: UpdateContextFieldSchema, ok: ContextFieldSchema }),
     async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body)),
+  );
+
+  app.post(
+    `${CONTEXT}/:name/legal-values`,
+    route(can('UPDATE_CONTEXT_FIELD'), { params: NameParams, body: LegalValueSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => setLegalValue(uow, request.params.name, request.body));
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(
+    `${CONTEXT}/:name/legal-values/:value`,
+    route(can('UPDATE_CONTEXT_FIELD'), {
+      params: Type.Object({ name: UrlFriendlyName, value: Type.String({ minLength: 1, maxLength: 100 }) }),
+    }),
+    async (request, reply) => {
+      await act(request, (uow) => removeLegalValue(uow, request.params.name, request.params.value));
+      return reply.status(200).send();
+    },
   );
 
   app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: NameParams }), async (request, reply) => {

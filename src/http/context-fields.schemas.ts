@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_LEGAL_VALUES } from '../domain/context-fields/context-fields.js';
 import { StrategyUsage } from './segments.schemas.js';
 import { DateTime, Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
 
@@ -26,7 +27,7 @@ export const ContextFieldsSchema = Type.Array(Type.Ref(ContextFieldSchema), { $i
 
 const updatableFields = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-  legalValues: Type.Optional(Type.Array(Type.Ref(LegalValueSchema), { maxItems: 1000 })),
+  legalValues: Type.Optional(Type.Array(Type.Ref(LegalValueSchema), { maxItems: MAX_LEGAL_VALUES })),
   stickiness: Type.Optional(Type.Boolean()),
   sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
 };

@@ -4,12 +4,19 @@ import {
   getEnvironment,
   listEnvironments,
   setEnvironmentEnabled,
+  setEnvironmentSortOrders,
   updateEnvironment,
 } from '../domain/environments/environments.js';
 import { NameParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
-import { CreateEnvironmentSchema, EnvironmentSchema, EnvironmentsSchema, UpdateEnvironmentSchema } from './projects.schemas.js';
+import {
+  CreateEnvironmentSchema,
+  EnvironmentSchema,
+  EnvironmentSortOrderSchema,
+  EnvironmentsSchema,
+  UpdateEnvironmentSchema,
+} from './projects.schemas.js';
 
 const route = routesTagged(['Environments']);
 
@@ -25,6 +32,15 @@ export const environmentRoutes: RouteModule = async (app, { deps, act }) => {
     async (request, reply) => {
       const environment = await act(request, (uow) => createEnvironment(uow, request.body));
       return reply.status(201).send(environment);
+    },
+  );
+
+  app.put(
+    '/api/admin/environments/sort-order',
+    route(can('UPDATE_ENVIRONMENT'), { body: EnvironmentSortOrderSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => setEnvironmentSortOrders(uow, request.body));
+      return reply.status(200).send();
     },
   );
 

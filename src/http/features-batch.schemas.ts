@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_LEGAL_VALUES } from '../domain/context-fields/context-fields.js';
 import { MAX_FILE_FLAGS } from '../domain/flags-file/apply-flags-file.js';
 import { Nullable, StrictObject, UrlFriendlyName } from './common.schemas.js';
 import { LegalValueSchema } from './context-fields.schemas.js';
@@ -86,7 +87,7 @@ export const ExportResultSchema = StrictObject(
             description: Description,
             stickiness: Type.Optional(Type.Boolean()),
             sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
-            legalValues: Type.Optional(Type.Array(Type.Ref(LegalValueSchema), { maxItems: 1000 })),
+            legalValues: Type.Optional(Type.Array(Type.Ref(LegalValueSchema), { maxItems: MAX_LEGAL_VALUES })),
           },
           Entry,
         ),

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { MAX_LEGAL_VALUES } from '../domain/context-fields/context-fields.js';
 import { ENVIRONMENT_TYPES } from '../domain/environments/environments.js';
 import { MAX_FILE_FLAGS } from '../domain/flags-file/apply-flags-file.js';
 import { FEATURE_TYPES } from '../domain/features/feature-types.js';
@@ -82,7 +83,7 @@ export const FlagsFileSchema = StrictObject(
           description: Description,
           stickiness: Type.Optional(Type.Boolean()),
           sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
-          legalValues: Type.Optional(Type.Array(embedded(LegalValueSchema), { maxItems: 1000 })),
+          legalValues: Type.Optional(Type.Array(embedded(LegalValueSchema), { maxItems: MAX_LEGAL_VALUES })),
         }),
         { maxItems: 500 },
       ),

@@ -67,6 +67,7 @@ export const OPERATIONS: Record<string, Operation> = {
     'The open change requests waiting for your review in every project, and those you opened',
   ),
   'GET /api/admin/user-admin': op('getUsers', 'List users with their root roles'),
+  'GET /api/admin/user-admin/search': op('searchUsers', 'Find people by name, username or email (at most 100)'),
   'POST /api/admin/user-admin': op('createUser', 'Create a user'),
   'GET /api/admin/user-admin/:id': op('getUser', 'Get a user'),
   'PUT /api/admin/user-admin/:id': op('updateUser', 'Update a user'),
@@ -237,6 +238,7 @@ export const OPERATIONS: Record<string, Operation> = {
 
   'GET /api/admin/environments': op('getAllEnvironments', 'List environments'),
   'POST /api/admin/environments': op('createEnvironment', 'Create an environment'),
+  'PUT /api/admin/environments/sort-order': op('updateSortOrder', 'Give several environments their sort order', 200),
   'GET /api/admin/environments/:name': op('getEnvironment', 'Get an environment'),
   'PUT /api/admin/environments/:name': op('updateEnvironment', 'Update an environment'),
   'DELETE /api/admin/environments/:name': op('removeEnvironment', 'Delete an environment', 200),
@@ -275,6 +277,7 @@ export const OPERATIONS: Record<string, Operation> = {
   [`PUT ${FEATURE_ENV}/variants`]: op('overwriteEnvironmentFeatureVariants', "Replace a flag's variants in an environment"),
   [`PATCH ${FEATURE_ENV}/variants`]: op('patchEnvironmentsFeatureVariants', "Change a flag's variants in an environment with JSON Patch"),
 
+  'POST /api/admin/constraints/validate': op('validateConstraint', 'Check a constraint as saving a strategy would', 204),
   [`GET ${FEATURE_ENV}/strategies`]: op('getFeatureStrategies', "List a flag's strategies in an environment"),
   [`POST ${FEATURE_ENV}/strategies`]: op('addFeatureStrategy', 'Add a strategy to a flag in an environment'),
   [`POST ${FEATURE_ENV}/strategies/set-sort-order`]: op('setStrategySortOrder', "Set the order of a flag's strategies", 200),
@@ -332,6 +335,16 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/admin/context/validate': op('validateContextFieldName', 'Check that a context field name is free', 200),
   'GET /api/admin/context/:name': op('getContextField', 'Get a context field'),
   'PUT /api/admin/context/:name': op('updateContextField', 'Update a context field'),
+  'POST /api/admin/context/:name/legal-values': op(
+    'updateContextFieldLegalValue',
+    'Add a legal value to a context field, or change its description',
+    200,
+  ),
+  'DELETE /api/admin/context/:name/legal-values/:value': op(
+    'deleteContextFieldLegalValue',
+    'Remove a legal value from a context field',
+    200,
+  ),
   'DELETE /api/admin/context/:name': op('deleteContextField', 'Delete a context field no constraint uses', 200),
   'GET /api/admin/context/:name/strategies': op('getStrategiesByContextField', 'List the strategies whose constraints use a context field'),
 

@@ -82,6 +82,13 @@ export const UpdateEnvironmentSchema = StrictObject(
   { $id: 'updateEnvironmentSchema' },
 );
 
+export const EnvironmentSortOrderSchema = Type.Record(UrlFriendlyName, SortOrder, {
+  additionalProperties: false,
+  $id: 'sortOrderSchema',
+  maxProperties: 1000,
+  description: "Environments' new sort orders, by environment name",
+});
+
 export const projectSchemas = [
   ProjectSchema,
   ProjectsSchema,
@@ -92,4 +99,5 @@ export const projectSchemas = [
   EnvironmentsSchema,
   CreateEnvironmentSchema,
   UpdateEnvironmentSchema,
+  EnvironmentSortOrderSchema,
 ];

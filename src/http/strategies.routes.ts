@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from 'fast-json-patch';
+import { validateConstraint } from '../domain/features/constraints.js';
 import { applyPatch } from '../domain/features/features.js';
 import { assertProjectEnvironment, findFeature } from '../domain/features/feature-lookup.js';
 import { loadStrategies } from '../domain/features/feature-views.js';
@@ -15,6 +16,7 @@ import {
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import {
+  ConstraintSchema,
   CreateFeatureStrategySchema,
   FeatureStrategySchema,
   PatchesSchema,
@@ -51,6 +53,12 @@ function asInput(strategy: Awaited<ReturnType<typeof getStrategy>>): StrategyInp
 }
 
 export const strategyRoutes: RouteModule = async (app, { deps, act }) => {
+  // Whether a strategy would take this constraint, asked before saving it (Unleash answers 204 when it would).
+  app.post('/api/admin/constraints/validate', route(can('READ'), { body: ConstraintSchema }), async (request, reply) => {
+    validateConstraint(request.body, '/body');
+    return reply.status(204).send();
+  });
+
   app.get(
     STRATEGIES,
     route(can('READ'), { params: EnvironmentParams, response: { 200: Type.Array(Type.Ref(FeatureStrategySchema)) } }),

@@ -13,6 +13,7 @@ import {
   getActingUser,
   getUser,
   listUsers,
+  searchUsers,
 } from '../domain/users/users.js';
 import type { FastifyRequest } from 'fastify';
 import { endSessions, listSessions } from '../domain/users/sessions.js';
@@ -45,6 +46,8 @@ import {
   UpdateUserSchema,
   UserSchema,
   UsersSchema,
+  UsersSearchQuery,
+  UsersSearchSchema,
 } from './users.schemas.js';
 
 const tags = ['Users'];
@@ -55,6 +58,10 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     users: await listUsers(deps.db),
     rootRoles: await rootRoleChoices(deps.db),
   }));
+
+  app.get('/api/admin/user-admin/search', route(can('ADMIN'), { querystring: UsersSearchQuery, ok: UsersSearchSchema }), async (request) =>
+    searchUsers(deps.db, request.query.q ?? ''),
+  );
 
   app.post(
     '/api/admin/user-admin',

@@ -38,6 +38,12 @@ export const UsersSchema = Type.Object(
   { $id: 'usersSchema' },
 );
 
+export const UsersSearchSchema = Type.Array(Type.Ref(UserSchema), { $id: 'usersSearchSchema', description: 'At most 100 people, by id' });
+
+export const UsersSearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 100, description: 'Text found in the name, username or email, case-insensitively' })),
+});
+
 const Username = Type.String({
   minLength: 1,
   maxLength: 100,
@@ -199,6 +205,7 @@ export const userSchemas = [
   UserSchema,
   RoleSchema,
   UsersSchema,
+  UsersSearchSchema,
   CreateUserSchema,
   CreateUserResponseSchema,
   UpdateUserSchema,

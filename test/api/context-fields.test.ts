@@ -287,3 +287,50 @@ describe('bad input for context fields', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 });
+
+describe('legal values one at a time', () => {
+  const field = async () => {
+    const name = uniqueName('field');
+    expectStatus(await ctx.admin.post('/api/admin/context', { name, legalValues: [{ value: 'eu' }] }), 201);
+    return name;
+  };
+  const legalValuesOf = async (name: string) =>
+    (await getOk<{ legalValues: Array<{ value: string; description?: string }> }>(ctx.admin, `/api/admin/context/${name}`)).legalValues;
+
+  test('adds a value, changes the description of one it has, and removes one, recording each change', async () => {
+    const name = await field();
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.post(`/api/admin/context/${name}/legal-values`, { value: 'us', description: 'Americas' }), 200);
+    expectStatus(await ctx.admin.post(`/api/admin/context/${name}/legal-values`, { value: 'eu', description: 'Europe' }), 200);
+    assert.deepEqual(await legalValuesOf(name), [
+      { value: 'eu', description: 'Europe' },
+      { value: 'us', description: 'Americas' },
+    ]);
+    expectStatus(await ctx.admin.delete(`/api/admin/context/${name}/legal-values/eu`), 200);
+    assert.deepEqual(await legalValuesOf(name), [{ value: 'us', description: 'Americas' }]);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => event.type),
+      ['context-field-updated', 'context-field-updated', 'context-field-updated'],
+    );
+    // Removing a value the field does not have changes nothing.
+    const unchanged = await lastEventId(ctx);
+    expectStatus(await ctx.admin.delete(`/api/admin/context/${name}/legal-values/eu`), 200);
+    assert.deepEqual(await eventsSince(ctx, unchanged), []);
+  });
+
+  test('an unknown field is 404, a bad value 400, and a Viewer is refused', async () => {
+    const name = await field();
+    expectError(await ctx.admin.post(`/api/admin/context/${uniqueName('nope')}/legal-values`, { value: 'x' }), 404, 'NotFoundError');
+    expectError(await ctx.admin.post(`/api/admin/context/${name}/legal-values`, { value: '' }), 400, 'BadDataError');
+    expectError(await ctx.admin.post(`/api/admin/context/${name}/legal-values`, { value: 'x', colour: 'red' }), 400, 'BadDataError');
+    expectError(await ctx.admin.post(`/api/admin/context/${name}/legal-values`, { value: 'x'.repeat(101) }), 400, 'BadDataError');
+    const viewer = await createUserSession(ctx, 'Viewer');
+    expectError(
+      await ctx.withCookie(viewer.cookie).post(`/api/admin/context/${name}/legal-values`, { value: 'x' }),
+      403,
+      'PermissionError',
+    );
+    expectError(await ctx.withCookie(viewer.cookie).delete(`/api/admin/context/${name}/legal-values/eu`), 403, 'PermissionError');
+    assert.deepEqual(await legalValuesOf(name), [{ value: 'eu' }]);
+  });
+});

@@ -199,3 +199,44 @@ describe('deleting an environment', () => {
     expectError(await ctx.admin.delete(`/api/admin/environments/${uniqueName('ghost')}`), 404, 'NotFoundError');
   });
 });
+
+describe('sorting environments in one request', () => {
+  const create = async () => {
+    const name = uniqueName('sorted');
+    expectStatus(await ctx.admin.post('/api/admin/environments', { name, type: 'test' }), 201);
+    return name;
+  };
+  const sortOrderOf = async (name: string) => (await ctx.admin.get(`/api/admin/environments/${name}`)).json().sortOrder as number;
+
+  test('gives each named environment its sort order and records environment-updated for each', async () => {
+    const first = await create();
+    const second = await create();
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.put('/api/admin/environments/sort-order', { [first]: 7, [second]: -3 }), 200);
+    assert.deepEqual([await sortOrderOf(first), await sortOrderOf(second)], [7, -3]);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.environment]).sort(),
+      [
+        ['environment-updated', first],
+        ['environment-updated', second],
+      ].sort(),
+    );
+  });
+
+  test('an unknown environment is 404 and sorts none; a bad sort order or name is 400', async () => {
+    const known = await create();
+    const was = await sortOrderOf(known);
+    const before = await lastEventId(ctx);
+    expectError(
+      await ctx.admin.put('/api/admin/environments/sort-order', { [known]: 1, [uniqueName('nowhere')]: 2 }),
+      404,
+      'NotFoundError',
+    );
+    expectError(await ctx.admin.put('/api/admin/environments/sort-order', { [known]: 'first' }), 400, 'BadDataError');
+    expectError(await ctx.admin.put('/api/admin/environments/sort-order', { [known]: 1.5 }), 400, 'BadDataError');
+    expectError(await ctx.admin.put('/api/admin/environments/sort-order', { 'not a name': 1 }), 400, 'BadDataError');
+    expectError(await ctx.admin.put('/api/admin/environments/sort-order', [1]), 400, 'BadDataError');
+    assert.equal(await sortOrderOf(known), was);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+});

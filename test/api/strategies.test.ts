@@ -821,3 +821,32 @@ describe('bad input when adding a strategy', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 });
+
+describe('validating a constraint before saving it', () => {
+  const validate = (body: unknown) => ctx.admin.post('/api/admin/constraints/validate', body);
+
+  test('a constraint a strategy would take is 204, for a Viewer too', async () => {
+    const viewer = await createUserSession(ctx, 'Viewer');
+    for (const constraint of [
+      { contextName: 'userId', operator: 'IN', values: ['a', 'b'] },
+      { contextName: 'appVersion', operator: 'SEMVER_GT', value: '1.2.3' },
+      { contextName: 'currentTime', operator: 'DATE_AFTER', value: '2026-01-31T12:00:00Z', inverted: true },
+    ]) {
+      expectStatus(await ctx.withCookie(viewer.cookie).post('/api/admin/constraints/validate', constraint), 204);
+    }
+  });
+
+  test('what a strategy would refuse is a 400 naming the field', async () => {
+    assertDetailAt(expectError(await validate({ contextName: 'userId', operator: 'IN', values: [] }), 400, 'BadDataError'), '/body/values');
+    assertDetailAt(expectError(await validate({ contextName: 'n', operator: 'NUM_GT', value: 'ten' }), 400, 'BadDataError'), '/body/value');
+    assertDetailAt(
+      expectError(await validate({ contextName: 'ip', operator: 'IN_CIDR', values: ['10.0.0.0/8', 'nowhere'] }), 400, 'BadDataError'),
+      '/body/values/1',
+    );
+    assertDetailAt(
+      expectError(await validate({ contextName: 'userId', operator: 'LIKE', value: 'x' }), 400, 'BadDataError'),
+      '/body/operator',
+    );
+    assertDetailAt(expectError(await validate({ operator: 'IN', values: ['a'] }), 400, 'BadDataError'), '/body/contextName');
+  });
+});

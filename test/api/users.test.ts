@@ -591,3 +591,29 @@ describe('GET /api/admin/user', () => {
     expectError(await ctx.as().get('/api/admin/user'), 401, 'AuthenticationRequired');
   });
 });
+
+describe('searching people', () => {
+  test('finds people by part of their name, username or email, case-insensitively, and not service accounts', async () => {
+    const marker = uniqueName('Srch').toLowerCase();
+    const byName = await ctx.admin.post('/api/admin/user-admin', {
+      name: `Ada ${marker.toUpperCase()}`,
+      email: `ada@${uniqueName('x')}.example`,
+      rootRole: 'Viewer',
+    });
+    const byEmail = await ctx.admin.post('/api/admin/user-admin', { email: `${marker}@corp.example`, rootRole: 'Viewer' });
+    const byUsername = await ctx.admin.post('/api/admin/user-admin', { username: `${marker}-bob`, rootRole: 'Viewer' });
+    expectStatus(await ctx.admin.post('/api/admin/service-account', { name: marker, username: `${marker}-svc`, rootRole: 3 }), 201);
+    const found = await getOk<Array<{ id: number }>>(ctx.admin, `/api/admin/user-admin/search?q=${marker}`);
+    assert.deepEqual(
+      found.map((user) => user.id),
+      [byName, byEmail, byUsername].map((response) => (response.json() as { id: number }).id),
+    );
+    assert.deepEqual(await getOk(ctx.admin, `/api/admin/user-admin/search?q=${encodeURIComponent('%_')}${marker}`), []);
+  });
+
+  test('is for admins, and a term over 100 characters is 400', async () => {
+    const viewer = await createUserSession(ctx, 'Viewer');
+    expectError(await ctx.withCookie(viewer.cookie).get('/api/admin/user-admin/search?q=a'), 403, 'PermissionError');
+    expectError(await ctx.admin.get(`/api/admin/user-admin/search?q=${'a'.repeat(101)}`), 400, 'BadDataError');
+  });
+});

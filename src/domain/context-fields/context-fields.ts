@@ -84,6 +84,28 @@ export async function updateContextField(uow: UnitOfWork, name: string, input: U
   return after;
 }
 
+/** A field lists at most this many legal values: enough for a picker, bounded for every request that sends them. */
+export const MAX_LEGAL_VALUES = 1000;
+
+/** Adds a legal value to a field, or replaces the description of the one with that value. */
+export async function setLegalValue(uow: UnitOfWork, name: string, legalValue: LegalValue): Promise<ContextFieldView> {
+  const field = await findContextField(uow.tx, name, true);
+  const known = field.legalValues.some((entry) => entry.value === legalValue.value);
+  if (!known && field.legalValues.length >= MAX_LEGAL_VALUES) {
+    throw new BadDataError(`Context field "${name}" already has ${MAX_LEGAL_VALUES} legal values, the most a field may have`);
+  }
+  const legalValues = known
+    ? field.legalValues.map((entry) => (entry.value === legalValue.value ? legalValue : entry))
+    : [...field.legalValues, legalValue];
+  return updateContextField(uow, name, { legalValues });
+}
+
+/** Removes a legal value from a field; a value the field does not have changes nothing. */
+export async function removeLegalValue(uow: UnitOfWork, name: string, value: string): Promise<ContextFieldView> {
+  const field = await findContextField(uow.tx, name, true);
+  return updateContextField(uow, name, { legalValues: field.legalValues.filter((entry) => entry.value !== value) });
+}
+
 /**
  * Deletes a context field no constraint uses; otherwise a 409 names the flags (with environments) and segments
  * whose constraints use it, so the UI never shows constraints on a field it no longer knows.

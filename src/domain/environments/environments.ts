@@ -107,6 +107,11 @@ export async function updateEnvironment(
   return after;
 }
 
+/** Gives several environments their sort order at once, all or none: an unknown name changes none. */
+export async function setEnvironmentSortOrders(uow: UnitOfWork, sortOrders: Record<string, number>): Promise<void> {
+  for (const [name, sortOrder] of Object.entries(sortOrders)) await updateEnvironment(uow, name, { sortOrder });
+}
+
 /** Disabled environments are not enabled in new projects by default; existing projects keep them. */
 export async function setEnvironmentEnabled(uow: UnitOfWork, name: string, enabled: boolean): Promise<void> {
   const before = await lockEnvironment(uow, name);

@@ -49,38 +49,43 @@ function isAddressOrRange(value: string): boolean {
   }
 }
 
+/** What the schema cannot check of one constraint at `at`: a value of the operator's kind, or values for a list operator. */
+function constraintProblems(constraint: Constraint, at: string): ErrorDetail[] {
+  if (MULTI_VALUE_OPERATORS.has(constraint.operator)) {
+    if (!constraint.values || constraint.values.length === 0) {
+      return [{ path: `${at}/values`, message: `${constraint.operator} needs at least one value in "values"` }];
+    }
+    if (constraint.operator !== 'IN_CIDR') return [];
+    return constraint.values.flatMap((value, i) =>
+      isAddressOrRange(value)
+        ? []
+        : [
+            {
+              path: `${at}/values/${i}`,
+              message: `IN_CIDR needs IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(value)})`,
+            },
+          ],
+    );
+  }
+  const value = constraint.value ?? (constraint.values?.length === 1 ? constraint.values[0] : undefined);
+  if (value === undefined || value === '') return [{ path: `${at}/value`, message: `${constraint.operator} needs one value in "value"` }];
+  const problem = valueProblem(constraint.operator, value);
+  return problem ? [{ path: `${at}/value`, message: `${problem} (got ${JSON.stringify(value)})` }] : [];
+}
+
 /**
  * Checks what the schema cannot: single-value operators need a `value` of the right kind (number, date,
  * semver), list operators need `values`. Throws one 400 listing every problem.
  */
 export function validateConstraints(constraints: Constraint[], path: string): void {
-  const details: ErrorDetail[] = [];
-  constraints.forEach((constraint, index) => {
-    const at = `${path}/${index}`;
-    if (MULTI_VALUE_OPERATORS.has(constraint.operator)) {
-      if (!constraint.values || constraint.values.length === 0) {
-        details.push({ path: `${at}/values`, message: `${constraint.operator} needs at least one value in "values"` });
-      } else if (constraint.operator === 'IN_CIDR') {
-        constraint.values.forEach((value, i) => {
-          if (!isAddressOrRange(value)) {
-            details.push({
-              path: `${at}/values/${i}`,
-              message: `IN_CIDR needs IP addresses or CIDR ranges such as 10.0.0.0/8 (got ${JSON.stringify(value)})`,
-            });
-          }
-        });
-      }
-      return;
-    }
-    const value = constraint.value ?? (constraint.values?.length === 1 ? constraint.values[0] : undefined);
-    if (value === undefined || value === '') {
-      details.push({ path: `${at}/value`, message: `${constraint.operator} needs one value in "value"` });
-      return;
-    }
-    const problem = valueProblem(constraint.operator, value);
-    if (problem) details.push({ path: `${at}/value`, message: `${problem} (got ${JSON.stringify(value)})` });
-  });
+  const details = constraints.flatMap((constraint, index) => constraintProblems(constraint, `${path}/${index}`));
   if (details.length > 0) throw new BadDataError('A constraint is invalid', details);
+}
+
+/** The same check of one constraint, its problems reported under `path` itself. */
+export function validateConstraint(constraint: Constraint, path: string): void {
+  const details = constraintProblems(constraint, path);
+  if (details.length > 0) throw new BadDataError('The constraint is invalid', details);
 }
 
 /** Stored form: defaults made explicit, so reads and events show the same thing. */

@@ -1,6 +1,7 @@
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { likePattern } from '../../shared/filters.js';
 import { hashPassword, hashToken, verifyPassword } from '../../shared/secrets.js';
 import { recordEvent } from '../events/record-event.js';
 import { assertStrongPassword } from './password-policy.js';
@@ -146,6 +147,23 @@ export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHa
 export async function listUsers(db: Db): Promise<UserView[]> {
   // Service accounts are listed on their own page, as Unleash lists them.
   const rows = await db.selectFrom('users').selectAll().where('is_service', '=', false).orderBy('id').execute();
+  return rows.map(toUserView);
+}
+
+/** A search answers at most this many people, the first by id: enough to pick one, bounded for any term. */
+export const MAX_USER_SEARCH_RESULTS = 100;
+
+/** People (not service accounts) whose name, username or email contains `term`, case-insensitively. */
+export async function searchUsers(db: Db, term: string): Promise<UserView[]> {
+  const pattern = likePattern(term, '/query/q');
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('is_service', '=', false)
+    .where((eb) => eb.or([eb('name', 'ilike', pattern), eb('username', 'ilike', pattern), eb('email', 'ilike', pattern)]))
+    .orderBy('id')
+    .limit(MAX_USER_SEARCH_RESULTS)
+    .execute();
   return rows.map(toUserView);
 }
 

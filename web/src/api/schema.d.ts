@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/constraints/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check a constraint as saving a strategy would */
+        post: operations["validateConstraint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/context": {
         parameters: {
             query?: never;
@@ -277,6 +294,40 @@ export interface paths {
         post?: never;
         /** Delete a context field no constraint uses */
         delete: operations["deleteContextField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{name}/legal-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a legal value to a context field, or change its description */
+        post: operations["updateContextFieldLegalValue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{name}/legal-values/{value}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a legal value from a context field */
+        delete: operations["deleteContextFieldLegalValue"];
         options?: never;
         head?: never;
         patch?: never;
@@ -381,6 +432,23 @@ export interface paths {
         put?: never;
         /** Enable an environment */
         post: operations["toggleEnvironmentOn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/environments/sort-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Give several environments their sort order */
+        put: operations["updateSortOrder"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2485,6 +2553,23 @@ export interface paths {
         post?: never;
         /** End one of a user's sessions */
         delete: operations["endUserSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find people by name, username or email (at most 100) */
+        get: operations["searchUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5457,6 +5542,10 @@ export interface components {
             signons: components["schemas"]["signOnSchema"][];
             total: number;
         };
+        /** @description Environments' new sort orders, by environment name */
+        sortOrderSchema: {
+            [key: string]: number;
+        };
         strategiesSchema: {
             strategies: components["schemas"]["strategySchema"][];
             /** @enum {number} */
@@ -5633,6 +5722,8 @@ export interface components {
             rootRoles: components["schemas"]["roleSchema"][];
             users: components["schemas"]["userSchema"][];
         };
+        /** @description At most 100 people, by id */
+        usersSearchSchema: components["schemas"]["userSchema"][];
         /** @description The valid client and frontend tokens among those asked about. */
         validatedEdgeTokensSchema: {
             tokens: components["schemas"]["edgeTokenSchema"][];
@@ -6937,6 +7028,91 @@ export interface operations {
             };
         };
     };
+    validateConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["constraintSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getContextFields: {
         parameters: {
             query?: never;
@@ -7215,6 +7391,159 @@ export interface operations {
             header?: never;
             path: {
                 name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateContextFieldLegalValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["legalValueSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteContextFieldLegalValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                value: string;
             };
             cookie?: never;
         };
@@ -7875,6 +8204,91 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateSortOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["sortOrderSchema"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20549,6 +20963,56 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    searchUsers: {
+        parameters: {
+            query?: {
+                /** @description Text found in the name, username or email, case-insensitively */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most 100 people, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["usersSearchSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
