@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { ApiTokenType } from '../db/schema.js';
-import { createApiToken, deleteApiToken, ALL, listApiTokens } from '../domain/api-tokens/api-tokens.js';
+import { createApiToken, deleteApiToken, ALL, listApiTokens, setApiTokenExpiry } from '../domain/api-tokens/api-tokens.js';
 import { BadDataError } from '../shared/errors.js';
-import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema } from './api-tokens.schemas.js';
+import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, UpdateApiTokenSchema } from './api-tokens.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['API tokens']);
+const TokenReference = Type.Object({ token: Type.String({ minLength: 1, maxLength: 500, description: 'The token secret or its id' }) });
 
 /** Unleash 6 renamed client tokens "backend"; both names are accepted and stored as `client`. */
 function tokenType(type: string): ApiTokenType {
@@ -46,14 +47,25 @@ export const apiTokenRoutes: RouteModule = async (app, { deps, act }) => {
     },
   );
 
-  app.delete(
+  // Token names are not unique: Unleash answers every token of the name, an empty list when there is none.
+  app.get(
+    '/api/admin/api-tokens/:name',
+    route(can('READ_API_TOKEN'), { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }), ok: ApiTokensSchema }),
+    async (request) => ({ tokens: await listApiTokens(deps.db, request.params.name) }),
+  );
+
+  // Moving a token's expiry gives it as much life as creating one would: the same permission.
+  app.put(
     '/api/admin/api-tokens/:token',
-    route(can('DELETE_API_TOKEN'), {
-      params: Type.Object({ token: Type.String({ minLength: 1, description: 'The token secret or its id' }) }),
-    }),
+    route(can('CREATE_API_TOKEN'), { params: TokenReference, body: UpdateApiTokenSchema }),
     async (request, reply) => {
-      await act(request, (uow) => deleteApiToken(uow, request.params.token));
+      await act(request, (uow) => setApiTokenExpiry(uow, request.params.token, new Date(request.body.expiresAt)));
       return reply.status(200).send();
     },
   );
+
+  app.delete('/api/admin/api-tokens/:token', route(can('DELETE_API_TOKEN'), { params: TokenReference }), async (request, reply) => {
+    await act(request, (uow) => deleteApiToken(uow, request.params.token));
+    return reply.status(200).send();
+  });
 };

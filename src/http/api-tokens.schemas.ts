@@ -46,4 +46,6 @@ export const CreateApiTokenSchema = StrictObject(
   { $id: 'createApiTokenSchema' },
 );
 
-export const apiTokenSchemas = [ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema];
+export const UpdateApiTokenSchema = StrictObject({ expiresAt: DateTime }, { $id: 'updateApiTokenSchema' });
+
+export const apiTokenSchemas = [ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, UpdateApiTokenSchema];

@@ -226,6 +226,8 @@ export const OPERATIONS: Record<string, Operation> = {
 
   'GET /api/admin/api-tokens': op('getAllApiTokens', 'List API tokens (without secrets)'),
   'POST /api/admin/api-tokens': op('createApiToken', 'Create an API token (its secret is shown once)'),
+  'GET /api/admin/api-tokens/:name': op('getApiTokensByName', 'List the API tokens of a name (names are not unique)'),
+  'PUT /api/admin/api-tokens/:token': op('updateApiToken', 'Change when an API token expires', 200),
   'DELETE /api/admin/api-tokens/:token': op('deleteApiToken', 'Delete an API token', 200),
 
   'GET /api/admin/projects': op('getProjects', 'List projects'),

@@ -696,3 +696,59 @@ describe('token expiry', () => {
     expectError(await ctx.as(shortLived.secret).get('/api/client/features'), 401, 'UnauthorizedError');
   });
 });
+
+describe('changing when a token expires, and finding tokens by name', () => {
+  test('a new expiresAt holds at once, even for an SDK token already trusted, and is recorded without the secret', async () => {
+    const token = await createToken({ tokenName: uniqueName('moved'), type: 'client', environment: 'production' });
+    const poll = () => ctx.as(token.secret).get('/api/client/features');
+    expectStatus(await poll(), 200);
+    const expiresAt = new Date(ctx.clock.now().getTime() - 1000).toISOString();
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.put(`${TOKENS}/${encodeURIComponent(token.secret)}`, { expiresAt }), 200);
+    assert.equal((await listTokens()).find((t) => t.id === token.id)?.expiresAt, expiresAt);
+    expectError(await poll(), 401, 'UnauthorizedError');
+    const events = await eventsSince(ctx, before);
+    assert.deepEqual(
+      events.map((event) => [event.type, (event.preData as ApiToken).expiresAt, (event.data as ApiToken).expiresAt]),
+      [['api-token-updated', null, expiresAt]],
+    );
+    assert.ok(!JSON.stringify(events).includes(randomPart(token.secret)));
+
+    // By id as well; a later time brings it back.
+    const later = new Date(ctx.clock.now().getTime() + 3600_000).toISOString();
+    expectStatus(await ctx.admin.put(`${TOKENS}/${token.id}`, { expiresAt: later }), 200);
+    expectStatus(await poll(), 200);
+  });
+
+  test('an unknown token is 404, a bad or missing time 400, a Viewer 403, and nothing changes', async () => {
+    const token = await createToken({ tokenName: uniqueName('kept'), type: 'admin' });
+    const viewer = await createUserSession(ctx, 'Viewer');
+    const tokensBefore = await listTokens();
+    const eventsBefore = await lastEventId(ctx);
+    expectError(await ctx.admin.put(`${TOKENS}/${uniqueName('nope')}`, { expiresAt: '2030-01-01T00:00:00Z' }), 404, 'NotFoundError');
+    expectError(await ctx.admin.put(`${TOKENS}/${token.id}`, { expiresAt: 'tomorrow' }), 400, 'BadDataError');
+    expectError(await ctx.admin.put(`${TOKENS}/${token.id}`, {}), 400, 'BadDataError');
+    expectError(
+      await ctx.admin.put(`${TOKENS}/${token.id}`, { expiresAt: '2030-01-01T00:00:00Z', tokenName: 'renamed' }),
+      400,
+      'BadDataError',
+    );
+    expectError(
+      await ctx.withCookie(viewer.cookie).put(`${TOKENS}/${token.id}`, { expiresAt: '2030-01-01T00:00:00Z' }),
+      403,
+      'PermissionError',
+    );
+    await assertNothingStored(tokensBefore, eventsBefore);
+  });
+
+  test('GET by name lists every token of that name, and none for a name no token has', async () => {
+    const name = uniqueName('twice');
+    const first = await createToken({ tokenName: name, type: 'admin' });
+    const second = await createToken({ tokenName: name, type: 'frontend', environment: 'development' });
+    await createToken({ tokenName: uniqueName('other'), type: 'admin' });
+    const named = await ctx.admin.get(`${TOKENS}/${name}`);
+    expectStatus(named, 200);
+    assert.deepEqual((named.json() as { tokens: ApiToken[] }).tokens, [withoutSecret(first), withoutSecret(second)]);
+    assert.deepEqual((await ctx.admin.get(`${TOKENS}/${uniqueName('none')}`)).json(), { tokens: [] });
+  });
+});

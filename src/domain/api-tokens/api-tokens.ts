@@ -130,6 +130,21 @@ export async function deleteApiToken(uow: UnitOfWork, reference: string): Promis
   });
 }
 
+/** Moves a token's expiry (`reference` as for deleting); a time already past ends it at once. */
+export async function setApiTokenExpiry(uow: UnitOfWork, reference: string, expiresAt: Date): Promise<void> {
+  const before = await findApiTokenForUpdate(uow.tx, reference);
+  if (!before) throw new NotFoundError('Could not find that API token');
+  await uow.tx.updateTable('api_tokens').set({ expires_at: expiresAt }).where('id', '=', before.id).execute();
+  const after = (await findApiTokenForUpdate(uow.tx, String(before.id)))!;
+  await recordEvent(uow, {
+    type: 'api-token-updated',
+    environment: before.environment === ALL ? null : before.environment,
+    project: before.projects.length === 1 && before.projects[0] !== ALL ? before.projects[0] : null,
+    data: after,
+    preData: before,
+  });
+}
+
 export const ALL = '*';
 
 /** A token as listed (Unleash's `apiTokenSchema` without the secret, which is shown only at creation). */
@@ -168,8 +183,11 @@ async function projectsByToken(db: Db, tokenIds: number[]): Promise<Map<number, 
   return byToken;
 }
 
-export async function listApiTokens(db: Db): Promise<ApiTokenView[]> {
-  const rows = await db.selectFrom('api_tokens').selectAll().orderBy('id').execute();
+/** Every token, or those named `tokenName` (names are not unique). */
+export async function listApiTokens(db: Db, tokenName?: string): Promise<ApiTokenView[]> {
+  let query = db.selectFrom('api_tokens').selectAll().orderBy('id');
+  if (tokenName !== undefined) query = query.where('token_name', '=', tokenName);
+  const rows = await query.execute();
   const projects = await projectsByToken(
     db,
     rows.map((row) => row.id),

@@ -265,6 +265,11 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'API token created',
     summary: (e, who) => `${who} created the ${md(fields(e.data).type)} API token ${bold(fields(e.data).tokenName)}`,
   },
+  'api-token-updated': {
+    label: 'API token updated',
+    summary: (e, who) =>
+      `${who} set the ${md(fields(e.data).type)} API token ${bold(fields(e.data).tokenName)} to expire at ${md(fields(e.data).expiresAt ?? 'never')}`,
+  },
   'api-token-deleted': {
     label: 'API token deleted',
     summary: (e, who) => `${who} deleted the ${md(fields(e.preData).type)} API token ${bold(fields(e.preData).tokenName)}`,
