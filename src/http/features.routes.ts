@@ -22,6 +22,7 @@ import {
   setFeaturesEnvironmentEnabled,
 } from '../domain/features/feature-environments.js';
 import { FEATURE_TYPE_CATALOGUE } from '../domain/features/feature-types.js';
+import { cloneFeature } from '../domain/features/clone.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
@@ -30,6 +31,7 @@ import {
   BatchFeaturesSchema,
   BatchStaleSchema,
   ChangeProjectSchema,
+  CloneFeatureSchema,
   CreateFeatureSchema,
   FeatureEnvironmentSchema,
   FeatureSchema,
@@ -37,6 +39,7 @@ import {
   FeatureTypesSchema,
   FeatureVariantsSchema,
   PatchesSchema,
+  PushVariantsSchema,
   UpdateFeatureSchema,
   ValidateFeatureSchema,
   VariantsSchema,
@@ -185,6 +188,17 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
     },
   );
 
+  // Unleash answers a clone with 200 and the new flag.
+  app.post(
+    `${FEATURE}/clone`,
+    route(can('CREATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: CloneFeatureSchema, ok: FeatureSchema }),
+    async (request) => {
+      const { projectId, featureName } = request.params;
+      await act(request, (uow) => cloneFeature(uow, projectId, featureName, request.body));
+      return getFeature(deps.db, projectId, request.body.name, actorOf(request));
+    },
+  );
+
   for (const [action, enabled] of [
     ['on', true],
     ['off', false],
@@ -258,6 +272,26 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
         setEnvironmentVariants(uow, { project: projectId, featureName, environment }, request.body),
       );
       return { version: 1 as const, variants };
+    },
+  );
+
+  // The environments are in the body, so a role that may change variants in some environments only uses VARIANTS.
+  app.put(
+    `${FEATURE}/variants-batch`,
+    {
+      schema: { tags: ['Variants'], params: FeatureParams, body: Type.Ref(PushVariantsSchema), response: variantsResponse },
+      config: { access: can('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', PROJECT_PARAM) },
+    },
+    async (request) => {
+      const { projectId, featureName } = request.params;
+      const { variants, environments } = request.body;
+      const written = await act(request, async (uow) => {
+        let last: Awaited<ReturnType<typeof setEnvironmentVariants>> = [];
+        for (const environment of environments)
+          last = await setEnvironmentVariants(uow, { project: projectId, featureName, environment }, variants, '/body/variants');
+        return last;
+      });
+      return { version: 1 as const, variants: written };
     },
   );
 

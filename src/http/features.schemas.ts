@@ -223,6 +223,22 @@ export const ValidateFeatureSchema = StrictObject(
   { $id: 'validateFeatureSchema', description: 'A name to check before creating a flag with it (in a project, when given)' },
 );
 
+export const CloneFeatureSchema = StrictObject(
+  {
+    name: UrlFriendlyName,
+    replaceGroupId: Type.Optional(Type.Boolean({ description: "Whether strategies' groupId becomes the new name; true unless false" })),
+  },
+  { $id: 'cloneFeatureSchema' },
+);
+
+export const PushVariantsSchema = StrictObject(
+  {
+    variants: Type.Ref(VariantsSchema),
+    environments: Type.Array(UrlFriendlyName, { minItems: 1, maxItems: 100, uniqueItems: true }),
+  },
+  { $id: 'pushVariantsSchema', description: 'The same variants written to each of several environments' },
+);
+
 export const featureSchemas = [
   TagSchema,
   ConstraintSchema,
@@ -247,4 +263,6 @@ export const featureSchemas = [
   FeatureTypeSchema,
   FeatureTypesSchema,
   ValidateFeatureSchema,
+  CloneFeatureSchema,
+  PushVariantsSchema,
 ];

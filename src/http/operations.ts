@@ -275,6 +275,8 @@ export const OPERATIONS: Record<string, Operation> = {
     'Turn several flags off in an environment',
     200,
   ),
+  [`POST ${FEATURE}/clone`]: op('cloneFeature', 'Make a new flag from this one: its settings, variants, strategies and parents'),
+  [`PUT ${FEATURE}/variants-batch`]: op('overwriteFeatureVariantsOnEnvironments', "Replace a flag's variants in several environments"),
   [`GET ${FEATURE_ENV}/variants`]: op('getEnvironmentFeatureVariants', "Get a flag's variants in an environment"),
   [`PUT ${FEATURE_ENV}/variants`]: op('overwriteEnvironmentFeatureVariants', "Replace a flag's variants in an environment"),
   [`PATCH ${FEATURE_ENV}/variants`]: op('patchEnvironmentsFeatureVariants', "Change a flag's variants in an environment with JSON Patch"),

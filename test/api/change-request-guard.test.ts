@@ -69,6 +69,7 @@ function flagWideChanges(s: Setting): Array<[string, (client: Client) => Promise
   const flag = featurePath(s.project, s.flag);
   return [
     ['archive with DELETE', (c) => c.delete(flag)],
+    ['clone, copying its strategies into the protected environment', (c) => c.post(`${flag}/clone`, { name: `${s.flag}-copy` })],
     ['archive in a batch', (c) => c.post(`${projectPath(s.project)}/archive`, { features: [s.flag] })],
     ['add a dependency', (c) => c.post(`${flag}/dependencies`, { feature: s.parent, enabled: false })],
     ['remove a dependency', (c) => c.delete(`${flag}/dependencies/${s.parent}`)],

@@ -402,3 +402,66 @@ describe('bad input when setting variants', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 });
+
+describe('setting the same variants in several environments', () => {
+  const batchPath = (project: string, flag: string) => `${featurePath(project, flag)}/variants-batch`;
+
+  test('writes them to each environment named, recording each, and leaves the others', async () => {
+    const { project, flag } = await createProjectWithFlag(ctx);
+    const before = await lastEventId(ctx);
+    const response = await ctx.admin.put(batchPath(project, flag), {
+      variants: [
+        { name: 'red', weight: 0 },
+        { name: 'blue', weight: 0 },
+      ],
+      environments: ['development', 'production'],
+    });
+    expectStatus(response, 200);
+    const expected = [variableVariant('red', 500), variableVariant('blue', 500)];
+    assert.deepEqual(response.json(), { version: 1, variants: expected });
+    assert.deepEqual(await getVariants(project, flag, 'development'), expected);
+    assert.deepEqual(await getVariants(project, flag, 'production'), expected);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.environment]),
+      [
+        ['feature-environment-variants-updated', 'development'],
+        ['feature-environment-variants-updated', 'production'],
+      ],
+    );
+  });
+
+  test('an environment the project lacks is 404 and writes to none; bad variants or lists are 400', async () => {
+    const { project, flag } = await createProjectWithFlag(ctx);
+    const before = await lastEventId(ctx);
+    const variants = [{ name: 'red', weight: 1000 }];
+    expectError(
+      await ctx.admin.put(batchPath(project, flag), { variants, environments: ['development', 'nowhere'] }),
+      404,
+      'NotFoundError',
+    );
+    assertDetailAt(
+      expectError(await ctx.admin.put(batchPath(project, flag), { variants, environments: [] }), 400, 'BadDataError'),
+      '/body/environments',
+    );
+    assertDetailAt(
+      expectError(
+        await ctx.admin.put(batchPath(project, flag), { variants: [{ weight: 5 }], environments: ['development'] }),
+        400,
+        'BadDataError',
+      ),
+      '/body/variants/0/name',
+    );
+    expectError(await ctx.admin.put(batchPath(project, flag), { environments: ['development'] }), 400, 'BadDataError');
+    const viewer = await createUserSession(ctx, 'Viewer');
+    expectError(
+      await ctx.withCookie(viewer.cookie).put(batchPath(project, flag), { variants, environments: ['development'] }),
+      403,
+      'PermissionError',
+    );
+    assert.deepEqual(await getVariants(project, flag, 'development'), []);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).filter((event) => event.featureName === flag),
+      [],
+    );
+  });
+});

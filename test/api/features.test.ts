@@ -1212,3 +1212,115 @@ describe('turning flags on and off in bulk', () => {
     assert.equal(await enabledIn(project, flag.name, 'development'), false);
   });
 });
+
+describe('cloning a flag', () => {
+  const flagPath = (project: string, name: string) => `/api/admin/projects/${project}/features/${name}`;
+  const clone = (project: string, source: string, body: unknown) => ctx.admin.post(`${flagPath(project, source)}/clone`, body);
+
+  /** A flag with variants, strategies (one with a groupId, a constraint and a segment) and a parent, turned on. */
+  async function richFlag(project: string) {
+    const parent = await createFlag(project);
+    const source = await createFlag(project, { type: 'experiment', description: 'The original', impressionData: true });
+    const segment = await ctx.admin.post('/api/admin/segments', { name: uniqueName('seg'), constraints: [] });
+    expectStatus(segment, 201);
+    const segmentId = (segment.json() as { id: number }).id;
+    const strategies = (environment: string) => `${flagPath(project, source.name)}/environments/${environment}/strategies`;
+    expectStatus(
+      await ctx.admin.post(strategies('development'), {
+        name: 'flexibleRollout',
+        title: 'Half',
+        parameters: { rollout: '50', stickiness: 'default', groupId: source.name },
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }],
+        segments: [segmentId],
+      }),
+      200,
+    );
+    expectStatus(await ctx.admin.post(strategies('production'), { name: 'default' }), 200);
+    expectStatus(
+      await ctx.admin.put(`${flagPath(project, source.name)}/environments/development/variants`, [
+        { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' },
+      ]),
+      200,
+    );
+    expectStatus(await ctx.admin.post(`${flagPath(project, source.name)}/dependencies`, { feature: parent.name }), 200);
+    expectStatus(await ctx.admin.post(`${flagPath(project, source.name)}/environments/development/on`), 200);
+    return { source: await getFlag(project, source.name), parent };
+  }
+
+  /** What a clone keeps of an environment: everything but ids and whether it is on. */
+  const copiedOf = (environment: FeatureEnvironment, groupId?: string) => ({
+    name: environment.name,
+    variants: environment.variants,
+    strategies: (environment.strategies as Array<Record<string, unknown> & { parameters: Record<string, string> }>).map(
+      ({ id: _id, featureName: _name, ...strategy }) => ({
+        ...strategy,
+        parameters: groupId && 'groupId' in strategy.parameters ? { ...strategy.parameters, groupId } : strategy.parameters,
+      }),
+    ),
+  });
+
+  test('copies type, description, impression data, variants, strategies and parents, regrouped, and starts off', async () => {
+    const project = await createProject(ctx);
+    const { source, parent } = await richFlag(project);
+    const name = uniqueName('copy');
+    const before = await lastEventId(ctx);
+    const response = await clone(project, source.name, { name });
+    expectStatus(response, 200);
+    const copy = response.json() as Feature;
+    assert.deepEqual(copy, await getFlag(project, name));
+    assert.deepEqual([copy.type, copy.description, copy.impressionData, copy.project], ['experiment', 'The original', true, project]);
+    assert.deepEqual(
+      copy.environments.map((environment) => copiedOf(environment)),
+      source.environments.map((environment) => copiedOf(environment, name)),
+    );
+    assert.deepEqual(
+      copy.environments.map((environment) => environment.enabled),
+      [false, false],
+    );
+    assert.deepEqual(copy.dependencies, [{ feature: parent.name, enabled: true, variants: [] }]);
+    assert.deepEqual(copy.tags, []);
+    const events = await eventsSince(ctx, before);
+    assert.equal(events[0]?.type, 'feature-created');
+    assert.ok(events.every((event) => event.featureName === name));
+    // The source is unchanged.
+    assert.deepEqual(await getFlag(project, source.name), source);
+  });
+
+  test('replaceGroupId false keeps the groupId of the source', async () => {
+    const project = await createProject(ctx);
+    const { source } = await richFlag(project);
+    const name = uniqueName('same-group');
+    expectStatus(await clone(project, source.name, { name, replaceGroupId: false }), 200);
+    assert.deepEqual(
+      (await getFlag(project, name)).environments.map((environment) => copiedOf(environment)),
+      source.environments.map((environment) => copiedOf(environment)),
+    );
+  });
+
+  test('a taken or bad name, an unknown or archived source and a Viewer are refused, creating nothing', async () => {
+    const project = await createProject(ctx);
+    const source = await createFlag(project);
+    const taken = await createFlag(project);
+    const archived = await createFlag(project);
+    await archive(project, archived.name);
+    const viewer = await createUserSession(ctx, 'Viewer');
+    const flagsBefore = await listFlags(project);
+    const before = await lastEventId(ctx);
+    expectError(await clone(project, source.name, { name: taken.name }), 409, 'NameExistsError');
+    assertDetailAt(expectError(await clone(project, source.name, { name: 'has space' }), 400, 'BadDataError'), '/body/name');
+    assertDetailAt(
+      expectError(await clone(project, source.name, { name: uniqueName('x'), colour: 1 }), 400, 'BadDataError'),
+      '/body/colour',
+    );
+    expectError(await clone(project, uniqueName('nope'), { name: uniqueName('x') }), 404, 'NotFoundError');
+    expectError(await clone(project, archived.name, { name: uniqueName('x') }), 400, 'BadDataError');
+    const refused = expectError(
+      await ctx.withCookie(viewer.cookie).post(`${flagPath(project, source.name)}/clone`, { name: uniqueName('x') }),
+      403,
+      'PermissionError',
+    );
+    assert.deepEqual(refused.permissions, ['CREATE_FEATURE']);
+    assert.deepEqual(await listFlags(project), flagsBefore);
+    assert.deepEqual(await eventsSince(ctx, before), []);
+  });
+});
