@@ -3,7 +3,7 @@ import { BadDataError } from '../../shared/errors.js';
 import { addDependency } from './dependencies.js';
 import { setEnvironmentVariants } from './feature-environments.js';
 import type { FeatureType } from './feature-types.js';
-import { createFeature, getFeature } from './features.js';
+import { createFeature, getFeature, validateFeatureName } from './features.js';
 import { addStrategy } from './strategies.js';
 
 export interface CloneInput {
@@ -31,6 +31,7 @@ export async function cloneFeature(uow: UnitOfWork, project: string, sourceName:
         .execute()
     ).map((row) => row.id),
   );
+  await validateFeatureName(uow.tx, input.name);
   await createFeature(uow, {
     project,
     name: input.name,

@@ -232,7 +232,9 @@ export async function validateFeatureName(db: Db, name: string, project?: string
     if (!known) throw new NotFoundError(`Could not find project "${project}"`);
   }
   if ((await projectOfFlag(db, name)) !== undefined) {
-    throw new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`);
+    throw new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`, [
+      { path: '/body/name', message: `"${name}" is taken: choose another name` },
+    ]);
   }
 }
 

@@ -79,6 +79,12 @@ export const flagsActions = {
     (path: FlagPath) => flagRequests.archive(path),
     (path) => flagChanged(path),
   ),
+  /** A new flag made from this one; the answer is the copy. */
+  cloneFlag: action(
+    ({ path, name }: { path: FlagPath; name: string }) =>
+      ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/clone', { params: { path }, body: { name } })),
+    () => [keys.featureSearch, keys.events],
+  ),
   reviveFlag: action(
     (path: FlagPath) =>
       ok(

@@ -12,6 +12,7 @@ import { LifecycleCard } from './lifecycle-card';
 import { ReleaseSection } from './release-section';
 import { SettingsCard } from './settings-card';
 import { TagsCard } from './tags-card';
+import { CloneForm } from './clone-form';
 
 export function FlagPage() {
   const { projectId = '', flagName = '' } = useParams();
@@ -37,6 +38,8 @@ export function FlagPage() {
   // As the API allows them: marking stale and reviving change the flag, archiving deletes it.
   const canUpdate = useCan('UPDATE_FEATURE', projectId);
   const canArchive = useCan('DELETE_FEATURE', projectId);
+  const canCreate = useCan('CREATE_FEATURE', projectId);
+  const [cloning, setCloning] = useState(false);
   const usageOf = usage.data?.features.find((entry) => entry.name === flagName);
 
   return (
@@ -69,6 +72,11 @@ export function FlagPage() {
                 )
               ) : (
                 <>
+                  {canCreate && !cloning && (
+                    <button type="button" onClick={() => setCloning(true)}>
+                      Clone
+                    </button>
+                  )}
                   {canUpdate && (
                     <button type="button" onClick={() => stale.mutate({ path, stale: !feature.stale })}>
                       {feature.stale ? 'Mark active' : 'Mark stale'}
@@ -98,6 +106,7 @@ export function FlagPage() {
               )}
             </div>
           </div>
+          {cloning && !feature.archived && <CloneForm path={path} onClose={() => setCloning(false)} />}
           {feature.description && <p>{feature.description}</p>}
           <p className="muted small">
             Created {formatDate(feature.createdAt)} by {feature.createdBy.name} · lifecycle {feature.lifecycle?.stage ?? '—'}
