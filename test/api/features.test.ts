@@ -1274,8 +1274,8 @@ describe('cloning a flag', () => {
       source.environments.map((environment) => copiedOf(environment, name)),
     );
     assert.deepEqual(
-      copy.environments.map((environment) => environment.enabled),
-      [false, false],
+      copy.environments.map((environment) => [environment.name, environment.enabled]),
+      source.environments.map((environment) => [environment.name, false]),
     );
     assert.deepEqual(copy.dependencies, [{ feature: parent.name, enabled: true, variants: [] }]);
     assert.deepEqual(copy.tags, []);
