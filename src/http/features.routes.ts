@@ -77,6 +77,8 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const { projectId } = request.params;
+      // Named first so that a taken name is answered at /body/name, where a form shows it; the insert still decides.
+      await validateFeatureName(deps.db, request.body.name, projectId);
       await inUnitOfWork(deps, actor, (uow) => createFeature(uow, { ...request.body, project: projectId }));
       return reply.status(201).send(await getFeature(deps.db, projectId, request.body.name, actor));
     },

@@ -263,6 +263,7 @@ describe('bad input when creating a flag', () => {
       'NameExistsError',
     );
     assert.match(error.message, new RegExp(existing.name));
+    assertDetailAt(error, '/body/name');
     assert.deepEqual(await getFlag(project, existing.name), existing);
     assert.deepEqual(await listFlags(project), [existing]);
     assert.deepEqual(await eventsSince(ctx, before), []);
