@@ -134,7 +134,6 @@ function checkBody(firstProblem: Validator, allProblems: Validator): Validator {
  * schemas of every route took over a second of each start-up, most of them for routes an instance may never
  * serve. Fastify reads a failed validation's problems from the function's `errors`, as Ajv sets them.
  */
-
 function compiledOnFirstUse(compile: () => ValidateFunction): Validator {
   let compiled: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
