@@ -122,12 +122,7 @@ export async function deleteApiToken(uow: UnitOfWork, reference: string): Promis
   const token = await findApiTokenForUpdate(uow.tx, reference);
   if (!token) throw new NotFoundError('Could not find that API token');
   await uow.tx.deleteFrom('api_tokens').where('id', '=', token.id).execute();
-  await recordEvent(uow, {
-    type: 'api-token-deleted',
-    environment: token.environment === ALL ? null : token.environment,
-    project: token.projects.length === 1 && token.projects[0] !== ALL ? token.projects[0] : null,
-    preData: token,
-  });
+  await recordEvent(uow, { type: 'api-token-deleted', ...eventScopeOf(token), preData: token });
 }
 
 /** Moves a token's expiry (`reference` as for deleting); a time already past ends it at once. */
@@ -136,13 +131,15 @@ export async function setApiTokenExpiry(uow: UnitOfWork, reference: string, expi
   if (!before) throw new NotFoundError('Could not find that API token');
   await uow.tx.updateTable('api_tokens').set({ expires_at: expiresAt }).where('id', '=', before.id).execute();
   const after = (await findApiTokenForUpdate(uow.tx, String(before.id)))!;
-  await recordEvent(uow, {
-    type: 'api-token-updated',
-    environment: before.environment === ALL ? null : before.environment,
-    project: before.projects.length === 1 && before.projects[0] !== ALL ? before.projects[0] : null,
-    data: after,
-    preData: before,
-  });
+  await recordEvent(uow, { type: 'api-token-updated', ...eventScopeOf(before), data: after, preData: before });
+}
+
+/** Where an event about a stored token belongs: its environment and its one project, when it has just one. */
+function eventScopeOf(token: ApiTokenView): { environment: string | null; project: string | null } {
+  return {
+    environment: token.environment === ALL ? null : token.environment,
+    project: token.projects.length === 1 && token.projects[0] !== ALL ? token.projects[0]! : null,
+  };
 }
 
 export const ALL = '*';

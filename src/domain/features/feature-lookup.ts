@@ -30,6 +30,12 @@ export async function projectOfFlag(db: Db, name: string): Promise<string | unde
   return row?.project;
 }
 
+/** The project must exist: a 404 naming it otherwise. */
+export async function assertProject(db: Db, project: string): Promise<void> {
+  const row = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
+  if (!row) throw new NotFoundError(`Could not find project "${project}"`);
+}
+
 /** The environment must exist and be enabled in the flag's project. */
 export async function assertProjectEnvironment(tx: Db, project: string, environment: string): Promise<string> {
   const row = await tx

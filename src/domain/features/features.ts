@@ -6,7 +6,7 @@ import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordFeatureEvent } from './feature-events.js';
-import { findFeature, projectOfFlag } from './feature-lookup.js';
+import { assertProject, findFeature, projectOfFlag } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata, loadFeatureViews, type FeatureView } from './feature-views.js';
 import { enterLifecycleStage, leaveLifecycleStage } from './lifecycle.js';
 import type { Db } from '../../db/database.js';
@@ -227,10 +227,7 @@ async function setArchived(uow: UnitOfWork, project: string, row: Selectable<Fea
  * ones included, in every project, as creating one would find.
  */
 export async function validateFeatureName(db: Db, name: string, project?: string): Promise<void> {
-  if (project !== undefined) {
-    const known = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
-    if (!known) throw new NotFoundError(`Could not find project "${project}"`);
-  }
+  if (project !== undefined) await assertProject(db, project);
   if ((await projectOfFlag(db, name)) !== undefined) {
     throw new NameExistsError(`A flag named "${name}" already exists (flag names are unique across projects, archived flags included)`, [
       { path: '/body/name', message: `"${name}" is taken: choose another name` },
@@ -269,8 +266,7 @@ export async function setFeaturesStale(uow: UnitOfWork, project: string, names: 
 export async function changeFeatureProject(uow: UnitOfWork, project: string, name: string, newProject: string): Promise<void> {
   const row = await findFeature(uow.tx, project, name, { lock: true, archived: false });
   if (newProject === project) return;
-  const target = await uow.tx.selectFrom('projects').select('id').where('id', '=', newProject).executeTakeFirst();
-  if (!target) throw new NotFoundError(`Could not find project "${newProject}"`);
+  await assertProject(uow.tx, newProject);
   const dependencies = await uow.tx
     .selectFrom('feature_dependencies')
     .select(['parent', 'child'])
@@ -318,8 +314,7 @@ const viewerOf = (actor: Actor) => (actor.kind === 'user' ? actor.userId : null)
 
 /** The project's flags (archived ones only when asked), oldest first. */
 export async function listProjectFeatures(db: Db, project: string, actor: Actor, archived = false): Promise<FeatureView[]> {
-  const exists = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
-  if (!exists) throw new NotFoundError(`Could not find project "${project}"`);
+  await assertProject(db, project);
   const rows = await db
     .selectFrom('features')
     .selectAll()
