@@ -308,9 +308,19 @@ describe('legal values one at a time', () => {
     ]);
     expectStatus(await ctx.admin.delete(`/api/admin/context/${name}/legal-values/eu`), 200);
     assert.deepEqual(await legalValuesOf(name), [{ value: 'us', description: 'Americas' }]);
+    const values = (data: unknown) => (data as { legalValues: Array<{ value: string }> }).legalValues.map((entry) => entry.value);
     assert.deepEqual(
-      (await eventsSince(ctx, before)).map((event) => event.type),
-      ['context-field-updated', 'context-field-updated', 'context-field-updated'],
+      (await eventsSince(ctx, before)).map((event) => [
+        event.type,
+        (event.data as { name: string }).name,
+        values(event.preData),
+        values(event.data),
+      ]),
+      [
+        ['context-field-updated', name, ['eu'], ['eu', 'us']],
+        ['context-field-updated', name, ['eu', 'us'], ['eu', 'us']],
+        ['context-field-updated', name, ['eu', 'us'], ['us']],
+      ],
     );
     // Removing a value the field does not have changes nothing.
     const unchanged = await lastEventId(ctx);

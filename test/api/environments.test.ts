@@ -211,15 +211,17 @@ describe('sorting environments in one request', () => {
   test('gives each named environment its sort order and records environment-updated for each', async () => {
     const first = await create();
     const second = await create();
+    const [firstBefore, secondBefore] = [await sortOrderOf(first), await sortOrderOf(second)];
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.put('/api/admin/environments/sort-order', { [first]: 7, [second]: -3 }), 200);
     assert.deepEqual([await sortOrderOf(first), await sortOrderOf(second)], [7, -3]);
+    const sortOrder = (data: unknown) => (data as { sortOrder: number }).sortOrder;
     assert.deepEqual(
-      (await eventsSince(ctx, before)).map((event) => [event.type, event.environment]).sort(),
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.environment, sortOrder(event.preData), sortOrder(event.data)]),
       [
-        ['environment-updated', first],
-        ['environment-updated', second],
-      ].sort(),
+        ['environment-updated', first, firstBefore, 7],
+        ['environment-updated', second, secondBefore, -3],
+      ],
     );
   });
 
