@@ -25,14 +25,17 @@ function sessionOrigin(request: FastifyRequest): SessionOrigin {
 
 /**
  * Only a path of this app: where to go after signing in comes from a URL, which anyone can write. It is resolved
- * as a browser would (which drops tabs and newlines and reads `\` as `/`) and kept only when it stays on this
- * origin.
+ * as a browser would (which drops tabs and newlines, reads `\` as `/` and removes `.` and `..` segments) and kept
+ * only when it stays on this origin. The resolved path must not start with `//` or `/\` either: `/.//evil.example`
+ * resolves on this origin to `//evil.example`, which a browser given it as a Location reads as another host.
  */
 function safeReturnPath(next: string | undefined): string {
   const origin = 'http://vexil.invalid';
   try {
     const resolved = new URL(next ?? '/', origin);
-    return next?.startsWith('/') && resolved.origin === origin ? `${resolved.pathname}${resolved.search}${resolved.hash}` : '/';
+    const path = `${resolved.pathname}${resolved.search}${resolved.hash}`;
+    const onThisOrigin = next?.startsWith('/') && resolved.origin === origin;
+    return onThisOrigin && !path.startsWith('//') && !path.startsWith('/\\') ? path : '/';
   } catch {
     return '/';
   }

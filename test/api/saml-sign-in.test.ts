@@ -101,6 +101,21 @@ describe('SAML sign-in', () => {
     await expectRefused(await post(answer), /already used/);
   });
 
+  test('where to go after signing in stays on this server, however the path is written', async () => {
+    const elsewhere = ['/.//evil.example/', '/..//evil.example/', '/%2e//evil.example/', '/\t/evil.example/', '/\n/evil.example/'];
+    for (const next of [...elsewhere, '/\\evil.example/', '//evil.example/', 'https://evil.example/']) {
+      // The path travels to the identity provider as the RelayState, and back.
+      const relayState = new URL(await startSignIn(next)).searchParams.get('RelayState');
+      assert.equal(relayState, '/', `next=${JSON.stringify(next)} is sent as "/"`);
+      const answer = await idp.answer(await startSignIn(), 'ada');
+      const signedIn = await post({ ...answer, RelayState: next });
+      expectStatus(signedIn, 302);
+      assert.equal(signedIn.headers.location, '/', `RelayState=${JSON.stringify(next)} returns to the start page`);
+    }
+    // A path of this app, dots and all, is kept as it resolves.
+    assert.equal(new URL(await startSignIn('/projects/./a/../b?x=1')).searchParams.get('RelayState'), '/projects/b?x=1');
+  });
+
   test('an unsigned, tampered, wrongly addressed, expired or unrequested answer is refused', async () => {
     await expectRefused(await post(await answerFor('bob', { unsigned: true })), /SAML answer was refused.*signature/i);
     const signed = await answerFor('bob');

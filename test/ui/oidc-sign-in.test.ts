@@ -274,7 +274,8 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
 
   test('where to go after signing in stays on this server, however the path is written', async () => {
     provider.accounts.set('otto', { email: 'otto@acme.example', name: 'Otto', groups: [] });
-    for (const next of ['/\t/evil.example/', '/\n/evil.example/', '/\\evil.example/', '//evil.example/', 'https://evil.example/']) {
+    const forms = ['/\t/evil.example/', '/\n/evil.example/', '/\\evil.example/', '//evil.example/', 'https://evil.example/'];
+    for (const next of [...forms, '/.//evil.example/', '/..//evil.example/', '/%2e//evil.example/']) {
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(`${baseUrl}/auth/oidc/login?next=${encodeURIComponent(next)}`);
