@@ -1,7 +1,7 @@
 # Vexil, and Vexil Edge, in one image.
 #   docker build -t vexil .
 #   docker run -p 4242:4242 -v vexil-data:/data vexil                       # the server, embedded database in /data
-#   docker run -p 3063:3063 -e UPSTREAM_URL=… -e TOKENS=… vexil node dist/edge/main.js     # Vexil Edge
+#   docker run -p 3063:3063 -e UPSTREAM_URL=… -e TOKENS=… vexil node --disable-proto=throw dist/edge/main.js     # Vexil Edge
 
 # The build: every dependency (TypeScript, Vite), then the server and the admin UI into dist/.
 FROM node:20-bookworm-slim AS build
@@ -42,4 +42,4 @@ EXPOSE 4242 3063
 # /health of the server, or /internal-backstage/health of the edge (dist/healthcheck.js tells which runs).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "dist/healthcheck.js"]
 # Node itself is process 1 (no shell in between): SIGTERM reaches Vexil's own graceful shutdown.
-CMD ["node", "dist/main.js"]
+CMD ["node", "--disable-proto=throw", "dist/main.js"]

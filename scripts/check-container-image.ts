@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     const user = podman(['exec', first.name, 'id', '-u'], { quiet: true });
     check('the process runs as a user other than root', user !== '0', `uid ${user}`);
     const pid1 = podman(['exec', first.name, 'cat', '/proc/1/cmdline'], { quiet: true }).replaceAll('\0', ' ').trim();
-    check('Node is process 1, with no shell in between', pid1 === 'node dist/main.js', pid1);
+    check('Node is process 1, with no shell in between, and __proto__ disabled', pid1 === 'node --disable-proto=throw dist/main.js', pid1);
     const printed = /as "([^"]+)" with the password (\S+)/.exec(podman(['logs', first.name], { quiet: true }));
     check('the first admin password is printed', printed !== null);
     const login = await fetch(`${first.baseUrl}/auth/simple/login`, {
@@ -293,6 +293,7 @@ async function main(): Promise<void> {
       `TOKENS=${edgeToken}`,
       IMAGE,
       'node',
+      '--disable-proto=throw',
       'dist/edge/main.js',
     ]);
     const edgeFeatures = await waitFor(

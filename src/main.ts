@@ -10,6 +10,7 @@ import { waitForDatabase } from './db/wait-for-database.js';
 import { bootstrap, composeApp, startWorkers } from './server.js';
 import { createLogger } from './http/plugins/logging.js';
 import { systemClock } from './shared/clock.js';
+import { hardenPrototypes } from './shared/prototype-hardening.js';
 
 function readConfig(): Config {
   try {
@@ -33,6 +34,7 @@ setFlagsFromString('--heap-growing-percent=50');
 const sinceProcessStart = () => Math.round(performance.now());
 
 async function main(): Promise<void> {
+  hardenPrototypes();
   const modulesLoadedAt = sinceProcessStart();
   const config = readConfig();
   const log = createLogger(config.logLevel);

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadEdgeConfig, type EdgeConfig } from '../config.js';
 import { createLogger } from '../http/plugins/logging.js';
+import { hardenPrototypes } from '../shared/prototype-hardening.js';
 import { startEdge } from './edge-server.js';
 
 function readConfig(): EdgeConfig {
@@ -29,6 +30,7 @@ function withoutCredentials(url: string): string {
 
 /** `npm run edge`: Vexil Edge, configured as Unleash Edge is (environment variables of the same names). */
 async function main(): Promise<void> {
+  hardenPrototypes();
   const config = readConfig();
   const log = createLogger(config.logLevel);
   const startedAt = performance.now();

@@ -51,7 +51,8 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
       for (const metric of metrics) {
         const at = new Date(metric.timestamp).toISOString();
         const key = `${metric.appName}\u0000${at.slice(0, 13)}`;
-        const bucket = buckets.get(key) ?? { appName: metric.appName, start: at, stop: at, toggles: {} };
+        // Flag names are keys here: a map without a prototype, where `__proto__` is a name like any other.
+        const bucket = buckets.get(key) ?? { appName: metric.appName, start: at, stop: at, toggles: Object.create(null) };
         if (at < bucket.start) bucket.start = at;
         if (at > bucket.stop) bucket.stop = at;
         const counts = (bucket.toggles[metric.featureName] ??= { yes: 0, no: 0 });

@@ -8,6 +8,7 @@ import { startEvaluationUsageWriter } from '../../src/workers/evaluation-usage-w
 import type { BuildAppOptions } from '../../src/http/app.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Metrics } from '../../src/shared/metrics.js';
+import { hardenPrototypes } from '../../src/shared/prototype-hardening.js';
 import { createTestDatabase } from './test-database.js';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token-0123456789abcdef';
@@ -78,6 +79,8 @@ export async function startTestApp(
     env?: Record<string, string>;
   } = {},
 ): Promise<TestApp> {
+  // The app is tested as it runs: in a process whose prototypes a request cannot change (see main.ts).
+  hardenPrototypes();
   const { env = {}, ...appOptions } = options;
   const database = await createTestDatabase();
   const handle = await database.open();

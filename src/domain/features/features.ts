@@ -5,6 +5,7 @@ import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
+import { prototypeKeyIn } from '../../shared/prototype-hardening.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { assertProject, findFeature, projectOfFlag } from './feature-lookup.js';
 import { toFeatureMetadata, type FeatureMetadata, loadFeatureViews, type FeatureView } from './feature-views.js';
@@ -165,6 +166,15 @@ export async function patchFeature(uow: UnitOfWork, project: string, name: strin
 
 /** Applies a JSON Patch to a copy, turning a failing operation into a 400 that names it. */
 export function applyPatch<T>(document: T, operations: Operation[]): T {
+  for (const [index, operation] of operations.entries()) {
+    const from = 'from' in operation ? operation.from : '';
+    const prototypeKey = prototypeKeyIn([...operation.path.split('/'), ...from.split('/')]);
+    if (prototypeKey !== undefined) {
+      throw new BadDataError('The JSON Patch cannot be applied', [
+        { path: `/body/${index}/path`, message: `"${prototypeKey}" names no field` },
+      ]);
+    }
+  }
   try {
     return jsonPatch.applyPatch(structuredClone(document), operations, true, false).newDocument;
   } catch (error) {

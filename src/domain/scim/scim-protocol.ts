@@ -1,6 +1,7 @@
 import { type SelectQueryBuilder, type Selectable, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { NoTarget, ScimError, type ScimPatchOperation, type ScimResource, scimPatch } from 'scim-patch';
+import { prototypeKeyIn } from '../../shared/prototype-hardening.js';
 import { type Filter, parse as parseFilter } from 'scim2-parse-filter';
 import { BadDataError, NameExistsError, type ErrorDetail } from '../../shared/errors.js';
 
@@ -184,7 +185,14 @@ function isEmptyList(resource: object, path: string | undefined): boolean {
  */
 export function applyPatch(resource: object, operations: PatchOperation[]): Record<string, unknown> {
   let patched = structuredClone(resource) as unknown as ScimResource;
-  for (const operation of operations) {
+  for (const [index, operation] of operations.entries()) {
+    // scim-patch walks a path's attribute names as property names, `__proto__` included.
+    const prototypeKey = prototypeKeyIn(operation.path?.split(/[^A-Za-z0-9_$]+/) ?? []);
+    if (prototypeKey !== undefined) {
+      throw new ScimBadRequest(`The PATCH path "${operation.path}" names no attribute`, 'invalidPath', [
+        { path: `/body/Operations/${index}/path`, message: `"${prototypeKey}" is not an attribute` },
+      ]);
+    }
     if (operation.op.toLowerCase() === 'remove' && isEmptyList(patched, operation.path)) continue;
     try {
       patched = scimPatch(patched, [operation as ScimPatchOperation], { treatMissingAsAdd: true });

@@ -56,6 +56,17 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
         undefined,
       );
     }
-    return parseJson(request, text, done);
+    return parseJson(request, text, (error, body) => {
+      // Fastify's parser (secure-json-parse) refuses these keys; say so, rather than call the JSON invalid.
+      if (error && /"(__proto__|constructor)"\s*:/.test(text)) {
+        return done(
+          new BadDataError('The request body uses "__proto__" or "constructor.prototype" as a key, which no Vexil body has', [
+            { path: '/body', message: "keys that reach an object's prototype are refused" },
+          ]),
+          undefined,
+        );
+      }
+      return done(error, body);
+    });
   });
 }
