@@ -20,6 +20,7 @@ export function prototypeKeyIn(segments: Iterable<string>): string | undefined {
  * and libraries that assign them to their own prototypes (ipaddr.js does, as it loads) then throw.
  */
 export function hardenPrototypes(): void {
+  if (!Object.isExtensible(Object.prototype)) return;
   const accessor = Object.getOwnPropertyDescriptor(Object.prototype, '__proto__');
   if (accessor?.get) {
     const refuse = (): never => {
