@@ -7,6 +7,7 @@ import {
   setEnvironmentSortOrders,
   updateEnvironment,
 } from '../domain/environments/environments.js';
+import { guardDirectChange } from '../domain/protected-environments/guard.js';
 import { NameParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
@@ -69,7 +70,10 @@ export const environmentRoutes: RouteModule = async (app, { deps, act }) => {
   }
 
   app.delete('/api/admin/environments/:name', route(can('DELETE_ENVIRONMENT'), { params: NameParams }), async (request, reply) => {
-    await act(request, (uow) => deleteEnvironment(uow, request.params.name));
+    await act(request, async (uow) => {
+      await guardDirectChange(uow, { kind: 'environment', environment: request.params.name });
+      await deleteEnvironment(uow, request.params.name);
+    });
     return reply.status(200).send();
   });
 };

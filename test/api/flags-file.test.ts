@@ -273,10 +273,15 @@ describe('flags file: apply', () => {
     );
     assert.deepEqual((await apply(file)).changes, [], 'an archived flag the file archives is left alone');
     delete file.projects![0]!.flags![0]!.archived;
+    // A revived flag comes back off everywhere; the file then turns it on where it says so, as a change of its own.
     assert.deepEqual(
-      (await apply(file)).changes.map((c) => c.change),
-      ['revived'],
+      (await apply(file)).changes.map((c) => [c.change, c.target]),
+      [
+        ['revived', `flag "${flag}"`],
+        ['updated', `flag "${flag}" in "development"`],
+      ],
     );
+    assert.deepEqual((await apply(file)).changes, [], 'the flag is as the file says');
     expectStatus(await ctx.admin.get(`/api/admin/projects/${project}/features/${flag}`), 200);
   });
 

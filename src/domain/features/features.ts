@@ -5,6 +5,7 @@ import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { actorIdentity } from '../access/actor.js';
 import { BadDataError, ConflictError, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
+import { protectedEnvironmentsOf } from '../protected-environments/protection.js';
 import { prototypeKeyIn } from '../../shared/prototype-hardening.js';
 import { recordFeatureEvent } from './feature-events.js';
 import { assertProject, findFeature, projectOfFlag } from './feature-lookup.js';
@@ -252,12 +253,35 @@ export async function reviveFeatureByName(uow: UnitOfWork, name: string): Promis
   await reviveFeatures(uow, project, [name]);
 }
 
+/**
+ * Revives archived flags turned off in every environment, as Unleash revives them: a flag archived while on comes
+ * back serving nothing until someone turns it on, through change requests where the environment has them.
+ */
 export async function reviveFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
   const rows = [];
   for (const name of new Set(names)) rows.push(await findFeature(uow.tx, project, name, { lock: true }));
   const live = rows.filter((row) => !row.archived_at).map((row) => row.name);
   if (live.length > 0) throw new BadDataError(`Flag(s) ${live.map((n) => `"${n}"`).join(', ')} are not archived`);
-  for (const row of rows) await setArchived(uow, project, row, false);
+  for (const row of rows) {
+    await setArchived(uow, project, row, false);
+    const turnedOff = await uow.tx
+      .updateTable('feature_environments')
+      .set({ enabled: false })
+      .where('feature_name', '=', row.name)
+      .where('enabled', '=', true)
+      .returning('environment')
+      .execute();
+    for (const { environment } of turnedOff.sort((a, b) => a.environment.localeCompare(b.environment))) {
+      await recordFeatureEvent(uow, {
+        type: 'feature-environment-disabled',
+        featureName: row.name,
+        project,
+        environment,
+        data: { enabled: false },
+        preData: { enabled: true },
+      });
+    }
+  }
 }
 
 /** Deletes an archived flag for good; a live flag must be archived first. */
@@ -272,11 +296,21 @@ export async function setFeaturesStale(uow: UnitOfWork, project: string, names: 
   for (const name of new Set(names)) await updateFeature(uow, project, name, { stale });
 }
 
-/** Moves a flag to another project that has every environment the flag is configured in. */
+/**
+ * Moves a flag to another project that has every environment the flag is configured in. Not while either project
+ * uses change requests, as in Unleash: a flag moved out of a protected environment could be changed directly and
+ * moved back, and one moved in would arrive there with nobody's approval.
+ */
 export async function changeFeatureProject(uow: UnitOfWork, project: string, name: string, newProject: string): Promise<void> {
   const row = await findFeature(uow.tx, project, name, { lock: true, archived: false });
   if (newProject === project) return;
   await assertProject(uow.tx, newProject);
+  const [protectedEnvironment] = await protectedEnvironmentsOf(uow.tx, [project, newProject]);
+  if (protectedEnvironment) {
+    throw new ConflictError(
+      `Flag "${name}" cannot move while change requests are enabled for environment "${protectedEnvironment.environment}" of project "${protectedEnvironment.project}"`,
+    );
+  }
   const dependencies = await uow.tx
     .selectFrom('feature_dependencies')
     .select(['parent', 'child'])

@@ -6,6 +6,7 @@ import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.
 import { recordEvent } from '../events/record-event.js';
 import { makeOwner } from './project-access.js';
 import { iso } from '../../shared/dates.js';
+import { guardDirectChange } from '../protected-environments/guard.js';
 
 export const DEFAULT_PROJECT = 'default';
 export const PROJECT_MODES = ['open', 'protected', 'private'] as const;
@@ -175,6 +176,7 @@ export async function deleteProject(uow: UnitOfWork, id: string): Promise<void> 
 export async function addProjectEnvironment(uow: UnitOfWork, projectId: string, environment: string): Promise<void> {
   await findProject(uow.tx, projectId, true);
   await assertEnvironmentsExist(uow, [environment]);
+  await guardDirectChange(uow, { kind: 'project-environment', project: projectId, environment });
   await uow.tx.insertInto('project_environments').values({ project_id: projectId, environment_name: environment }).execute();
   await recordEvent(uow, {
     type: 'project-environment-added',
@@ -192,6 +194,7 @@ export async function removeProjectEnvironment(uow: UnitOfWork, projectId: strin
   if (project.environments.length === 1) {
     throw new ConflictError(`Environment "${environment}" is the only environment of project "${projectId}"; a project needs at least one`);
   }
+  await guardDirectChange(uow, { kind: 'project-environment', project: projectId, environment });
   await uow.tx.deleteFrom('project_environments').where('project_id', '=', projectId).where('environment_name', '=', environment).execute();
   await recordEvent(uow, {
     type: 'project-environment-removed',

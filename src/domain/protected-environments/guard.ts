@@ -12,7 +12,11 @@ import { recordEvent } from '../events/record-event.js';
 export type GuardedTarget =
   | { kind: 'flag-environment'; project: string; featureName: string; environment: string }
   | { kind: 'flag'; project: string; featureName: string }
-  | { kind: 'segment'; segmentId: number };
+  | { kind: 'segment'; segmentId: number }
+  /** Adding or removing an environment of a project, which starts or stops serving every flag of the project there. */
+  | { kind: 'project-environment'; project: string; environment: string }
+  /** Deleting an environment, which removes it from every project. */
+  | { kind: 'environment'; environment: string };
 
 interface ProtectedEnvironment {
   project: string;
@@ -38,13 +42,10 @@ async function protectedEnvironments(uow: UnitOfWork, target: GuardedTarget): Pr
       .orderBy('s.environment')
       .execute();
   }
-  let query = uow.tx
-    .selectFrom('change_request_settings')
-    .select(['project', 'environment'])
-    .where('project', '=', target.project)
-    .where('enabled', '=', true);
-  if (target.kind === 'flag-environment') query = query.where('environment', '=', target.environment);
-  return query.orderBy('environment').execute();
+  let query = uow.tx.selectFrom('change_request_settings').select(['project', 'environment']).where('enabled', '=', true);
+  if (target.kind !== 'environment') query = query.where('project', '=', target.project);
+  if (target.kind !== 'flag') query = query.where('environment', '=', target.environment);
+  return query.orderBy('project').orderBy('environment').execute();
 }
 
 const appliedScopes = new WeakMap<UnitOfWork, Promise<ProtectedEnvironment | undefined>>();
@@ -74,6 +75,9 @@ function coveredByChangeRequest(target: GuardedTarget, scope: ProtectedEnvironme
       return target.project === scope.project;
     case 'segment':
       return true;
+    case 'project-environment':
+    case 'environment':
+      return false;
   }
 }
 
@@ -88,6 +92,10 @@ function whatIsProtected(target: GuardedTarget, where: string): string {
       return `Flag "${target.featureName}" reaches environments with change requests (${where})`;
     case 'segment':
       return `Segment ${target.segmentId} is used by strategies in environments with change requests (${where})`;
+    case 'project-environment':
+      return `Change requests are enabled for environment ${where}, whose flags adding or removing it turns on or off`;
+    case 'environment':
+      return `Environment "${target.environment}" takes changes only through change requests in ${where}; deleting it turns their flags off`;
   }
 }
 
@@ -114,9 +122,9 @@ async function recordBypass(uow: UnitOfWork, target: GuardedTarget, environments
   const projects = [...new Set(environments.map((e) => e.project))];
   await recordEvent(uow, {
     type: 'review-bypassed',
-    project: target.kind === 'segment' ? (projects.length === 1 ? projects[0]! : null) : target.project,
-    environment: target.kind === 'flag-environment' ? target.environment : null,
-    featureName: target.kind === 'segment' ? null : target.featureName,
+    project: 'project' in target ? target.project : projects.length === 1 ? projects[0]! : null,
+    environment: 'environment' in target ? target.environment : null,
+    featureName: target.kind === 'flag-environment' || target.kind === 'flag' ? target.featureName : null,
     data: {
       ...(target.kind === 'segment' ? { segmentId: target.segmentId } : {}),
       protectedEnvironments: environments,

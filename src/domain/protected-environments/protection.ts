@@ -23,6 +23,18 @@ export async function isProtected(db: Db, project: string, environment: string):
   return (await protectionOf(db, project, environment)).changeRequestsEnabled;
 }
 
+/** The environments of these projects that take changes only through change requests, by project and name. */
+export function protectedEnvironmentsOf(db: Db, projects: string[]): Promise<Array<{ project: string; environment: string }>> {
+  return db
+    .selectFrom('change_request_settings')
+    .select(['project', 'environment'])
+    .where('project', 'in', [...new Set(projects)])
+    .where('enabled', '=', true)
+    .orderBy('project')
+    .orderBy('environment')
+    .execute();
+}
+
 /** The protection of every environment of these projects, read in one query. */
 export async function protectionOfProjects(db: Db, projects: string[]): Promise<{ get(project: string, environment: string): Protection }> {
   const rows =

@@ -154,7 +154,7 @@ function progressAtOf(
 }
 
 /** The plan row locked for this transaction, after the flag environment (the order every change takes). */
-async function lockPlan(uow: UnitOfWork, target: FlagEnvironment, id: string) {
+export async function lockPlan(uow: UnitOfWork, target: FlagEnvironment, id: string) {
   await lockFlagEnvironment(uow, target);
   const plan = await uow.tx
     .selectFrom('release_plans')

@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { NotFoundError } from '../../shared/errors.js';
 import type { FlagEnvironment } from '../features/feature-lookup.js';
 import { aggregateMetric, minuteOf } from '../impact-metrics/impact-metrics.js';
-import { getPlan, recordPlanEvent, toSafeguardView, type CrossedSafeguard, type SafeguardView } from './plans.js';
+import { getPlan, lockPlan, recordPlanEvent, toSafeguardView, type CrossedSafeguard, type SafeguardView } from './plans.js';
 
 /** The windows Unleash names, in minutes; Vexil also takes any `windowMinutes` from 1 to a day. */
 export const TIME_RANGE_MINUTES = { hour: 60, day: 1440, week: 10_080, month: 43_200 } as const;
@@ -29,6 +29,8 @@ export async function setSafeguard(
   planId: string,
   input: SafeguardInput,
 ): Promise<SafeguardView> {
+  // A safeguard decides when the flag is rolled back: a change to the flag environment, guarded like one.
+  await lockPlan(uow, target, planId);
   const plan = await getPlan(uow.tx, target, planId);
   const values = {
     metric_name: input.metricName,
@@ -59,7 +61,7 @@ export async function setSafeguard(
 }
 
 export async function deleteSafeguard(uow: UnitOfWork, target: FlagEnvironment, planId: string, safeguardId: string): Promise<void> {
-  await getPlan(uow.tx, target, planId);
+  await lockPlan(uow, target, planId);
   const row = await uow.tx
     .deleteFrom('release_plan_safeguards')
     .where('id', '=', safeguardId)
