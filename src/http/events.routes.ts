@@ -161,9 +161,10 @@ export const eventRoutes: RouteModule = async (app, { deps }) => {
     },
   );
 
+  // The whole log, as /api/admin/events: it holds people's emails, addresses and every token's story.
   app.get(
     '/api/admin/search/events',
-    route(can('READ'), { querystring: EventSearchQuerySchema, ok: EventSearchResponseSchema }),
+    route(can('ADMIN'), { querystring: EventSearchQuerySchema, ok: EventSearchResponseSchema }),
     async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => searchEvents(db, request.query)),
   );
 

@@ -37,7 +37,8 @@ export async function recordSignIn(uow: UnitOfWork, attempt: SignInAttempt, user
 
 /**
  * A refused sign-in, and why, as a `user-sign-in-refused` event too. Recorded in a unit of work of its own: the
- * refusal that follows must not roll it back.
+ * refusal that follows must not roll it back. What was typed as the username stays in the sign-in audit (Admins
+ * only): people type passwords there. The event names only the account it matched, if any.
  */
 export async function recordRefusedSignIn(uow: UnitOfWork, attempt: SignInAttempt, reason: string): Promise<void> {
   const user = attempt.username ? await personByLogin(uow.tx, attempt.username) : undefined;
@@ -45,7 +46,7 @@ export async function recordRefusedSignIn(uow: UnitOfWork, attempt: SignInAttemp
   await uow.tx.insertInto('signons').values(entry).execute();
   await recordEvent(uow, {
     type: 'user-sign-in-refused',
-    data: { username: entry.username, authType: attempt.authType, address: entry.address, reason },
+    data: { username: user?.username ?? user?.email ?? null, authType: attempt.authType, address: entry.address, reason },
   });
 }
 
