@@ -248,6 +248,97 @@ describe('custom root roles', () => {
   });
 });
 
+describe('what a custom root role cannot reach beyond its permissions', () => {
+  test('CREATE_API_TOKEN makes SDK tokens, never admin tokens, and cannot extend one', async () => {
+    const tokenMakers = await createRole({ type: 'root-custom', permissions: [{ name: 'CREATE_API_TOKEN' }, { name: 'READ_API_TOKEN' }] });
+    const maker = await person(tokenMakers.id);
+    const since = await lastEventId(ctx);
+    const refused = expectError(
+      await maker.browser.post('/api/admin/api-tokens', { tokenName: uniqueName('mint'), type: 'admin' }),
+      403,
+      'PermissionError',
+    );
+    assert.deepEqual(refused.permissions, ['ADMIN']);
+    assert.match(refused.message, /Only an Admin may create or extend admin tokens/);
+    const adminToken = await ctx.admin.post('/api/admin/api-tokens', { tokenName: uniqueName('ops'), type: 'admin' });
+    expectStatus(adminToken, 201);
+    const { secret } = adminToken.json() as { secret: string };
+    const extend = expectError(
+      await maker.browser.put(`/api/admin/api-tokens/${encodeURIComponent(secret)}`, { expiresAt: '2999-01-01T00:00:00.000Z' }),
+      403,
+      'PermissionError',
+    );
+    assert.deepEqual(extend.permissions, ['ADMIN']);
+    const events = await eventsSince(ctx, since);
+    assert.deepEqual(
+      events.map((event) => [event.type, event.createdBy]),
+      [['api-token-created', 'admin-token']],
+    );
+    const sdkToken = await maker.browser.post('/api/admin/api-tokens', {
+      tokenName: uniqueName('sdk'),
+      type: 'client',
+      environment: 'development',
+    });
+    expectStatus(sdkToken, 201);
+    assert.equal((sdkToken.json() as { type: string }).type, 'client');
+  });
+
+  test('UPDATE_ADDON cannot point an integration elsewhere and keep its secrets', async () => {
+    const editors = await createRole({ type: 'root-custom', permissions: [{ name: 'UPDATE_ADDON' }] });
+    const editor = await person(editors.id);
+    const created = await ctx.admin.post('/api/admin/addons', {
+      provider: 'datadog',
+      enabled: true,
+      parameters: { url: 'https://api.datadoghq.eu/api/v1/events', apiKey: 'dd-secret-key' },
+      events: ['feature-created'],
+    });
+    expectStatus(created, 201);
+    const { id } = created.json() as { id: number };
+    const read = async () => (await getOk<{ parameters: Record<string, string> }>(ctx.admin, `/api/admin/addons/${id}`)).parameters;
+    const before = await read();
+    assert.equal(before.apiKey, '*****');
+    const since = await lastEventId(ctx);
+    const moved = expectError(
+      await editor.browser.put(`/api/admin/addons/${id}`, {
+        provider: 'datadog',
+        enabled: true,
+        parameters: { url: 'https://collector.attacker.example/api/v1/events', apiKey: '*****' },
+        events: ['feature-created'],
+      }),
+      400,
+      'BadDataError',
+    );
+    assert.deepEqual(moved.details, [
+      {
+        path: '/body/parameters/apiKey',
+        message: '"apiKey" must be sent again: "url" changed, and a stored secret is never sent to a new destination',
+      },
+    ]);
+    assert.deepEqual(await read(), before);
+    assert.deepEqual(await eventsSince(ctx, since), []);
+    // The same destination keeps the secret; a new one takes a new secret.
+    const same = await editor.browser.put(`/api/admin/addons/${id}`, {
+      provider: 'datadog',
+      enabled: true,
+      description: 'kept',
+      parameters: { url: 'https://api.datadoghq.eu/api/v1/events', apiKey: '*****' },
+      events: ['feature-created'],
+    });
+    expectStatus(same, 200);
+    const stored = await ctx.db.selectFrom('addons').select('parameters').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal((stored.parameters as Record<string, string>).apiKey, 'dd-secret-key');
+    expectStatus(
+      await editor.browser.put(`/api/admin/addons/${id}`, {
+        provider: 'datadog',
+        enabled: true,
+        parameters: { url: 'https://api.datadoghq.com/api/v1/events', apiKey: 'a-new-key' },
+        events: ['feature-created'],
+      }),
+      200,
+    );
+  });
+});
+
 describe('the built-in roles, as roles of the same kind', () => {
   test('are listed first and read with their permissions; they cannot be changed or deleted', async () => {
     const roles = await getOk<{ version: number; roles: Array<{ id: number; name: string; type: string }> }>(ctx.admin, '/api/admin/roles');

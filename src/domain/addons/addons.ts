@@ -147,19 +147,37 @@ async function assertFilterTargetsExist(uow: UnitOfWork, projects: string[], env
   rejectAll(details);
 }
 
-/** Replaces masks with the stored secrets; a mask with nothing stored behind it is a 400. */
+/**
+ * Replaces masks with the stored secrets; a mask with nothing stored behind it is a 400. So is a mask beside a
+ * changed URL: the stored secrets were given for the old destination, and whoever may edit the configuration
+ * could otherwise point it at their own server and have the secrets delivered there. Secrets go to a new
+ * destination only when sent again.
+ */
 function unmaskParameters(input: AddonInput, stored: Selectable<AddonsTable> | undefined): Record<string, string> {
   const details: ErrorDetail[] = [];
+  const sameProvider = stored?.provider === input.provider;
   const parameters = Object.fromEntries(
     Object.entries(input.parameters).map(([name, value]) => {
       if (!keepsStoredValue(input.provider, name, value)) return [name, value];
-      const kept = stored?.provider === input.provider ? stored.parameters[name] : undefined;
+      const kept = sameProvider ? stored.parameters[name] : undefined;
       if (kept === undefined || kept === '') {
         details.push({ path: `/body/parameters/${name}`, message: `"${name}" has no stored value to keep; send the value itself` });
       }
       return [name, kept ?? value];
     }),
   );
+  rejectAll(details);
+  const urls = (findProvider(input.provider)?.definition.parameters ?? []).filter((parameter) => parameter.type === 'url');
+  const moved = urls.filter(({ name }) => sameProvider && (parameters[name] ?? '') !== (stored.parameters[name] ?? ''));
+  if (moved.length > 0) {
+    for (const [name, value] of Object.entries(input.parameters)) {
+      if (!keepsStoredValue(input.provider, name, value)) continue;
+      details.push({
+        path: `/body/parameters/${name}`,
+        message: `"${name}" must be sent again: ${moved.map((url) => `"${url.name}"`).join(', ')} changed, and a stored secret is never sent to a new destination`,
+      });
+    }
+  }
   rejectAll(details);
   return parameters;
 }

@@ -1,6 +1,7 @@
 import type { ApiTokenType, ApiTokensTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
+import { actorRootRole } from '../access/actor.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { recordEvent } from '../events/record-event.js';
 import type { Selectable } from 'kysely';
@@ -57,6 +58,7 @@ function validateScope(input: CreateApiTokenInput): { environment: string | null
 
 /** Creates a token and returns it with its secret: the only time the secret is ever shown. */
 export async function createApiToken(uow: UnitOfWork, input: CreateApiTokenInput): Promise<ApiTokenView & { secret: string }> {
+  if (input.type === 'admin') assertMayHoldAdminTokens(uow);
   if (input.expiresAt && input.expiresAt.getTime() <= uow.now.getTime()) {
     throw new BadDataError('The expiry date must be in the future', [
       { path: '/body/expiresAt', message: `expiresAt must be later than now (got ${input.expiresAt.toISOString()})` },
@@ -65,6 +67,15 @@ export async function createApiToken(uow: UnitOfWork, input: CreateApiTokenInput
   const scope = validateScope(input);
   const secret = formatSecret(scope.projects.length === 0 ? [ALL] : scope.projects, scope.environment ?? ALL);
   return { ...(await insertApiToken(uow, input, scope, secret)), secret };
+}
+
+/**
+ * An admin token acts as an Admin: only an Admin may make one or change when one expires. A custom root role
+ * given CREATE_API_TOKEN (for SDK tokens) would otherwise mint itself every permission.
+ */
+function assertMayHoldAdminTokens(uow: UnitOfWork): void {
+  if (actorRootRole(uow.actor) === 'Admin') return;
+  throw new PermissionError('Only an Admin may create or extend admin tokens, which act as an Admin', ['ADMIN']);
 }
 
 async function insertApiToken(
@@ -129,6 +140,7 @@ export async function deleteApiToken(uow: UnitOfWork, reference: string): Promis
 export async function setApiTokenExpiry(uow: UnitOfWork, reference: string, expiresAt: Date): Promise<void> {
   const before = await findApiTokenForUpdate(uow.tx, reference);
   if (!before) throw new NotFoundError('Could not find that API token');
+  if (before.type === 'admin') assertMayHoldAdminTokens(uow);
   await uow.tx.updateTable('api_tokens').set({ expires_at: expiresAt }).where('id', '=', before.id).execute();
   const after = (await findApiTokenForUpdate(uow.tx, String(before.id)))!;
   await recordEvent(uow, { type: 'api-token-updated', ...eventScopeOf(before), data: after, preData: before });
