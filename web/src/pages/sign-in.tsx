@@ -6,13 +6,15 @@ import { ErrorMessage } from '../components/ui';
 
 /**
  * Only a path of this app: `next` comes from the URL, which anyone can write. Resolved as the browser would
- * (tabs and newlines dropped, `\` read as `/`), it is kept only when it stays on this origin.
+ * (tabs and newlines dropped, `\` read as `/`, dot segments removed), it is kept only when it stays on this origin
+ * and does not start with `//` (`/.//evil.example` resolves to `//evil.example`, another host to a browser).
  */
 function sameOriginPath(next: string | null): string | undefined {
   if (!next?.startsWith('/')) return undefined;
   try {
     const resolved = new URL(next, window.location.origin);
-    return resolved.origin === window.location.origin ? `${resolved.pathname}${resolved.search}${resolved.hash}` : undefined;
+    const path = `${resolved.pathname}${resolved.search}${resolved.hash}`;
+    return resolved.origin === window.location.origin && !path.startsWith('//') ? path : undefined;
   } catch {
     return undefined;
   }
