@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWebUi, launchBrowser, shows, textOf } from '../helpers/browser.js';
+import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { freePort } from '../helpers/free-port.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
@@ -321,6 +322,34 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     } finally {
       await ctx.admin.post(settings, { emailDomains: '', autoCreate: true, defaultRootRole: 'Viewer' });
     }
+  });
+
+  test('an email the provider did not verify passes no domain rule, creates no account and replaces no stored email', async () => {
+    const settings = '/api/admin/auth/oidc/settings';
+    // A provider where people register themselves: anyone may claim an address of the company.
+    provider.accounts.set('claimant', { email: 'ceo@acme.example', name: 'Claimant', groups: [], email_verified: false });
+    try {
+      expectStatus(await ctx.admin.post(settings, { emailDomains: 'acme.example' }), 200);
+      const ruled = await signInAs('claimant');
+      await refusedWith(ruled.page, /does not say it verified ceo@acme\.example, so it cannot show an email at acme\.example/);
+      await ruled.context.close();
+    } finally {
+      expectStatus(await ctx.admin.post(settings, { emailDomains: '' }), 200);
+    }
+    const open = await signInAs('claimant');
+    await refusedWith(open.page, /does not say it verified ceo@acme\.example, so no account is created for it/);
+    await open.context.close();
+    assert.equal(await ctx.db.selectFrom('users').select('id').where('email', '=', 'ceo@acme.example').executeTakeFirst(), undefined);
+
+    // Someone known by their subject keeps the email on record when the provider sends an unverified one.
+    provider.accounts.set('drifter', { email: 'drifter@acme.example', name: 'Drifter', groups: [] });
+    const first = await signInAs('drifter');
+    assert.equal((await sessionUser(first.page))?.email, 'drifter@acme.example');
+    await first.context.close();
+    provider.accounts.set('drifter', { email: 'ceo@acme.example', name: 'Drifter', groups: [], email_verified: false });
+    const second = await signInAs('drifter');
+    assert.equal((await sessionUser(second.page))?.email, 'drifter@acme.example');
+    await second.context.close();
   });
 
   test('a person provisioned over SCIM is the one their first sign-in links to; deactivated, the provider cannot sign them in', async () => {

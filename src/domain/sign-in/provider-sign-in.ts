@@ -37,6 +37,11 @@ export function claimedGroups(value: unknown): string[] {
  * by this subject, or else the one with the same confirmed email, or a new user with the default root role. A
  * deactivated user is refused. Name and email follow the provider; SSO-mapped group memberships follow its groups.
  * The sign-in is audited; returns the new session's id.
+ *
+ * An email counts only when the provider says it verified it: providers where people register themselves
+ * (Keycloak, Auth0 database connections) would otherwise let anyone be `someone@your-company.com`. So an
+ * unverified email passes no email-domain rule, creates no account, links to none, and never replaces the one
+ * stored.
  */
 export async function signInThroughProvider(
   uow: UnitOfWork,
@@ -45,6 +50,12 @@ export async function signInThroughProvider(
   policy: SignInPolicy,
   session: { sessionTtlHours: number; origin: SessionOrigin },
 ): Promise<string> {
+  const unverified = identity.email !== undefined && !identity.emailVerified;
+  if (unverified && policy.emailDomains.length > 0) {
+    throw new SignInRefused(
+      `The sign-in provider does not say it verified ${identity.email}, so it cannot show an email at ${policy.emailDomains.join(', ')}`,
+    );
+  }
   if (!emailAllowed(policy, identity.email)) {
     throw new SignInRefused(
       `Only people with an email at ${policy.emailDomains.join(', ')} may sign in here${identity.email ? ` (not ${identity.email})` : ''}`,
@@ -81,13 +92,16 @@ export async function signInThroughProvider(
     if (!sameEmail && !policy.autoCreate) {
       throw new SignInRefused(`${identity.email} has no account here, and none is created at sign-in; ask an administrator for one`);
     }
+    if (!sameEmail && unverified) {
+      throw new SignInRefused(`The sign-in provider does not say it verified ${identity.email}, so no account is created for it`);
+    }
     user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: policy.defaultRootRole }));
     await linkSignInIdentity(uow, user.id, provider.issuer, identity.subject);
   } else {
-    // Name and email follow the provider at every later sign-in.
+    // Name and a verified email follow the provider at every later sign-in.
     user = await updateUser(uow, known.id, {
       ...(identity.name ? { name: identity.name } : {}),
-      ...(identity.email ? { email: identity.email } : {}),
+      ...(identity.email && !unverified ? { email: identity.email } : {}),
     });
   }
   await syncSsoGroups(uow, { id: user.id, username: (user.username ?? user.email)! }, identity.groups);
