@@ -3,12 +3,25 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { UnitOfWork } from '../db/unit-of-work.js';
 import { scimResourceTypes, scimSchemas, scimServiceProviderConfig } from '../domain/scim/scim-discovery.js';
-import { createScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from '../domain/scim/scim-groups.js';
+import {
+  createScimGroup,
+  deleteScimGroup,
+  getScimGroup,
+  listScimGroups,
+  patchScimGroup,
+  replaceScimGroup,
+} from '../domain/scim/scim-groups.js';
 import { idOf, listResponse, type Page, type PatchOperation, pageOf, SCIM, selectAttributes } from '../domain/scim/scim-protocol.js';
-import { createScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ScimContext } from '../domain/scim/scim-users.js';
+import {
+  createScimUser,
+  deleteScimUser,
+  getScimUser,
+  listScimUsers,
+  patchScimUser,
+  replaceScimUser,
+  type ScimContext,
+} from '../domain/scim/scim-users.js';
 import { OPEN_SIGN_IN_POLICY, type SignInPolicy, type SignInProvider } from '../domain/settings/sign-in-policy.js';
-import { deleteGroup } from '../domain/groups/groups.js';
-import { deleteUser } from '../domain/users/users.js';
 import { NotFoundError } from '../shared/errors.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { errorHandler } from './plugins/error-handler.js';
@@ -124,7 +137,7 @@ export const scimRoutes: RouteModule = async (app, { deps, act }) => {
       create: (uow: UnitOfWork, body: Record<string, unknown>) => createScimUser(uow, body, context),
       replace: replaceScimUser,
       patch: patchScimUser,
-      remove: deleteUser,
+      remove: deleteScimUser,
     },
     {
       path: 'Groups',
@@ -138,7 +151,7 @@ export const scimRoutes: RouteModule = async (app, { deps, act }) => {
       create: (uow: UnitOfWork, body: Record<string, unknown>) => createScimGroup(uow, body, baseUrl),
       replace: replaceScimGroup,
       patch: patchScimGroup,
-      remove: deleteGroup,
+      remove: deleteScimGroup,
     },
   ];
   for (const type of resourceTypes) {

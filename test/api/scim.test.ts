@@ -379,9 +379,10 @@ describe('what SCIM changes applies at once', () => {
     const scim = await provisioner();
     const userName = `${uniqueName('access')}@example.com`;
     const person = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName }), 201);
-    const editors = await ctx.admin.post('/api/admin/groups', { name: uniqueName('SCIM editors'), rootRole: 2 });
-    expectStatus(editors, 201);
-    const groupId = String((editors.json() as { id: number }).id);
+    // The provider pushes the group; an Admin gives it its role in Vexil.
+    const groupName = uniqueName('SCIM editors');
+    const groupId = scimBody<Resource>(await scim.post('/scim/v2/Groups', { schemas: [GROUP], displayName: groupName }), 201).id;
+    expectStatus(await ctx.admin.put(`/api/admin/groups/${groupId}`, { name: groupName, rootRole: 2 }), 200);
     const browser = ctx.withCookie(await signIn(userName, Number(person.id)));
     const createProject = () => browser.post('/api/admin/projects', { id: uniqueName('scim-project'), name: 'SCIM project' });
 
@@ -627,5 +628,94 @@ describe('bad SCIM requests are refused with SCIM errors, and change nothing', (
       [USER, GROUP],
     );
     expectScimError(await scim.get('/scim/v2/Schemas/urn:nothing'), 404);
+  });
+});
+
+describe('what a SCIM token reaches', () => {
+  test('only the people and groups it provisioned: an Admin-made person or group is not found, listed or changed', async () => {
+    const scim = await provisioner();
+    const username = uniqueName('made-by-admin');
+    const made = await ctx.admin.post('/api/admin/user-admin', { username, email: `${username}@corp.example`, rootRole: 'Editor' });
+    expectStatus(made, 201);
+    const userId = (made.json() as { id: number }).id;
+    const group = await ctx.admin.post('/api/admin/groups', { name: uniqueName('made-by-admin'), rootRole: 2 });
+    expectStatus(group, 201);
+    const groupId = (group.json() as { id: number }).id;
+    const since = await lastEventId(ctx);
+
+    const listed = scimBody<ListResponse>(await scim.get(`/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${username}"`)}`), 200);
+    assert.deepEqual([listed.totalResults, listed.Resources], [0, []]);
+    const all = scimBody<ListResponse>(await scim.get('/scim/v2/Users?count=1000'), 200);
+    assert.ok(!all.Resources.some((resource) => resource.id === String(userId)));
+    expectScimError(await scim.get(`/scim/v2/Users/${userId}`), 404);
+    const takeOver = {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails[primary eq true].value', value: 'attacker@evil.example' }],
+    };
+    expectScimError(await scim.patch(`/scim/v2/Users/${userId}`, takeOver), 404);
+    expectScimError(await scim.put(`/scim/v2/Users/${userId}`, { schemas: [USER], userName: username, active: false }), 404);
+    expectScimError(await scim.delete(`/scim/v2/Users/${userId}`), 404);
+
+    const groups = scimBody<ListResponse>(await scim.get('/scim/v2/Groups?count=1000'), 200);
+    assert.ok(!groups.Resources.some((resource) => resource.id === String(groupId)));
+    const attacker = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName: uniqueName('attacker') }), 201);
+    const join = { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: attacker.id }] }] };
+    expectScimError(await scim.patch(`/scim/v2/Groups/${groupId}`, join), 404);
+    expectScimError(await scim.delete(`/scim/v2/Groups/${groupId}`), 404);
+    // Nor can it pull an Admin-made person into a group of its own.
+    const own = scimBody<Resource>(await scim.post('/scim/v2/Groups', { schemas: [GROUP], displayName: uniqueName('own') }), 201);
+    expectScimError(
+      await scim.patch(`/scim/v2/Groups/${own.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'add', path: 'members', value: [{ value: String(userId) }] }],
+      }),
+      400,
+      'invalidValue',
+    );
+
+    const person = await getOk<{ email: string; rootRole: number }>(ctx.admin, `/api/admin/user-admin/${userId}`);
+    assert.deepEqual([person.email, person.rootRole], [`${username}@corp.example`, 2]);
+    assert.deepEqual(
+      (await eventsSince(ctx, since)).map((event) => event.type),
+      ['user-created', 'group-created'],
+      'only what the provider created itself',
+    );
+  });
+
+  test('a provisioned person or group an Admin gave the Admin root role is changed only in Vexil', async () => {
+    const scim = await provisioner();
+    const userName = uniqueName('promoted');
+    const person = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName }), 201);
+    expectStatus(await ctx.admin.put(`/api/admin/user-admin/${person.id}`, { rootRole: 'Admin' }), 200);
+    const before = scimBody<Resource>(await scim.get(`/scim/v2/Users/${person.id}`), 200);
+    const since = await lastEventId(ctx);
+    const deactivate = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] };
+    for (const refused of [
+      await scim.patch(`/scim/v2/Users/${person.id}`, deactivate),
+      await scim.put(`/scim/v2/Users/${person.id}`, {
+        schemas: [USER],
+        userName,
+        emails: [{ value: 'attacker@evil.example', primary: true }],
+      }),
+      await scim.delete(`/scim/v2/Users/${person.id}`),
+    ]) {
+      const error = expectScimError(refused, 403);
+      assert.match(error.detail, /holds the Admin root role: only an Admin changes them, in Vexil/);
+    }
+    assert.deepEqual(scimBody<Resource>(await scim.get(`/scim/v2/Users/${person.id}`), 200), before);
+
+    const groupName = uniqueName('admins');
+    const group = scimBody<Resource>(await scim.post('/scim/v2/Groups', { schemas: [GROUP], displayName: groupName }), 201);
+    expectStatus(await ctx.admin.put(`/api/admin/groups/${group.id}`, { name: groupName, rootRole: 1 }), 200);
+    const newcomer = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName: uniqueName('newcomer') }), 201);
+    const groupSince = await lastEventId(ctx);
+    const join = { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: newcomer.id }] }] };
+    assert.match(expectScimError(await scim.patch(`/scim/v2/Groups/${group.id}`, join), 403).detail, /holds the Admin root role/);
+    expectScimError(await scim.delete(`/scim/v2/Groups/${group.id}`), 403);
+    assert.deepEqual(await eventsSince(ctx, groupSince), []);
+    assert.deepEqual(
+      (await eventsSince(ctx, since)).map((event) => event.type).filter((type) => type.startsWith('user-')),
+      ['user-created'],
+    );
   });
 });

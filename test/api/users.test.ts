@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventsSince, lastEventId, type StoredEvent } from '../helpers/events.js';
 import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
-import { STRONG_PASSWORD, useTestApp } from '../helpers/test-app.js';
+import { STRONG_PASSWORD, startTestApp, useTestApp } from '../helpers/test-app.js';
 
 interface User {
   id: number;
@@ -615,5 +615,37 @@ describe('searching people', () => {
     const viewer = await createUserSession(ctx, 'Viewer');
     expectError(await ctx.withCookie(viewer.cookie).get('/api/admin/user-admin/search?q=a'), 403, 'PermissionError');
     expectError(await ctx.admin.get(`/api/admin/user-admin/search?q=${'a'.repeat(101)}`), 400, 'BadDataError');
+  });
+});
+
+describe('the last active Admin', () => {
+  test('can be neither deleted nor demoted, through any path; once another Admin exists, either can', async () => {
+    // A server of its own, where the Admins are only the people this test makes.
+    const own = await startTestApp();
+    try {
+      const made = await own.admin.post(USERS, { username: uniqueName('only-admin'), rootRole: 'Admin', password: STRONG_PASSWORD });
+      expectStatus(made, 201);
+      const onlyId = (made.json() as { id: number }).id;
+      const since = await lastEventId(own);
+      const deleted = expectError(await own.admin.delete(`${USERS}/${onlyId}`), 409, 'ConflictError');
+      assert.equal(deleted.message, `User ${onlyId} is the last active Admin and cannot be deleted; make someone else an Admin first`);
+      const demoted = expectError(await own.admin.put(`${USERS}/${onlyId}`, { rootRole: 'Editor' }), 409, 'ConflictError');
+      assert.match(demoted.message, /last active Admin and cannot be given another root role/);
+      assert.deepEqual(await eventsSince(own, since), []);
+      assert.equal((await getOk<{ rootRole: number }>(own.admin, `${USERS}/${onlyId}`)).rootRole, 1);
+
+      // An Admin through a group counts as one.
+      const second = await own.admin.post(USERS, { username: uniqueName('second'), rootRole: 'Viewer' });
+      expectStatus(second, 201);
+      const secondId = (second.json() as { id: number }).id;
+      expectStatus(
+        await own.admin.post('/api/admin/groups', { name: uniqueName('admins'), rootRole: 1, users: [{ user: { id: secondId } }] }),
+        201,
+      );
+      expectStatus(await own.admin.put(`${USERS}/${onlyId}`, { rootRole: 'Editor' }), 200);
+      expectStatus(await own.admin.delete(`${USERS}/${onlyId}`), 200);
+    } finally {
+      await own.close();
+    }
   });
 });

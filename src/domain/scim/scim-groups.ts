@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { GroupsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError } from '../../shared/errors.js';
-import { createProvisionedGroup, type ProvisionedGroup, replaceProvisionedGroup } from '../groups/groups.js';
+import { NotFoundError, PermissionError } from '../../shared/errors.js';
+import { createProvisionedGroup, deleteGroup, type ProvisionedGroup, replaceProvisionedGroup } from '../groups/groups.js';
 import {
   applyPatch,
   idOf,
@@ -50,9 +50,28 @@ function readGroup(resource: Record<string, unknown>): ProvisionedGroup {
 }
 
 /** A 400 naming the members that are no person here (service accounts cannot be members). */
-async function assertPeople(tx: Tx, ids: number[]): Promise<void> {
+async function assertPeople(tx: Tx, ids: number[], groupId: number | null): Promise<void> {
   if (ids.length === 0) return;
-  const found = await tx.selectFrom('users').select('id').where('id', 'in', ids).where('is_service', '=', false).execute();
+  // A new member is someone SCIM provisioned; the group's present members may stay, whoever added them.
+  const found = await tx
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('is_service', '=', false)
+    .where((eb) =>
+      eb.or([
+        eb('scim_managed', '=', true),
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('group_users')
+            .select('user_id')
+            .where('group_id', '=', groupId ?? 0),
+        ),
+      ]),
+    )
+    .execute();
   const known = new Set(found.map((row) => row.id));
   const unknown = [...new Set(ids.filter((id) => !known.has(id)))];
   if (unknown.length > 0) {
@@ -119,7 +138,7 @@ export type ScimGroup = Awaited<ReturnType<typeof scimGroups>>[number];
 /** Groups, filtered and paged as RFC 7644 §3.4.2 says, in the order they were made. */
 export async function listScimGroups(db: Db, query: { filter?: string }, page: Page, baseUrl: string) {
   const equalities = readFilter(query.filter, SCIM.group, GROUP_FILTER_ATTRIBUTES);
-  let select = db.selectFrom('groups');
+  let select = db.selectFrom('groups').where('scim_managed', '=', true);
   for (const { attribute, value } of equalities) {
     if (attribute === 'displayName') select = select.where((eb) => eb(eb.fn('lower', ['name']), '=', value.toLowerCase()));
     else if (attribute === 'externalId') select = select.where('scim_external_id', '=', value);
@@ -137,14 +156,25 @@ export async function listScimGroups(db: Db, query: { filter?: string }, page: P
   return listResponse(await scimGroups(db, rows, baseUrl), total, page);
 }
 
+/** A group SCIM reaches: one it created, never one an Admin made in Vexil. */
 async function groupRow(db: Db, id: number, forUpdate = false): Promise<GroupRow> {
   const row = await db
     .selectFrom('groups')
     .selectAll()
     .where('id', '=', id)
+    .where('scim_managed', '=', true)
     .$if(forUpdate, (select) => select.forUpdate())
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find group ${id}`);
+  return row;
+}
+
+/** A provisioned group the provider may change: not one an Admin gave the Admin root role, which anyone joining it would hold. */
+async function changeableGroup(db: Db, id: number, forUpdate = false): Promise<GroupRow> {
+  const row = await groupRow(db, id, forUpdate);
+  if (row.root_role === 'Admin') {
+    throw new PermissionError(`Group ${id} holds the Admin root role: only an Admin changes it, in Vexil`, ['ADMIN']);
+  }
   return row;
 }
 
@@ -156,7 +186,7 @@ export async function getScimGroup(db: Db, id: number, baseUrl: string): Promise
 export async function createScimGroup(uow: UnitOfWork, resource: Record<string, unknown>, baseUrl: string): Promise<ScimGroup> {
   const group = readGroup(resource);
   await assertUnique(uow.tx, group, null);
-  await assertPeople(uow.tx, group.memberIds);
+  await assertPeople(uow.tx, group.memberIds, null);
   return getScimGroup(uow.tx, await createProvisionedGroup(uow, group), baseUrl);
 }
 
@@ -168,9 +198,9 @@ export async function replaceScimGroup(
   baseUrl: string,
 ): Promise<ScimGroup> {
   const group = readGroup(resource);
-  await groupRow(uow.tx, id);
+  await changeableGroup(uow.tx, id);
   await assertUnique(uow.tx, group, id);
-  await assertPeople(uow.tx, group.memberIds);
+  await assertPeople(uow.tx, group.memberIds, id);
   await replaceProvisionedGroup(uow, id, group);
   return getScimGroup(uow.tx, id, baseUrl);
 }
@@ -192,6 +222,12 @@ function removalsByValue(operations: PatchOperation[]): PatchOperation[] {
 
 /** Applies a PATCH (add and remove members, rename) to the group as the provider sees it, stored as a replacement. */
 export async function patchScimGroup(uow: UnitOfWork, id: number, operations: PatchOperation[], baseUrl: string): Promise<ScimGroup> {
-  const current = (await scimGroups(uow.tx, [await groupRow(uow.tx, id, true)], baseUrl))[0]!;
+  const current = (await scimGroups(uow.tx, [await changeableGroup(uow.tx, id, true)], baseUrl))[0]!;
   return replaceScimGroup(uow, id, applyPatch(current, removalsByValue(operations)), baseUrl);
+}
+
+/** DELETE: a provisioned group the provider may change goes, and the access it gave with it. */
+export async function deleteScimGroup(uow: UnitOfWork, id: number): Promise<void> {
+  await changeableGroup(uow.tx, id, true);
+  await deleteGroup(uow, id);
 }

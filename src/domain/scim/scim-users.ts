@@ -2,10 +2,10 @@ import type { Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { NotFoundError } from '../../shared/errors.js';
+import { NotFoundError, PermissionError } from '../../shared/errors.js';
 import { readSignInPolicy, type SignInPolicy, type SignInProvider } from '../settings/sign-in-policy.js';
 import { createProvisionedUser, type ProvisionedPerson, replaceProvisionedUser } from '../users/provisioned-users.js';
-import { lockUser } from '../users/users.js';
+import { deleteUser, holdsAdminRole, lockUser } from '../users/users.js';
 import {
   applyPatch,
   idOf,
@@ -176,10 +176,18 @@ const COLUMN_OF_FILTER: Record<(typeof USER_FILTER_ATTRIBUTES)[number], 'usernam
   'emails.value': 'email',
 };
 
-/** People (never service accounts), filtered and paged as RFC 7644 §3.4.2 says, in the order they were made. */
+/**
+ * The people SCIM reaches: those it created (`scim_managed`), never service accounts nor people an Admin made, so a
+ * SCIM token cannot read, rename, re-address or remove anyone the identity provider did not bring.
+ */
+function provisionedPeople(db: Db) {
+  return db.selectFrom('users').where('is_service', '=', false).where('scim_managed', '=', true);
+}
+
+/** Provisioned people, filtered and paged as RFC 7644 §3.4.2 says, in the order they were made. */
 export async function listScimUsers(db: Db, query: { filter?: string }, page: Page, baseUrl: string) {
   const equalities = readFilter(query.filter, SCIM.user, USER_FILTER_ATTRIBUTES);
-  let select = db.selectFrom('users').where('is_service', '=', false);
+  let select = provisionedPeople(db);
   for (const { attribute, value } of equalities) {
     const column = COLUMN_OF_FILTER[attribute as keyof typeof COLUMN_OF_FILTER];
     // A value that is no id of Vexil's matches nobody (ids start at 1).
@@ -193,8 +201,20 @@ export async function listScimUsers(db: Db, query: { filter?: string }, page: Pa
 }
 
 async function personRow(db: Db, id: number): Promise<UserRow> {
-  const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('is_service', '=', false).executeTakeFirst();
+  const row = await provisionedPeople(db).selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find user ${id}`);
+  return row;
+}
+
+/**
+ * A provisioned person the provider may change: not one holding the Admin root role (given by an Admin in Vexil),
+ * whom a SCIM token could otherwise re-address, deactivate or delete.
+ */
+async function changeablePerson(tx: Tx, id: number): Promise<UserRow> {
+  const row = await personRow(tx, id);
+  if (await holdsAdminRole(tx, id)) {
+    throw new PermissionError(`User ${id} holds the Admin root role: only an Admin changes them, in Vexil`, ['ADMIN']);
+  }
   return row;
 }
 
@@ -241,7 +261,7 @@ export async function createScimUser(uow: UnitOfWork, resource: Record<string, u
 /** Replaces a person as the provider sees them (PUT; a PATCH arrives here with its result). */
 export async function replaceScimUser(uow: UnitOfWork, id: number, resource: Record<string, unknown>, baseUrl: string): Promise<ScimUser> {
   const person = readUser(resource);
-  await personRow(uow.tx, id);
+  await changeablePerson(uow.tx, id);
   await assertUnique(uow.tx, person, id);
   await replaceProvisionedUser(uow, id, person);
   return getScimUser(uow.tx, id, baseUrl);
@@ -250,6 +270,13 @@ export async function replaceScimUser(uow: UnitOfWork, id: number, resource: Rec
 /** Applies a PATCH (RFC 7644 §3.5.2) to the person as the provider sees them, then stores it as a replacement. */
 export async function patchScimUser(uow: UnitOfWork, id: number, operations: PatchOperation[], baseUrl: string): Promise<ScimUser> {
   await lockUser(uow, id);
+  await changeablePerson(uow.tx, id);
   const current = await getScimUser(uow.tx, id, baseUrl);
   return replaceScimUser(uow, id, applyPatch(current, operations), baseUrl);
+}
+
+/** DELETE: a provisioned person the provider may change leaves for good. */
+export async function deleteScimUser(uow: UnitOfWork, id: number): Promise<void> {
+  await changeablePerson(uow.tx, id);
+  await deleteUser(uow, id);
 }

@@ -2,7 +2,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 import { removeAllUsersTokens } from '../personal-access-tokens/personal-access-tokens.js';
 import { endSessions } from './sessions.js';
-import { lockUser } from './users.js';
+import { assertNotLastAdmin, lockUser } from './users.js';
 
 /**
  * Deactivates a person (they keep their record, groups and history, but may neither sign in nor use a token) or
@@ -12,6 +12,7 @@ import { lockUser } from './users.js';
 export async function setUserActive(uow: UnitOfWork, id: number, active: boolean): Promise<boolean> {
   const user = await lockUser(uow, id);
   if ((user.deactivated_at === null) === active) return false;
+  if (!active) await assertNotLastAdmin(uow, id, 'deactivated');
   await uow.tx
     .updateTable('users')
     .set({ deactivated_at: active ? null : uow.now, updated_at: uow.now })

@@ -1,6 +1,6 @@
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
-import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { likePattern } from '../../shared/filters.js';
 import { hashPassword, hashToken, verifyPassword } from '../../shared/secrets.js';
 import { recordEvent } from '../events/record-event.js';
@@ -87,6 +87,41 @@ export interface UpdateUserInput {
   rootRole?: RootRoleRef;
 }
 
+/** People who hold the Admin root role, on their own or through a group: what the last-Admin rule and SCIM look at. */
+function adminRoleHolders(db: Db) {
+  return db
+    .selectFrom('users as u')
+    .select('u.id')
+    .where('u.is_service', '=', false)
+    .where((eb) =>
+      eb.or([
+        eb('u.root_role', '=', 'Admin'),
+        eb.exists(
+          eb
+            .selectFrom('group_users as gu')
+            .innerJoin('groups as g', 'g.id', 'gu.group_id')
+            .select('gu.user_id')
+            .whereRef('gu.user_id', '=', 'u.id')
+            .where('g.root_role', '=', 'Admin'),
+        ),
+      ]),
+    );
+}
+
+export async function holdsAdminRole(db: Db, id: number): Promise<boolean> {
+  return (await adminRoleHolders(db).where('u.id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Refuses what would leave no active person holding the Admin root role (deleting, deactivating or demoting the
+ * last one), by any path: the API, the UI or SCIM. Nobody could then manage the server without its database.
+ */
+export async function assertNotLastAdmin(uow: UnitOfWork, id: number, what: string): Promise<void> {
+  if (!(await holdsAdminRole(uow.tx, id))) return;
+  const other = await adminRoleHolders(uow.tx).where('u.id', '!=', id).where('u.deactivated_at', 'is', null).limit(1).executeTakeFirst();
+  if (!other) throw new ConflictError(`User ${id} is the last active Admin and cannot be ${what}; make someone else an Admin first`);
+}
+
 export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserInput): Promise<UserView> {
   const before = await lockUser(uow, id);
   const changes = {
@@ -97,6 +132,7 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   if (unchanged(changes, before)) {
     return toUserView(before);
   }
+  if (before.root_role === 'Admin' && changes.root_role !== 'Admin') await assertNotLastAdmin(uow, id, 'given another root role');
   const after = await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   const user = toUserView(after);
   await recordEvent(uow, { type: 'user-updated', data: user, preData: toUserView(before) });
@@ -113,6 +149,7 @@ export async function deleteUser(uow: UnitOfWork, id: number): Promise<void> {
     throw new BadDataError('You cannot delete your own user; ask another admin');
   }
   const before = await lockUser(uow, id);
+  await assertNotLastAdmin(uow, id, 'deleted');
   await uow.tx.deleteFrom('users').where('id', '=', id).execute();
   await recordEvent(uow, { type: 'user-deleted', preData: toUserView(before) });
 }
