@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGIN_TTL_MS } from '../domain/sign-in/oidc-sign-in.js';
@@ -14,6 +15,8 @@ import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js
 
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
+/** The id of the SAML request this browser started: only an answer to it signs this browser in. */
+const SAML_REQUEST_COOKIE = 'vexil-saml-request';
 const OIDC_PATHS = '/auth/oidc';
 const SAML_PATHS = '/auth/saml';
 
@@ -83,10 +86,6 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     saml: saml ? { name: saml.config.name, path: `${SAML_PATHS}/login` } : null,
   }));
 
-  // SAML 2.0: the identity provider posts its answer as a form, the only body this module reads that is not JSON.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
-    done(null, Object.fromEntries(new URLSearchParams(body.toString()))),
-  );
   const samlOrNotFound = () => {
     if (!saml) throw new NotFoundError('SAML sign-in is not configured on this server (SAML_METADATA_URL)');
     return saml;
@@ -98,37 +97,57 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     async (request, reply) => {
       const provider = samlOrNotFound();
       try {
-        return reply.redirect(await provider.start(safeReturnPath(request.query.next)), 302);
+        const { url, requestId } = await provider.start(safeReturnPath(request.query.next));
+        // The identity provider posts the answer from its own site: a Lax cookie would not come with that POST, so
+        // over HTTPS the cookie is SameSite=None (and Secure); a server on plain HTTP can only offer Lax.
+        return reply
+          .setCookie(SAML_REQUEST_COOKIE, requestId, {
+            httpOnly: true,
+            sameSite: secureCookie ? 'none' : 'lax',
+            secure: secureCookie,
+            path: SAML_PATHS,
+            maxAge: LOGIN_TTL_MS / 1000,
+          })
+          .redirect(url, 302);
       } catch (error) {
         return backToSignIn(request, reply, error, 'saml');
       }
     },
   );
 
-  app.post(
-    `${SAML_PATHS}/callback`,
-    route(PUBLIC, {
-      body: Type.Object(
-        {
-          SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
-          RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
-        },
-        { additionalProperties: true },
-      ),
-    }),
-    async (request, reply) => {
-      const provider = samlOrNotFound();
-      try {
-        const answer = await provider.finish(request.body.SAMLResponse);
-        const sessionId = await inUnitOfWork(deps, provider.actor, (uow) =>
-          provider.signIn(uow, answer, deps.config.sessionTtlHours, sessionOrigin(request)),
-        );
-        return setSessionCookie(reply, sessionId).redirect(safeReturnPath(request.body.RelayState), 302);
-      } catch (error) {
-        return backToSignIn(request, reply, error, 'saml');
-      }
-    },
-  );
+  // SAML 2.0: the identity provider posts its answer as a form. Only this route reads form bodies (a scope of its
+  // own): the password sign-in takes JSON alone, so no page of another site can post one to it.
+  await app.register(async (scope) => {
+    const samlCallback = scope.withTypeProvider<TypeBoxTypeProvider>();
+    samlCallback.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body.toString()))),
+    );
+    samlCallback.post(
+      `${SAML_PATHS}/callback`,
+      route(PUBLIC, {
+        body: Type.Object(
+          {
+            SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
+            RelayState: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { additionalProperties: true },
+        ),
+      }),
+      async (request, reply) => {
+        const provider = samlOrNotFound();
+        reply.clearCookie(SAML_REQUEST_COOKIE, { path: SAML_PATHS });
+        try {
+          const answer = await provider.finish(request.body.SAMLResponse, request.cookies[SAML_REQUEST_COOKIE]);
+          const sessionId = await inUnitOfWork(deps, provider.actor, (uow) =>
+            provider.signIn(uow, answer, deps.config.sessionTtlHours, sessionOrigin(request)),
+          );
+          return setSessionCookie(reply, sessionId).redirect(safeReturnPath(request.body.RelayState), 302);
+        } catch (error) {
+          return backToSignIn(request, reply, error, 'saml');
+        }
+      },
+    );
+  });
 
   app.get(`${SAML_PATHS}/metadata`, route(PUBLIC), async (_request, reply) =>
     reply.type('application/samlmetadata+xml; charset=utf-8').send(await samlOrNotFound().serviceProviderMetadata()),

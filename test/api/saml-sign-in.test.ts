@@ -25,21 +25,28 @@ after(async () => {
   await idp?.close();
 });
 
+/** The test's browser: the cookie naming the SAML request its last sign-in start made. */
+let requestCookie: string | undefined;
+
 /** Starts a sign-in as a browser would; answers where Vexil sends it (the IdP, with the request). */
 async function startSignIn(next = '/projects'): Promise<string> {
   const started = await ctx.as().get(`/auth/saml/login?next=${encodeURIComponent(next)}`);
   expectStatus(started, 302);
   const location = String(started.headers.location);
   assert.ok(location.startsWith(`${idp.metadataUrl.replace('/metadata', '')}/sso?SAMLRequest=`), location);
+  const cookie = started.cookies.find((entry) => entry.name === 'vexil-saml-request');
+  assert.ok(cookie?.httpOnly && cookie.path === '/auth/saml', 'the request id is kept in an HttpOnly cookie of the SAML paths');
+  requestCookie = cookie.value;
   return location;
 }
 
-function post(form: Record<string, string>): Promise<LightMyRequestResponse> {
+/** The identity provider's form, posted by the browser holding `cookie` (the test's browser unless given; null: none). */
+function post(form: Record<string, string>, cookie: string | null | undefined = requestCookie): Promise<LightMyRequestResponse> {
   return ctx.as().inject({
     method: 'POST',
     url: '/auth/saml/callback',
     payload: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie: `vexil-saml-request=${cookie}` } : {}) },
   });
 }
 
@@ -74,6 +81,7 @@ describe('SAML sign-in', () => {
     expectStatus(group, 201);
     const since = await lastEventId(ctx);
     const answer = await idp.answer(await startSignIn('/flags?project=default'), 'ada');
+    const started = requestCookie;
     const signedIn = await post(answer);
     expectStatus(signedIn, 302);
     assert.equal(signedIn.headers.location, '/flags?project=default');
@@ -97,8 +105,10 @@ describe('SAML sign-in', () => {
       ['user-signed-in', 'Corp SSO'],
     ]);
 
-    // The same answer a second time, as a replay would send it, signs no one in.
-    await expectRefused(await post(answer), /already used/);
+    // The same answer a second time, as a replay would send it (with the cookie, too), signs no one in.
+    await expectRefused(await post(answer, started), /already used/);
+    // The callback ended the sign-in the browser started: its cookie is cleared.
+    assert.equal(signedIn.cookies.find((entry) => entry.name === 'vexil-saml-request')?.value, '');
   });
 
   test('where to go after signing in stays on this server, however the path is written', async () => {
@@ -139,13 +149,48 @@ describe('SAML sign-in', () => {
     assert.ok(!users.users.some((user) => user.email === 'bob@corp.example'));
   });
 
+  test("an answer to another browser's sign-in, or to none, signs no one in (login CSRF, IdP-initiated assertions)", async () => {
+    // The attacker signs in to their own account at the IdP and keeps the answer instead of posting it.
+    const attackers = await answerFor('bob');
+    const attackerCookie = requestCookie;
+    // Their page posts it from the victim's browser, which started no sign-in...
+    await expectRefused(await post(attackers, null), /not started in this browser/);
+    // ...or started one of its own.
+    await startSignIn();
+    await expectRefused(await post(attackers), /does not answer the sign-in this browser started/);
+
+    // An assertion the IdP made for no request, wrapped in a Response naming the request this browser started.
+    const location = await startSignIn();
+    const unbound = await idp.answer(location, 'bob', { assertionAnswersNoRequest: true });
+    const xml = Buffer.from(unbound.SAMLResponse, 'base64').toString('utf8');
+    assert.equal((xml.match(/InResponseTo=/g) ?? []).length, 1, 'only the unsigned Response names the request');
+    await expectRefused(await post(unbound), /does not answer the sign-in this browser started/);
+
+    // The attacker's own browser could still use it: the refusals above did not spend it.
+    expectStatus(await post(attackers, attackerCookie), 302);
+  });
+
+  test('the password sign-in takes JSON only: a form posted from another site is a 415', async () => {
+    const response = await ctx.as().inject({
+      method: 'POST',
+      url: '/auth/simple/login',
+      payload: new URLSearchParams({ username: 'ada@corp.example', password: 'whatever-it-is' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(response, 415, 'ContentTypeError');
+  });
+
   test("a client asking for JSON gets a refusal as a 401 in Unleash's error shape, recorded too", async () => {
     const { SAMLResponse, RelayState } = await answerFor('bob', { unsigned: true });
     const refused = await ctx.as().inject({
       method: 'POST',
       url: '/auth/saml/callback',
       payload: new URLSearchParams({ SAMLResponse, RelayState }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        cookie: `vexil-saml-request=${requestCookie}`,
+      },
     });
     const body = expectError(refused, 401, 'UnauthorizedError');
     assert.match(body.message, /SAML answer was refused.*signature/i);

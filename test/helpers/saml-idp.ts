@@ -55,6 +55,11 @@ export interface AnswerOptions {
   recipient?: string;
   /** Moves every instant of the assertion by this much (negative: an assertion from the past). */
   shiftMs?: number;
+  /**
+   * The signed assertion answers no request (as an IdP-initiated one), while the unsigned Response around it still
+   * names the request: what an attacker holding an IdP-initiated assertion would wrap it in.
+   */
+  assertionAnswersNoRequest?: boolean;
 }
 
 /** A SAML identity provider made with samlify, serving its metadata and its sign-in page on a port of its own. */
@@ -132,7 +137,11 @@ export async function startSamlIdp(serviceProvider: { entityId: string; callback
     const authn = `<saml:AuthnStatement AuthnInstant="${values.IssueInstant}" SessionIndex="${values.AssertionID}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`;
     const render = (template: string) =>
       samlify.SamlLib.replaceTagsByValue(
-        template.replace('{AuthnStatement}', authn).replace('{AttributeStatement}', attributeStatement(account)),
+        template
+          .replace('{AuthnStatement}', authn)
+          .replace('{AttributeStatement}', attributeStatement(account))
+          // The subject confirmation's InResponseTo is the one that closes the element; the Response's opens its own.
+          .replace(options.assertionAnswersNoRequest ? ' InResponseTo="{InResponseTo}"/>' : '\u0000', '/>'),
         values,
       );
     const RelayState = url.searchParams.get('RelayState') ?? '';

@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { type CacheProvider, type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import { type Document, DOMParser, type Element } from '@xmldom/xmldom';
 import type { SamlConfig } from '../../config.js';
@@ -62,6 +63,13 @@ export function readIdentityProviderMetadata(xml: string): IdentityProviderMetad
 interface Deps {
   db: Db;
   clock: Clock;
+}
+
+/** A checked answer: who signed in, the request it answered and the assertion's own id. */
+export interface SamlAnswer {
+  identity: ProviderIdentity;
+  requestId: string;
+  assertionId: string;
 }
 
 /** What a started sign-in's request id carries, sealed: when it was made. */
@@ -160,10 +168,18 @@ export class SamlSignIn {
     );
   }
 
-  /** Where to send the browser to sign in, with `returnTo` as the RelayState the provider sends back. */
-  async start(returnTo: string): Promise<string> {
+  /**
+   * Where to send the browser to sign in, with `returnTo` as the RelayState the provider sends back, and the
+   * request's id, which the browser keeps (a cookie) to show that the answer it brings back is to its own request.
+   */
+  async start(returnTo: string): Promise<{ url: string; requestId: string }> {
     const { saml } = await this.setUp();
-    return saml.getAuthorizeUrlAsync(returnTo, undefined, {});
+    const url = await saml.getAuthorizeUrlAsync(returnTo, undefined, {});
+    // The id is inside the request the URL carries (HTTP-Redirect binding: deflated, then base64).
+    const request = inflateRawSync(Buffer.from(new URL(url).searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
+    const requestId = /\sID="([^"]+)"/.exec(request)?.[1];
+    if (!requestId) throw new SignInRefused('The SAML request made for the identity provider carries no id');
+    return { url, requestId };
   }
 
   /** Vexil's service provider metadata, for the identity provider's administrator. */
@@ -172,8 +188,16 @@ export class SamlSignIn {
     return saml.generateServiceProviderMetadata(null, null);
   }
 
-  /** Checks a POSTed answer and reads who signed in; the request it answers is returned, to be marked answered. */
-  async finish(samlResponse: string): Promise<{ identity: ProviderIdentity; requestId: string }> {
+  /**
+   * Checks a POSTed answer and reads who signed in; the request it answers and the assertion's id are returned, to be
+   * marked used. The answer must answer the request this browser started (`startedRequestId`, from its cookie), in
+   * the signed assertion itself: the Response's `InResponseTo` is not signed, so an assertion made for no request
+   * (IdP-initiated) or for another browser's request cannot be wrapped in a Response naming this one.
+   */
+  async finish(samlResponse: string, startedRequestId: string | undefined): Promise<SamlAnswer> {
+    if (!startedRequestId) {
+      throw new SignInRefused('This SAML answer was not started in this browser (no sign-in cookie); start again from the sign-in page');
+    }
     const { saml, idp } = await this.setUp();
     let profile: Profile | null;
     try {
@@ -186,18 +210,28 @@ export class SamlSignIn {
     }
     if (!profile || typeof profile.inResponseTo !== 'string') throw new SignInRefused('The SAML answer answers no sign-in Vexil started');
     if (profile.issuer !== idp.entityId) throw new SignInRefused(`The SAML answer comes from ${profile.issuer}, not ${idp.entityId}`);
-    const recipient = this.recipientOf(profile);
-    if (recipient !== this.config.callbackUrl) {
-      throw new SignInRefused(`The SAML assertion is meant for ${recipient ?? 'no recipient'}, not ${this.config.callbackUrl}`);
+    const assertion = this.signedAssertionOf(profile);
+    if (assertion.recipient !== this.config.callbackUrl) {
+      throw new SignInRefused(`The SAML assertion is meant for ${assertion.recipient ?? 'no recipient'}, not ${this.config.callbackUrl}`);
     }
-    return { identity: this.identityOf(profile), requestId: profile.inResponseTo };
+    if (profile.inResponseTo !== startedRequestId || assertion.inResponseTo !== startedRequestId) {
+      throw new SignInRefused('This SAML answer does not answer the sign-in this browser started; start again from the sign-in page');
+    }
+    if (!assertion.id) throw new SignInRefused('The SAML assertion has no ID');
+    return { identity: this.identityOf(profile), requestId: startedRequestId, assertionId: assertion.id };
   }
 
-  private recipientOf(profile: Profile): string | undefined {
+  /** What the signed assertion (node-saml hands over only the part whose signature it checked) says of itself. */
+  private signedAssertionOf(profile: Profile): { id?: string; recipient?: string; inResponseTo?: string } {
     const xml = profile.getAssertionXml?.();
-    if (!xml) return undefined;
+    if (!xml) return {};
     const document = new DOMParser().parseFromString(xml, 'text/xml');
-    return text(elements(document, ASSERTION_NS, 'SubjectConfirmationData')[0]?.getAttribute('Recipient'));
+    const confirmation = elements(document, ASSERTION_NS, 'SubjectConfirmationData')[0];
+    return {
+      id: text(elements(document, ASSERTION_NS, 'Assertion')[0]?.getAttribute('ID')),
+      recipient: text(confirmation?.getAttribute('Recipient')),
+      inResponseTo: text(confirmation?.getAttribute('InResponseTo')),
+    };
   }
 
   private identityOf(profile: Profile): ProviderIdentity {
@@ -221,18 +255,24 @@ export class SamlSignIn {
   }
 
   /**
-   * Signs the person in under the sign-in policy (see `signInThroughProvider`), marking the request answered in the
-   * same unit of work: a second use of the answer, on any instance, is refused. Returns the new session's id.
+   * Signs the person in under the sign-in policy (see `signInThroughProvider`), marking the request answered and the
+   * assertion used in the same unit of work: a second use of either, on any instance, is refused. Returns the new
+   * session's id.
    */
-  async signIn(uow: UnitOfWork, answer: { identity: ProviderIdentity; requestId: string }, sessionTtlHours: number, origin: SessionOrigin) {
+  async signIn(uow: UnitOfWork, answer: SamlAnswer, sessionTtlHours: number, origin: SessionOrigin) {
     await uow.tx.deleteFrom('saml_answered_requests').where('expires_at', '<', uow.now).execute();
+    const expiresAt = new Date(uow.now.getTime() + REQUEST_TTL_MS + CLOCK_SKEW_MS);
+    // Assertion ids share the table with request ids, told apart by a prefix no request id has (they start with `_`).
     const marked = await uow.tx
       .insertInto('saml_answered_requests')
-      .values({ request_id: answer.requestId, expires_at: new Date(uow.now.getTime() + REQUEST_TTL_MS + CLOCK_SKEW_MS) })
+      .values([
+        { request_id: answer.requestId, expires_at: expiresAt },
+        { request_id: `assertion:${answer.assertionId}`, expires_at: expiresAt },
+      ])
       .onConflict((conflict) => conflict.doNothing())
       .returning('request_id')
-      .executeTakeFirst();
-    if (!marked) throw new SignInRefused('This SAML answer was already used; start again');
+      .execute();
+    if (marked.length < 2) throw new SignInRefused('This SAML answer was already used; start again');
     const { idp } = await this.setUp();
     const policy = await readSignInPolicy(uow.tx, 'saml', this.startingPolicy);
     return signInThroughProvider(uow, { issuer: idp.entityId, authType: 'saml' }, answer.identity, policy, { sessionTtlHours, origin });
