@@ -283,6 +283,27 @@ describe('what a custom root role cannot reach beyond its permissions', () => {
     assert.equal((sdkToken.json() as { type: string }).type, 'client');
   });
 
+  test('a project role with PROJECT_USER_ACCESS_WRITE gives people access, and groups only with PROJECT_GROUP_ACCESS_WRITE', async () => {
+    const project = await createProject(ctx);
+    const userManagers = await createRole({ type: 'custom', permissions: [{ name: 'PROJECT_USER_ACCESS_WRITE' }] });
+    const manager = await person('Viewer');
+    expectStatus(await ctx.admin.post(`${projectPath(project)}/access`, { roles: [userManagers.id], users: [manager.id] }), 200);
+    const group = await ctx.admin.post('/api/admin/groups', { name: uniqueName('everyone') });
+    expectStatus(group, 201);
+    const groupId = (group.json() as { id: number }).id;
+    const colleague = await person('Viewer');
+    const since = await lastEventId(ctx);
+    for (const refused of [
+      await manager.browser.post(`${projectPath(project)}/access`, { roles: [4], groups: [groupId] }),
+      await manager.browser.post(`${projectPath(project)}/access`, { roles: [4], users: [colleague.id], groups: [groupId] }),
+      await manager.browser.put(`${projectPath(project)}/groups/${groupId}/roles`, { roles: [4] }),
+    ]) {
+      assert.deepEqual(expectError(refused, 403, 'PermissionError').permissions, ['PROJECT_GROUP_ACCESS_WRITE']);
+    }
+    assert.deepEqual(await eventsSince(ctx, since), []);
+    expectStatus(await manager.browser.post(`${projectPath(project)}/access`, { roles: [5], users: [colleague.id] }), 200);
+  });
+
   test('UPDATE_ADDON cannot point an integration elsewhere and keep its secrets', async () => {
     const editors = await createRole({ type: 'root-custom', permissions: [{ name: 'UPDATE_ADDON' }] });
     const editor = await person(editors.id);

@@ -1,7 +1,7 @@
 import type { Db, Tx } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
-import { PROJECT_ROLE_IDS } from '../access/permissions.js';
+import { assertActorMay, PROJECT_ROLE_IDS } from '../access/permissions.js';
 import { type ProjectRoleRef, projectRoleChoices, projectRoleId, type RoleSummary } from '../roles/roles.js';
 import { recordEvent } from '../events/record-event.js';
 import { toUserView, type UserView } from '../users/user-view.js';
@@ -98,6 +98,8 @@ export async function addProjectAccess(
       { path: '/body/users', message: 'users and groups are both empty' },
     ]);
   }
+  // The route asks for PROJECT_USER_ACCESS_WRITE; groups, which may hold many people, take their own permission.
+  if (input.groups.length > 0) assertActorMay(uow.actor, 'PROJECT_GROUP_ACCESS_WRITE', project);
   await assertHolders(uow.tx, input.users, input.groups);
   const rows = input.roles.flatMap((ref) => [
     ...input.users.map((userId) => grantRow(project, { kind: 'user', id: userId }, ref, uow.now)),
