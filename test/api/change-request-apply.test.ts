@@ -19,7 +19,8 @@ import {
   createTeam,
 } from '../helpers/change-requests.js';
 import type { ChangeRequest } from '../helpers/change-requests.js';
-import { expectError, expectStatus } from '../helpers/assertions.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { uniqueName } from '../helpers/fixtures.js';
 import { eventsSince, lastEventId, type StoredEvent, eventFields } from '../helpers/events.js';
 import { usingPostgres } from '../helpers/test-database.js';
 
@@ -230,6 +231,38 @@ describe('applying runs the direct routes’ commands', () => {
     assert.equal((event!.data as { name: string }).name, newContent.name);
     const stored = await ctx.admin.get(`/api/admin/segments/${id}`);
     assert.equal((stored.json() as { name: string }).name, newContent.name);
+  });
+});
+
+describe('a global segment used by several protected projects', () => {
+  test("a change request of one project cannot change it where another project's approvers never saw it", async () => {
+    const own = await createProjectWithFlags(ctx);
+    const other = await createProjectWithFlags(ctx);
+    const segment = await ctx.admin.post('/api/admin/segments', { name: uniqueName('global'), constraints: [] });
+    expectStatus(segment, 201);
+    const { id, name } = segment.json() as { id: number; name: string };
+    await addStrategyDirectly(ctx.admin, own.project, own.flags[0]!, { name: 'default', segments: [id] });
+    await addStrategyDirectly(ctx.admin, other.project, other.flags[0]!, { name: 'default', segments: [id] });
+    await enableChangeRequests(ctx, own.project);
+    await enableChangeRequests(ctx, other.project);
+    const request = await approvedChangeRequest(team, own.project, {
+      action: 'updateSegment',
+      payload: { id, name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['someone'] }] },
+    });
+    const before = await lastEventId(ctx);
+    const refused = expectError(
+      await setState(team.reviewer.client, own.project, request.id, { state: 'Applied' }),
+      409,
+      'ConflictError',
+    );
+    assert.match(
+      refused.message,
+      new RegExp(
+        `Segment ${id} is used by strategies in environments with change requests \\("production" of project "${other.project}"\\)`,
+      ),
+    );
+    assert.deepEqual(await eventsSince(ctx, before), []);
+    assert.deepEqual((await getOk<{ constraints: unknown[] }>(ctx.admin, `/api/admin/segments/${id}`)).constraints, []);
   });
 });
 

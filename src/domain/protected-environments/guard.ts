@@ -63,18 +63,19 @@ function appliedScope(uow: UnitOfWork): Promise<ProtectedEnvironment | undefined
 }
 
 /**
- * A change request covers its own project and environment; a flag-wide change (archive, dependencies) made
- * through a change request of the flag's project; and the segment changes it carries, which were checked to
- * belong to its project (or to none) when they were added.
+ * Whether a change request's approval covers a protected environment the change reaches: a change request covers
+ * its own project and environment; a flag-wide change (archive, dependencies) made through a change request of the
+ * flag's project covers that project. A segment reaching other projects' protected environments (a global one) is
+ * covered only in the request's own: the others' approvers never saw it.
  */
-function coveredByChangeRequest(target: GuardedTarget, scope: ProtectedEnvironment): boolean {
+function coveredByChangeRequest(target: GuardedTarget, scope: ProtectedEnvironment, reached: ProtectedEnvironment): boolean {
   switch (target.kind) {
     case 'flag-environment':
       return target.project === scope.project && target.environment === scope.environment;
     case 'flag':
       return target.project === scope.project;
     case 'segment':
-      return true;
+      return reached.project === scope.project && reached.environment === scope.environment;
     case 'project-environment':
     case 'environment':
       return false;
@@ -139,10 +140,11 @@ async function recordBypass(uow: UnitOfWork, target: GuardedTarget, environments
  * in the same transaction; anyone else gets a 403.
  */
 export async function guardDirectChange(uow: UnitOfWork, target: GuardedTarget): Promise<void> {
-  const environments = await protectedEnvironments(uow, target);
-  if (environments.length === 0) return;
+  const reached = await protectedEnvironments(uow, target);
+  if (reached.length === 0) return;
   const scope = await appliedScope(uow);
-  if (scope && coveredByChangeRequest(target, scope)) return;
-  if (!roleHasPermission(actorRootRole(uow.actor), 'SKIP_CHANGE_REQUEST')) throw refusal(target, environments);
-  await recordBypass(uow, target, environments);
+  const uncovered = scope ? reached.filter((environment) => !coveredByChangeRequest(target, scope, environment)) : reached;
+  if (uncovered.length === 0) return;
+  if (!roleHasPermission(actorRootRole(uow.actor), 'SKIP_CHANGE_REQUEST')) throw refusal(target, uncovered);
+  await recordBypass(uow, target, uncovered);
 }
