@@ -15,6 +15,11 @@ import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js
 
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
+/**
+ * Why a sign-in through an identity provider was refused, for the sign-in page to show once. A cookie, not the URL:
+ * anyone can write a link to `/login?error=…` with words of their own, nobody else can set this cookie.
+ */
+const REFUSAL_COOKIE = 'vexil-sign-in-refused';
 /** The id of the SAML request this browser started: only an answer to it signs this browser in. */
 const SAML_REQUEST_COOKIE = 'vexil-saml-request';
 const OIDC_PATHS = '/auth/oidc';
@@ -77,7 +82,9 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
     // A client that asks for JSON (a script, not a browser) gets the refusal as a 401 in Unleash's error shape.
     const accept = request.headers.accept ?? '';
     if (accept.includes('application/json') && !accept.includes('text/html')) throw new UnauthorizedError(message);
-    return reply.redirect(`/login?error=${encodeURIComponent(message)}`, 302);
+    return reply
+      .setCookie(REFUSAL_COOKIE, message, { sameSite: 'lax', secure: secureCookie, path: '/login', maxAge: 120 })
+      .redirect('/login?refused', 302);
   };
 
   app.get('/auth/options', route(PUBLIC, { ok: SignInOptionsSchema }), async () => ({

@@ -250,11 +250,7 @@ describe('a global segment used by several protected projects', () => {
       payload: { id, name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['someone'] }] },
     });
     const before = await lastEventId(ctx);
-    const refused = expectError(
-      await setState(team.reviewer.client, own.project, request.id, { state: 'Applied' }),
-      409,
-      'ConflictError',
-    );
+    const refused = expectError(await setState(team.reviewer.client, own.project, request.id, { state: 'Applied' }), 409, 'ConflictError');
     assert.match(
       refused.message,
       new RegExp(

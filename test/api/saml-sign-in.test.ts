@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { expectError, expectStatus, getOk, signInRefusal } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { type AnswerOptions, type SamlIdp, startSamlIdp } from '../helpers/saml-idp.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -52,10 +52,7 @@ function post(form: Record<string, string>, cookie: string | null | undefined = 
 
 /** A refused answer goes back to the sign-in page with the reason, opens no session, and is in the sign-in audit. */
 async function expectRefused(response: LightMyRequestResponse, reason: RegExp): Promise<void> {
-  expectStatus(response, 302);
-  const location = new URL(String(response.headers.location), BASE_URL);
-  assert.equal(location.pathname, '/login');
-  assert.match(location.searchParams.get('error') ?? '', reason);
+  assert.match(signInRefusal(response), reason);
   assert.equal(
     response.cookies.find((cookie) => cookie.name === 'vexil-session'),
     undefined,

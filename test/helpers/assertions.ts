@@ -119,3 +119,16 @@ export async function getVersionedList<T>(client: Pick<Client, 'get'>, url: stri
   assert.equal(body.version, 1);
   return body[key]!;
 }
+
+/**
+ * A sign-in through an identity provider refused: the browser goes back to the sign-in page, which shows the reason
+ * the server put in its cookie (never in the URL, where anyone could write words of their own). Answers the reason.
+ */
+export function signInRefusal(response: LightMyRequestResponse): string {
+  expectStatus(response, 302);
+  assert.equal(response.headers.location, '/login?refused');
+  const cookie = response.cookies.find((entry) => entry.name === 'vexil-sign-in-refused');
+  assert.ok(cookie, 'the reason travels in a cookie');
+  assert.equal(cookie.path, '/login');
+  return cookie.value;
+}

@@ -41,13 +41,13 @@ async function signInAs(login: string, options: { context?: BrowserContext; onCa
 /** Once a sign-in has left for the provider: signs in on its page, unless it knows the browser and sends it straight back. */
 async function atProvider(page: Page, login: string): Promise<void> {
   const backInVexil = (url: URL) => url.href.startsWith(baseUrl) && !/^\/(login|auth\/oidc\/login)/.test(url.pathname);
-  await page.waitForURL((url) => url.href.startsWith(provider.issuer) || backInVexil(url) || url.search.includes('error='));
+  await page.waitForURL((url) => url.href.startsWith(provider.issuer) || backInVexil(url) || url.search === '?refused');
   if (page.url().startsWith(provider.issuer)) {
     await page.locator('input[name="login"]').fill(login);
     await page.locator('input[name="password"]').fill('any password');
     await page.getByRole('button', { name: 'Sign-in' }).click();
   }
-  await page.waitForURL((url) => backInVexil(url) || url.search.includes('error='));
+  await page.waitForURL((url) => backInVexil(url) || url.search === '?refused');
 }
 
 async function sessionUser(page: Page): Promise<{ email: string; name: string; rootRole: number } | undefined> {
@@ -72,7 +72,7 @@ async function rowCounts(app: TestApp): Promise<Record<string, number>> {
 }
 
 async function refusedWith(page: Page, reason: RegExp): Promise<void> {
-  await page.waitForURL(/\/login\?error=/);
+  await page.waitForURL(/\/login\?refused$/);
   assert.match(await textOf(page.getByRole('alert')), reason);
   assert.equal(await sessionUser(page), undefined, 'a refused sign-in opens no session');
 }
@@ -381,12 +381,28 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     );
   });
 
-  test('the sign-in page offers the provider, and shows a refusal in words', async () => {
+  test('the sign-in page offers the provider, and shows the refusal the server set in words, once; never words from the URL', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${baseUrl}/login?error=${encodeURIComponent('The sign-in provider refused: access_denied')}`);
+    await page.goto(`${baseUrl}/login?error=${encodeURIComponent('Your account is locked: call +1 555 0100')}`);
+    await shows(page, `Sign in with ${PROVIDER_NAME}`);
+    assert.equal(await page.getByRole('alert').count(), 0, 'a link anyone can write shows nothing');
+    await context.addCookies([
+      {
+        name: 'vexil-sign-in-refused',
+        value: encodeURIComponent('The sign-in provider refused: access_denied'),
+        domain: new URL(baseUrl).hostname,
+        path: '/login',
+      },
+    ]);
+    await page.goto(`${baseUrl}/login?refused`);
     await shows(page, `Sign in with ${PROVIDER_NAME}`);
     assert.equal(await textOf(page.getByRole('alert')), 'The sign-in provider refused: access_denied');
+    await page.screenshot({ path: join(tmpdir(), 'vexil-sign-in-refused.png') });
+    await page.reload();
+    await shows(page, `Sign in with ${PROVIDER_NAME}`);
+    assert.equal(await page.getByRole('alert').count(), 0, 'shown once');
+    await page.goto(`${baseUrl}/login?refused`);
     assert.ok(await page.getByLabel('Password').isVisible(), 'password sign-in stays on unless OIDC_ONLY is set');
     await page.screenshot({ path: join(tmpdir(), 'vexil-sign-in-oidc.png') });
     await context.close();

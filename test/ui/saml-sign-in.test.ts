@@ -73,7 +73,7 @@ describe('signing in with SAML in a browser', { timeout: 120_000 }, () => {
       const page = await (await browser.newContext()).newPage();
       await page.goto(`${baseUrl}/login`);
       await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
-      await page.waitForURL(/\/login\?error=/);
+      await page.waitForURL(/\/login\?refused$/);
       assert.match(
         await textOf(page.getByRole('alert')),
         /Only people with an email at corp\.example may sign in here \(not mallory@elsewhere\.example\)/,

@@ -119,15 +119,18 @@ export class OidcSignIn {
    * audience, expiry, nonce and signature are checked.
    */
   async finish(callbackUrl: URL, cookie: string | undefined): Promise<{ identity: ProviderIdentity; returnTo: string }> {
-    const providerError = callbackUrl.searchParams.get('error');
-    if (providerError) {
-      const description = callbackUrl.searchParams.get('error_description');
-      throw new SignInRefused(`The sign-in provider refused: ${providerError}${description ? ` (${description})` : ''}`);
-    }
+    // The state is checked first: until then anyone could have written this URL, and what it says is not shown.
     const state = callbackUrl.searchParams.get('state');
     const login = cookie ? pendingSignInOf(unseal(await this.sealingKey(), cookie)) : undefined;
     if (!state || !login || login.state !== state) {
       throw new SignInRefused('This sign-in was not started in this browser, or has already been used; start again');
+    }
+    const providerError = callbackUrl.searchParams.get('error');
+    if (providerError) {
+      // OAuth error codes are a handful of words (RFC 6749 §4.1.2.1); anything else is not repeated.
+      const code = /^[a-z_]{1,64}$/.test(providerError) ? providerError : 'an error';
+      const description = callbackUrl.searchParams.get('error_description')?.slice(0, 200);
+      throw new SignInRefused(`The sign-in provider refused: ${code}${description ? ` (${description})` : ''}`);
     }
     if (login.expiresAt <= this.deps.clock.now().getTime()) {
       throw new SignInRefused('This sign-in has expired; start again');

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ErrorMessage } from '../components/ui';
@@ -20,6 +20,22 @@ function sameOriginPath(next: string | null): string | undefined {
   }
 }
 
+const REFUSAL_COOKIE = 'vexil-sign-in-refused';
+
+/**
+ * Why the server refused the last sign-in through the identity provider, read from the cookie it set (never from the
+ * URL, which anyone can write).
+ */
+function readRefusal(): string | undefined {
+  const entry = document.cookie.split('; ').find((cookie) => cookie.startsWith(`${REFUSAL_COOKIE}=`));
+  if (!entry) return undefined;
+  try {
+    return decodeURIComponent(entry.slice(REFUSAL_COOKIE.length + 1));
+  } catch {
+    return undefined;
+  }
+}
+
 export function SignIn() {
   const [search] = useSearchParams();
   const navigate = useNavigate();
@@ -31,8 +47,11 @@ export function SignIn() {
   const providers = [options.data?.oidc, options.data?.saml].filter((provider) => provider != null);
   const next = search.get('next');
   const returnTo = sameOriginPath(next) ?? '/flags';
-  // Set by the server when a sign-in through the identity provider was refused.
-  const providerError = search.get('error');
+  // Set by the server when a sign-in through the identity provider was refused; shown once, then forgotten.
+  const [providerError] = useState(readRefusal);
+  useEffect(() => {
+    document.cookie = `${REFUSAL_COOKIE}=; Max-Age=0; path=/login`;
+  }, []);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
