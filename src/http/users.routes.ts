@@ -27,7 +27,7 @@ import { IdParams, NumericId } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, SESSION_COOKIE } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
-import { BadDataError } from '../shared/errors.js';
+import { BadDataError, PermissionError } from '../shared/errors.js';
 import {
   ChangeOwnPasswordSchema,
   CreatePatSchema,
@@ -238,6 +238,10 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
       config: { access: can('READ') },
     },
     async (request, reply) => {
+      // Only a person signed in makes tokens: a token that could make more would let a leaked one outlive its expiry.
+      if (request.headers.authorization !== undefined) {
+        throw new PermissionError('A personal access token cannot create personal access tokens; sign in to make one');
+      }
       const pat = await act(request, (uow) =>
         createPat(uow, { description: request.body.description, expiresAt: new Date(request.body.expiresAt) }),
       );

@@ -69,7 +69,7 @@ async function viewerToken(): Promise<string> {
   const cookie = `vexil-session=${login.cookies.find((c) => c.name === 'vexil-session')!.value}`;
   const pat = await ctx
     .withCookie(cookie)
-    .post('/api/admin/user/tokens', { description: 'playground', expiresAt: '2099-01-01T00:00:00.000Z' });
+    .post('/api/admin/user/tokens', { description: 'playground', expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
   expectStatus(pat, 201);
   viewerPat = (pat.json() as { secret: string }).secret;
   return viewerPat;

@@ -484,6 +484,34 @@ describe('personal access tokens', () => {
     assert.deepEqual(await eventsSince(ctx, since), []);
   });
 
+  test('a PAT cannot make more PATs, and none lives longer than 366 days', async () => {
+    const session = await createUserSession(ctx, 'Viewer');
+    const pat = await createPat(session.cookie, uniqueName('ci'));
+    const since = await lastEventId(ctx);
+    const refused = expectError(
+      await ctx.as(pat.secret).post(TOKENS, { description: uniqueName('child'), expiresAt: inHours(24) }),
+      403,
+      'PermissionError',
+    );
+    assert.match(refused.message, /cannot create personal access tokens; sign in to make one/);
+    const tooLong = expectError(
+      await ctx.withCookie(session.cookie).post(TOKENS, { description: uniqueName('forever'), expiresAt: inHours(367 * 24) }),
+      400,
+      'BadDataError',
+    );
+    assert.deepEqual(
+      tooLong.details.map((d) => d.path),
+      ['/body/expiresAt'],
+    );
+    assert.match(tooLong.message, /at most 366 days/);
+    assert.deepEqual(await eventsSince(ctx, since), []);
+    assert.deepEqual(
+      (await listPats(ctx.withCookie(session.cookie))).map((entry) => entry.description),
+      [pat.description],
+    );
+    expectStatus(await ctx.withCookie(session.cookie).post(TOKENS, { description: uniqueName('year'), expiresAt: inHours(365 * 24) }), 201);
+  });
+
   test('a PAT stops working when it expires (401 UnauthorizedError)', async () => {
     const session = await createUserSession(ctx, 'Viewer');
     const pat = await createPat(session.cookie, uniqueName('hourly'), inHours(1));

@@ -68,8 +68,17 @@ export async function insertPat(uow: UnitOfWork, userId: number, input: { descri
   return { row, secret };
 }
 
+/** The longest a personal access token may live: a leaked one stops working within a year at most. */
+export const MAX_PAT_LIFETIME_DAYS = 366;
+
 export async function createPat(uow: UnitOfWork, input: { description: string; expiresAt: Date }): Promise<PatView & { secret: string }> {
   const owner = ownerOf(uow.actor);
+  const latest = uow.now.getTime() + MAX_PAT_LIFETIME_DAYS * 86_400_000;
+  if (input.expiresAt.getTime() > latest) {
+    throw new BadDataError(`A personal access token lives at most ${MAX_PAT_LIFETIME_DAYS} days`, [
+      { path: '/body/expiresAt', message: `must be no later than ${new Date(latest).toISOString()}` },
+    ]);
+  }
   const user = await uow.tx.selectFrom('users').select('is_service').where('id', '=', owner).executeTakeFirstOrThrow();
   // A token of a service account that could make more would outlive an Admin deleting it.
   if (user.is_service) {
