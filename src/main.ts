@@ -66,6 +66,13 @@ async function main(): Promise<void> {
     embeddedDir ? `Using the embedded database in ${embeddedDir}` : 'Using PostgreSQL',
   );
   const workers = await startWorkers({ ...deps, workerDb: database.workerDb, engine: database.engine }, services, app.log);
+  if (!config.baseUrl.startsWith('https:')) {
+    // Cookies are Secure only when the server says its address is HTTPS; behind a TLS proxy that must be BASE_URL.
+    app.log.warn(
+      { baseUrl: config.baseUrl },
+      'BASE_URL is not https: session and sign-in cookies are sent without the Secure flag. Set BASE_URL to the https address people use.',
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

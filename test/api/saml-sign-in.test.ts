@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { expectError, expectStatus, getOk, signInRefusal } from '../helpers/assertions.js';
@@ -232,4 +234,35 @@ describe('SAML sign-in', () => {
     const options = await getOk<{ saml: { name: string; path: string } }>(ctx.as(), '/auth/options');
     assert.deepEqual(options.saml, { name: 'Corp SSO', path: '/auth/saml/login' });
   });
+});
+
+test('metadata larger than a megabyte is refused as it streams in, not read whole first', async () => {
+  // Served in chunks without a length: the size is known only by reading.
+  let sent = 0;
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/samlmetadata+xml' });
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const push = () => {
+      while (sent < 64 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', push);
+      }
+      response.end();
+    };
+    push();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const metadataUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`;
+  const app = await startTestApp({ env: { BASE_URL, SAML_METADATA_URL: metadataUrl } });
+  try {
+    assert.match(
+      signInRefusal(await app.as().get('/auth/saml/login')),
+      /metadata at .* could not be read: its metadata is larger than 1000000 bytes/,
+    );
+    assert.ok(sent < 8 * 1024 * 1024, `stopped reading early (${sent} bytes sent)`);
+  } finally {
+    await app.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

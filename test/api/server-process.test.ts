@@ -36,6 +36,7 @@ describe('the server process', () => {
     const password = (await waitForOutput(first, /as "admin" with the password (\S+)\nIt is shown only this once/))[1]!;
     assert.match(first.output(), new RegExp(`Creating a new embedded database in ${dataDir}`), 'a new data directory is announced');
     assert.equal(first.output().split(password).length - 1, 1, 'the password appears exactly once');
+    assert.match(first.output(), /BASE_URL is not https: session and sign-in cookies are sent without the Secure flag/);
 
     const health = await fetch(`${first.baseUrl}/health`);
     assert.equal(health.status, 200);

@@ -60,6 +60,24 @@ export function readIdentityProviderMetadata(xml: string): IdentityProviderMetad
   return { entityId, signInUrl, certificates };
 }
 
+/** A response's body as text, read only up to `limit` bytes: a larger one is refused before it is held whole. */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  const tooLarge = () => new Error(`its metadata is larger than ${limit} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the stream: nothing more is read.
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 interface Deps {
   db: Db;
   clock: Clock;
@@ -100,9 +118,7 @@ export class SamlSignIn {
   private async metadata(): Promise<IdentityProviderMetadata> {
     const response = await fetch(this.config.metadataUrl, { signal: AbortSignal.timeout(METADATA_TIMEOUT_MS), redirect: 'error' });
     if (!response.ok) throw new Error(`it answered ${response.status}`);
-    const body = await response.text();
-    if (body.length > MAX_METADATA_BYTES) throw new Error('its metadata is too large');
-    return readIdentityProviderMetadata(body);
+    return readIdentityProviderMetadata(await boundedText(response, MAX_METADATA_BYTES));
   }
 
   /** The node-saml client for the provider's metadata, made on first use and kept; a failure is tried again next time. */
