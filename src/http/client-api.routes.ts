@@ -1,3 +1,4 @@
+import semver from 'semver';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SdkToken } from '../domain/access/authenticate.js';
@@ -29,18 +30,44 @@ function scopeOf(token: SdkToken, query: ClientFeaturesQuery): ClientScope {
   };
 }
 
-/** Old SDKs read segment constraints inside each strategy (`inlineSegmentConstraints=true`). */
-function withInlinedSegments(answer: ScopedFeatures): string {
+/** The client specification that brought segments: SDKs announcing an older one (or none) ignore them. */
+const SEGMENTS_SPEC = '4.2.0';
+
+/**
+ * Whether the client reads segments itself. As Unleash decides: only a client announcing the segments
+ * specification (`Unleash-Client-Spec` ≥ 4.2.0) does; SDKs from before, scripts and old proxies send none and would
+ * ignore a strategy's `segments`, serving a flag limited to a segment to everyone in its rollout. An explicit
+ * `inlineSegmentConstraints` query wins.
+ */
+function readsSegments(request: FastifyRequest<{ Querystring: ClientFeaturesQuery }>): boolean {
+  const asked = request.query.inlineSegmentConstraints;
+  if (asked !== undefined) return asked === 'false';
+  const spec = semver.coerce(String(request.headers['unleash-client-spec'] ?? ''));
+  return spec !== null && semver.gte(spec, SEGMENTS_SPEC);
+}
+
+/** Each segment's constraints inside the strategies that name it, for clients that do not read segments. */
+function inlineSegments<F extends ScopedFeatures['features'][number]>(features: F[], answer: ScopedFeatures): F[] {
   const segments = new Map(answer.segments.map((segment) => [segment.id, segment]));
-  const features = answer.features.map((feature) => ({
+  return features.map((feature) => ({
     ...feature,
     strategies: feature.strategies.map(({ segments: ids, ...strategy }) => ({
       ...strategy,
       constraints: [...strategy.constraints, ...(ids ?? []).flatMap((id) => segments.get(id)?.constraints ?? [])],
     })),
   }));
-  const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
-  return JSON.stringify({ ...body, features, segments: [] });
+}
+
+/** The answer with segments inlined, made once per answer: a scope's answer is kept until its flags change. */
+const inlinedAnswers = new WeakMap<ScopedFeatures, string>();
+function withInlinedSegments(answer: ScopedFeatures): string {
+  let inlined = inlinedAnswers.get(answer);
+  if (inlined === undefined) {
+    const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
+    inlined = JSON.stringify({ ...body, features: inlineSegments(answer.features, answer), segments: [] });
+    inlinedAnswers.set(answer, inlined);
+  }
+  return inlined;
 }
 
 /** `If-None-Match` as Unleash's delta API reads it: the revision the SDK holds, in quotes. */
@@ -57,11 +84,11 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
   const sendFeatures = async (request: FastifyRequest<{ Querystring: ClientFeaturesQuery }>, reply: FastifyReply) => {
     const scope = scopeOf(sdkTokenOf(request), request.query);
     const answer = await store.features(scope);
-    reply.header('etag', answer.etag).header('cache-control', 'no-cache');
+    // The body depends on the client's specification (segments inlined or not) and its encoding.
+    reply.header('etag', answer.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding, unleash-client-spec');
     if (matchesEtag(answer.etag, request.headers['if-none-match'])) return reply.status(304).send();
-    if (request.query.inlineSegmentConstraints === 'true') return sendJson(reply, withInlinedSegments(answer));
+    if (!readsSegments(request)) return sendJson(reply, withInlinedSegments(answer));
     // The whole configuration is megabytes for thousands of flags; the SDKs' HTTP clients take gzip.
-    reply.header('vary', 'accept-encoding');
     if (!encodingFor(request.headers['accept-encoding'], ['gzip'])) return sendJson(reply, answer.body);
     return sendJson(reply.header('content-encoding', 'gzip'), await gzippedOnce(answer.body));
   };
@@ -82,7 +109,8 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
       const answer = await store.features(scopeOf(sdkTokenOf(request), {}));
       const feature = answer.features.find((candidate) => candidate.name === request.params.featureName);
       if (!feature) throw new NotFoundError(`Could not find flag "${request.params.featureName}" for this token`);
-      return feature;
+      // One flag comes without the segments list: its segments' constraints always come inside its strategies.
+      return inlineSegments([feature], answer)[0]!;
     },
   );
 

@@ -293,7 +293,10 @@ describe('Vexil Edge in front of Vexil', () => {
       return answer.status === 200 ? ((await answer.json()) as { enabled: boolean; variants?: Array<{ name: string }> }) : answer.status;
     };
     const features = async (url: string) =>
-      (await (await get(`${url}/api/client/features`, client)).json()) as { features: unknown[]; segments: Array<{ id: number }> };
+      (await (await get(`${url}/api/client/features`, client, { 'unleash-client-spec': '5.2.0' })).json()) as {
+        features: unknown[];
+        segments: Array<{ id: number }>;
+      };
     try {
       // A flag made, switched on, given a variant, its segment changed, then the flag deleted (and the segment with it
       // gone from what SDKs see): each step must reach the edge by the stream alone.

@@ -8,6 +8,8 @@ import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { createFlag, createSegment, createProject } from '../helpers/projects.js';
 import { hashToken } from '../../src/shared/secrets.js';
+import type { FlagConfiguration } from '../../src/domain/evaluation/engine.js';
+import { sdkClientOf } from '../helpers/engine-differential.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -209,7 +211,9 @@ describe('the Unleash Proxy paths and /all', () => {
 
 describe('client API details', () => {
   test('ETag and 304; an unknown If-None-Match gets the whole answer', async () => {
-    const first = await ctx.as(clientToken).get('/api/client/features');
+    const first = await ctx
+      .as(clientToken)
+      .inject({ method: 'GET', url: '/api/client/features', headers: { 'unleash-client-spec': '5.2.0' } });
     expectStatus(first, 200);
     const etag = first.headers.etag as string;
     assert.match(etag, /^"[0-9a-f]+:\d+"$/);
@@ -247,6 +251,54 @@ describe('client API details', () => {
     ]);
     assert.equal(pro.strategies[0]!.segments, undefined);
     assert.deepEqual(inlined.segments, []);
+  });
+
+  test('a client that does not announce the segments specification gets segment constraints inside strategies, as Unleash serves it', async () => {
+    type Answer = { features: FlagConfiguration['features']; segments: Array<{ id: number; constraints: unknown[] }> };
+    const read = async (headers: Record<string, string>, query = '') => {
+      const response = await ctx.as(clientToken).inject({ method: 'GET', url: `/api/client/features${query}`, headers });
+      expectStatus(response, 200);
+      return response.json() as Answer;
+    };
+    const inlinedFor = [
+      await read({}),
+      await read({ 'unleash-client-spec': '4.1.0' }),
+      await read({ 'unleash-client-spec': '5.2.0' }, '?inlineSegmentConstraints=true'),
+    ];
+    const listedFor = [
+      await read({ 'unleash-client-spec': '4.2.0' }),
+      await read({ 'unleash-client-spec': '5.2.0' }),
+      await read({}, '?inlineSegmentConstraints=false'),
+    ];
+    for (const answer of inlinedFor) {
+      const pro = answer.features.find((f) => f.name === name('pro'))!;
+      assert.deepEqual(pro.strategies[0]!.constraints, [
+        { contextName: 'plan', operator: 'IN', values: ['pro'], caseInsensitive: false, inverted: false },
+      ]);
+      assert.deepEqual([pro.strategies[0]!.segments, answer.segments], [undefined, []]);
+    }
+    for (const answer of listedFor) {
+      assert.deepEqual(answer.features.find((f) => f.name === name('pro'))!.strategies[0]!.constraints, []);
+      assert.equal(answer.segments.length, 1);
+    }
+    // What a client from before segments makes of each: it reads strategies and constraints, nothing else.
+    const beforeSegments = (answer: Answer): FlagConfiguration => ({
+      features: answer.features.map((f) => ({ ...f, strategies: f.strategies.map(({ segments: _ignored, ...strategy }) => strategy) })),
+      segments: new Map(),
+    });
+    const current = (answer: Answer): FlagConfiguration => ({
+      features: answer.features,
+      segments: new Map(answer.segments.map((segment) => [segment.id, segment])) as FlagConfiguration['segments'],
+    });
+    const contexts = [{ properties: { plan: 'pro' } }, { properties: { plan: 'free' } }, { userId: 'alice' }, {}];
+    const evaluate = (configuration: FlagConfiguration) =>
+      contexts.map((context) =>
+        configuration.features.map((f) => sdkClientOf(configuration).isEnabled(f.name, context as never, () => false)),
+      );
+    assert.deepEqual(evaluate(beforeSegments(inlinedFor[0]!)), evaluate(current(listedFor[1]!)));
+    // Without inlining, such a client turned the segment-limited flag on for every plan.
+    const unlimited = evaluate(beforeSegments(listedFor[1]!));
+    assert.notDeepEqual(unlimited, evaluate(current(listedFor[1]!)));
   });
 
   test('delta: a hydration, then only what changed; a revision from the future gets a hydration', async () => {

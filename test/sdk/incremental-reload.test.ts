@@ -21,7 +21,8 @@ interface Served {
 }
 
 async function served(token: string): Promise<Served> {
-  const response = await ctx.as(token).get('/api/client/features');
+  // As current SDKs ask: announcing the segments specification, so segments come as a list of their own.
+  const response = await ctx.as(token).inject({ method: 'GET', url: '/api/client/features', headers: { 'unleash-client-spec': '5.2.0' } });
   expectStatus(response, 200);
   return response.json() as Served;
 }

@@ -350,14 +350,18 @@ describe('the Node SDK in polling mode', () => {
 
   test('the configuration goes gzipped to clients that take it, as this SDK does (it sends accept-encoding: gzip,deflate)', async () => {
     const get = (headers: Record<string, string>) =>
-      ctx.app.inject({ method: 'GET', url: '/api/client/features', headers: { authorization: clientToken, ...headers } });
+      ctx.app.inject({
+        method: 'GET',
+        url: '/api/client/features',
+        headers: { authorization: clientToken, 'unleash-client-spec': '5.2.0', ...headers },
+      });
     const plain = await get({});
     expectStatus(plain, 200);
     assert.equal(plain.headers['content-encoding'], undefined);
     const compressed = await get({ 'accept-encoding': 'gzip,deflate' });
     expectStatus(compressed, 200);
     assert.equal(compressed.headers['content-encoding'], 'gzip');
-    assert.equal(compressed.headers.vary, 'accept-encoding');
+    assert.equal(compressed.headers.vary, 'accept-encoding, unleash-client-spec');
     assert.equal(compressed.headers.etag, plain.headers.etag);
     assert.equal(gunzipSync(compressed.rawPayload).toString(), plain.payload);
     assert.ok(compressed.rawPayload.length < plain.rawPayload.length / 3, 'the JSON shrinks to under a third');
