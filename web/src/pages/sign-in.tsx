@@ -50,6 +50,7 @@ export function SignIn() {
   // Set by the server when a sign-in through the identity provider was refused; shown once, then forgotten.
   const [providerError] = useState(readRefusal);
   useEffect(() => {
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser Vexil supports (Firefox, Safari).
     document.cookie = `${REFUSAL_COOKIE}=; Max-Age=0; path=/login`;
   }, []);
 
