@@ -106,7 +106,7 @@ function describeReport(report: ApplyReport, dryRun: boolean): string {
       ? `A new change request ${where} would hold the changes to that protected environment.`
       : `Change request ${cr.id} ${where} holds the changes to that protected environment; it needs review.`;
   });
-  return [...lines, summary, ...requests, ...(dryRun ? ['Dry run: nothing was written.'] : [])].join('\n') + '\n';
+  return `${[...lines, summary, ...requests, ...(dryRun ? ['Dry run: nothing was written.'] : [])].join('\n')}\n`;
 }
 
 function vexilApi(values: { url?: string; token?: string }) {

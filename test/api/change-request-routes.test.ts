@@ -481,7 +481,7 @@ describe('the route table of change-request guards', () => {
     expectStatus(await ctx.admin.delete(featurePath(project, flag)), 202);
     await enableChangeRequests(ctx, project);
     const since = await lastEventId(ctx);
-    expectStatus(await team.author.client.post('/api/admin/archive/revive/' + flag), 200);
+    expectStatus(await team.author.client.post(`/api/admin/archive/revive/${flag}`), 200);
     const events = await eventsSince(ctx, since);
     assert.deepEqual(
       events.map((event) => [event.type, event.environment, event.data, event.createdBy]),
