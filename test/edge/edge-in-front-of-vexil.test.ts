@@ -315,6 +315,13 @@ describe('Vexil Edge in front of Vexil', () => {
       expectStatus(await ctx.admin.put(`/api/admin/segments/${segment.id}`, { name: segment.name, constraints }), 204);
       const heldSegment = async () => (await features(starting.url)).segments.find((held) => held.id === segment.id);
       await eventually(async () => JSON.stringify(await heldSegment()).includes('"streamed"'));
+      // A client that does not announce the segments specification gets them inside the strategy, from the edge too.
+      const forOldClients = (await (await get(`${starting.url}/api/client/features`, client)).json()) as {
+        features: Array<{ name: string; strategies: Array<{ constraints: unknown[]; segments?: number[] }> }>;
+        segments: unknown[];
+      };
+      const inlined = forOldClients.features.find((feature) => feature.name === flag)!.strategies[0]!;
+      assert.deepEqual([inlined.constraints, inlined.segments, forOldClients.segments], [constraints, undefined, []]);
       expectStatus(await ctx.admin.delete(`/api/admin/projects/default/features/${flag}`), 202);
       await eventually(async () => (await seen(flag)) === 404 && (await heldSegment()) === undefined);
       // One download at start (the stream's greeting at the same revision is not fetched again), none per change.
