@@ -238,9 +238,12 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
       config: { access: can('READ') },
     },
     async (request, reply) => {
-      // Only a person signed in makes tokens: a token that could make more would let a leaked one outlive its expiry.
+      // Only a person signed in makes tokens: a token that could make more would let a leaked one outlive its expiry,
+      // and a service account's (which cannot sign in) would outlive an Admin deleting it.
       if (request.headers.authorization !== undefined) {
-        throw new PermissionError('A personal access token cannot create personal access tokens; sign in to make one');
+        throw new PermissionError(
+          "A token cannot create personal access tokens: a person signs in to make one, and a service account's tokens are made by an Admin (POST /api/admin/service-account/:id/token)",
+        );
       }
       const pat = await act(request, (uow) =>
         createPat(uow, { description: request.body.description, expiresAt: new Date(request.body.expiresAt) }),

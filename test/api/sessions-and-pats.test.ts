@@ -493,7 +493,7 @@ describe('personal access tokens', () => {
       403,
       'PermissionError',
     );
-    assert.match(refused.message, /cannot create personal access tokens; sign in to make one/);
+    assert.match(refused.message, /A token cannot create personal access tokens: a person signs in to make one/);
     const tooLong = expectError(
       await ctx.withCookie(session.cookie).post(TOKENS, { description: uniqueName('forever'), expiresAt: inHours(367 * 24) }),
       400,

@@ -79,11 +79,6 @@ export async function createPat(uow: UnitOfWork, input: { description: string; e
       { path: '/body/expiresAt', message: `must be no later than ${new Date(latest).toISOString()}` },
     ]);
   }
-  const user = await uow.tx.selectFrom('users').select('is_service').where('id', '=', owner).executeTakeFirstOrThrow();
-  // A token of a service account that could make more would outlive an Admin deleting it.
-  if (user.is_service) {
-    throw new PermissionError("A service account's tokens are made by an Admin (POST /api/admin/service-account/:id/token)");
-  }
   const { row, secret } = await insertPat(uow, owner, input);
   const pat = toPatView(row);
   await recordEvent(uow, { type: 'pat-created', data: pat });
