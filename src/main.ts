@@ -9,6 +9,7 @@ import { waitForDatabase } from './db/wait-for-database.js';
 
 import { bootstrap, composeApp, startWorkers } from './server.js';
 import { createLogger } from './http/plugins/logging.js';
+import { listenWhileStarting } from './http/starting-probe.js';
 import { systemClock } from './shared/clock.js';
 import { hardenPrototypes } from './shared/prototype-hardening.js';
 
@@ -51,6 +52,10 @@ async function main(): Promise<void> {
     }
     throw error;
   });
+  // While PostgreSQL is awaited and migrated, the port answers /health (starting) and 503 to everything else.
+  const startingProbe = databaseConfig.kind === 'postgres' ? await listenWhileStarting(config.port, config.host) : undefined;
+  if (startingProbe)
+    log.info({ url: startingProbe.url }, `Starting: /health answers "STARTING" at ${startingProbe.url} until the server is ready`);
   if (databaseConfig.kind === 'postgres') await waitForDatabase(database.db, databaseConfig.waitMs, log);
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);
@@ -92,6 +97,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
+  await startingProbe?.close();
   await app.listen({ port: config.port, host: config.host });
   const listeningAt = sinceProcessStart();
   // Where start-up time goes, for operators and `npm run bench` (each figure in ms, from the previous one).

@@ -68,8 +68,11 @@ async function openPostgres(url: string, poolSize: number, onConnectionError: Co
           oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // A server restart or failover closes idle connections; the pool reports it here instead of crashing.
+    // A server restart or failover closes idle connections; the pool reports it here instead of crashing. A
+    // connection lost while checked out (in a query or transaction) emits on its own client, which the pool does
+    // not listen to then: without a listener of its own, that error would end the process.
     pool.on('error', onConnectionError);
+    pool.on('connect', (client) => client.on('error', onConnectionError));
     return pool;
   };
   const pool = openPool(poolSize);

@@ -100,7 +100,28 @@ const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 // A statement timeout or a cancellation (the client went away) of a bounded read.
 const QUERY_CANCELED = '57014';
 
+/**
+ * The database is away (restarting, failing over, not yet up, refusing connections), not wrong: SQLSTATE classes 08
+ * (connection exception) and 57P (operator intervention: shutting down, starting up), 53300 (too many connections),
+ * and the driver's own errors for a connection it could not open or lost.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-4]|53300)/;
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE = /^Connection terminated|^timeout expired|Client has encountered a connection error/;
+/** How long a client is told to wait before trying again while the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_SOCKET.has(code) || (isPgError(error) && UNAVAILABLE_SQLSTATE.test(code)))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
+}
+
 export function translateDatabaseError(error: unknown): ApiError | undefined {
+  if (isDatabaseUnavailable(error)) {
+    return new ServiceUnavailableError('The database does not answer right now; try again shortly', DATABASE_RETRY_AFTER_SECONDS);
+  }
   if (!isPgError(error)) return undefined;
   if (UNSTORABLE_TEXT.has(error.code)) {
     return new BadDataError('The request contains characters that cannot be stored, such as the NUL character');

@@ -83,7 +83,19 @@ export class TooManyRequestsError extends errorOf('TooManyRequestsError', 429) {
 
 export class UnknownError extends errorOf('UnknownError', 500) {}
 
-export class ServiceUnavailableError extends errorOf('ServiceUnavailableError', 503) {}
+export class ServiceUnavailableError extends errorOf('ServiceUnavailableError', 503) {
+  constructor(
+    message: string,
+    /** When the client may try again, as `Retry-After` (seconds), when it can be told. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  override headers(): Record<string, string> {
+    return this.retryAfterSeconds === undefined ? {} : { 'retry-after': String(this.retryAfterSeconds) };
+  }
+}
 
 /**
  * The details of a list whose entries must differ in a key: one per entry repeating an earlier one's, at `path`

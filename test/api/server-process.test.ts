@@ -185,14 +185,25 @@ describe('the server process', () => {
     let proxy: Server | undefined;
     try {
       let retried: () => void = () => undefined;
+      let startingOutput = '';
       const twoRetries = new Promise<void>((resolve) => (retried = resolve));
       const starting = startServer(
         { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '30', INIT_ADMIN_API_TOKENS: '*:*.waiting-token-0123456789' },
         (output) => {
+          startingOutput = output;
           if (output.split('PostgreSQL does not answer yet').length > 2) retried();
         },
       );
       await Promise.race([twoRetries, starting]);
+      // While it waits, the port answers: alive (so a liveness probe does not kill it), not ready.
+      const waiting = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"Starting: \/health answers/.exec(startingOutput)?.[1];
+      assert.ok(waiting, startingOutput);
+      const health = await fetch(`${waiting}/health`);
+      assert.deepEqual([health.status, await health.json()], [200, { health: 'STARTING' }]);
+      const notReady = await fetch(`${waiting}/ready`);
+      assert.equal(notReady.status, 503);
+      assert.equal(notReady.headers.get('retry-after'), '5');
+      assert.equal(((await notReady.json()) as { name: string }).name, 'ServiceUnavailableError');
       proxy = createServer((socket) => {
         const upstream = connect(Number(target.port || 5432), target.hostname);
         socket.pipe(upstream).pipe(socket);

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../db/pg-errors.js';
+
+/** What the port answers while the server waits for its database: alive, not ready. */
+export interface StartingProbe {
+  /** Where it answers (the configured port, or the one given for port 0). */
+  url: string;
+  /** Frees the port for the server proper. */
+  close(): Promise<void>;
+}
+
+/**
+ * Answers on the server's port while it waits for PostgreSQL (and migrates), before the app can be built: `/health`
+ * is 200 `{"health":"STARTING"}`, so a liveness probe does not kill a server that is only waiting, and everything
+ * else, `/ready` included, is a 503 in Unleash's error format with `Retry-After`.
+ */
+export async function listenWhileStarting(port: number, host: string): Promise<StartingProbe> {
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://starting').pathname;
+    if (request.method === 'GET' && path === '/health') {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"health":"STARTING"}');
+      return;
+    }
+    const message = 'Vexil is starting: it waits for its database; try again shortly';
+    response
+      .writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
+      .end(JSON.stringify({ id: randomUUID(), name: 'ServiceUnavailableError', message, details: [{ message }] }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { clusterUnavailable, type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { type RunningServer, startServer, stopServer } from '../helpers/server-process.js';
+
+// PostgreSQL killed, restarted and stopped under Vexil while requests run, on a cluster of the test's own: the process
+// lives through all of it, a request the database cannot answer is a 503 with Retry-After (never a 500), every
+// acknowledged write is there afterwards, and Vexil serves again by itself once PostgreSQL answers.
+
+const unavailable = clusterUnavailable();
+const ADMIN_TOKEN = '*:*.outage-admin-token-0123456789abcdef';
+
+describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 180_000 }, () => {
+  let cluster: PostgresCluster;
+  let server: RunningServer;
+
+  before(
+    async () => {
+      cluster = await startPostgresCluster();
+      server = await startServer({ DATABASE_URL: cluster.url, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
+    },
+    { timeout: 60_000 },
+  );
+  after(async () => {
+    if (server) await stopServer(server);
+    cluster?.destroy();
+  });
+
+  const headers = { authorization: ADMIN_TOKEN, 'content-type': 'application/json' };
+  let counter = 0;
+  /** Creates a flag; answers its name when Vexil acknowledged it, and the status otherwise. */
+  async function write(): Promise<{ name: string; status: number; retryAfter: string | null; errorName?: string }> {
+    const name = `outage-${process.pid}-${counter++}`;
+    const response = await fetch(`${server.baseUrl}/api/admin/projects/default/features`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name }),
+    });
+    const body = (await response.json().catch(() => ({}))) as { name?: string };
+    return {
+      name,
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      errorName: response.status >= 400 ? body.name : undefined,
+    };
+  }
+
+  /** Writes in a loop until `stop` resolves; answers every outcome. */
+  async function writeUntil(stop: Promise<unknown>) {
+    let stopped = false;
+    void stop.then(() => (stopped = true));
+    const outcomes: Awaited<ReturnType<typeof write>>[] = [];
+    while (!stopped) outcomes.push(await write());
+    return outcomes;
+  }
+
+  function assertOnly201Or503(outcomes: Awaited<ReturnType<typeof write>>[], what: string): void {
+    for (const outcome of outcomes) {
+      if (outcome.status === 201) continue;
+      assert.deepEqual(
+        [outcome.status, outcome.errorName, outcome.retryAfter],
+        [503, 'ServiceUnavailableError', '5'],
+        `${what}: ${JSON.stringify(outcome)}`,
+      );
+    }
+  }
+
+  async function listedFlags(): Promise<Set<string>> {
+    const response = await fetch(`${server.baseUrl}/api/admin/projects/default/features`, { headers });
+    assert.equal(response.status, 200);
+    return new Set(((await response.json()) as { features: Array<{ name: string }> }).features.map((feature) => feature.name));
+  }
+
+  test('connections killed mid-request and a restart end no process, lose no acknowledged write, and recover within a second', async () => {
+    const outcomes = await writeUntil(
+      (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (let round = 0; round < 3; round++) {
+          assert.ok((await cluster.terminateConnections()) > 0, 'Vexil had connections to kill');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        cluster.restart();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      })(),
+    );
+    assert.equal(server.process.exitCode, null, `the process lives: ${server.output().slice(-2000)}`);
+    assertOnly201Or503(outcomes, 'during kills and a restart');
+    // Serving again by itself: the first write after PostgreSQL answers goes through, within a second.
+    const recoveredBy = Date.now() + 1000;
+    let recovered = await write();
+    while (recovered.status !== 201 && Date.now() < recoveredBy) recovered = await write();
+    assert.equal(recovered.status, 201, JSON.stringify(recovered));
+    const stored = await listedFlags();
+    const acknowledged = [...outcomes, recovered].filter((outcome) => outcome.status === 201).map((outcome) => outcome.name);
+    assert.ok(acknowledged.length > 5, `writes went through around the faults (${acknowledged.length})`);
+    assert.deepEqual(
+      acknowledged.filter((name) => !stored.has(name)),
+      [],
+      'every acknowledged write is stored',
+    );
+  });
+
+  test('while PostgreSQL is stopped, writes are 503 with Retry-After and /health stays 200; it serves again once PostgreSQL is back', async () => {
+    cluster.stop();
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) assertOnly201Or503([await write()], 'while stopped');
+      const refused = await write();
+      assert.equal(refused.status, 503);
+      const health = await fetch(`${server.baseUrl}/health`);
+      assert.equal(health.status, 200, 'the process is alive');
+      const ready = await fetch(`${server.baseUrl}/ready`);
+      assert.equal(ready.status, 503, 'not ready without its database');
+    } finally {
+      cluster.start();
+    }
+    const backBy = Date.now() + 2000;
+    let back = await write();
+    while (back.status !== 201 && Date.now() < backBy) back = await write();
+    assert.equal(back.status, 201, JSON.stringify(back));
+    assert.equal(server.process.exitCode, null);
+  });
+});

@@ -1,0 +1,89 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { adminQuery } from './test-database.js';
+import { freePort } from './free-port.js';
+
+/**
+ * A PostgreSQL cluster of the test's own, on a free port of 127.0.0.1, that the test may stop, restart and kill:
+ * never the shared server on 5432. Made with Debian's `initdb` and `pg_ctl`, run as the `postgres` user when the
+ * test runs as root (PostgreSQL refuses to run as root).
+ */
+export interface PostgresCluster {
+  /** A database of its own on the cluster, for the server under test. */
+  url: string;
+  port: number;
+  stop(): void;
+  start(): void;
+  restart(): void;
+  /** Ends every connection to the test's database but the one asking, as `pg_terminate_backend` does on a failover. */
+  terminateConnections(): Promise<number>;
+  destroy(): void;
+}
+
+/** Debian's newest PostgreSQL server binaries (`/usr/lib/postgresql/<major>/bin`), if any are installed. */
+const BIN =
+  (existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql') : [])
+    .filter((major) => /^\d+$/.test(major) && existsSync(join('/usr/lib/postgresql', major, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((major) => join('/usr/lib/postgresql', major, 'bin'))[0] ?? '/usr/lib/postgresql/bin';
+
+/** Why a cluster cannot be made here, if it cannot: the test is then skipped with this message. */
+export function clusterUnavailable(): string | undefined {
+  if (!existsSync(join(BIN, 'initdb')) || !existsSync(join(BIN, 'pg_ctl'))) return `PostgreSQL's initdb and pg_ctl are not in ${BIN}`;
+  if (userInfo().uid === 0 && spawnSync('id', ['postgres']).status !== 0)
+    return 'running as root, and there is no postgres user to run PostgreSQL as';
+  return undefined;
+}
+
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const dataDir = mkdtempSync('/tmp/vexil-cluster-');
+  const asRoot = userInfo().uid === 0;
+  const run = (command: string, args: string[]) => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, command), ...args]] : [join(BIN, command), args];
+    execFileSync(file, argv, { stdio: 'pipe', timeout: 60_000 });
+  };
+  if (asRoot)
+    chownSync(
+      dataDir,
+      Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    );
+  run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const pgCtl = (action: string, ...extra: string[]) =>
+    run('pg_ctl', [action, '-D', dataDir, '-o', options, '-l', join(dataDir, 'log'), '-w', ...extra]);
+  pgCtl('start');
+  const server = `postgres://postgres@127.0.0.1:${port}`;
+  await adminQuery(`${server}/postgres`, 'CREATE DATABASE vexil');
+  return {
+    url: `${server}/vexil`,
+    port,
+    stop: () => pgCtl('stop', '-m', 'fast'),
+    start: () => pgCtl('start'),
+    restart: () => pgCtl('restart', '-m', 'fast'),
+    terminateConnections: async () => {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: `${server}/postgres` });
+      await client.connect();
+      try {
+        const result = await client.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'vexil' AND pid <> pg_backend_pid()",
+        );
+        return result.rowCount ?? 0;
+      } finally {
+        await client.end();
+      }
+    },
+    destroy: () => {
+      try {
+        pgCtl('stop', '-m', 'immediate');
+      } catch {
+        // Already stopped.
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
