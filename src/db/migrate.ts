@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as flags from './migrations/0002-flags.js';
@@ -43,13 +43,31 @@ const migrations: Record<string, Migration> = {
   '0019-saml': saml,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */
+const MIGRATION_LOCK = 7_235_113_001;
 
 /**
- * Brings the schema up to date. Kysely runs the pending migrations in one transaction under an advisory lock,
- * so instances starting together on one PostgreSQL wait for each other and each migration runs once.
+ * Brings the schema up to date in one transaction, under a transaction-level advisory lock: instances starting
+ * together on one PostgreSQL wait for each other, each migration runs once, and a failed one leaves nothing behind.
+ * Nothing outlives the transaction (no session lock, no session setting), so it works the same through a pooler in
+ * transaction mode (PgBouncer), where consecutive statements outside a transaction may reach different server
+ * connections: Kysely's own Migrator takes a session lock there and releases it in another statement. The record of
+ * what ran is Kysely's table (`kysely_migration`), so databases migrated before keep their history.
  */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error;
+  await db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
+    await sql`CREATE TABLE IF NOT EXISTS kysely_migration (name varchar(255) PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(tx);
+    const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(tx);
+    const ran = new Set(rows.map((row) => row.name));
+    const unknown = [...ran].filter((name) => !(name in migrations));
+    if (unknown.length > 0) {
+      throw new Error(`The database was migrated by a newer Vexil (migrations ${unknown.join(', ')} are not known to this one)`);
+    }
+    for (const [name, migration] of Object.entries(migrations)) {
+      if (ran.has(name)) continue;
+      await migration.up(tx as unknown as Kysely<unknown>);
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, ${new Date().toISOString()})`.execute(tx);
+    }
+  });
 }

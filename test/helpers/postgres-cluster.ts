@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { adminQuery } from './test-database.js';
@@ -84,6 +84,76 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         // Already stopped.
       }
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PgBouncer in front of a cluster, in transaction mode (the usual setting), on a free port of its own. */
+export interface Pooler {
+  /** The test's database through the pooler. */
+  url: string;
+  close(): void;
+}
+
+/** Why PgBouncer cannot be started here, if it cannot. */
+export function poolerUnavailable(): string | undefined {
+  return existsSync('/usr/sbin/pgbouncer') ? clusterUnavailable() : "Debian's pgbouncer is not installed";
+}
+
+export async function startPgBouncer(cluster: PostgresCluster, poolSize = 5): Promise<Pooler> {
+  const dir = mkdtempSync('/tmp/vexil-pgbouncer-');
+  const port = await freePort();
+  const asRoot = userInfo().uid === 0;
+  if (asRoot)
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  const ini = join(dir, 'pgbouncer.ini');
+  writeFileSync(
+    ini,
+    [
+      '[databases]',
+      `vexil = host=127.0.0.1 port=${cluster.port} dbname=vexil user=postgres`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dir}`,
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'users.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${poolSize}`,
+      'max_client_conn = 200',
+      `pidfile = ${join(dir, 'pgbouncer.pid')}`,
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
+  const [file, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', '/usr/sbin/pgbouncer', '-d', ini]]
+    : ['/usr/sbin/pgbouncer', ['-d', ini]];
+  execFileSync(file, argv, { stdio: 'pipe', timeout: 30_000 });
+  const url = `postgres://postgres@127.0.0.1:${port}/vexil`;
+  const { default: pg } = await import('pg');
+  for (let attempt = 0; ; attempt++) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      await client.end();
+      break;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (attempt > 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    close: () => {
+      try {
+        process.kill(Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8')), 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
