@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DatabaseHandle, Unlisten } from '../../db/database.js';
 import { CHANGED_FLAGS, CHANGED_SEGMENTS, CONFIGURATION_CHANNEL, changedFlagOf } from '../../db/notification-channels.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from './environment-configuration.js';
+import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
 export type DeltaEvent =
   | { type: 'hydration'; eventId: number; features: ClientFeature[]; segments: ClientSegment[] }
@@ -390,6 +391,8 @@ export class ClientFeatureStore {
         // What was not read is read on the next try, and all of it: the notifications in between are unknown.
         entry.pending = mergePending(entry.pending, { all: true, flags: new Set(), segments: true });
         entry.reloading = undefined;
+        // While the database is away, SDKs keep what they had rather than an error: it is read again once it is back.
+        if (isDatabaseUnavailable(error)) return entry.configuration;
       }
       throw error;
     }

@@ -21,6 +21,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
 import { actorOf, bearerToken, type ProjectOf, type RouteAccess, SDK_CHANNEL_PATTERN, wrongTokenKind } from './route-access.js';
+import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
 const CHANNEL = new RegExp(SDK_CHANNEL_PATTERN);
 
@@ -117,7 +118,14 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     const credential: Credential = trusted
       ? { kind: 'apiToken', token: trusted.token }
       : token
-        ? await authenticateToken(deps.db, token, now)
+        ? await authenticateToken(deps.db, token, now).catch((error: unknown) => {
+            // A token known before the database went away stays known until the database says otherwise (deleted,
+            // expired): SDKs keep being served what they had.
+            if (cached && isDatabaseUnavailable(error) && (cached.token.expiresAt?.getTime() ?? Infinity) > now.getTime()) {
+              return { kind: 'apiToken' as const, token: cached.token };
+            }
+            throw error;
+          })
         : await authenticateSession(deps.db, sessionId!, now);
     if (credential.kind !== 'invalid' && credential.lastUse) await stampTokenUse(deps.db, credential.lastUse, now);
     switch (credential.kind) {
