@@ -60,7 +60,14 @@ async function main(): Promise<void> {
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);
   const migratedAt = sinceProcessStart();
-  const deps = { db: database.db, clock: systemClock, config, listen: database.listen, poolUse: database.poolUse };
+  const deps = {
+    db: database.db,
+    clock: systemClock,
+    config,
+    listen: database.listen,
+    poolUse: database.poolUse,
+    databaseUp: database.databaseUp,
+  };
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const bootstrappedAt = sinceProcessStart();
   const { app, services } = await composeApp(deps, { logger: log });

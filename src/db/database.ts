@@ -33,6 +33,8 @@ export interface DatabaseHandle {
   workerDb: Db;
   /** PostgreSQL only: how the connection pool is used, for metrics. */
   poolUse?(): PoolUse;
+  /** PostgreSQL only: whether it answers, as this instance last saw it (a lost connection until it answers again). */
+  databaseUp?(): boolean;
   /** The embedded engine only: a consistent copy of the whole database, loadable as `initialContents`. */
   dump?(): Promise<Blob>;
   close(): Promise<void>;
@@ -44,21 +46,64 @@ const INT8_OID = 20;
 // Event ids stay far below 2^53.
 const parseInt8 = (value: string) => Number(value);
 
-/** Where errors of idle connections go: they must be handled, or Node ends the process. */
+/** Where errors of connections go: they must be handled, or Node ends the process. */
 export type ConnectionErrorHandler = (error: Error) => void;
 
-const reportConnectionError: ConnectionErrorHandler = (error) => {
-  process.stderr.write(
-    `${JSON.stringify({ level: 50, time: Date.now(), msg: 'A PostgreSQL connection was lost; the pool opens a new one when needed', err: error.message })}\n`,
-  );
-};
+/** How often a lost PostgreSQL is asked whether it answers again. */
+const REACHABILITY_PROBE_MS = 1_000;
+
+const logLine = (level: number, fields: Record<string, unknown>) =>
+  process.stderr.write(`${JSON.stringify({ level, time: Date.now(), ...fields })}\n`);
+
+/**
+ * Whether PostgreSQL answers, as this instance last saw it. A lost connection (a restart, a failover, a killed
+ * backend) is told once, and asked about every second until PostgreSQL answers, which is told once too, with how long
+ * it took: an outage writes two lines, not one per connection and retry.
+ */
+class Reachability {
+  private lostAt: number | undefined;
+  private probe: NodeJS.Timeout | undefined;
+
+  constructor(private readonly answers: () => Promise<unknown>) {}
+
+  get up(): boolean {
+    return this.lostAt === undefined;
+  }
+
+  readonly lost: ConnectionErrorHandler = (error) => {
+    if (this.lostAt !== undefined) return;
+    this.lostAt = Date.now();
+    logLine(40, { reason: error.message, msg: 'PostgreSQL does not answer: requests that need it get a 503 until it is back' });
+    this.askAgain();
+  };
+
+  private askAgain(): void {
+    this.probe = setTimeout(() => {
+      this.answers().then(
+        () => {
+          logLine(30, { downForMs: Date.now() - this.lostAt!, msg: 'PostgreSQL answers again' });
+          this.lostAt = undefined;
+        },
+        () => this.askAgain(),
+      );
+    }, REACHABILITY_PROBE_MS);
+    this.probe.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.probe);
+  }
+}
 
 /**
  * Each engine's driver is loaded when it is opened, so a server on PostgreSQL never loads the embedded engine
  * (and its WebAssembly) and the other way round: start-up time and memory go to the engine in use.
  */
-async function openPostgres(url: string, poolSize: number, onConnectionError: ConnectionErrorHandler): Promise<DatabaseHandle> {
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
+  let pool: pg.Pool | undefined;
+  const reachability = new Reachability(() => pool!.query('SELECT 1'));
+  const onConnectionError = reachability.lost;
   const openPool = (max: number) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -75,7 +120,7 @@ async function openPostgres(url: string, poolSize: number, onConnectionError: Co
     pool.on('connect', (client) => client.on('error', onConnectionError));
     return pool;
   };
-  const pool = openPool(poolSize);
+  pool = openPool(poolSize);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const workerDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: openPool(WORKER_POOL_SIZE) }) });
   return {
@@ -83,8 +128,10 @@ async function openPostgres(url: string, poolSize: number, onConnectionError: Co
     workerDb,
     engine: 'postgres',
     listen: (channel, onNotify) => listenOnPostgres(pg, url, channel, onNotify, onConnectionError),
-    poolUse: () => ({ max: poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolUse: () => ({ max: poolSize, open: pool!.totalCount, idle: pool!.idleCount, waiting: pool!.waitingCount }),
+    databaseUp: () => reachability.up,
     close: async () => {
+      reachability.stop();
       await Promise.all([db.destroy(), workerDb.destroy()]);
     },
   };
@@ -216,11 +263,6 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
   };
 }
 
-export async function openDatabase(
-  config: DatabaseConfig,
-  onConnectionError: ConnectionErrorHandler = reportConnectionError,
-): Promise<DatabaseHandle> {
-  return config.kind === 'postgres'
-    ? openPostgres(config.url, config.poolSize, onConnectionError)
-    : openPglite(config.dataDir, config.initialContents);
+export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config.dataDir, config.initialContents);
 }

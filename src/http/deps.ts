@@ -24,6 +24,7 @@ export interface AppDeps {
   listen: DatabaseHandle['listen'];
   /** How busy the connection pool is (PostgreSQL), for the metrics. */
   poolUse?: DatabaseHandle['poolUse'];
+  databaseUp?: DatabaseHandle['databaseUp'];
 }
 
 /** The long-lived services the app holds for its lifetime, built by the composition root (src/server.ts). */

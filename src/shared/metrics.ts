@@ -20,6 +20,7 @@ export interface DatabaseFigures {
 export interface MetricsSources {
   readDatabaseFigures(): Promise<DatabaseFigures>;
   poolUse?(): PoolUse;
+  databaseUp?(): boolean;
 }
 
 /** Database-wide figures are read at most this often, however often the endpoint is scraped. */
@@ -96,7 +97,17 @@ export class Metrics {
     this.databaseGauge('vexil_db_change_requests', 'Change requests by state (database-wide)', ['state'], (read) =>
       read.changeRequests.map((row) => [{ state: row.state }, row.count]),
     );
-    const { poolUse } = sources;
+    const { poolUse, databaseUp } = sources;
+    if (databaseUp) {
+      new Gauge({
+        name: 'vexil_database_up',
+        help: 'Whether PostgreSQL answers this instance (1) or not (0: a connection was lost and it has not answered since)',
+        registers: [this.registry],
+        collect() {
+          this.set(databaseUp() ? 1 : 0);
+        },
+      });
+    }
     if (poolUse) {
       new Gauge({
         name: 'vexil_db_pool_connections',
@@ -142,7 +153,10 @@ export class Metrics {
       labelNames,
       registers: [this.registry],
       async collect() {
-        const read = await figures();
+        // While the database does not answer, the gauge keeps its last values (vexil_database_up says so) and the
+        // scrape still answers: an outage is when the other metrics matter most.
+        const read = await figures().catch(() => undefined);
+        if (!read) return;
         this.reset();
         for (const [labels, value] of samples(read)) this.set(labels, value);
       },

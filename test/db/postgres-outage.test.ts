@@ -118,6 +118,18 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
     const before = await served();
     assert.equal(before.status, 200);
     assert.ok(before.names.length > 0);
+    const told = (pattern: RegExp) =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => pattern.test(line)).length;
+    const toldBefore = [told(/PostgreSQL does not answer: requests/), told(/PostgreSQL answers again/)];
+    const databaseUp = async () => {
+      const scrape = await fetch(`${server.baseUrl}/internal-backstage/prometheus`);
+      assert.equal(scrape.status, 200, 'metrics are served whatever the database does');
+      return /^vexil_database_up (\d)$/m.exec(await scrape.text())?.[1];
+    };
+    assert.equal(await databaseUp(), '1');
     cluster.stop();
     try {
       // Past the 10 s an SDK token is trusted without asking the database: it is still known.
@@ -130,6 +142,7 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
       assert.equal(health.status, 200, 'the process is alive');
       const ready = await fetch(`${server.baseUrl}/ready`);
       assert.equal(ready.status, 503, 'not ready without its database');
+      assert.equal(await databaseUp(), '0');
     } finally {
       cluster.start();
     }
@@ -138,5 +151,13 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
     while (back.status !== 201 && Date.now() < backBy) back = await write();
     assert.equal(back.status, 201, JSON.stringify(back));
     assert.equal(server.process.exitCode, null);
+    // The outage is told once when it starts and once when it ends, with its length; the gauge follows.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(
+      [told(/PostgreSQL does not answer: requests/), told(/PostgreSQL answers again/)],
+      [toldBefore[0]! + 1, toldBefore[1]! + 1],
+    );
+    assert.match(server.output(), /"downForMs":\d+,"msg":"PostgreSQL answers again"/);
+    assert.equal(await databaseUp(), '1');
   });
 });

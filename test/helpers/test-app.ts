@@ -87,7 +87,7 @@ export async function startTestApp(
   await migrateToLatest(handle.db);
   const clock = new TestClock();
   const config = { ...loadConfig(env), database: database.config, initAdminApiTokens: [ADMIN_TOKEN] };
-  const deps = { db: handle.db, clock, config, listen: handle.listen, poolUse: handle.poolUse };
+  const deps = { db: handle.db, clock, config, listen: handle.listen, poolUse: handle.poolUse, databaseUp: handle.databaseUp };
   await bootstrap(deps, config.initAdminApiTokens);
   const { app, services } = await composeApp(deps, { logLevel: 'silent', ...appOptions });
   await app.ready();

@@ -30,6 +30,10 @@ export async function readDatabaseFigures(db: Db): Promise<DatabaseFigures> {
 }
 
 /** The metrics' sources for a database handle. */
-export function metricsSourcesOf(handle: Pick<DatabaseHandle, 'db' | 'poolUse'>): MetricsSources {
-  return { readDatabaseFigures: () => readDatabaseFigures(handle.db), ...(handle.poolUse ? { poolUse: handle.poolUse } : {}) };
+export function metricsSourcesOf(handle: Pick<DatabaseHandle, 'db' | 'poolUse' | 'databaseUp'>): MetricsSources {
+  return {
+    readDatabaseFigures: () => readDatabaseFigures(handle.db),
+    ...(handle.poolUse ? { poolUse: handle.poolUse } : {}),
+    ...(handle.databaseUp ? { databaseUp: handle.databaseUp } : {}),
+  };
 }
