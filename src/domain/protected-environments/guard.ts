@@ -94,7 +94,7 @@ function whatIsProtected(target: GuardedTarget, where: string): string {
     case 'segment':
       return `Segment ${target.segmentId} is used by strategies in environments with change requests (${where})`;
     case 'project-environment':
-      return `Change requests are enabled for environment ${where}, whose flags adding or removing it turns on or off`;
+      return `Change requests are enabled for environment ${where}: adding or removing it there turns every flag of the project on or off in it`;
     case 'environment':
       return `Environment "${target.environment}" takes changes only through change requests in ${where}; deleting it turns their flags off`;
   }
