@@ -39,6 +39,12 @@ async function unleashCall(method: string, path: string, body?: unknown): Promis
 }
 
 const FEATURES = '/api/admin/projects/default/features';
+
+/** Whether Unleash recorded the flag's first lifecycle stage, which its event poller does up to a second after creation. */
+async function lifecycleRecorded(flag: string): Promise<boolean> {
+  const stages = (await (await unleashCall('GET', `${FEATURES}/${flag}/lifecycle`)).json()) as Array<{ stage: string }>;
+  return stages.some(({ stage }) => stage === 'initial');
+}
 const strategyOf = (flag: string, environment: string, strategy: unknown) =>
   unleashCall('POST', `${FEATURES}/${flag}/environments/${environment}/strategies`, strategy);
 const turnOn = (flag: string, environment: string) => unleashCall('POST', `${FEATURES}/${flag}/environments/${environment}/on`);
@@ -516,6 +522,9 @@ for (const peer of UNLEASH_PACKAGES) {
         expectStatus(await ctx.admin.delete(`/api/admin/projects/${elsewhere}/features/clash`), 202);
         expectStatus(await ctx.admin.delete('/api/admin/archive/clash'), 200);
         await unleashCall('DELETE', `${FEATURES}/clash`);
+        // Deleted before Unleash records its lifecycle, the flag makes that insert fail on a foreign key, and
+        // unleash-server exits.
+        await eventually(() => lifecycleRecorded('clash'));
         await unleashCall('DELETE', '/api/admin/archive/clash');
       }
     });
