@@ -339,6 +339,12 @@ export interface ProjectEnvironmentsTable {
   environment_name: string;
 }
 
+/** One row: the revision of what SDKs read (migration 0020). */
+export interface ConfigurationRevisionTable {
+  singleton: Generated<boolean>;
+  revision: number;
+}
+
 export interface EventsTable {
   id: Generated<number>;
   created_at: Date;
@@ -663,6 +669,7 @@ export interface Database {
   projects: ProjectsTable;
   project_environments: ProjectEnvironmentsTable;
   events: EventsTable;
+  configuration_revision: ConfigurationRevisionTable;
   feature_environment_usage: FeatureEnvironmentUsageTable;
   feature_usage_hourly: FeatureUsageHourlyTable;
   event_counts: EventCountsTable;

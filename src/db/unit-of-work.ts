@@ -46,9 +46,10 @@ export interface UnitOfWork {
   readonly changeRequestId?: number;
   /**
    * Runs `task` once, inside the transaction, after the work is done and before the commit; a second call
-   * with the same key is ignored. For writes that are cheaper, or only safe, done once per transaction.
+   * with the same key is ignored. For writes that are cheaper, or only safe, done once per transaction. A task
+   * given `last` runs after all the others (those they add included): for a lock to hold only until the commit.
    */
-  beforeCommit(key: string, task: () => Promise<void>): void;
+  beforeCommit(key: string, task: () => Promise<void>, options?: { last?: boolean }): void;
 }
 
 export interface UnitOfWorkDeps {
@@ -77,11 +78,14 @@ export function inUnitOfWork<T>(
 ): Promise<T> {
   const transaction = deps.db.transaction().execute(async (tx) => {
     const tasks = new Map<string, () => Promise<void>>();
-    const beforeCommit = (key: string, task: () => Promise<void>) => {
-      if (!tasks.has(key)) tasks.set(key, task);
+    const lastTasks = new Map<string, () => Promise<void>>();
+    const beforeCommit = (key: string, task: () => Promise<void>, { last = false } = {}) => {
+      const queue = last ? lastTasks : tasks;
+      if (!queue.has(key)) queue.set(key, task);
     };
     const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit, changeRequestId: options.changeRequestId });
     for (const task of tasks.values()) await task();
+    for (const task of lastTasks.values()) await task();
     if (options.rollback) throw new RolledBack(result);
     return result;
   });

@@ -35,7 +35,7 @@ export interface ClientSegment {
   constraints: Constraint[];
 }
 
-/** What one environment's SDKs read, as of `revision` (the newest event id when it was read). */
+/** What one environment's SDKs read, as of `revision` (raised by each commit that changes it, in commit order). */
 export interface EnvironmentConfiguration {
   environment: string;
   revision: number;
@@ -65,10 +65,7 @@ export async function loadEnvironmentConfiguration(
   // An empty list selects nothing; `in ()` is not SQL.
   const named = only && only.length === 0 ? [''] : only;
   return inReadSnapshot(db, async (tx) => {
-    const revisionRow = await tx
-      .selectFrom('events')
-      .select(sql<number>`coalesce(max(id), 0)::int8`.as('revision'))
-      .executeTakeFirstOrThrow();
+    const revisionRow = await tx.selectFrom('configuration_revision').select('revision').executeTakeFirstOrThrow();
     const features = await tx
       .selectFrom('features as f')
       .leftJoin('project_environments as pe', (join) =>

@@ -69,12 +69,11 @@ function countEvent(uow: UnitOfWork, event: CountedEvent): void {
 }
 
 /** What else than flags an event type says changed, for caches that hold only that (notification-channels.ts). */
-function changedBy(type: EventType): string | undefined {
+function changedBy(type: string): string | undefined {
   if (type.startsWith('api-token-') || type === 'environment-deleted' || type === 'project-deleted') return CHANGED_ACCESS;
   if (type === 'setting-updated') return CHANGED_SETTINGS;
   return undefined;
 }
-
 /** Events without a flag that cannot change what SDKs read: about people, tokens, integrations, definitions… */
 const UNSEEN_BY_SDKS = [
   'api-token-',
@@ -107,21 +106,45 @@ const UNSEEN_BY_SDKS = [
 ];
 
 /** What of SDKs' configuration an event may have changed: its flag, segments, all of it, or nothing. */
-function configurationChangedBy(input: EventInput): string | undefined {
-  if (input.featureName) return flagChanged(input.featureName);
-  if (input.type.startsWith('segment-')) return CHANGED_SEGMENTS;
-  if (UNSEEN_BY_SDKS.some((prefix) => input.type.startsWith(prefix))) return undefined;
+function configurationChangedBy(event: ChangingEvent): string | undefined {
+  if (event.featureName) return flagChanged(event.featureName);
+  if (event.type.startsWith('segment-')) return CHANGED_SEGMENTS;
+  if (UNSEEN_BY_SDKS.some((prefix) => event.type.startsWith(prefix))) return undefined;
   return CHANGED_FLAGS;
+}
+
+/** What of an event says what it changed: as recorded, or as read back from the event log. */
+export interface ChangingEvent {
+  type: string;
+  featureName?: string | null;
+}
+
+/** Adds to `changed` what the event changed, as the entries of a NOTIFY payload (notification-channels.ts). */
+export function addChangesOf(changed: Set<string>, event: ChangingEvent): void {
+  const kind = changedBy(event.type);
+  if (kind) changed.add(kind);
+  const configuration = configurationChangedBy(event);
+  if (configuration) changed.add(configuration);
 }
 
 /** More flags than this in one commit are announced as a change of everything (a NOTIFY payload is small). */
 const MAX_NAMED_FLAGS = 50;
+
+/** The NOTIFY payload that tells what a run of events changed. */
+export function changePayloadOf(changed: Set<string>): string {
+  const flags = [...changed].filter((entry) => entry !== CHANGED_ACCESS && entry !== CHANGED_SETTINGS && entry !== CHANGED_SEGMENTS);
+  const payload =
+    flags.length > MAX_NAMED_FLAGS ? [...[...changed].filter((entry) => !flags.includes(entry)), CHANGED_FLAGS] : [...changed];
+  return payload.sort().join(',');
+}
 
 const changesOfUnit = new WeakMap<UnitOfWork, Set<string>>();
 
 /**
  * One NOTIFY per transaction, delivered when it commits (never for a rollback), naming what besides flags its
  * events changed: SDK caches on every instance refresh, and caches of tokens or settings only when those changed.
+ * A commit that changes any of it raises the configuration's revision as its last statement, so that revisions
+ * follow the order of commits (migration 0020).
  */
 function notifyChange(uow: UnitOfWork, input: EventInput): void {
   let changes = changesOfUnit.get(uow);
@@ -129,17 +152,17 @@ function notifyChange(uow: UnitOfWork, input: EventInput): void {
     const changed = new Set<string>();
     changes = changed;
     changesOfUnit.set(uow, changed);
-    uow.beforeCommit('configuration-changed', async () => {
-      const flags = [...changed].filter((entry) => entry !== CHANGED_ACCESS && entry !== CHANGED_SETTINGS && entry !== CHANGED_SEGMENTS);
-      const payload =
-        flags.length > MAX_NAMED_FLAGS ? [...[...changed].filter((entry) => !flags.includes(entry)), CHANGED_FLAGS] : [...changed];
-      await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, ${payload.sort().join(',')})`.execute(uow.tx);
-    });
+    uow.beforeCommit(
+      'configuration-changed',
+      async () => {
+        if (changed.size === 0) return;
+        await uow.tx.updateTable('configuration_revision').set({ revision: sql`revision + 1` }).execute();
+        await sql`SELECT pg_notify(${CONFIGURATION_CHANNEL}, ${changePayloadOf(changed)})`.execute(uow.tx);
+      },
+      { last: true },
+    );
   }
-  const kind = changedBy(input.type);
-  if (kind) changes.add(kind);
-  const configuration = configurationChangedBy(input);
-  if (configuration) changes.add(configuration);
+  addChangesOf(changes, input);
 }
 
 /**
