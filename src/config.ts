@@ -10,13 +10,24 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type DatabaseConfig =
-  /** `waitMs`: how long start-up keeps trying a PostgreSQL that does not answer yet. */
-  | { kind: 'postgres'; url: string; poolSize: number; waitMs: number }
+  | PostgresConfig
   /**
    * `dataDir` undefined keeps the database in memory (tests). `initialContents` starts a new database from a
    * dump of another (`PGlite.dumpDataDir`), which is much faster than creating one.
    */
   | { kind: 'pglite'; dataDir?: string; initialContents?: Blob };
+
+export interface PostgresConfig {
+  kind: 'postgres';
+  url: string;
+  /** A connection for LISTEN past a pooler in transaction mode, where LISTEN through `url` hears nothing. */
+  listenUrl?: string;
+  /** When LISTEN hears nothing: how often the event log is read for changes other instances made. */
+  changePollMs: number;
+  poolSize: number;
+  /** How long start-up keeps trying a PostgreSQL that does not answer yet. */
+  waitMs: number;
+}
 
 export interface Config {
   port: number;
@@ -157,26 +168,37 @@ function readIntegrations(env: Env): IntegrationsConfig {
   };
 }
 
+/** A PostgreSQL connection URL from `name`, or undefined when it is not set. */
+function readPostgresUrl(env: Env, name: string): string | undefined {
+  const url = env[name]?.trim();
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // The URL may carry a password: never echo it.
+    throw new ConfigError(`${name} must be a URL of the form postgres://user:password@host:port/database`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new ConfigError(`${name} must start with postgres:// or postgresql:// (got "${parsed.protocol}//…")`);
+  }
+  return url;
+}
+
 function readDatabase(env: Env): DatabaseConfig {
-  const url = env.DATABASE_URL?.trim();
+  const url = readPostgresUrl(env, 'DATABASE_URL');
+  const listenUrl = readPostgresUrl(env, 'DATABASE_LISTEN_URL');
   if (url) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // The URL may carry a password: never echo it.
-      throw new ConfigError('DATABASE_URL must be a URL of the form postgres://user:password@host:port/database');
-    }
-    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-      throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql:// (got "${parsed.protocol}//…")`);
-    }
     return {
       kind: 'postgres',
       url,
+      ...(listenUrl ? { listenUrl } : {}),
+      changePollMs: readInteger(env, 'DATABASE_CHANGE_POLL_MS', 1000, 100, 60_000),
       poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
       waitMs: readInteger(env, 'DATABASE_WAIT_SECONDS', 60, 0, 3600) * 1000,
     };
   }
+  if (listenUrl) throw new ConfigError('DATABASE_LISTEN_URL is for PostgreSQL: set DATABASE_URL too');
   const dataDir = env.DATA_DIR?.trim();
   return { kind: 'pglite', dataDir: dataDir === undefined || dataDir === '' ? './data' : dataDir };
 }

@@ -6,6 +6,7 @@ import { inUnitOfWork, type UnitOfWorkDeps } from './db/unit-of-work.js';
 import { SYSTEM_ACTOR } from './domain/access/actor.js';
 import { setUpInstallation, type BootstrapResult } from './domain/bootstrap/bootstrap.js';
 import { ClientFeatureStore } from './domain/client-features/client-feature-store.js';
+import { configurationChanges } from './domain/events/configuration-changes.js';
 import { loadEnvironmentConfiguration } from './domain/client-features/environment-configuration.js';
 import { NewApplicationLimit } from './domain/client-features/new-application-limit.js';
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
@@ -50,7 +51,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   const clientFeatures = new ClientFeatureStore((environment, only, alsoSegments) =>
     loadEnvironmentConfiguration(deps.db, environment, only, alsoSegments),
   );
-  await clientFeatures.start(deps.listen);
+  await clientFeatures.start(configurationChanges(deps, deps.config.database.kind === 'postgres' ? deps.config.database.changePollMs : 0));
   metrics.countCachedClientAnswers(() => clientFeatures.cachedAnswers());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import type { DatabaseConfig, PostgresConfig } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Database } from './schema.js';
 import type { PoolUse } from '../shared/metrics.js';
@@ -15,6 +16,17 @@ export type Tx = Transaction<Database>;
 /** Stops listening. */
 export type Unlisten = () => Promise<void>;
 
+/** A channel listened to. */
+export interface Listening {
+  /**
+   * Whether notifications reach this instance. Behind a pooler in transaction mode LISTEN is accepted but nothing
+   * arrives (the server connection that listened is handed to other clients): then the caller polls for what it
+   * follows instead.
+   */
+  readonly hears: boolean;
+  stop: Unlisten;
+}
+
 export interface DatabaseHandle {
   db: Db;
   engine: DatabaseConfig['kind'];
@@ -24,7 +36,7 @@ export interface DatabaseHandle {
    * notifications sent meanwhile are lost: then anything may have changed. Notifications are a wake-up call
    * with at most a hint of what changed, never a carrier of data.
    */
-  listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<Unlisten>;
+  listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<Listening>;
   /**
    * For background workers (integration deliveries, the change-request scheduler, retention): on PostgreSQL a
    * small pool of their own, so their queries never queue behind a burst of API transactions and deliveries
@@ -99,7 +111,7 @@ class Reachability {
  * Each engine's driver is loaded when it is opened, so a server on PostgreSQL never loads the embedded engine
  * (and its WebAssembly) and the other way round: start-up time and memory go to the engine in use.
  */
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres({ url, listenUrl, poolSize, changePollMs }: PostgresConfig): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
   let pool: pg.Pool | undefined;
   const reachability = new Reachability(() => pool!.query('SELECT 1'));
@@ -121,13 +133,22 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     return pool;
   };
   pool = openPool(poolSize);
+  let toldDeaf = false;
+  const deaf = () => {
+    if (toldDeaf) return;
+    toldDeaf = true;
+    logLine(40, {
+      msg: `LISTEN hears no notifications through ${listenUrl ? 'DATABASE_LISTEN_URL' : 'DATABASE_URL'} (a pooler in transaction mode?): changes other instances commit are read from the event log every ${changePollMs} ms (DATABASE_CHANGE_POLL_MS) instead; give DATABASE_LISTEN_URL a direct connection to hear them at once`,
+    });
+  };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const workerDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: openPool(WORKER_POOL_SIZE) }) });
   return {
     db,
     workerDb,
     engine: 'postgres',
-    listen: (channel, onNotify) => listenOnPostgres(pg, url, channel, onNotify, onConnectionError),
+    listen: (channel, onNotify) =>
+      listenOnPostgres({ pgDriver: pg, url: listenUrl ?? url, pool: pool!, onConnectionError, deaf }, channel, onNotify),
     poolUse: () => ({ max: poolSize, open: pool!.totalCount, idle: pool!.idleCount, waiting: pool!.waitingCount }),
     databaseUp: () => reachability.up,
     close: async () => {
@@ -142,23 +163,39 @@ const WORKER_POOL_SIZE = 2;
 
 const LISTEN_RECONNECT_DELAY_MS = 1000;
 
+/** Where a listening connection checks that it hears: a notification sent through the pool must reach it. */
+const LISTEN_CHECK_CHANNEL = 'vexil_listen_check';
+const LISTEN_CHECK_TIMEOUT_MS = 2_000;
+
+interface PostgresListener {
+  pgDriver: typeof pg;
+  /** `DATABASE_LISTEN_URL` when given (a direct connection past a pooler), else `DATABASE_URL`. */
+  url: string;
+  /** The connections requests use, through which the check's notification is sent. */
+  pool: pg.Pool;
+  onConnectionError: ConnectionErrorHandler;
+  /** Told when the check heard nothing. */
+  deaf: () => void;
+}
+
 /**
  * LISTEN needs a connection of its own that stays open (a pooled one would be handed to other queries), so it
- * gets a dedicated client, reopened after a server restart or failover.
+ * gets a dedicated client, reopened after a server restart or failover. Each time it opens, it checks that it
+ * hears a notification sent through the pool: behind PgBouncer in transaction mode it does not, and the
+ * connection is closed for good and the caller told to poll (`hears`), since no retry would hear either.
  */
 async function listenOnPostgres(
-  pgDriver: typeof pg,
-  url: string,
+  { pgDriver, url, pool, onConnectionError, deaf }: PostgresListener,
   channel: string,
   onNotify: (payload: string | undefined) => void,
-  onConnectionError: ConnectionErrorHandler,
-): Promise<Unlisten> {
+): Promise<Listening> {
   let client: pg.Client | undefined;
   let stopped = false;
+  let hears = true;
   let reconnectTimer: NodeJS.Timeout | undefined;
 
   const scheduleReconnect = () => {
-    if (stopped || reconnectTimer) return;
+    if (stopped || !hears || reconnectTimer) return;
     reconnectTimer = setTimeout(() => {
       reconnectTimer = undefined;
       connect().catch((error: Error) => {
@@ -170,8 +207,10 @@ async function listenOnPostgres(
 
   const connect = async () => {
     const next = new pgDriver.Client({ connectionString: url });
+    const checks = new Map<string, () => void>();
     next.on('notification', (message) => {
       if (message.channel === channel) onNotify(message.payload ?? '');
+      else if (message.channel === LISTEN_CHECK_CHANNEL) checks.get(message.payload ?? '')?.();
     });
     next.on('error', onConnectionError);
     // Only an established connection that ends is reopened here; a failed connect is retried by its caller.
@@ -180,14 +219,30 @@ async function listenOnPostgres(
       client = undefined;
       scheduleReconnect();
     });
+    let heard: boolean;
     try {
       await next.connect();
       await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      await next.query(`LISTEN ${LISTEN_CHECK_CHANNEL}`);
+      const nonce = randomUUID();
+      heard = await new Promise<boolean>((resolve, reject) => {
+        const timer = setTimeout(() => resolve(false), LISTEN_CHECK_TIMEOUT_MS);
+        checks.set(nonce, () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+        pool.query('SELECT pg_notify($1, $2)', [LISTEN_CHECK_CHANNEL, nonce]).catch((error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      });
     } catch (error) {
       await next.end().catch(() => undefined);
       throw error;
     }
-    if (stopped) {
+    if (stopped || !heard) {
+      hears = heard;
+      if (!heard) deaf();
       await next.end();
       return;
     }
@@ -196,10 +251,15 @@ async function listenOnPostgres(
   };
 
   await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(reconnectTimer);
-    await client?.end();
+  return {
+    get hears() {
+      return hears;
+    },
+    stop: async () => {
+      stopped = true;
+      clearTimeout(reconnectTimer);
+      await client?.end();
+    },
   };
 }
 
@@ -252,7 +312,7 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
     listen: async (channel, onNotify) => {
       const unlisten = await db.connection().execute(() => pglite.listen(channel, (payload) => onNotify(payload)));
       onNotify(undefined);
-      return () => db.connection().execute(() => unlisten());
+      return { hears: true, stop: () => db.connection().execute(() => unlisten()) };
     },
     // Taken while holding the connection, so no transaction is half-way through it.
     dump: () => db.connection().execute(() => pglite.dumpDataDir('none')),
@@ -264,5 +324,5 @@ async function openPglite(dataDir: string | undefined, initialContents?: Blob): 
 }
 
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config.dataDir, config.initialContents);
+  return config.kind === 'postgres' ? openPostgres(config) : openPglite(config.dataDir, config.initialContents);
 }

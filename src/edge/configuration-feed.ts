@@ -1,4 +1,5 @@
-import { type ClientFeatureStore, type ConfigurationSource, jsonOfFeature } from '../domain/client-features/client-feature-store.js';
+import { type ConfigurationSource, jsonOfFeature } from '../domain/client-features/client-feature-store.js';
+import type { ConfigurationChanges } from '../domain/events/configuration-changes.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from '../domain/client-features/environment-configuration.js';
 import type { UpstreamToken } from './upstream-client.js';
 
@@ -62,7 +63,7 @@ export abstract class ConfigurationFeed {
     return { ...configuration, features: configuration.features.filter((feature) => names.has(feature.name)) };
   };
 
-  readonly listen: Parameters<ClientFeatureStore['start']>[0] = async (_channel, handler) => {
+  readonly changes: ConfigurationChanges = async (handler) => {
     this.handlers.add(handler);
     return async () => {
       this.handlers.delete(handler);

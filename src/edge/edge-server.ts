@@ -234,7 +234,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
       ? await readOffline(config, config.source, log)
       : await followUpstream(config, config.source, usage, evaluationUsage, log);
   const store = new ClientFeatureStore(supply.flags.source);
-  await store.start(supply.flags.listen);
+  await store.start(supply.flags.changes);
   metrics.countCachedClientAnswers(() => store.cachedAnswers());
 
   registerEdgeGauges(metrics, supply.flags, usage);

@@ -158,13 +158,13 @@ export async function startDeliveryWorker(
       });
   };
 
-  const unlisten = await deps.listen(DELIVERY_CHANNEL, wake);
+  const listening = await deps.listen(DELIVERY_CHANNEL, wake);
   const poll = setInterval(wake, options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
   return {
     async stop() {
       stopping = true;
       clearInterval(poll);
-      await unlisten().catch((error: unknown) => deps.log.warn({ err: error }, 'Could not stop listening for deliveries'));
+      await listening.stop().catch((error: unknown) => deps.log.warn({ err: error }, 'Could not stop listening for deliveries'));
       await running;
       await http.close();
     },

@@ -105,7 +105,7 @@ describe('health while exports stream', () => {
       }),
     });
     const { app } = await composeApp(
-      { db: unreachable, clock: ctx.clock, config: ctx.config, listen: async () => async () => undefined },
+      { db: unreachable, clock: ctx.clock, config: ctx.config, listen: async () => ({ hears: true, stop: async () => undefined }) },
       { logLevel: 'silent' },
     );
     try {

@@ -63,7 +63,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: url.toString(), poolSize: 5, waitMs: 0 };
+  const config: DatabaseConfig = { kind: 'postgres', url: url.toString(), poolSize: 5, waitMs: 0, changePollMs: 1000 };
   return {
     config,
     open: () => openDatabase(config),

@@ -75,6 +75,8 @@ describe('configuration', () => {
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://vexil:pw@db:5432/vexil',
       DATABASE_POOL_SIZE: '20',
+      DATABASE_LISTEN_URL: 'postgres://vexil:pw@db-direct:5432/vexil',
+      DATABASE_CHANGE_POLL_MS: '500',
       DATABASE_WAIT_SECONDS: '5',
       INIT_ADMIN_API_TOKENS: '*:*.first-secret-0123456789, *:*.second-secret-0123456789',
       LOG_LEVEL: 'WARN',
@@ -97,7 +99,14 @@ describe('configuration', () => {
     assert.deepEqual(config, {
       port: 8080,
       host: '127.0.0.1',
-      database: { kind: 'postgres', url: 'postgres://vexil:pw@db:5432/vexil', poolSize: 20, waitMs: 5000 },
+      database: {
+        kind: 'postgres',
+        url: 'postgres://vexil:pw@db:5432/vexil',
+        listenUrl: 'postgres://vexil:pw@db-direct:5432/vexil',
+        changePollMs: 500,
+        poolSize: 20,
+        waitMs: 5000,
+      },
       initAdminApiTokens: ['*:*.first-secret-0123456789', '*:*.second-secret-0123456789'],
       logLevel: 'warn',
       baseUrl: 'https://flags.example.com',
@@ -127,6 +136,17 @@ describe('configuration', () => {
     ['a DATABASE_URL that is not a URL', { DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
     ['a DATABASE_URL of another database', { DATABASE_URL: 'mysql://u:p@h/db' }, /^DATABASE_URL must start with postgres:\/\//],
     ['a zero pool size', { DATABASE_URL: 'postgres://h/db', DATABASE_POOL_SIZE: '0' }, /^DATABASE_POOL_SIZE must be/],
+    [
+      'a DATABASE_LISTEN_URL of another database',
+      { DATABASE_URL: 'postgres://h/db', DATABASE_LISTEN_URL: 'redis://h' },
+      /^DATABASE_LISTEN_URL must start with postgres:\/\//,
+    ],
+    [
+      'a DATABASE_LISTEN_URL without DATABASE_URL',
+      { DATABASE_LISTEN_URL: 'postgres://h/db' },
+      /^DATABASE_LISTEN_URL is for PostgreSQL: set DATABASE_URL too/,
+    ],
+    ['a change poll of no time', { DATABASE_URL: 'postgres://h/db', DATABASE_CHANGE_POLL_MS: '0' }, /^DATABASE_CHANGE_POLL_MS must be/],
     [
       'a negative DATABASE_WAIT_SECONDS',
       { DATABASE_URL: 'postgres://h/db', DATABASE_WAIT_SECONDS: '-1' },

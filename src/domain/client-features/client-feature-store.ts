@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseHandle, Unlisten } from '../../db/database.js';
-import { CHANGED_FLAGS, CHANGED_SEGMENTS, CONFIGURATION_CHANNEL, changedFlagOf } from '../../db/notification-channels.js';
+import type { Unlisten } from '../../db/database.js';
+import { CHANGED_FLAGS, CHANGED_SEGMENTS, changedFlagOf } from '../../db/notification-channels.js';
+import type { ConfigurationChanges } from '../events/configuration-changes.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from './environment-configuration.js';
 import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
@@ -297,8 +298,8 @@ export class ClientFeatureStore {
 
   constructor(private readonly load: ConfigurationSource) {}
 
-  async start(listen: DatabaseHandle['listen']): Promise<void> {
-    this.unlisten = await listen(CONFIGURATION_CHANNEL, (payload) => this.onChange(payload));
+  async start(changes: ConfigurationChanges): Promise<void> {
+    this.unlisten = await changes((payload) => this.onChange(payload));
   }
 
   async stop(): Promise<void> {
