@@ -118,6 +118,8 @@ export interface SdkBookkeepingConfig {
   newApplicationsPerMinute: number;
   /** Applications Vexil keeps in all; a new one beyond gets a 429. */
   maxApplications: number;
+  /** SDK reports (JSON bytes) one instance holds in memory while the database is away; past it, a 503. */
+  heldReportsMaxBytes: number;
 }
 
 export interface IntegrationsConfig {
@@ -383,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
       applicationRetentionDays: readInteger(env, 'CLIENT_APPLICATION_RETENTION_DAYS', 30, 1, 3650),
       newApplicationsPerMinute: readInteger(env, 'CLIENT_NEW_APPLICATIONS_PER_MINUTE', 60, 1, 100_000),
       maxApplications: readInteger(env, 'CLIENT_APPLICATIONS_MAX', 10_000, 1, 10_000_000),
+      heldReportsMaxBytes: readInteger(env, 'SDK_REPORTS_HELD_MAX_MB', 64, 0, 4096) * 1024 * 1024,
     },
     impactMetrics: {
       seriesPerApplication: readInteger(env, 'IMPACT_METRICS_SERIES_PER_APPLICATION', 100, 1, 10_000),

@@ -13,6 +13,7 @@ import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
 import { OidcSignIn } from './domain/sign-in/oidc-sign-in.js';
 import { SamlSignIn } from './domain/sign-in/saml-sign-in.js';
+import { SdkReportWriter } from './domain/usage/sdk-report-writer.js';
 import { UsageTally } from './domain/usage/usage-tally.js';
 import { LoginThrottle } from './domain/users/login-throttle.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
@@ -31,6 +32,9 @@ import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
  * feed, the frontend origins, the limits, the evaluation usage tally, the OIDC client, the event streams) and its
  * workers, hands them to the app, and ends them in order. Route modules and the app build none of them.
  */
+
+/** How often SDK reports held while the database is away are tried again. */
+const HELD_REPORTS_RETRY_MS = 1_000;
 
 /** Evaluations Vexil makes itself (OFREP) are recorded as the usage of this application. */
 const EVALUATION_USAGE_APPLICATION = 'openfeature';
@@ -64,18 +68,26 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       deps.config.sdkBookkeeping.maxApplications,
     ),
     evaluationUsage: new UsageTally(EVALUATION_USAGE_APPLICATION, deps.clock.now()),
+    sdkReports: new SdkReportWriter(deps, {
+      maxHeldBytes: deps.config.sdkBookkeeping.heldReportsMaxBytes,
+      retryMs: HELD_REPORTS_RETRY_MS,
+      databaseUp: deps.databaseUp,
+      onOutcome: (kind, outcome) => metrics.heldSdkReports.inc({ kind, outcome }),
+    }),
     loginThrottle: new LoginThrottle(),
     oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
     saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
   };
   const app = await buildApp({ ...deps, ...services }, options);
+  services.sdkReports.logTo(app.log);
   // Open streams end before the server waits for requests in flight: SDKs reconnect, to another instance.
   app.addHook('preClose', async () => services.streams.endAll());
   app.addHook('onClose', async () => {
     await writeEvaluationUsage(deps, services.evaluationUsage).catch((error: unknown) =>
       app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
     );
+    await services.sdkReports.stop();
     await clientFeatures.stop();
   });
   // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.

@@ -1,13 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { inUnitOfWork } from '../db/unit-of-work.js';
-import { SYSTEM_ACTOR } from '../domain/access/actor.js';
 import { admitReportingApplication, registerClients } from '../domain/client-features/client-registration.js';
 import { recordClientMetrics } from '../domain/usage/client-metrics.js';
 import { assertBulkReport, assertTokenEnvironment } from '../domain/usage/sdk-report-checks.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { CLIENT, FRONTEND, sdkTokenOf } from './plugins/route-access.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schemas.js';
-import { recordMetricsReport, registrationOf } from './sdk-reports.js';
+import { jsonLengthOf, recordMetricsReport, registrationOf } from './sdk-reports.js';
 
 const clientRoute = routesTagged(['Client']);
 const frontendRoute = routesTagged(['Frontend API']);
@@ -18,7 +16,9 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
     const token = sdkTokenOf(request);
     assertTokenEnvironment(token, request.body.environment, '/body/environment');
     const registration = registrationOf(request.body, token, request.ip);
-    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => registerClients(uow, token.id, [registration], deps.newApplicationLimit));
+    await deps.sdkReports.write('registration', jsonLengthOf(request.body), (uow) =>
+      registerClients(uow, token.id, [registration], deps.newApplicationLimit),
+    );
     return reply.status(202).send();
   });
 
@@ -61,7 +61,7 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
         buckets.set(key, bucket);
       }
       // All of it or nothing, like a single SDK's report: Edge sends a refused report again.
-      await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
+      await deps.sdkReports.write('metrics', jsonLengthOf(request.body), async (uow) => {
         const registrations = applications.map((application) => registrationOf(application, token, request.ip));
         await registerClients(uow, token.id, registrations, deps.newApplicationLimit);
         for (const { appName, ...bucket } of buckets.values()) {

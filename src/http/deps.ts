@@ -9,6 +9,7 @@ import type { NewApplicationLimit } from '../domain/client-features/new-applicat
 import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
 import type { SamlSignIn } from '../domain/sign-in/saml-sign-in.js';
+import type { SdkReportWriter } from '../domain/usage/sdk-report-writer.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { EventStreams } from './event-streams.js';
@@ -35,6 +36,8 @@ export interface AppServices {
   metrics: Metrics;
   /** OFREP evaluations, written as usage by a worker. */
   evaluationUsage: UsageTally;
+  /** Writes SDK registrations and metrics, holding them while the database is away. */
+  sdkReports: SdkReportWriter;
   loginThrottle: LoginThrottle;
   /** Present when OpenID Connect sign-in is configured. */
   oidc: OidcSignIn | undefined;

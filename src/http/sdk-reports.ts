@@ -17,6 +17,9 @@ import type { ClientMetricsSchema, ClientRegistrationSchema } from './sdk.schema
 
 type Registration = Static<typeof ClientRegistrationSchema>;
 
+/** The size a held report is counted at: its JSON, measured only when it is held. */
+export const jsonLengthOf = (body: unknown) => () => Buffer.byteLength(JSON.stringify(body));
+
 export function registrationOf(body: Registration, token: SdkToken, clientIp: string): ClientRegistration {
   return {
     appName: body.appName,
@@ -36,12 +39,12 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
  * all, in one transaction: an SDK sends a refused report again, so a part stored before a refusal would count
  * twice. Safeguards read the new metrics after the commit, and nothing they do fails the report.
  */
-export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit'>) {
+export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit' | 'sdkReports'>) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
     const { appName, bucket, impactMetrics = [] } = request.body;
     assertReportBucket(bucket, deps.clock.now());
     const token = sdkTokenOf(request);
-    await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
+    const written = await deps.sdkReports.write('metrics', jsonLengthOf(request.body), async (uow) => {
       const reporter = { appName, instanceId: request.body.instanceId ?? 'default', environment: token.environment };
       await admitReportingApplication(uow, token.id, reporter, deps.newApplicationLimit);
       if (impactMetrics.length > 0) {
@@ -53,8 +56,9 @@ export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'conf
       }
       await recordClientMetrics(uow.tx, token, request.body, uow.now);
     });
-    // A safeguard on these metrics acts on the report that crosses its threshold, not a scheduler pass later.
-    if (impactMetrics.length > 0) {
+    // A safeguard on these metrics acts on the report that crosses its threshold, not a scheduler pass later (for a
+    // report held while the database is away, the scheduler's).
+    if (impactMetrics.length > 0 && written === 'written') {
       const scope = { environment: token.environment, metricNames: [...new Set(impactMetrics.map((metric) => metric.name))] };
       const onError = (error: unknown, releasePlanId: string | undefined) =>
         request.log.error({ err: error, releasePlanId }, 'Evaluating a safeguard after a metrics report failed; the report is kept');

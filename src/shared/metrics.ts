@@ -70,6 +70,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly heldSdkReports = new Counter({
+    name: 'vexil_sdk_reports_held_total',
+    help: 'SDK reports (registrations, metrics) this instance could not write when they came, the database being away: held in memory, written_late when it answered again, or dropped (past the bound, or no longer writable)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private figures: Promise<DatabaseFigures> | undefined;
   private figuresReadAt = 0;
 

@@ -13,16 +13,20 @@ const ADMIN_TOKEN = '*:*.outage-admin-token-0123456789abcdef';
 describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 240_000 }, () => {
   let cluster: PostgresCluster;
   let server: RunningServer;
+  /** A second instance on the same database that may hold no SDK report in memory. */
+  let holdingNothing: RunningServer;
 
   before(
     async () => {
       cluster = await startPostgresCluster();
       server = await startServer({ DATABASE_URL: cluster.url, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
+      holdingNothing = await startServer({ DATABASE_URL: cluster.url, SDK_REPORTS_HELD_MAX_MB: '0' });
     },
     { timeout: 60_000 },
   );
   after(async () => {
     if (server) await stopServer(server);
+    if (holdingNothing) await stopServer(holdingNothing);
     cluster?.destroy();
   });
 
@@ -124,12 +128,28 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
         .split('\n')
         .filter((line) => pattern.test(line)).length;
     const toldBefore = [told(/PostgreSQL does not answer: requests/), told(/PostgreSQL answers again/)];
-    const databaseUp = async () => {
-      const scrape = await fetch(`${server.baseUrl}/internal-backstage/prometheus`);
-      assert.equal(scrape.status, 200, 'metrics are served whatever the database does');
-      return /^vexil_database_up (\d)$/m.exec(await scrape.text())?.[1];
+    const scrape = async () => {
+      const response = await fetch(`${server.baseUrl}/internal-backstage/prometheus`);
+      assert.equal(response.status, 200, 'metrics are served whatever the database does');
+      return response.text();
     };
+    const databaseUp = async () => /^vexil_database_up (\d)$/m.exec(await scrape())?.[1];
+    const heldReports = async () =>
+      [...(await scrape()).matchAll(/^vexil_sdk_reports_held_total\{kind="(\w+)",outcome="(\w+)"\} (\d+)$/gm)]
+        .map(([, kind, outcome, count]) => `${kind} ${outcome} ${count}`)
+        .sort();
+    // What an SDK reports while the database is away: its usage of a flag, and itself.
+    const flag = before.names[0]!;
+    const report = (path: string, body: unknown, to = server) =>
+      fetch(`${to.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: secret, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const reportedAt = new Date().toISOString();
     assert.equal(await databaseUp(), '1');
+    const knownThere = await fetch(`${holdingNothing.baseUrl}/api/client/features`, { headers: { authorization: secret } });
+    assert.equal(knownThere.status, 200);
     cluster.stop();
     try {
       // Past the 10 s an SDK token is trusted without asking the database: it is still known.
@@ -143,6 +163,34 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
       const ready = await fetch(`${server.baseUrl}/ready`);
       assert.equal(ready.status, 503, 'not ready without its database');
       assert.equal(await databaseUp(), '0');
+      // SDK reports are held, answered as when they are written.
+      const metrics = await report('/api/client/metrics', {
+        appName: 'outage-app',
+        instanceId: 'pod-1',
+        bucket: { start: reportedAt, stop: reportedAt, toggles: { [flag]: { yes: 7, no: 2 } } },
+      });
+      assert.equal(metrics.status, 202, await metrics.text());
+      const registration = await report('/api/client/register', {
+        appName: 'outage-app',
+        instanceId: 'pod-1',
+        sdkVersion: 'unleash-client-node:6.13.0',
+        strategies: ['default'],
+        started: reportedAt,
+        interval: 15_000,
+      });
+      assert.equal(registration.status, 202, await registration.text());
+      assert.deepEqual(await heldReports(), ['metrics held 1', 'registration held 1']);
+      // Past the bound a report is dropped, and the SDK told to send it again later.
+      const dropped = await report(
+        '/api/client/metrics',
+        { appName: 'outage-app', bucket: { start: reportedAt, stop: reportedAt, toggles: { [flag]: { yes: 1, no: 0 } } } },
+        holdingNothing,
+      );
+      assert.equal(dropped.status, 503);
+      assert.equal(dropped.headers.get('retry-after'), '5');
+      assert.match(((await dropped.json()) as { message: string }).message, /holds as many SDK reports as it may/);
+      const droppedCount = await fetch(`${holdingNothing.baseUrl}/internal-backstage/prometheus`).then((response) => response.text());
+      assert.match(droppedCount, /^vexil_sdk_reports_held_total\{kind="metrics",outcome="dropped"\} 1$/m);
     } finally {
       cluster.start();
     }
@@ -159,5 +207,24 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
     );
     assert.match(server.output(), /"downForMs":\d+,"msg":"PostgreSQL answers again"/);
     assert.equal(await databaseUp(), '1');
+    // The held reports were written once PostgreSQL answered.
+    assert.deepEqual(await heldReports(), [
+      'metrics held 1',
+      'metrics written_late 1',
+      'registration held 1',
+      'registration written_late 1',
+    ]);
+    const usage = await fetch(`${server.baseUrl}/api/admin/client-metrics/features/${flag}/raw?hoursBack=2`, { headers });
+    const { lastHourUsage } = (await usage.json()) as { lastHourUsage: Array<{ appName: string; yes: number; no: number }> };
+    assert.deepEqual(
+      lastHourUsage.map(({ appName, yes, no }) => ({ appName, yes, no })),
+      [{ appName: 'outage-app', yes: 7, no: 2 }],
+    );
+    const application = await fetch(`${server.baseUrl}/api/admin/metrics/applications/outage-app`, { headers });
+    const { instances } = (await application.json()) as { instances: Array<{ instanceId: string; sdkVersion: string }> };
+    assert.deepEqual(
+      instances.map(({ instanceId, sdkVersion }) => ({ instanceId, sdkVersion })),
+      [{ instanceId: 'pod-1', sdkVersion: 'unleash-client-node:6.13.0' }],
+    );
   });
 });

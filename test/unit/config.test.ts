@@ -16,7 +16,13 @@ describe('configuration', () => {
       readTimeoutMs: 10_000,
       frontendApiOrigins: ['*'],
       integrations: { allowPrivateNetworks: false, deliveryTimeoutMs: 10_000, maxAttempts: 5, retentionDays: 30 },
-      sdkBookkeeping: { instanceRetentionHours: 48, applicationRetentionDays: 30, newApplicationsPerMinute: 60, maxApplications: 10_000 },
+      sdkBookkeeping: {
+        instanceRetentionHours: 48,
+        applicationRetentionDays: 30,
+        newApplicationsPerMinute: 60,
+        maxApplications: 10_000,
+        heldReportsMaxBytes: 64 * 1024 * 1024,
+      },
       impactMetrics: { seriesPerApplication: 100, seriesTotal: 10_000, retentionDays: 7 },
       passwordSignIn: true,
     });
@@ -92,6 +98,7 @@ describe('configuration', () => {
       CLIENT_APPLICATION_RETENTION_DAYS: '7',
       CLIENT_NEW_APPLICATIONS_PER_MINUTE: '500',
       CLIENT_APPLICATIONS_MAX: '2500',
+      SDK_REPORTS_HELD_MAX_MB: '8',
       IMPACT_METRICS_SERIES_PER_APPLICATION: '50',
       IMPACT_METRICS_SERIES_TOTAL: '2000',
       IMPACT_METRICS_RETENTION_DAYS: '3',
@@ -114,7 +121,13 @@ describe('configuration', () => {
       readTimeoutMs: 3000,
       frontendApiOrigins: ['https://app.example.com', 'http://localhost:3000'],
       integrations: { allowPrivateNetworks: true, deliveryTimeoutMs: 2500, maxAttempts: 3, retentionDays: 90 },
-      sdkBookkeeping: { instanceRetentionHours: 12, applicationRetentionDays: 7, newApplicationsPerMinute: 500, maxApplications: 2500 },
+      sdkBookkeeping: {
+        instanceRetentionHours: 12,
+        applicationRetentionDays: 7,
+        newApplicationsPerMinute: 500,
+        maxApplications: 2500,
+        heldReportsMaxBytes: 8 * 1024 * 1024,
+      },
       impactMetrics: { seriesPerApplication: 50, seriesTotal: 2000, retentionDays: 3 },
       passwordSignIn: true,
     });
