@@ -33,9 +33,9 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
   const headers = { authorization: ADMIN_TOKEN, 'content-type': 'application/json' };
   let counter = 0;
   /** Creates a flag; answers its name when Vexil acknowledged it, and the status otherwise. */
-  async function write(): Promise<{ name: string; status: number; retryAfter: string | null; errorName?: string }> {
+  async function write(to = server): Promise<{ name: string; status: number; retryAfter: string | null; errorName?: string }> {
     const name = `outage-${process.pid}-${counter++}`;
-    const response = await fetch(`${server.baseUrl}/api/admin/projects/default/features`, {
+    const response = await fetch(`${to.baseUrl}/api/admin/projects/default/features`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ name }),
@@ -49,13 +49,32 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
     };
   }
 
-  /** Writes in a loop until `stop` resolves; answers every outcome. */
+  /** Writes in a loop, to both instances in turn, until `stop` resolves; answers every outcome. */
   async function writeUntil(stop: Promise<unknown>) {
     let stopped = false;
     void stop.then(() => (stopped = true));
     const outcomes: Awaited<ReturnType<typeof write>>[] = [];
-    while (!stopped) outcomes.push(await write());
+    while (!stopped) outcomes.push(await write(outcomes.length % 2 === 0 ? server : holdingNothing));
     return outcomes;
+  }
+
+  /** Reads the client API with `token` on both instances in a loop until `stop` resolves; answers each failure. */
+  async function readUntil(stop: Promise<unknown>, token: string) {
+    let stopped = false;
+    void stop.then(() => (stopped = true));
+    const failures: string[] = [];
+    let reads = 0;
+    while (!stopped) {
+      for (const instance of [server, holdingNothing]) {
+        reads++;
+        const response = await fetch(`${instance.baseUrl}/api/client/features`, { headers: { authorization: token } }).catch(
+          (error: Error) => ({ status: 0, text: async () => error.message }),
+        );
+        if (response.status !== 200) failures.push(`${response.status} ${await response.text()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { reads, failures };
   }
 
   function assertOnly201Or503(outcomes: Awaited<ReturnType<typeof write>>[], what: string): void {
@@ -75,27 +94,44 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
     return new Set(((await response.json()) as { features: Array<{ name: string }> }).features.map((feature) => feature.name));
   }
 
-  test('connections killed mid-request and a restart end no process, lose no acknowledged write, and recover within a second', async () => {
-    const outcomes = await writeUntil(
-      (async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        for (let round = 0; round < 3; round++) {
-          assert.ok((await cluster.terminateConnections()) > 0, 'Vexil had connections to kill');
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        cluster.restart();
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      })(),
-    );
-    assert.equal(server.process.exitCode, null, `the process lives: ${server.output().slice(-2000)}`);
+  test('connections killed mid-request and a restart end neither process, lose no acknowledged write, fail no SDK read, and recover within a second', async (t) => {
+    const made = await fetch(`${server.baseUrl}/api/admin/api-tokens`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ tokenName: 'restart-sdk', type: 'client', environment: 'development' }),
+    });
+    assert.equal(made.status, 201);
+    const { secret } = (await made.json()) as { secret: string };
+    const faults = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let round = 0; round < 3; round++) {
+        assert.ok((await cluster.terminateConnections()) > 0, 'Vexil had connections to kill');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      cluster.restart();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    })();
+    const [outcomes, sdkReads] = await Promise.all([writeUntil(faults), readUntil(faults, secret)]);
+    for (const instance of [server, holdingNothing]) {
+      assert.equal(instance.process.exitCode, null, `the process lives: ${instance.output().slice(-2000)}`);
+    }
     assertOnly201Or503(outcomes, 'during kills and a restart');
-    // Serving again by itself: the first write after PostgreSQL answers goes through, within a second.
-    const recoveredBy = Date.now() + 1000;
-    let recovered = await write();
-    while (recovered.status !== 201 && Date.now() < recoveredBy) recovered = await write();
-    assert.equal(recovered.status, 201, JSON.stringify(recovered));
+    t.diagnostic(
+      `${outcomes.filter((outcome) => outcome.status === 201).length} writes acknowledged, ${outcomes.filter((outcome) => outcome.status === 503).length} answered 503; ${sdkReads.reads} SDK reads, ${sdkReads.failures.length} failed`,
+    );
+    assert.deepEqual(sdkReads.failures, [], `SDK reads with a known token never fail (${sdkReads.reads} reads)`);
+    assert.ok(sdkReads.reads > 20, `SDKs read throughout (${sdkReads.reads})`);
+    // Each instance serves again by itself: the first write after PostgreSQL answers goes through, within a second.
+    const recoveries: Awaited<ReturnType<typeof write>>[] = [];
+    for (const instance of [server, holdingNothing]) {
+      const recoveredBy = Date.now() + 1000;
+      let recovered = await write(instance);
+      while (recovered.status !== 201 && Date.now() < recoveredBy) recovered = await write(instance);
+      assert.equal(recovered.status, 201, JSON.stringify(recovered));
+      recoveries.push(recovered);
+    }
     const stored = await listedFlags();
-    const acknowledged = [...outcomes, recovered].filter((outcome) => outcome.status === 201).map((outcome) => outcome.name);
+    const acknowledged = [...outcomes, ...recoveries].filter((outcome) => outcome.status === 201).map((outcome) => outcome.name);
     assert.ok(acknowledged.length > 5, `writes went through around the faults (${acknowledged.length})`);
     assert.deepEqual(
       acknowledged.filter((name) => !stored.has(name)),

@@ -37,6 +37,11 @@ export function clusterUnavailable(): string | undefined {
   return undefined;
 }
 
+/** Makes the `postgres` user own a directory, for PostgreSQL and PgBouncer run as that user. */
+function giveToPostgres(dir: string): void {
+  chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+}
+
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const dataDir = mkdtempSync('/tmp/vexil-cluster-');
   const asRoot = userInfo().uid === 0;
@@ -44,12 +49,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, command), ...args]] : [join(BIN, command), args];
     execFileSync(file, argv, { stdio: 'pipe', timeout: 60_000 });
   };
-  if (asRoot)
-    chownSync(
-      dataDir,
-      Number(execFileSync('id', ['-u', 'postgres']).toString()),
-      Number(execFileSync('id', ['-g', 'postgres']).toString()),
-    );
+  if (asRoot) giveToPostgres(dataDir);
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
   const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
@@ -104,8 +104,7 @@ export async function startPgBouncer(cluster: PostgresCluster, poolSize = 5): Pr
   const dir = mkdtempSync('/tmp/vexil-pgbouncer-');
   const port = await freePort();
   const asRoot = userInfo().uid === 0;
-  if (asRoot)
-    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (asRoot) giveToPostgres(dir);
   const ini = join(dir, 'pgbouncer.ini');
   writeFileSync(
     ini,
