@@ -61,6 +61,12 @@ const parseInt8 = (value: string) => Number(value);
 /** Where errors of connections go: they must be handled, or Node ends the process. */
 export type ConnectionErrorHandler = (error: Error) => void;
 
+/**
+ * How long a request waits for a connection (a new one, or one of the pool's when all are busy) before it is a 503:
+ * an address that answers nothing (a partition, a failed-over host) would otherwise hold requests for minutes.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** How often a lost PostgreSQL is asked whether it answers again. */
 const REACHABILITY_PROBE_MS = 1_000;
 
@@ -120,6 +126,8 @@ async function openPostgres({ url, listenUrl, poolSize, changePollMs }: Postgres
     const pool = new pg.Pool({
       connectionString: url,
       max,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -206,7 +214,7 @@ async function listenOnPostgres(
   };
 
   const connect = async () => {
-    const next = new pgDriver.Client({ connectionString: url });
+    const next = new pgDriver.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     const checks = new Map<string, () => void>();
     next.on('notification', (message) => {
       if (message.channel === channel) onNotify(message.payload ?? '');

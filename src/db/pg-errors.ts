@@ -107,7 +107,8 @@ const QUERY_CANCELED = '57014';
  */
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-4]|53300)/;
 const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGE = /^Connection terminated|^timeout expired|Client has encountered a connection error/;
+const UNAVAILABLE_MESSAGE =
+  /^Connection terminated|^timeout expired|^timeout exceeded when trying to connect|Client has encountered a connection error/;
 /** How long a client is told to wait before trying again while the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { clusterUnavailable, type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import { type RunningServer, startServer, stopServer } from '../helpers/server-process.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 // PostgreSQL killed, restarted and stopped under Vexil while requests run, on a cluster of the test's own: the process
 // lives through all of it, a request the database cannot answer is a 503 with Retry-After (never a 500), every
@@ -262,5 +263,33 @@ describe('when PostgreSQL goes away under load', { skip: unavailable, timeout: 2
       instances.map(({ instanceId, sdkVersion }) => ({ instanceId, sdkVersion })),
       [{ instanceId: 'pod-1', sdkVersion: 'unleash-client-node:6.13.0' }],
     );
+  });
+
+  test('a PostgreSQL whose address answers nothing (a partition, a failed-over host) gets a 503 within the 10 s connect timeout, not a request that hangs', async (t) => {
+    const proxy = await startTcpProxy(new URL(cluster.url));
+    const throughProxy = new URL(cluster.url);
+    throughProxy.host = new URL(proxy.url).host;
+    const behind = await startServer({ DATABASE_URL: throughProxy.toString(), INIT_ADMIN_API_TOKENS: ADMIN_TOKEN });
+    try {
+      assert.equal((await write(behind)).status, 201);
+      proxy.blackhole();
+      const started = Date.now();
+      const hung = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('the request still hangs after 30 s')), 30_000).unref(),
+      );
+      const outcome = await Promise.race([write(behind), hung]);
+      const took = Date.now() - started;
+      t.diagnostic(`answered ${outcome.status} after ${took} ms`);
+      assert.deepEqual([outcome.status, outcome.errorName, outcome.retryAfter], [503, 'ServiceUnavailableError', '5']);
+      assert.equal((await fetch(`${behind.baseUrl}/health`)).status, 200);
+      await proxy.restore();
+      const backBy = Date.now() + 2000;
+      let back = await write(behind);
+      while (back.status !== 201 && Date.now() < backBy) back = await write(behind);
+      assert.equal(back.status, 201, JSON.stringify(back));
+    } finally {
+      assert.equal(await stopServer(behind), 0);
+      await proxy.close();
+    }
   });
 });

@@ -10,6 +10,11 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again, on the same port (nothing when it already does). */
   restore(): Promise<void>;
+  /**
+   * Cuts the open connections and, from now on, accepts new ones but passes nothing through them, as a host that is
+   * gone without a word does (a network partition, a failed-over address) until `restore`.
+   */
+  blackhole(): void;
   close(): Promise<void>;
 }
 
@@ -17,9 +22,17 @@ export async function startTcpProxy(target: URL): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let port = 0;
   let server: Server | undefined;
+  let silent = false;
   const listen = async () => {
+    silent = false;
     if (server) return;
     const next = createServer((client) => {
+      if (silent) {
+        sockets.add(client);
+        client.on('close', () => sockets.delete(client));
+        client.on('error', () => client.destroy());
+        return;
+      }
       const upstream = connect(Number(target.port), target.hostname);
       for (const socket of [client, upstream]) {
         sockets.add(socket);
@@ -41,6 +54,10 @@ export async function startTcpProxy(target: URL): Promise<TcpProxy> {
     for (const socket of sockets) socket.destroy();
     if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
   };
+  const blackhole = () => {
+    silent = true;
+    for (const socket of sockets) socket.destroy();
+  };
   await listen();
-  return { url: `http://127.0.0.1:${port}`, cut, restore: listen, close: cut };
+  return { url: `http://127.0.0.1:${port}`, cut, restore: listen, blackhole, close: cut };
 }
