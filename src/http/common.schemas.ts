@@ -38,6 +38,11 @@ export const ErrorSchema = Type.Object(
     message: Type.String(),
     details: Type.Array(Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) })),
     permissions: Type.Optional(Type.Array(Type.String())),
+    // A 401 of an admin path asked without a session: how to sign in, as Unleash describes it.
+    type: Type.Optional(Type.Literal('password')),
+    path: Type.Optional(Type.String()),
+    defaultHidden: Type.Optional(Type.Boolean()),
+    options: Type.Optional(Type.Array(Type.Object({ type: Type.String(), message: Type.String(), path: Type.String() }))),
   },
   { $id: 'errorSchema', description: "Unleash's error body, returned for every 4xx and 5xx answer" },
 );

@@ -37,7 +37,31 @@ function errorOf(name: string, statusCode: number) {
 
 export class BadDataError extends errorOf('BadDataError', 400) {}
 
-export class AuthenticationRequired extends errorOf('AuthenticationRequired', 401) {}
+/**
+ * How a person signs in, as Unleash describes it in the 401 of an admin path asked without a session: its admin UI
+ * draws the sign-in page from it (a password form unless `defaultHidden`, a button per option).
+ */
+export interface SignInDescription {
+  /** `password`: the password form, and the options beside it. */
+  type: 'password';
+  /** Where the password form posts. */
+  path: string;
+  defaultHidden: boolean;
+  options: Array<{ type: string; message: string; path: string }>;
+}
+
+export class AuthenticationRequired extends errorOf('AuthenticationRequired', 401) {
+  constructor(
+    message: string,
+    readonly signIn?: SignInDescription,
+  ) {
+    super(message);
+  }
+
+  override extraBody(): Record<string, unknown> {
+    return this.signIn ? { ...this.signIn } : {};
+  }
+}
 
 export class UnauthorizedError extends errorOf('UnauthorizedError', 401) {}
 

@@ -32,9 +32,46 @@ async function projectIds(): Promise<string[]> {
 }
 
 describe('authentication on /api/admin', () => {
-  test('no Authorization header and no cookie: 401 AuthenticationRequired', async () => {
+  test("no Authorization header and no cookie: 401 AuthenticationRequired with Unleash's description of how to sign in", async () => {
     const error = expectError(await ctx.as().get(PROJECTS), 401, 'AuthenticationRequired');
     assert.equal(error.permissions, undefined);
+    const { id: _id, ...body } = error as unknown as Record<string, unknown>;
+    assert.deepEqual(body, {
+      name: 'AuthenticationRequired',
+      message: 'You must log in or send an API token in the Authorization header',
+      details: [{ message: 'You must log in or send an API token in the Authorization header' }],
+      type: 'password',
+      path: '/auth/simple/login',
+      defaultHidden: false,
+      options: [],
+    });
+    // SDK paths are for tokens: no sign-in page is described there.
+    const sdk = expectError(await ctx.as().get('/api/client/features'), 401, 'AuthenticationRequired') as unknown as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual([sdk.type, sdk.path, sdk.options], [undefined, undefined, undefined]);
+  });
+
+  test('with company sign-in only, the description hides the password form and offers the company sign-in', async () => {
+    const companyOnly = await startTestApp({
+      env: {
+        OIDC_ISSUER: 'https://login.example.com',
+        OIDC_CLIENT_ID: 'vexil',
+        OIDC_CLIENT_SECRET: 'client-secret-0123456789',
+        OIDC_NAME: 'Example SSO',
+        OIDC_ONLY: 'true',
+      },
+    });
+    try {
+      const error = expectError(await companyOnly.as().get(PROJECTS), 401, 'AuthenticationRequired') as unknown as Record<string, unknown>;
+      assert.deepEqual(
+        [error.type, error.defaultHidden, error.options],
+        ['password', true, [{ type: 'oidc', message: 'Sign in with Example SSO', path: '/auth/oidc/login' }]],
+      );
+    } finally {
+      await companyOnly.close();
+    }
   });
 
   test('an empty Authorization header counts as none: 401 AuthenticationRequired', async () => {
@@ -57,15 +94,16 @@ describe('authentication on /api/admin', () => {
     }
   });
 
-  test('an unknown session cookie: 401 UnauthorizedError', async () => {
-    expectError(await ctx.withCookie('vexil-session=nope').get(PROJECTS), 401, 'UnauthorizedError');
+  test('an unknown session cookie: 401 AuthenticationRequired, describing how to sign in again', async () => {
+    const error = expectError(await ctx.withCookie('vexil-session=nope').get(PROJECTS), 401, 'AuthenticationRequired');
+    assert.equal((error as unknown as { path: string }).path, '/auth/simple/login');
   });
 
   test('a session cookie from a login works, and stops working after logout', async () => {
     const session = await createUserSession(ctx, 'Viewer');
     expectStatus(await ctx.withCookie(session.cookie).get(PROJECTS), 200);
     expectStatus(await ctx.withCookie(session.cookie).post('/logout'), 204);
-    expectError(await ctx.withCookie(session.cookie).get(PROJECTS), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(session.cookie).get(PROJECTS), 401, 'AuthenticationRequired');
   });
 
   test('GET /health needs no authentication', async () => {

@@ -419,7 +419,7 @@ describe('what SCIM changes applies at once', () => {
       }),
       200,
     );
-    expectError(await browser.get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await browser.get('/api/admin/user'), 401, 'AuthenticationRequired');
     expectError(await patClient.get('/api/admin/user'), 401, 'UnauthorizedError');
     const refused = expectError(
       await ctx.as().post('/auth/simple/login', { username: userName, password: STRONG_PASSWORD }),

@@ -242,7 +242,7 @@ describe('POST /auth/simple/login', () => {
 });
 
 describe('POST /logout', () => {
-  test('ends the session: the cookie then gets 401 UnauthorizedError; other sessions live on', async () => {
+  test('ends the session: the cookie then gets 401 AuthenticationRequired; other sessions live on', async () => {
     const session = await createUserSession(ctx, 'Viewer');
     const second = sessionCookieOf(await login(session.username, STRONG_PASSWORD));
     assert.equal((await me(ctx.withCookie(session.cookie))).id, session.id);
@@ -253,12 +253,12 @@ describe('POST /logout', () => {
     assert.ok(cleared, 'logout clears the cookie');
     assert.equal(cleared.value, '');
 
-    expectError(await ctx.withCookie(session.cookie).get(ME), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(session.cookie).get(ME), 401, 'AuthenticationRequired');
     assert.equal((await me(ctx.withCookie(second))).id, session.id);
   });
 
-  test('an unknown session cookie is 401 UnauthorizedError; no credentials is 401 AuthenticationRequired', async () => {
-    expectError(await ctx.withCookie('vexil-session=not-a-session').get(ME), 401, 'UnauthorizedError');
+  test('an unknown session cookie and no credentials are both 401 AuthenticationRequired, as in Unleash', async () => {
+    expectError(await ctx.withCookie('vexil-session=not-a-session').get(ME), 401, 'AuthenticationRequired');
     expectError(await ctx.as().get(ME), 401, 'AuthenticationRequired');
   });
 });
@@ -527,7 +527,7 @@ describe('personal access tokens', () => {
 
 // Last in the file: it moves the shared clock far ahead.
 describe('session expiry', () => {
-  test('a session expires after the default 48 hours (401 UnauthorizedError)', async () => {
+  test('a session expires after the default 48 hours (401 AuthenticationRequired)', async () => {
     const session = await createUserSession(ctx, 'Viewer');
     assert.equal((await me(ctx.withCookie(session.cookie))).id, session.id);
 
@@ -535,7 +535,7 @@ describe('session expiry', () => {
     assert.equal((await me(ctx.withCookie(session.cookie))).id, session.id, 'still valid before 48 h');
 
     ctx.clock.advance(2 * HOUR);
-    expectError(await ctx.withCookie(session.cookie).get(ME), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(session.cookie).get(ME), 401, 'AuthenticationRequired');
 
     // Logging in again gives a working session.
     const fresh = await login(session.username, STRONG_PASSWORD);
@@ -560,7 +560,7 @@ describe('changing your own password', () => {
     expectStatus(changed, 200);
 
     expectStatus(await ctx.withCookie(session.cookie).get(ME), 200);
-    expectError(await ctx.withCookie(otherCookie).get(ME), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(otherCookie).get(ME), 401, 'AuthenticationRequired');
     expectError(await ctx.as().post(LOGIN, { username: session.username, password: STRONG_PASSWORD }), 401, 'PasswordMismatch');
     expectStatus(await ctx.as().post(LOGIN, { username: session.username, password: NEW_PASSWORD }), 200);
     const events = await eventsSince(ctx, since);

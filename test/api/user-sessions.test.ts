@@ -83,7 +83,7 @@ describe('sessions a person can see and end', () => {
     const since = await lastEventId(ctx);
 
     expectStatus(await ctx.withCookie(laptop).delete(`${MINE}/${phoneId}`), 204);
-    expectError(await ctx.withCookie(phone).get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(phone).get('/api/admin/user'), 401, 'AuthenticationRequired');
     const ended = await eventsSince(ctx, since);
     assert.deepEqual(
       ended.map((event) => ({ type: event.type, data: event.data, createdBy: event.createdBy })),
@@ -93,7 +93,7 @@ describe('sessions a person can see and end', () => {
     const others = await ctx.withCookie(laptop).delete(MINE);
     expectStatus(others, 200);
     assert.deepEqual(others.json(), { ended: 1 });
-    expectError(await ctx.withCookie(tablet).get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(tablet).get('/api/admin/user'), 401, 'AuthenticationRequired');
     expectStatus(await ctx.withCookie(laptop).get('/api/admin/user'), 200);
     assert.deepEqual(
       sessionsOf(await getOkResponse(laptop, MINE)).map((session) => session.userAgent),
@@ -113,14 +113,14 @@ describe('sessions a person can see and end', () => {
     const laptopId = listed.sessions.find((session) => session.userAgent === FIREFOX)!.id;
 
     expectStatus(await ctx.admin.delete(`/api/admin/user-admin/${user.id}/sessions/${laptopId}`), 204);
-    expectError(await ctx.withCookie(laptop).get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(laptop).get('/api/admin/user'), 401, 'AuthenticationRequired');
     expectStatus(await ctx.withCookie(phone).get('/api/admin/user'), 200);
 
     const since = await lastEventId(ctx);
     const all = await ctx.admin.delete(`/api/admin/user-admin/${user.id}/sessions`);
     expectStatus(all, 200);
     assert.deepEqual(all.json(), { ended: 1 });
-    expectError(await ctx.withCookie(phone).get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(phone).get('/api/admin/user'), 401, 'AuthenticationRequired');
     assert.deepEqual(
       (await eventsSince(ctx, since)).map((event) => [event.type, (event.data as { sessions: number }).sessions]),
       [['user-sessions-ended', 1]],

@@ -487,7 +487,7 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
     assertNoSecrets(events[0], NEW_PASSWORD, STRONG_PASSWORD);
 
     // The session opened with the old password is over.
-    expectError(await ctx.withCookie(session.cookie).get('/api/admin/user'), 401, 'UnauthorizedError');
+    expectError(await ctx.withCookie(session.cookie).get('/api/admin/user'), 401, 'AuthenticationRequired');
 
     expectError(await login(session.username, STRONG_PASSWORD), 401, 'PasswordMismatch');
     const fresh = await login(session.username, NEW_PASSWORD);

@@ -19,11 +19,21 @@ import { actorMay, assertActorMay, type Permission } from '../../domain/access/p
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import { AuthenticationRequired, PermissionError, UnauthorizedError } from '../../shared/errors.js';
+import { AuthenticationRequired, PermissionError, type SignInDescription, UnauthorizedError } from '../../shared/errors.js';
+import type { Config } from '../../config.js';
 import { actorOf, bearerToken, type ProjectOf, type RouteAccess, SDK_CHANNEL_PATTERN, wrongTokenKind } from './route-access.js';
 import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
 const CHANNEL = new RegExp(SDK_CHANNEL_PATTERN);
+
+/** The ways to sign in this server offers, in the shape Unleash's 401 gives them. */
+function signInDescription(config: Config): SignInDescription {
+  const options = [
+    ...(config.oidc ? [{ type: 'oidc', message: `Sign in with ${config.oidc.name}`, path: '/auth/oidc/login' }] : []),
+    ...(config.saml ? [{ type: 'saml', message: `Sign in with ${config.saml.name}`, path: '/auth/saml/login' }] : []),
+  ];
+  return { type: 'password', path: '/auth/simple/login', defaultHidden: !config.passwordSignIn, options };
+}
 
 /** How long an SDK token is trusted without asking the database; any committed change (a deleted token) clears it. */
 const SDK_TOKEN_CACHE_MS = 10_000;
@@ -61,7 +71,11 @@ function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
  * validation (400), as Unleash orders them. A route that declares no access stops start-up, so no route can be
  * exposed by forgetting.
  */
-export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; clock: Clock; clientFeatures: ClientFeatureStore }): void {
+export function registerAccessControl(
+  scope: FastifyInstance,
+  deps: { db: Db; clock: Clock; config: Config; clientFeatures: ClientFeatureStore },
+): void {
+  const signIn = signInDescription(deps.config);
   scope.decorateRequest('actor', null);
   scope.decorateRequest('sdkToken', null);
   scope.decorateRequest('signalSource', null);
@@ -110,7 +124,7 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     const sdkAccess = access.kind === 'client' || access.kind === 'frontend' || access.kind === 'sdk';
     const sessionId = token || sdkAccess ? undefined : request.cookies[SESSION_COOKIE];
     if (!token && !sessionId) {
-      throw new AuthenticationRequired('You must log in or send an API token in the Authorization header');
+      throw new AuthenticationRequired('You must log in or send an API token in the Authorization header', sdkAccess ? undefined : signIn);
     }
     const cached = token && sdkAccess ? sdkTokens.get(token) : undefined;
     // An entry past its time is checked against the database again, and trusted anew if still valid.
@@ -130,7 +144,8 @@ export function registerAccessControl(scope: FastifyInstance, deps: { db: Db; cl
     if (credential.kind !== 'invalid' && credential.lastUse) await stampTokenUse(deps.db, credential.lastUse, now);
     switch (credential.kind) {
       case 'invalid':
-        throw new UnauthorizedError(token ? 'The API token is unknown or has expired' : 'Your session has expired; log in again');
+        if (token) throw new UnauthorizedError('The API token is unknown or has expired');
+        throw new AuthenticationRequired('Your session has expired; log in again', signIn);
       case 'apiToken':
         if (access.kind === credential.token.type || access.kind === 'sdk') {
           if (!trusted && token) {
