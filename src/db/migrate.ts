@@ -20,6 +20,7 @@ import * as scim from './migrations/0017-scim.js';
 import * as customRoles from './migrations/0018-custom-roles.js';
 import * as saml from './migrations/0019-saml.js';
 import * as configurationRevision from './migrations/0020-configuration-revision.js';
+import * as projectDefaultStrategies from './migrations/0021-project-default-strategies.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0018-custom-roles': customRoles,
   '0019-saml': saml,
   '0020-configuration-revision': configurationRevision,
+  '0021-project-default-strategies': projectDefaultStrategies,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

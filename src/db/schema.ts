@@ -337,6 +337,8 @@ export interface ProjectsTable {
 export interface ProjectEnvironmentsTable {
   project_id: string;
   environment_name: string;
+  /** What turning a flag on here without strategies adds (a normalized strategy; groupId '' is the flag's name). */
+  default_strategy: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** One row: the revision of what SDKs read (migration 0020). */

@@ -7,8 +7,9 @@ import {
   setEnvironmentSortOrders,
   updateEnvironment,
 } from '../domain/environments/environments.js';
+import { listProjectEnvironments } from '../domain/features/project-environments.js';
 import { guardDirectChange } from '../domain/protected-environments/guard.js';
-import { NameParams } from './common.schemas.js';
+import { NameParams, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import {
@@ -16,6 +17,7 @@ import {
   EnvironmentSchema,
   EnvironmentSortOrderSchema,
   EnvironmentsSchema,
+  ProjectEnvironmentsSchema,
   UpdateEnvironmentSchema,
 } from './projects.schemas.js';
 
@@ -26,6 +28,12 @@ export const environmentRoutes: RouteModule = async (app, { deps, act }) => {
     version: 1 as const,
     environments: await listEnvironments(deps.db),
   }));
+
+  app.get(
+    '/api/admin/environments/project/:projectId',
+    route(can('READ'), { params: ProjectParams, ok: ProjectEnvironmentsSchema }),
+    async (request) => ({ version: 1 as const, environments: await listProjectEnvironments(deps.db, request.params.projectId) }),
+  );
 
   app.post(
     '/api/admin/environments',

@@ -237,11 +237,19 @@ export const OPERATIONS: Record<string, Operation> = {
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
   [`POST ${PROJECT}/environments`]: op('addEnvironmentToProject', 'Enable an environment in a project', 200),
   [`DELETE ${PROJECT}/environments/:environment`]: op('removeEnvironmentFromProject', 'Disable an environment in a project', 200),
+  [`POST ${PROJECT}/environments/:environment/default-strategy`]: op(
+    'addDefaultStrategyToProjectEnvironment',
+    "Set the strategy a flag gets when turned on here without strategies (a flexibleRollout; groupId '' is the flag's name)",
+  ),
 
   'GET /api/admin/environments': op('getAllEnvironments', 'List environments'),
   'POST /api/admin/environments': op('createEnvironment', 'Create an environment'),
   'PUT /api/admin/environments/sort-order': op('updateSortOrder', 'Give several environments their sort order', 200),
   'GET /api/admin/environments/:name': op('getEnvironment', 'Get an environment'),
+  'GET /api/admin/environments/project/:projectId': op(
+    'getProjectEnvironments',
+    'List every environment as one project sees it: on it or not, its default strategy, token and enabled-flag counts',
+  ),
   'PUT /api/admin/environments/:name': op('updateEnvironment', 'Update an environment'),
   'DELETE /api/admin/environments/:name': op('removeEnvironment', 'Delete an environment', 200),
   'POST /api/admin/environments/:name/on': op('toggleEnvironmentOn', 'Enable an environment', 204),

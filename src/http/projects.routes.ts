@@ -12,7 +12,16 @@ import { BadDataError } from '../shared/errors.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
-import { CreateProjectSchema, ProjectEnvironmentSchema, ProjectSchema, ProjectsSchema, UpdateProjectSchema } from './projects.schemas.js';
+import {
+  CreateProjectSchema,
+  ProjectDefaultStrategySchema,
+  ProjectEnvironmentSchema,
+  ProjectSchema,
+  ProjectsSchema,
+  UpdateProjectSchema,
+} from './projects.schemas.js';
+import { CreateFeatureStrategySchema } from './features.schemas.js';
+import { setProjectDefaultStrategy } from '../domain/projects/default-strategies.js';
 
 const route = routesTagged(['Projects']);
 
@@ -83,6 +92,19 @@ export const projectRoutes: RouteModule = async (app, { deps, act }) => {
       await act(request, (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
     },
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/environments/:environment/default-strategy',
+    route(can('UPDATE_PROJECT', PROJECT_PARAM), {
+      params: Type.Object({ projectId: UrlFriendlyName, environment: UrlFriendlyName }),
+      body: CreateFeatureStrategySchema,
+      ok: ProjectDefaultStrategySchema,
+    }),
+    async (request) =>
+      act(request, (uow) =>
+        setProjectDefaultStrategy(uow, { project: request.params.projectId, environment: request.params.environment }, request.body),
+      ),
   );
 
   app.delete(

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PROJECT_MODES } from '../domain/projects/projects.js';
 import { ENVIRONMENT_TYPES } from '../domain/environments/environments.js';
 import { DateTime, Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
+import { ConstraintSchema, StrategyVariantSchema } from './features.schemas.js';
 
 export const ProjectSchema = Type.Object(
   {
@@ -69,6 +70,40 @@ export const EnvironmentsSchema = Type.Object(
   { $id: 'environmentsSchema' },
 );
 
+/** A project's default strategy in an environment, as stored: groupId '' stands for each flag's name. */
+export const ProjectDefaultStrategySchema = Type.Object(
+  {
+    name: Type.String(),
+    title: Type.String(),
+    disabled: Type.Boolean(),
+    constraints: Type.Array(Type.Ref(ConstraintSchema)),
+    variants: Type.Array(Type.Ref(StrategyVariantSchema)),
+    parameters: Type.Record(Type.String(), Type.String()),
+    segments: Type.Array(Type.Integer()),
+  },
+  { $id: 'projectDefaultStrategySchema' },
+);
+
+export const ProjectEnvironmentViewSchema = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.String(),
+    enabled: Type.Boolean(),
+    protected: Type.Boolean(),
+    sortOrder: Type.Integer(),
+    projectApiTokenCount: Type.Integer({ minimum: 0 }),
+    projectEnabledToggleCount: Type.Integer({ minimum: 0 }),
+    defaultStrategy: Type.Optional(Type.Ref(ProjectDefaultStrategySchema)),
+    visible: Type.Boolean(),
+  },
+  { $id: 'environmentProjectSchema' },
+);
+
+export const ProjectEnvironmentsSchema = Type.Object(
+  { version: Type.Literal(1), environments: Type.Array(Type.Ref(ProjectEnvironmentViewSchema)) },
+  { $id: 'environmentsProjectSchema' },
+);
+
 const EnvironmentType = StringEnum(ENVIRONMENT_TYPES, `type must be one of ${ENVIRONMENT_TYPES.join(', ')}`);
 const SortOrder = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 });
 
@@ -100,4 +135,7 @@ export const projectSchemas = [
   CreateEnvironmentSchema,
   UpdateEnvironmentSchema,
   EnvironmentSortOrderSchema,
+  ProjectDefaultStrategySchema,
+  ProjectEnvironmentViewSchema,
+  ProjectEnvironmentsSchema,
 ];

@@ -137,6 +137,13 @@ const ROUTES: Record<string, Entry> = {
   'DELETE /api/admin/segments/:id': refused((s, c) => c.delete(`/api/admin/segments/${s.segmentId}`)),
   // Environments of the project, and environments as a whole.
   [`DELETE ${P}/environments/:environment`]: refused((s, c) => c.delete(`${projectPath(s.project)}/environments/production`)),
+  // What flags turned on there without strategies get.
+  [`POST ${P}/environments/:environment/default-strategy`]: refused((s, c) =>
+    c.post(`${projectPath(s.project)}/environments/production/default-strategy`, {
+      name: 'flexibleRollout',
+      parameters: { rollout: '10' },
+    }),
+  ),
   [`POST ${P}/environments`]: refused(async (s, c) => {
     // Adding it back is guarded too: the flags' stored configuration there would be served again. An Admin
     // removes it (a recorded bypass), the Editor tries to add it, and the Admin adds it back.

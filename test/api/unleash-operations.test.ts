@@ -18,7 +18,6 @@ const shapeOf = (method: string, path: string) => `${method.toUpperCase()} ${pat
 /** Unleash's operations Vexil has no route for yet (issue 52), by operationId. */
 const NOT_YET = new Set<string>([
   'getFeatureUsageSummary',
-  'getProjectEnvironments',
   'updateFeatureTypeLifetime',
   'createFeedback',
   'updateFeedback',
@@ -57,7 +56,6 @@ const NOT_YET = new Set<string>([
   'deleteFeatures',
   'checkDependenciesExist',
   'getProjectDora',
-  'addDefaultStrategyToProjectEnvironment',
   'createFeatureLink',
   'deleteFeatureLink',
   'updateFeatureLink',

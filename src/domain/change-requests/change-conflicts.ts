@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Dependency } from '../features/dependencies.js';
-import { DEFAULT_STRATEGY } from '../features/feature-environments.js';
+import { defaultStrategyOf, type ProjectDefaultStrategy } from '../features/project-environments.js';
 import { loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
 import { normalizeStrategy } from '../features/strategies.js';
 import { toSegmentView, type SegmentView } from '../segments/segments.js';
@@ -26,6 +26,8 @@ export interface LiveState {
   parents: Map<string, Dependency[]>;
   segments: Map<number, SegmentView>;
   projectEnvironments: Set<string>;
+  /** Per project and environment (`pair`): the project's default strategy there, where it sets one. */
+  defaultStrategies: Map<string, ProjectDefaultStrategy>;
 }
 
 const pair = (a: string, b: string) => `${a}\u0000${b}`;
@@ -67,6 +69,11 @@ export async function loadLiveState(tx: Db, requests: Array<{ scope: ChangeReque
     parents,
     segments: new Map(segments.map((row) => [row.id, toSegmentView(row)])),
     projectEnvironments: new Set(projectEnvironments.map((row) => pair(row.project_id, row.environment_name))),
+    defaultStrategies: new Map(
+      projectEnvironments
+        .filter((row) => row.default_strategy !== null)
+        .map((row) => [pair(row.project_id, row.environment_name), row.default_strategy as ProjectDefaultStrategy]),
+    ),
   };
 }
 
@@ -197,5 +204,6 @@ export function defaultChangeFor(
   );
   const added = changes.filter((change) => change.action === 'addStrategy').length;
   if (remaining.length + added > 0) return undefined;
-  return { action: 'addStrategy', payload: normalizeStrategy(DEFAULT_STRATEGY, flag) };
+  const projectDefault = live.defaultStrategies.get(pair(scope.project, scope.environment));
+  return { action: 'addStrategy', payload: normalizeStrategy(defaultStrategyOf(projectDefault, flag), flag) };
 }

@@ -249,6 +249,10 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Environment removed from project',
     summary: (e, who, _flag, env) => `${who} removed environment ${env} from project ${bold(e.project)}`,
   },
+  'default-strategy-updated': {
+    label: 'Default strategy updated',
+    summary: (e, who, _flag, env) => `${who} set the default strategy of project ${bold(e.project)} in ${env}`,
+  },
   'project-favorited': { label: 'Project favorited', summary: (e, who) => `${who} favorited project ${bold(e.project)}` },
   'project-unfavorited': { label: 'Project unfavorited', summary: (e, who) => `${who} unfavorited project ${bold(e.project)}` },
   'environment-created': {

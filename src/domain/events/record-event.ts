@@ -103,6 +103,7 @@ const UNSEEN_BY_SDKS = [
   'project-created',
   'project-updated',
   'features-exported',
+  'default-strategy-',
 ];
 
 /** What of SDKs' configuration an event may have changed: its flag, segments, all of it, or nothing. */

@@ -5,16 +5,14 @@ import { assertProjectEnvironment, findFeature, lockFlagEnvironmentState } from 
 import type { Variant, VariantInput } from './feature-views.js';
 import { applyPatch } from './features.js';
 import { enterLifecycleStage } from './lifecycle.js';
-import { insertStrategy, strategyAddedEvent, type StrategyInput, type StrategyTarget } from './strategies.js';
+import { defaultStrategyFor } from './project-environments.js';
+import { insertStrategy, strategyAddedEvent, type StrategyTarget } from './strategies.js';
 import { normalizeEnvironmentVariants } from './variants.js';
 import type { Db } from '../../db/database.js';
 
-/** What turning a flag on in an environment without strategies adds first (a change request shows it too). */
-export const DEFAULT_STRATEGY: StrategyInput = { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default' } };
-
 /**
  * Turns a flag on or off in one environment. Turning on an environment without strategies first adds the
- * default strategy (a 100% flexible rollout), as Unleash does, so "on" means on for everyone. Only a real
+ * project's default strategy there (a 100% flexible rollout when it sets none), as Unleash does. Only a real
  * change records `feature-environment-enabled/disabled`; the first enabling moves the lifecycle on.
  */
 export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: StrategyTarget, enabled: boolean): Promise<void> {
@@ -22,7 +20,7 @@ export async function setFeatureEnvironmentEnabled(uow: UnitOfWork, target: Stra
   if (wasEnabled === enabled) return;
   const events: FeatureEventInput[] = [];
   if (enabled && !hasStrategies) {
-    events.push(strategyAddedEvent(target, await insertStrategy(uow, target, DEFAULT_STRATEGY)));
+    events.push(strategyAddedEvent(target, await insertStrategy(uow, target, await defaultStrategyFor(uow.tx, target))));
   }
   await uow.tx
     .insertInto('feature_environments')

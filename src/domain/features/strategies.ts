@@ -76,7 +76,7 @@ function normalizeStrategyVariants(input: StrategyInput, path: string): Strategy
   return distributeWeights(variants, `${path}/variants`);
 }
 
-interface NormalizedStrategy {
+export interface NormalizedStrategy {
   name: string;
   title: string | null;
   disabled: boolean;
