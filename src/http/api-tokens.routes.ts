@@ -1,10 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { ApiTokenType } from '../db/schema.js';
-import { createApiToken, deleteApiToken, ALL, listApiTokens, setApiTokenExpiry } from '../domain/api-tokens/api-tokens.js';
+import {
+  ALL,
+  createApiToken,
+  createProjectApiToken,
+  deleteApiToken,
+  deleteProjectApiToken,
+  listApiTokens,
+  listProjectApiTokens,
+  setApiTokenExpiry,
+} from '../domain/api-tokens/api-tokens.js';
 import { BadDataError } from '../shared/errors.js';
-import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, UpdateApiTokenSchema } from './api-tokens.schemas.js';
+import {
+  ApiTokenSchema,
+  ApiTokensSchema,
+  CreateApiTokenSchema,
+  CreateProjectApiTokenSchema,
+  UpdateApiTokenSchema,
+} from './api-tokens.schemas.js';
+import { ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { can } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['API tokens']);
 const TokenReference = Type.Object({ token: Type.String({ minLength: 1, maxLength: 500, description: 'The token secret or its id' }) });
@@ -68,4 +84,44 @@ export const apiTokenRoutes: RouteModule = async (app, { deps, act }) => {
     await act(request, (uow) => deleteApiToken(uow, request.params.token));
     return reply.status(200).send();
   });
+
+  // A project's own SDK tokens, which its members hand out (Unleash's project "API access").
+  const PROJECT_TOKENS = '/api/admin/projects/:projectId/api-tokens';
+  app.get(
+    PROJECT_TOKENS,
+    route(can('READ_PROJECT_API_TOKEN', PROJECT_PARAM), { params: ProjectParams, ok: ApiTokensSchema }),
+    async (request) => ({
+      tokens: await listProjectApiTokens(deps.db, request.params.projectId),
+    }),
+  );
+
+  app.post(
+    PROJECT_TOKENS,
+    route(can('CREATE_PROJECT_API_TOKEN', PROJECT_PARAM), {
+      params: ProjectParams,
+      body: CreateProjectApiTokenSchema,
+      created: ApiTokenSchema,
+    }),
+    async (request, reply) => {
+      const { tokenName, type, environment, expiresAt } = request.body;
+      const token = await act(request, (uow) =>
+        createProjectApiToken(uow, request.params.projectId, {
+          tokenName,
+          type: tokenType(type),
+          environment,
+          expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
+        }),
+      );
+      return reply.status(201).send(token);
+    },
+  );
+
+  app.delete(
+    `${PROJECT_TOKENS}/:token`,
+    route(can('DELETE_PROJECT_API_TOKEN', PROJECT_PARAM), { params: Type.Composite([ProjectParams, TokenReference]) }),
+    async (request, reply) => {
+      await act(request, (uow) => deleteProjectApiToken(uow, request.params.projectId, request.params.token));
+      return reply.status(200).send();
+    },
+  );
 };

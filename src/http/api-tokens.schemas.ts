@@ -46,6 +46,20 @@ export const CreateApiTokenSchema = StrictObject(
   { $id: 'createApiTokenSchema' },
 );
 
+/** A token of one project (Unleash's `createProjectApiTokenSchema`): the project comes from the path. */
+export const CreateProjectApiTokenSchema = StrictObject(
+  {
+    tokenName: TokenName,
+    type: Type.String({
+      pattern: '^(?:[Cc][Ll][Ii][Ee][Nn][Tt]|[Bb][Aa][Cc][Kk][Ee][Nn][Dd]|[Ff][Rr][Oo][Nn][Tt][Ee][Nn][Dd])$',
+      errorMessage: 'type must be one of client (or backend), frontend: a project has no admin tokens',
+    }),
+    environment: Type.Optional(UrlFriendlyName),
+    expiresAt: Type.Optional(DateTime),
+  },
+  { $id: 'createProjectApiTokenSchema' },
+);
+
 export const UpdateApiTokenSchema = StrictObject({ expiresAt: DateTime }, { $id: 'updateApiTokenSchema' });
 
-export const apiTokenSchemas = [ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, UpdateApiTokenSchema];
+export const apiTokenSchemas = [ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, CreateProjectApiTokenSchema, UpdateApiTokenSchema];

@@ -227,6 +227,16 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/api-tokens': op('getAllApiTokens', 'List API tokens (without secrets)'),
   'POST /api/admin/api-tokens': op('createApiToken', 'Create an API token (its secret is shown once)'),
   'GET /api/admin/api-tokens/:name': op('getApiTokensByName', 'List the API tokens of a name (names are not unique)'),
+  [`GET ${PROJECT}/api-tokens`]: op('getProjectApiTokens', "List a project's SDK tokens (those that name it)"),
+  [`POST ${PROJECT}/api-tokens`]: op(
+    'createProjectApiToken',
+    'Create an SDK token of the project (client or frontend, one environment); its secret is shown once',
+  ),
+  [`DELETE ${PROJECT}/api-tokens/:token`]: op(
+    'deleteProjectApiToken',
+    'Delete an SDK token of the project (one that reaches other projects is deleted in API access)',
+    200,
+  ),
   'PUT /api/admin/api-tokens/:token': op('updateApiToken', 'Change when an API token expires', 200),
   'DELETE /api/admin/api-tokens/:token': op('deleteApiToken', 'Delete an API token', 200),
 

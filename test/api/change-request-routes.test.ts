@@ -222,6 +222,8 @@ const ROUTES: Record<string, Entry> = {
   'POST /api/admin/api-tokens': { unguarded: PEOPLE },
   'PUT /api/admin/api-tokens/:token': { unguarded: PEOPLE },
   'DELETE /api/admin/api-tokens/:token': { unguarded: PEOPLE },
+  [`POST ${P}/api-tokens`]: { unguarded: PEOPLE },
+  [`DELETE ${P}/api-tokens/:token`]: { unguarded: PEOPLE },
   'POST /api/admin/ui-config/cors': { unguarded: PEOPLE },
   'POST /api/admin/release-plan-templates': { unguarded: DEFINITIONS },
   'PUT /api/admin/release-plan-templates/:id': { unguarded: DEFINITIONS },

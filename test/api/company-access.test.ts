@@ -262,6 +262,9 @@ describe('project roles', () => {
         'UPDATE_FEATURE_DEPENDENCY',
         'APPROVE_CHANGE_REQUEST',
         'APPLY_CHANGE_REQUEST',
+        'READ_PROJECT_API_TOKEN',
+        'CREATE_PROJECT_API_TOKEN',
+        'DELETE_PROJECT_API_TOKEN',
       ],
     );
     assert.deepEqual(

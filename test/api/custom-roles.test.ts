@@ -404,6 +404,9 @@ describe('the built-in roles, as roles of the same kind', () => {
         'DELETE_PROJECT',
         'PROJECT_USER_ACCESS_WRITE',
         'PROJECT_GROUP_ACCESS_WRITE',
+        'READ_PROJECT_API_TOKEN',
+        'CREATE_PROJECT_API_TOKEN',
+        'DELETE_PROJECT_API_TOKEN',
       ],
     );
     const production = permissions.environments.find((environment) => environment.name === 'production');

@@ -67,6 +67,10 @@ export const PERMISSIONS = [
   'CREATE_RELEASE_TEMPLATE',
   'UPDATE_RELEASE_TEMPLATE',
   'DELETE_RELEASE_TEMPLATE',
+  // SDK tokens of one project, its members' own to hand out.
+  'READ_PROJECT_API_TOKEN',
+  'CREATE_PROJECT_API_TOKEN',
+  'DELETE_PROJECT_API_TOKEN',
   ...ADMIN_ONLY_PERMISSIONS,
 ] as const;
 
@@ -132,6 +136,9 @@ export const PROJECT_PERMISSIONS = [
   'DELETE_PROJECT',
   'PROJECT_USER_ACCESS_WRITE',
   'PROJECT_GROUP_ACCESS_WRITE',
+  'READ_PROJECT_API_TOKEN',
+  'CREATE_PROJECT_API_TOKEN',
+  'DELETE_PROJECT_API_TOKEN',
 ] as const satisfies readonly Permission[];
 
 /** Permissions a custom root role may hold: any but `READ`, which every caller has. */
@@ -144,7 +151,14 @@ export function isEnvironmentPermission(permission: string): boolean {
 }
 
 /** What changing one project's flags takes: a Member holds it in that project, in every environment. */
-const PROJECT_MEMBER_PERMISSIONS: Permission[] = [...FLAG_PERMISSIONS, 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'];
+const PROJECT_MEMBER_PERMISSIONS: Permission[] = [
+  ...FLAG_PERMISSIONS,
+  'APPROVE_CHANGE_REQUEST',
+  'APPLY_CHANGE_REQUEST',
+  'READ_PROJECT_API_TOKEN',
+  'CREATE_PROJECT_API_TOKEN',
+  'DELETE_PROJECT_API_TOKEN',
+];
 
 /**
  * Project roles grant permissions in their project only. An Owner also runs the project (its settings, its

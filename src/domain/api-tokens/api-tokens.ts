@@ -136,6 +136,69 @@ export async function deleteApiToken(uow: UnitOfWork, reference: string): Promis
   await recordEvent(uow, { type: 'api-token-deleted', ...eventScopeOf(token), preData: token });
 }
 
+async function assertProjectExists(db: Db, project: string): Promise<void> {
+  const found = await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst();
+  if (!found) throw new NotFoundError(`Could not find project "${project}"`);
+}
+
+/**
+ * The SDK tokens of one project: those whose projects name it. Tokens of every project ("*") and admin tokens are
+ * the instance's, listed in API access; Unleash lists every token here to an admin token, which shows a project's
+ * members tokens they did not make.
+ */
+export async function listProjectApiTokens(db: Db, project: string): Promise<ApiTokenView[]> {
+  await assertProjectExists(db, project);
+  const rows = await db
+    .selectFrom('api_tokens as t')
+    .selectAll('t')
+    .where('t.type', '!=', 'admin')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('api_token_projects as tp')
+          .select('tp.token_id')
+          .whereRef('tp.token_id', '=', 't.id')
+          .where('tp.project_id', '=', project),
+      ),
+    )
+    .orderBy('t.id')
+    .execute();
+  const projects = await projectsByToken(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => toApiTokenView(row, projects.get(row.id) ?? []));
+}
+
+/** Creates an SDK token of one project (Unleash's project API access): client or frontend, for one environment. */
+export async function createProjectApiToken(
+  uow: UnitOfWork,
+  project: string,
+  input: Omit<CreateApiTokenInput, 'projects'>,
+): Promise<ApiTokenView & { secret: string }> {
+  await assertProjectExists(uow.tx, project);
+  return createApiToken(uow, { ...input, projects: [project] });
+}
+
+/**
+ * Deletes an SDK token of the project; one that reaches other projects too is deleted where all its projects are
+ * seen (API access), as Unleash refuses it here (400).
+ */
+export async function deleteProjectApiToken(uow: UnitOfWork, project: string, reference: string): Promise<void> {
+  await assertProjectExists(uow.tx, project);
+  const token = await findApiTokenForUpdate(uow.tx, reference);
+  if (!token || token.type === 'admin' || !token.projects.includes(project)) {
+    throw new NotFoundError(`Project "${project}" has no such API token`);
+  }
+  if (token.projects.length > 1) {
+    throw new BadDataError(`The token also reaches ${token.projects.filter((p) => p !== project).join(', ')}; delete it in API access`, [
+      { path: '/params/token', message: `The token reaches ${token.projects.length} projects, not only "${project}"` },
+    ]);
+  }
+  await uow.tx.deleteFrom('api_tokens').where('id', '=', token.id).execute();
+  await recordEvent(uow, { type: 'api-token-deleted', ...eventScopeOf(token), preData: token });
+}
+
 /** Moves a token's expiry (`reference` as for deleting); a time already past ends it at once. */
 export async function setApiTokenExpiry(uow: UnitOfWork, reference: string, expiresAt: Date): Promise<void> {
   const before = await findApiTokenForUpdate(uow.tx, reference);
