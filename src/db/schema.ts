@@ -37,6 +37,21 @@ export interface UsersTable {
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
 export type ProjectRoleName = 'Owner' | 'Member' | 'Viewer';
 
+/** A feedback questionnaire a person answered or declined (migration 0022). */
+export interface UserFeedbackTable {
+  user_id: number;
+  feedback_id: string;
+  given: Date | null;
+  never_show: Generated<boolean>;
+}
+
+/** A splash screen a person has seen (migration 0022). */
+export interface UserSplashTable {
+  user_id: number;
+  splash_id: string;
+  seen: Generated<boolean>;
+}
+
 export interface GroupsTable {
   id: Generated<number>;
   name: string;
@@ -652,6 +667,8 @@ export interface Database {
   role_permissions: RolePermissionsTable;
   groups: GroupsTable;
   group_users: GroupUsersTable;
+  user_feedback: UserFeedbackTable;
+  user_splash: UserSplashTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
   action_set_events: ActionSetEventsTable;

@@ -177,6 +177,17 @@ export const OPERATIONS: Record<string, Operation> = {
     'Create a token for a service account (its secret is shown once)',
   ),
   'DELETE /api/admin/service-account/:id/token/:tokenId': op('deleteServiceAccountToken', "Delete a service account's token", 200),
+  'GET /api/admin/user/profile': op(
+    'getProfile',
+    'Your root role, the projects and groups you are in, and whether you have a password to change',
+  ),
+  'GET /api/admin/user/roles': op('getUserRoles', 'The roles you hold, your own and through groups: all, or those of one project'),
+  'POST /api/admin/feedback': op(
+    'createFeedback',
+    'Record that you answered (or declined for good) a feedback questionnaire of the admin UI',
+  ),
+  'PUT /api/admin/feedback/:id': op('updateFeedback', 'Change what is recorded of a feedback questionnaire you answered'),
+  'POST /api/admin/splash/:id': op('updateSplashSettings', 'Record that you have seen a splash screen of the admin UI'),
   'POST /api/admin/user/change-password': op('changeMyPassword', 'Change your own password (a signed-in user; needs the current one)', 200),
   'GET /api/admin/user': op('getMe', 'Get your own user and permissions'),
   'GET /api/admin/user/tokens': op('getPats', 'List your personal access tokens'),

@@ -23,13 +23,22 @@ import { ScimTokenSchema, ScimTokenStatusSchema } from './scim.schemas.js';
 import { OPEN_SIGN_IN_POLICY, readSignInPolicy, setSignInPolicy, type SignInPolicy } from '../domain/settings/sign-in-policy.js';
 import { boundedRead } from '../db/bounded-read.js';
 import { readBoundsOf } from './read-bounds.js';
-import { IdParams, NumericId } from './common.schemas.js';
+import { IdParams, NumericId, UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, SESSION_COOKIE } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
 import { BadDataError, PermissionError } from '../shared/errors.js';
+import { getHeldRoles, getProfile } from '../domain/users/profile.js';
+import { RolesSchema } from './roles.schemas.js';
+import { giveFeedback, markSplashSeen, uiMemoryOf } from '../domain/users/ui-memory.js';
 import {
   ChangeOwnPasswordSchema,
+  CreateFeedbackSchema,
+  FeedbackSchema,
+  ProfileSchema,
+  SplashSchema,
+  UiItemParams,
+  UpdateFeedbackSchema,
   CreatePatSchema,
   CreateUserResponseSchema,
   CreateUserSchema,
@@ -199,9 +208,57 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     return {
       user: await getActingUser(deps.db, actor),
       permissions: permissionsOfActor(actor),
-      feedback: [],
-      splash: {},
+      ...(actor.kind === 'user' ? await uiMemoryOf(deps.db, actor.userId) : { feedback: [], splash: {} }),
     };
+  });
+
+  app.get('/api/admin/user/profile', route(can('READ'), { ok: ProfileSchema }), async (request) =>
+    getProfile(deps.db, actorOf(request), deps.config.passwordSignIn),
+  );
+
+  app.get(
+    '/api/admin/user/roles',
+    route(can('READ'), { querystring: Type.Object({ projectId: Type.Optional(UrlFriendlyName) }), ok: RolesSchema }),
+    async (request) => ({ version: 1 as const, roles: await getHeldRoles(deps.db, actorOf(request), request.query.projectId) }),
+  );
+
+  /** The person signed in, for what the admin UI remembers of them; a token has nothing to remember. */
+  const personOf = (request: FastifyRequest): number => {
+    const actor = actorOf(request);
+    if (actor.kind !== 'user') throw new BadDataError('Only a person signed in answers feedback or sees splash screens');
+    return actor.userId;
+  };
+
+  app.post('/api/admin/feedback', route(can('READ'), { body: CreateFeedbackSchema, ok: FeedbackSchema }), async (request) => {
+    const userId = personOf(request);
+    return inUnitOfWork(deps, actorOf(request), (uow) =>
+      giveFeedback(uow, userId, request.body.feedbackId, { neverShow: request.body.neverShow ?? false }),
+    );
+  });
+
+  app.put(
+    '/api/admin/feedback/:id',
+    route(can('READ'), { params: UiItemParams, body: UpdateFeedbackSchema, ok: FeedbackSchema }),
+    async (request) => {
+      const userId = personOf(request);
+      const { userId: named, neverShow, given } = request.body;
+      if (named !== undefined && named !== userId) {
+        throw new BadDataError('Feedback is your own to give', [
+          { path: '/body/userId', message: `You are user ${userId} (got ${named})` },
+        ]);
+      }
+      return inUnitOfWork(deps, actorOf(request), (uow) =>
+        giveFeedback(uow, userId, request.params.id, {
+          ...(neverShow !== undefined ? { neverShow } : {}),
+          ...(given !== undefined ? { given: given === null ? null : new Date(given) } : {}),
+        }),
+      );
+    },
+  );
+
+  app.post('/api/admin/splash/:id', route(can('READ'), { params: UiItemParams, ok: SplashSchema }), async (request) => {
+    const userId = personOf(request);
+    return inUnitOfWork(deps, actorOf(request), (uow) => markSplashSeen(uow, userId, request.params.id));
   });
 
   app.post('/api/admin/user/change-password', route(can('READ'), { body: ChangeOwnPasswordSchema }), async (request, reply) => {

@@ -98,6 +98,42 @@ export const MeSchema = Type.Object(
   { $id: 'meSchema' },
 );
 
+export const ProfileSchema = Type.Object(
+  {
+    rootRole: Type.Ref(RoleSchema),
+    projects: Type.Array(Type.String(), { description: 'The projects where the person holds a role, their own or a group’s' }),
+    groups: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), description: Nullable(Type.String()) })),
+    subscriptions: Type.Array(Type.String(), { description: 'Email reports the person receives: Vexil sends none' }),
+    features: Type.Array(Type.Never(), { description: 'Deprecated in Unleash: always empty' }),
+    canChangePassword: Type.Boolean(),
+  },
+  { $id: 'profileSchema' },
+);
+
+const UiItemId = Type.String({ minLength: 1, maxLength: 100 });
+
+export const FeedbackSchema = Type.Object(
+  { userId: Type.Integer(), feedbackId: Type.String(), neverShow: Type.Boolean(), given: Nullable(DateTime) },
+  { $id: 'feedbackResponseSchema' },
+);
+
+export const CreateFeedbackSchema = StrictObject(
+  { feedbackId: UiItemId, neverShow: Type.Optional(Type.Boolean()) },
+  { $id: 'feedbackCreateSchema' },
+);
+
+export const UpdateFeedbackSchema = StrictObject(
+  { userId: Type.Optional(Type.Integer()), neverShow: Type.Optional(Type.Boolean()), given: Type.Optional(Nullable(DateTime)) },
+  { $id: 'feedbackUpdateSchema' },
+);
+
+export const SplashSchema = Type.Object(
+  { userId: Type.Integer(), splashId: Type.String(), seen: Type.Boolean() },
+  { $id: 'splashResponseSchema' },
+);
+
+export const UiItemParams = Type.Object({ id: UiItemId });
+
 export const LoginSchema = StrictObject(
   { username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) },
   { $id: 'loginSchema' },
@@ -212,6 +248,11 @@ export const userSchemas = [
   PasswordSchema,
   ChangeOwnPasswordSchema,
   MeSchema,
+  ProfileSchema,
+  FeedbackSchema,
+  CreateFeedbackSchema,
+  UpdateFeedbackSchema,
+  SplashSchema,
   LoginSchema,
   PatSchema,
   PatsSchema,
