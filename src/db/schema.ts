@@ -437,6 +437,13 @@ export interface TagTypesTable {
   created_at: CreatedAt;
 }
 
+/** A tag made on its own, before or beside the flags that carry it (migration 0023). */
+export interface TagsTable {
+  type: string;
+  value: string;
+  created_at: Date;
+}
+
 export interface FeatureTagsTable {
   feature_name: string;
   tag_type: string;
@@ -669,6 +676,7 @@ export interface Database {
   group_users: GroupUsersTable;
   user_feedback: UserFeedbackTable;
   user_splash: UserSplashTable;
+  tags: TagsTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
   action_set_events: ActionSetEventsTable;

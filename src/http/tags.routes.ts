@@ -1,11 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { addFeatureTag, removeFeatureTag, updateFeatureTags } from '../domain/tags/feature-tags.js';
+import {
+  addFeatureTag,
+  createTag,
+  deleteTagEverywhere,
+  removeFeatureTag,
+  updateFeatureTags,
+  updateProjectFeatureTags,
+} from '../domain/tags/feature-tags.js';
 import { createTagType, deleteTagType, updateTagType } from '../domain/tags/tag-types.js';
 import { assertTagTypeNameFree, findTagType, getTag, listFeatureTags, listTags, listTagTypes } from '../domain/tags/tags.js';
-import { UrlFriendlyName } from './common.schemas.js';
+import { ProjectParams, UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { TagSchema } from './features.schemas.js';
-import { can, FLAG_PARAM } from './plugins/access.js';
+import { can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
 import {
   TagsSchema,
   TagTypeName,
@@ -13,6 +20,7 @@ import {
   TagTypesSchema,
   TagTypeWithVersionSchema,
   TagWithVersionSchema,
+  TagsBulkAddSchema,
   UpdateTagsSchema,
   UpdateTagTypeSchema,
   ValidateTagTypeSchema,
@@ -70,6 +78,29 @@ export const tagRoutes: RouteModule = async (app, { deps, act }) => {
     version: 1 as const,
     tags: await listTags(deps.db),
   }));
+
+  // Unleash lets anyone signed in make tags; here it takes changing flags, as deleting one does in both.
+  app.post('/api/admin/tags', route(can('UPDATE_FEATURE'), { body: TagSchema, created: TagWithVersionSchema }), async (request, reply) => {
+    const tag = await act(request, (uow) => createTag(uow, request.body));
+    return reply
+      .status(201)
+      .header('location', `tags/${encodeURIComponent(tag.type)}/${encodeURIComponent(tag.value)}`)
+      .send({ version: 1, tag });
+  });
+
+  app.delete('/api/admin/tags/:type/:value', route(can('UPDATE_FEATURE'), { params: TagParams }), async (request, reply) => {
+    await act(request, (uow) => deleteTagEverywhere(uow, request.params));
+    return reply.status(200).send();
+  });
+
+  app.put(
+    '/api/admin/projects/:projectId/tags',
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: TagsBulkAddSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => updateProjectFeatureTags(uow, request.params.projectId, request.body.features, request.body.tags));
+      return reply.status(200).send();
+    },
+  );
 
   app.get('/api/admin/tags/:type', route(can('READ'), { params: Type.Object({ type: TagTypeName }), ok: TagsSchema }), async (request) => ({
     version: 1 as const,

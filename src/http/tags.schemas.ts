@@ -52,6 +52,14 @@ export const UpdateTagsSchema = StrictObject(
   { $id: 'updateTagsSchema' },
 );
 
+export const TagsBulkAddSchema = StrictObject(
+  {
+    features: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000 }),
+    tags: Type.Ref(UpdateTagsSchema),
+  },
+  { $id: 'tagsBulkAddSchema' },
+);
+
 export const tagSchemas = [
   TagTypeSchema,
   TagTypesSchema,
@@ -61,4 +69,5 @@ export const tagSchemas = [
   TagsSchema,
   TagWithVersionSchema,
   UpdateTagsSchema,
+  TagsBulkAddSchema,
 ];

@@ -554,3 +554,105 @@ describe('bad input when tagging', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 });
+
+describe('tags made on their own, deleted everywhere, and changed on many flags of a project', () => {
+  test('a tag made before any flag carries it is listed, and made twice is a 409', async () => {
+    const type = await createTagType();
+    const before = await lastEventId(ctx);
+    const made = await ctx.admin.post('/api/admin/tags', { type: type.name, value: '  launch-2027 ' });
+    expectStatus(made, 201);
+    assert.deepEqual(made.json(), { version: 1, tag: { type: type.name, value: 'launch-2027' } });
+    assert.equal(made.headers.location, `tags/${type.name}/launch-2027`);
+    onlyEvent(await eventsSince(ctx, before), 'tag-created', { data: { type: type.name, value: 'launch-2027' } });
+    assert.deepEqual(await getVersionedList<Tag>(ctx.admin, `/api/admin/tags/${type.name}`, 'tags'), [
+      { type: type.name, value: 'launch-2027' },
+    ]);
+    expectStatus(await ctx.admin.get(`/api/admin/tags/${type.name}/launch-2027`), 200);
+    await expectRefused(ctx, () => ctx.admin.post('/api/admin/tags', { type: type.name, value: 'launch-2027' }), {
+      status: 409,
+      name: 'NameExistsError',
+    });
+    // A tag a flag carries exists too.
+    const flag = await createFlag(ctx);
+    expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: type.name, value: 'carried' }), 201);
+    await expectRefused(ctx, () => ctx.admin.post('/api/admin/tags', { type: type.name, value: 'carried' }), {
+      status: 409,
+      name: 'NameExistsError',
+    });
+  });
+
+  test('bad input is a 400, an unknown type a 404, and a Viewer may not make tags', async () => {
+    const type = await createTagType();
+    for (const [body, path] of [
+      [{ type: type.name, value: 'x' }, '/body/value'],
+      [{ type: type.name }, '/body/value'],
+      [{ type: type.name, value: 'fine', extra: true }, '/body/extra'],
+    ] as const) {
+      await expectRefused(ctx, () => ctx.admin.post('/api/admin/tags', body), { status: 400, name: 'BadDataError', path });
+    }
+    await expectRefused(ctx, () => ctx.admin.post('/api/admin/tags', { type: 'no-such-type', value: 'fine' }), {
+      status: 404,
+      name: 'NotFoundError',
+    });
+    const viewer = await createUserSession(ctx, 'Viewer');
+    await expectRefused(ctx, () => ctx.withCookie(viewer.cookie).post('/api/admin/tags', { type: type.name, value: 'fine' }), {
+      status: 403,
+      name: 'PermissionError',
+    });
+  });
+
+  test('deleting a tag takes it off every flag, each recorded, then the tag; a tag nobody has is a 404', async () => {
+    const type = await createTagType();
+    const [first, second, untouched] = [await createFlag(ctx), await createFlag(ctx), await createFlag(ctx)];
+    for (const flag of [first, second]) {
+      expectStatus(await ctx.admin.post(`/api/admin/features/${flag}/tags`, { type: type.name, value: 'doomed' }), 201);
+    }
+    expectStatus(await ctx.admin.post(`/api/admin/features/${untouched}/tags`, { type: type.name, value: 'kept' }), 201);
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.delete(`/api/admin/tags/${type.name}/doomed`), 200);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.featureName]),
+      [...[first, second].sort().map((flag) => ['feature-untagged', flag]), ['tag-deleted', null]],
+    );
+    assert.deepEqual(await getVersionedList<Tag>(ctx.admin, `/api/admin/tags/${type.name}`, 'tags'), [{ type: type.name, value: 'kept' }]);
+    assert.deepEqual(await getVersionedList<Tag>(ctx.admin, `/api/admin/features/${first}/tags`, 'tags'), []);
+    await expectRefused(ctx, () => ctx.admin.delete(`/api/admin/tags/${type.name}/doomed`), { status: 404, name: 'NotFoundError' });
+  });
+
+  test('tags changed on many flags of a project at once, all or none', async () => {
+    const type = await createTagType();
+    const [first, second] = [await createFlag(ctx), await createFlag(ctx)];
+    expectStatus(await ctx.admin.post(`/api/admin/features/${second}/tags`, { type: type.name, value: 'legacy' }), 201);
+    expectStatus(
+      await ctx.admin.put('/api/admin/projects/default/tags', {
+        features: [first, second],
+        tags: { addedTags: [{ type: type.name, value: 'q3' }], removedTags: [{ type: type.name, value: 'legacy' }] },
+      }),
+      200,
+    );
+    for (const flag of [first, second]) {
+      assert.deepEqual(await getVersionedList<Tag>(ctx.admin, `/api/admin/features/${flag}/tags`, 'tags'), [
+        { type: type.name, value: 'q3' },
+      ]);
+    }
+    const elsewhere = await createFlag(
+      ctx,
+      (await ctx.admin.post('/api/admin/projects', { id: uniqueName('p'), name: 'other' })).json().id,
+    );
+    await expectRefused(
+      ctx,
+      () =>
+        ctx.admin.put('/api/admin/projects/default/tags', {
+          features: [first, elsewhere],
+          tags: { addedTags: [{ type: type.name, value: 'q4' }], removedTags: [] },
+        }),
+      { status: 404, name: 'NotFoundError' },
+      () => getVersionedList<Tag>(ctx.admin, `/api/admin/features/${first}/tags`, 'tags'),
+    );
+    await expectRefused(ctx, () => ctx.admin.put('/api/admin/projects/default/tags', { features: [first] }), {
+      status: 400,
+      name: 'BadDataError',
+      path: '/body/tags',
+    });
+  });
+});

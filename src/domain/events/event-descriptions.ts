@@ -347,6 +347,14 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Personal access token deleted',
     summary: (e, who) => `${who} deleted the personal access token ${bold(fields(e.preData).description)}`,
   },
+  'tag-created': {
+    label: 'Tag created',
+    summary: (e, who) => `${who} created tag ${bold(`${fields(e.data).type}:${fields(e.data).value}`)}`,
+  },
+  'tag-deleted': {
+    label: 'Tag deleted',
+    summary: (e, who) => `${who} deleted tag ${bold(`${fields(e.preData).type}:${fields(e.preData).value}`)}`,
+  },
   'tag-type-created': { label: 'Tag type created', summary: (e, who) => `${who} created tag type ${bold(fields(e.data).name)}` },
   'tag-type-updated': { label: 'Tag type updated', summary: (e, who) => `${who} updated tag type ${bold(fields(e.data).name)}` },
   'tag-type-deleted': { label: 'Tag type deleted', summary: (e, who) => `${who} deleted tag type ${bold(fields(e.preData).name)}` },

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, type ErrorDetail } from '../../shared/errors.js';
-import type { EventTag } from '../events/record-event.js';
+import { BadDataError, type ErrorDetail, NameExistsError, NotFoundError } from '../../shared/errors.js';
+import { type EventTag, recordEvent } from '../events/record-event.js';
 import { recordFeatureEvent } from '../features/feature-events.js';
-import { assertTagTypesExist, findFlagByName, listFeatureTags } from './tags.js';
+import { assertTagTypesExist, findFlagByName, findTagType, getTag, listFeatureTags } from './tags.js';
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 50;
@@ -103,4 +103,61 @@ export async function removeFeatureTag(uow: UnitOfWork, featureName: string, tag
   const flag = await findFlagByName(uow.tx, featureName, true);
   await assertTagTypesExist(uow.tx, [tag.type]);
   await deleteTag(uow, flag, { type: tag.type, value: tag.value.trim() });
+}
+
+/** Makes a tag on its own, before any flag carries it (Unleash's `POST /api/admin/tags`); `tag-created` records it. */
+export async function createTag(uow: UnitOfWork, tag: EventTag): Promise<EventTag> {
+  const [normalized] = normalizeTags([{ tag, valuePath: '/body/value' }]);
+  await findTagType(uow.tx, normalized!.type, true);
+  const { type, value } = normalized!;
+  const exists = await uow.tx
+    .selectNoFrom((eb) => [
+      eb
+        .or([
+          eb.exists(eb.selectFrom('tags').select('value').where('type', '=', type).where('value', '=', value)),
+          eb.exists(eb.selectFrom('feature_tags').select('tag_value').where('tag_type', '=', type).where('tag_value', '=', value)),
+        ])
+        .as('exists'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (exists.exists) throw new NameExistsError(`The tag "${normalized!.type}:${normalized!.value}" already exists`);
+  await uow.tx.insertInto('tags').values({ type: normalized!.type, value: normalized!.value, created_at: uow.now }).execute();
+  await recordEvent(uow, { type: 'tag-created', data: normalized });
+  return normalized!;
+}
+
+/**
+ * Deletes a tag everywhere: made on its own, and from every flag that carries it (each flag's `feature-untagged`, since
+ * SDKs filtering by tag see it go), then `tag-deleted`. A tag nobody has is a 404.
+ */
+export async function deleteTagEverywhere(uow: UnitOfWork, tag: EventTag): Promise<void> {
+  const value = tag.value.trim();
+  await getTag(uow.tx, tag.type, value);
+  const carriers = await uow.tx
+    .selectFrom('feature_tags as ft')
+    .innerJoin('features as f', 'f.name', 'ft.feature_name')
+    .select(['f.name', 'f.project'])
+    .where('ft.tag_type', '=', tag.type)
+    .where('ft.tag_value', '=', value)
+    .orderBy('f.name')
+    .forUpdate()
+    .execute();
+  for (const flag of carriers) await deleteTag(uow, flag, { type: tag.type, value });
+  await uow.tx.deleteFrom('tags').where('type', '=', tag.type).where('value', '=', value).execute();
+  await recordEvent(uow, { type: 'tag-deleted', preData: { type: tag.type, value } });
+}
+
+/** Adds and removes tags on flags of one project at once (Unleash's `PUT /api/admin/projects/:id/tags`), all or none. */
+export async function updateProjectFeatureTags(
+  uow: UnitOfWork,
+  project: string,
+  features: string[],
+  tags: { addedTags: EventTag[]; removedTags: EventTag[] },
+): Promise<void> {
+  const names = [...new Set(features)];
+  const found =
+    names.length === 0 ? [] : await uow.tx.selectFrom('features').select(['name', 'project']).where('name', 'in', names).execute();
+  const outside = names.filter((name) => !found.some((flag) => flag.name === name && flag.project === project));
+  if (outside.length > 0) throw new NotFoundError(`Project "${project}" has no flag ${outside.map((name) => `"${name}"`).join(', ')}`);
+  for (const name of names) await updateFeatureTags(uow, name, tags);
 }

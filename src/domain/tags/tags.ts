@@ -71,23 +71,33 @@ export async function listFeatureTags(db: Db, featureName: string): Promise<Even
  */
 export async function listTags(db: Db, type?: string): Promise<EventTag[]> {
   if (type !== undefined) await findTagType(db, type);
-  let query = db.selectFrom('feature_tags').select(['tag_type', 'tag_value']).distinct().orderBy('tag_type').orderBy('tag_value');
-  if (type !== undefined) query = query.where('tag_type', '=', type);
-  const rows = await query.execute();
-  return rows.map((row) => ({ type: row.tag_type, value: row.tag_value }));
+  const carried = db
+    .selectFrom('feature_tags')
+    .select(['tag_type as type', 'tag_value as value'])
+    .$if(type !== undefined, (query) => query.where('tag_type', '=', type!));
+  const made = db
+    .selectFrom('tags')
+    .select(['type', 'value'])
+    .$if(type !== undefined, (query) => query.where('type', '=', type!));
+  // union drops duplicates: a tag made on its own and carried by flags is listed once.
+  const rows = await carried.union(made).orderBy('type').orderBy('value').execute();
+  return rows.map((row) => ({ type: row.type, value: row.value }));
 }
 
 export async function getTag(db: Db, type: string, rawValue: string): Promise<EventTag> {
   await findTagType(db, type);
   // Stored values are trimmed, so the value in the path is too.
   const value = rawValue.trim();
-  const row = await db
+  const carried = await db
     .selectFrom('feature_tags')
-    .select(['tag_type', 'tag_value'])
+    .select('tag_value')
     .where('tag_type', '=', type)
     .where('tag_value', '=', value)
     .limit(1)
     .executeTakeFirst();
-  if (!row) throw new NotFoundError(`No flag has the tag "${type}:${value}"`);
-  return { type: row.tag_type, value: row.tag_value };
+  const made = carried
+    ? undefined
+    : await db.selectFrom('tags').select('value').where('type', '=', type).where('value', '=', value).executeTakeFirst();
+  if (!carried && !made) throw new NotFoundError(`There is no tag "${type}:${value}"`);
+  return { type, value };
 }
