@@ -1,11 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
 import { getApplication, listApplications } from '../domain/client-features/applications.js';
-import { flagUsageOverTime } from '../domain/usage/usage-over-time.js';
+import { flagUsageOverTime, flagUsageSummary, listUnknownFlags } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema, FeatureUsageOverTimeSchema } from './sdk.schemas.js';
+import {
+  ApplicationSchema,
+  ApplicationsQuerySchema,
+  ApplicationsSchema,
+  FeatureUsageOverTimeSchema,
+  FeatureUsageSummarySchema,
+  UnknownFlagsSchema,
+} from './sdk.schemas.js';
 import { readBoundsOf } from './read-bounds.js';
 import { can } from './plugins/access.js';
 
@@ -30,6 +37,21 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
       return application;
     },
+  );
+
+  app.get('/api/admin/metrics/unknown-flags', route(can('READ'), { ok: UnknownFlagsSchema }), async (request, reply) => ({
+    unknownFlags: await boundedRead(deps.db, readBoundsOf(deps, reply), (db) => listUnknownFlags(db)),
+  }));
+
+  app.get(
+    '/api/admin/client-metrics/features/:name',
+    route(can('READ'), { params: Type.Object({ name: UrlFriendlyName }), ok: FeatureUsageSummarySchema }),
+    async (request) => ({
+      version: 1,
+      maturity: 'stable',
+      featureName: request.params.name,
+      ...(await flagUsageSummary(deps.db, request.params.name, deps.clock.now())),
+    }),
   );
 
   app.get(

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { completeFeature, uncompleteFeature, getFeatureLifecycle } from '../domain/features/lifecycle.js';
+import { completeFeature, countFlagsByLifecycleStage, getFeatureLifecycle, uncompleteFeature } from '../domain/features/lifecycle.js';
 import { UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { FeatureLifecycleCompletedSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
+import { FeatureLifecycleCompletedSchema, FeatureLifecycleCountSchema, FeatureLifecycleSchema } from './feature-lifecycle.schemas.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Lifecycle']);
@@ -11,6 +11,10 @@ const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: Url
 const LIFECYCLE = '/api/admin/projects/:projectId/features/:featureName/lifecycle';
 
 export const featureLifecycleRoutes: RouteModule = async (app, { deps, act }) => {
+  app.get('/api/admin/lifecycle/count', route(can('READ'), { ok: FeatureLifecycleCountSchema }), async () =>
+    countFlagsByLifecycleStage(deps.db),
+  );
+
   app.get(LIFECYCLE, route(can('READ'), { params: FeatureParams, ok: FeatureLifecycleSchema }), async (request) =>
     getFeatureLifecycle(deps.db, request.params.projectId, request.params.featureName),
   );

@@ -28,4 +28,9 @@ export const FeatureLifecycleCompletedSchema = StrictObject(
   { $id: 'featureLifecycleCompletedSchema' },
 );
 
-export const lifecycleSchemas = [FeatureLifecycleSchema, FeatureLifecycleCompletedSchema];
+export const FeatureLifecycleCountSchema = Type.Object(
+  { initial: Type.Integer(), preLive: Type.Integer(), live: Type.Integer(), completed: Type.Integer(), archived: Type.Integer() },
+  { $id: 'featureLifecycleCountSchema', description: 'Flags by the last stage of their lifecycle they reached' },
+);
+
+export const lifecycleSchemas = [FeatureLifecycleSchema, FeatureLifecycleCompletedSchema, FeatureLifecycleCountSchema];

@@ -177,6 +177,24 @@ export const OPERATIONS: Record<string, Operation> = {
     'Create a token for a service account (its secret is shown once)',
   ),
   'DELETE /api/admin/service-account/:id/token/:tokenId': op('deleteServiceAccountToken', "Delete a service account's token", 200),
+  'GET /api/admin/user-admin/admin-count': op(
+    'getAdminCount',
+    'How many Admins sign in with a password, without one, and as service accounts',
+  ),
+  'GET /api/admin/telemetry/settings': op(
+    'getTelemetrySettings',
+    'What the instance reports about itself: nothing (both collections are off)',
+  ),
+  'POST /api/admin/record-ui-error': op('uiObservability', "Write an error the admin UI met in a browser to the server's log", 204),
+  'GET /api/admin/lifecycle/count': op('getFeatureLifecycleStageCount', 'Flags by the last stage of their lifecycle they reached'),
+  'GET /api/admin/metrics/unknown-flags': op(
+    'getUnknownFlags',
+    'Names SDKs evaluated that no flag has, with the applications and environments that did',
+  ),
+  'GET /api/admin/client-metrics/features/:name': op(
+    'getFeatureUsageSummary',
+    "A flag's evaluations in the current hour, and the applications that reported it",
+  ),
   'GET /api/admin/user/profile': op(
     'getProfile',
     'Your root role, the projects and groups you are in, and whether you have a password to change',
@@ -256,6 +274,12 @@ export const OPERATIONS: Record<string, Operation> = {
   [`GET ${PROJECT}`]: op('getProject', 'Get a project'),
   [`PUT ${PROJECT}`]: op('updateProject', 'Update a project'),
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
+  [`GET ${PROJECT}/flag-creators`]: op('getProjectFlagCreators', "The people who made the project's flags"),
+  [`GET ${PROJECT}/dependencies`]: op('checkDependenciesExist', 'Whether any flag of the project depends on another'),
+  [`POST ${PROJECT}/archive/validate`]: op(
+    'validateArchiveFeatures',
+    'What archiving these flags would do to dependencies: parents whose children stay, and whether any dependency goes',
+  ),
   [`POST ${PROJECT}/environments`]: op('addEnvironmentToProject', 'Enable an environment in a project', 200),
   [`DELETE ${PROJECT}/environments/:environment`]: op('removeEnvironmentFromProject', 'Disable an environment in a project', 200),
   [`POST ${PROJECT}/environments/:environment/default-strategy`]: op(

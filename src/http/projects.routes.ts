@@ -9,7 +9,8 @@ import {
   updateProject,
 } from '../domain/projects/projects.js';
 import { BadDataError } from '../shared/errors.js';
-import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
+import { ProjectParams, StrictObject, UrlFriendlyName } from './common.schemas.js';
+import { listFlagCreators, projectHasDependencies, validateArchive } from '../domain/features/project-flags.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 import {
@@ -92,6 +93,28 @@ export const projectRoutes: RouteModule = async (app, { deps, act }) => {
       await act(request, (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
     },
+  );
+
+  app.get(
+    '/api/admin/projects/:projectId/flag-creators',
+    route(can('READ'), { params: ProjectParams, ok: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })) }),
+    async (request) => listFlagCreators(deps.db, request.params.projectId),
+  );
+
+  app.get(
+    '/api/admin/projects/:projectId/dependencies',
+    route(can('READ'), { params: ProjectParams, ok: Type.Boolean() }),
+    async (request) => projectHasDependencies(deps.db, request.params.projectId),
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/archive/validate',
+    route(can('READ'), {
+      params: ProjectParams,
+      body: StrictObject({ features: Type.Array(UrlFriendlyName, { maxItems: 1000 }) }),
+      ok: Type.Object({ parentsWithChildFeatures: Type.Array(Type.String()), hasDeletedDependencies: Type.Boolean() }),
+    }),
+    async (request) => validateArchive(deps.db, request.params.projectId, request.body.features),
   );
 
   app.post(

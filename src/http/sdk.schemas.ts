@@ -300,6 +300,45 @@ export const FeatureUsageOverTimeSchema = Type.Object(
   { $id: 'featureUsageOverTimeSchema' },
 );
 
+export const FeatureUsageSummarySchema = Type.Object(
+  {
+    version: Type.Integer(),
+    maturity: Type.String(),
+    featureName: Type.String(),
+    lastHourUsage: Type.Array(
+      Type.Object({
+        featureName: Type.String(),
+        environment: Type.String(),
+        appName: Type.String(),
+        timestamp: DateTime,
+        yes: Type.Integer(),
+        no: Type.Integer(),
+      }),
+    ),
+    seenApplications: Type.Array(Type.String()),
+  },
+  { $id: 'featureUsageSchema' },
+);
+
+export const UnknownFlagsSchema = Type.Object(
+  {
+    unknownFlags: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        lastSeenAt: DateTime,
+        lastEventAt: Nullable(DateTime),
+        reports: Type.Array(
+          Type.Object({
+            appName: Type.String(),
+            environments: Type.Array(Type.Object({ environment: Type.String(), seenAt: DateTime })),
+          }),
+        ),
+      }),
+    ),
+  },
+  { $id: 'unknownFlagsResponseSchema' },
+);
+
 export const ClientMetricsSchema = Type.Object(
   {
     appName: Type.String({ minLength: 1, maxLength: 255 }),
@@ -373,6 +412,8 @@ export const sdkSchemas = [
   ClientRegistrationSchema,
   ClientMetricsSchema,
   FeatureUsageOverTimeSchema,
+  FeatureUsageSummarySchema,
+  UnknownFlagsSchema,
   BulkMetricsSchema,
   FrontendApiBodySchema,
   PlaygroundRequestSchema,

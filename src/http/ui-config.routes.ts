@@ -1,7 +1,7 @@
 import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
-import { SetCorsSchema, UiConfigSchema } from './ui-config.schemas.js';
+import { RecordUiErrorSchema, SetCorsSchema, TelemetrySettingsSchema, UiConfigSchema } from './ui-config.schemas.js';
 import { VERSION } from '../shared/version.js';
 
 const route = routesTagged(['Admin UI']);
@@ -14,6 +14,18 @@ export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
     baseUriPath: '',
     frontendApiOrigins: await deps.frontendApiOrigins.allowed(),
   }));
+
+  // Vexil sends nothing about the instance or its flags anywhere: both collections are off, and cannot be turned on.
+  app.get('/api/admin/telemetry/settings', route(can('READ'), { ok: TelemetrySettingsSchema }), async () => ({
+    versionInfoCollectionEnabled: false,
+    featureInfoCollectionEnabled: false,
+  }));
+
+  // An error the admin UI met in someone's browser, for the operator's log (bounded, so no one can flood it with size).
+  app.post('/api/admin/record-ui-error', route(can('READ'), { body: RecordUiErrorSchema }), async (request, reply) => {
+    request.log.warn({ uiError: request.body.errorMessage, uiStack: request.body.errorStack }, 'The admin UI met an error in a browser');
+    return reply.status(204).send();
+  });
 
   app.post('/api/admin/ui-config/cors', route(can('ADMIN'), { body: SetCorsSchema }), async (request, reply) => {
     const current = await deps.frontendApiOrigins.allowed();

@@ -16,4 +16,14 @@ export const SetCorsSchema = StrictObject(
   { $id: 'setCorsSchema' },
 );
 
-export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema];
+export const TelemetrySettingsSchema = Type.Object(
+  { versionInfoCollectionEnabled: Type.Boolean(), featureInfoCollectionEnabled: Type.Boolean() },
+  { $id: 'telemetrySettingsSchema' },
+);
+
+export const RecordUiErrorSchema = StrictObject(
+  { errorMessage: Type.String({ maxLength: 2000 }), errorStack: Type.Optional(Type.String({ maxLength: 20_000 })) },
+  { $id: 'recordUiErrorSchema' },
+);
+
+export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema, TelemetrySettingsSchema, RecordUiErrorSchema];

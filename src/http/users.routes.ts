@@ -5,6 +5,7 @@ import { resolveRootRoleRef, rootRoleChoices } from '../domain/roles/roles.js';
 import { createPat, deletePat, listPats } from '../domain/personal-access-tokens/personal-access-tokens.js';
 import {
   changeUserPassword,
+  countAdmins,
   createUser,
   deleteUser,
   assertCurrentPassword,
@@ -32,6 +33,7 @@ import { getHeldRoles, getProfile } from '../domain/users/profile.js';
 import { RolesSchema } from './roles.schemas.js';
 import { giveFeedback, markSplashSeen, uiMemoryOf } from '../domain/users/ui-memory.js';
 import {
+  AdminCountSchema,
   ChangeOwnPasswordSchema,
   CreateFeedbackSchema,
   FeedbackSchema,
@@ -63,6 +65,8 @@ const tags = ['Users'];
 const route = routesTagged(tags);
 
 export const userRoutes: RouteModule = async (app, { deps, act }) => {
+  app.get('/api/admin/user-admin/admin-count', route(can('ADMIN'), { ok: AdminCountSchema }), async () => countAdmins(deps.db));
+
   app.get('/api/admin/user-admin', route(can('ADMIN'), { ok: UsersSchema }), async () => ({
     users: await listUsers(deps.db),
     rootRoles: await rootRoleChoices(deps.db),

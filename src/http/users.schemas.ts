@@ -98,6 +98,11 @@ export const MeSchema = Type.Object(
   { $id: 'meSchema' },
 );
 
+export const AdminCountSchema = Type.Object(
+  { password: Type.Integer(), noPassword: Type.Integer(), service: Type.Integer() },
+  { $id: 'adminCountSchema', description: 'Active Admins (by their own root role) with a password, without one, and service accounts' },
+);
+
 export const ProfileSchema = Type.Object(
   {
     rootRole: Type.Ref(RoleSchema),
@@ -249,6 +254,7 @@ export const userSchemas = [
   ChangeOwnPasswordSchema,
   MeSchema,
   ProfileSchema,
+  AdminCountSchema,
   FeedbackSchema,
   CreateFeedbackSchema,
   UpdateFeedbackSchema,

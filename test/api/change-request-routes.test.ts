@@ -277,6 +277,8 @@ const ROUTES: Record<string, Entry> = {
   'PUT /api/admin/features/:featureName/tags': { unguarded: METADATA },
   'DELETE /api/admin/features/:featureName/tags/:type/:value': { unguarded: METADATA },
   'POST /api/admin/tags': { unguarded: METADATA },
+  [`POST ${P}/archive/validate`]: { unguarded: 'reads what archiving would do; changes nothing' },
+  'POST /api/admin/record-ui-error': { unguarded: 'writes to the log only' },
   'DELETE /api/admin/tags/:type/:value': { unguarded: METADATA },
   [`PUT ${P}/tags`]: { unguarded: METADATA },
   'POST /api/admin/features-batch/export': { unguarded: READS },

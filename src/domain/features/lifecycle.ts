@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { LIFECYCLE_STAGES } from './feature-views.js';
 import { recordFeatureEvent } from './feature-events.js';
@@ -120,4 +121,32 @@ export async function getFeatureLifecycle(db: Db, project: string, name: string)
       ...(row.status === null ? {} : { status: row.status }),
       enteredStageAt: row.created_at.toISOString(),
     }));
+}
+
+/** How many flags are in each stage of their lifecycle (the last they reached), as Unleash's `GET /api/admin/lifecycle/count`. */
+export async function countFlagsByLifecycleStage(
+  db: Db,
+): Promise<{ initial: number; preLive: number; live: number; completed: number; archived: number }> {
+  const order = sql.raw(`ARRAY[${LIFECYCLE_STAGES.map((stage) => `'${stage}'`).join(', ')}]`);
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('feature_lifecycles as fl')
+        .innerJoin('features as f', 'f.name', 'fl.feature_name')
+        .select(['fl.feature_name', sql<number>`max(array_position(${order}, fl.stage))`.as('reached')])
+        .groupBy('fl.feature_name')
+        .as('current'),
+    )
+    .select(['current.reached', sql<number>`count(*)::int`.as('flags')])
+    .groupBy('current.reached')
+    .execute();
+  const count = (stage: (typeof LIFECYCLE_STAGES)[number]) =>
+    rows.find((row) => row.reached === LIFECYCLE_STAGES.indexOf(stage) + 1)?.flags ?? 0;
+  return {
+    initial: count('initial'),
+    preLive: count('pre-live'),
+    live: count('live'),
+    completed: count('completed'),
+    archived: count('archived'),
+  };
 }

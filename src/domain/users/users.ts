@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -221,4 +222,22 @@ export async function getActingUser(db: Db, actor: Actor): Promise<UserView> {
     case 'identity-provider':
       throw new Error(`The ${actor.kind} actor does not make requests`);
   }
+}
+
+/** How many Admins the instance has, by how they sign in (Unleash's `GET /api/admin/user-admin/admin-count`). */
+export async function countAdmins(db: Db): Promise<{ password: number; noPassword: number; service: number }> {
+  const rows = await db
+    .selectFrom('users')
+    .select(['is_service', (eb) => eb.fn.countAll<number>().as('n'), sql<boolean>`password_hash IS NOT NULL`.as('has_password')])
+    .where('root_role', '=', 'Admin')
+    .where('custom_root_role_id', 'is', null)
+    .where('deactivated_at', 'is', null)
+    .groupBy(['is_service', sql`password_hash IS NOT NULL`])
+    .execute();
+  const sum = (match: (row: (typeof rows)[number]) => boolean) => rows.filter(match).reduce((total, row) => total + Number(row.n), 0);
+  return {
+    password: sum((row) => !row.is_service && row.has_password),
+    noPassword: sum((row) => !row.is_service && !row.has_password),
+    service: sum((row) => row.is_service),
+  };
 }

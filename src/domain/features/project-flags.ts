@@ -1,0 +1,55 @@
+import type { Db } from '../../db/database.js';
+import { assertProject } from './feature-lookup.js';
+
+/** What Unleash's project pages ask about a project's flags as a whole: who made them, and how they depend on each other. */
+
+/** The people who made the project's flags, by name (Unleash's `GET …/flag-creators`). */
+export async function listFlagCreators(db: Db, project: string): Promise<Array<{ id: number; name: string }>> {
+  await assertProject(db, project);
+  const rows = await db
+    .selectFrom('features as f')
+    .innerJoin('users as u', 'u.id', 'f.created_by_user_id')
+    .select(['u.id', 'u.name', 'u.username', 'u.email'])
+    .distinct()
+    .where('f.project', '=', project)
+    .orderBy('u.id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, name: row.name ?? row.username ?? row.email ?? `user ${row.id}` }));
+}
+
+/** Whether any flag of the project depends on another (Unleash's `GET …/dependencies`). */
+export async function projectHasDependencies(db: Db, project: string): Promise<boolean> {
+  await assertProject(db, project);
+  const row = await db
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as f', 'f.name', 'd.child')
+    .select('d.child')
+    .where('f.project', '=', project)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * What archiving the flags would do to dependencies (Unleash's `POST …/archive/validate`): the parents among them whose
+ * children stay (those children would lose their parent), and whether any of them has a dependency that would go.
+ */
+export async function validateArchive(
+  db: Db,
+  project: string,
+  features: string[],
+): Promise<{ parentsWithChildFeatures: string[]; hasDeletedDependencies: boolean }> {
+  await assertProject(db, project);
+  const names = [...new Set(features)];
+  if (names.length === 0) return { parentsWithChildFeatures: [], hasDeletedDependencies: false };
+  const dependencies = await db
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as child', 'child.name', 'd.child')
+    .select(['d.parent', 'd.child'])
+    .where((eb) => eb.or([eb('d.parent', 'in', names), eb('d.child', 'in', names)]))
+    .where('child.archived_at', 'is', null)
+    .execute();
+  const archived = new Set(names);
+  const orphaning = dependencies.filter((row) => archived.has(row.parent) && !archived.has(row.child)).map((row) => row.parent);
+  return { parentsWithChildFeatures: [...new Set(orphaning)].sort(), hasDeletedDependencies: dependencies.length > 0 };
+}
