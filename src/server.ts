@@ -11,6 +11,7 @@ import { loadEnvironmentConfiguration } from './domain/client-features/environme
 import { NewApplicationLimit } from './domain/client-features/new-application-limit.js';
 import { metricsSourcesOf } from './domain/metrics/database-figures.js';
 import { FrontendApiOrigins } from './domain/settings/frontend-api-origins.js';
+import { MaintenanceMode } from './domain/settings/maintenance-mode.js';
 import { OidcSignIn } from './domain/sign-in/oidc-sign-in.js';
 import { SamlSignIn } from './domain/sign-in/saml-sign-in.js';
 import { SdkReportWriter } from './domain/usage/sdk-report-writer.js';
@@ -59,10 +60,13 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   metrics.countCachedClientAnswers(() => clientFeatures.cachedAnswers());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
   clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
+  const maintenanceMode = new MaintenanceMode(deps.db);
+  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => maintenanceMode.invalidate());
   const services: AppServices = {
     metrics,
     clientFeatures,
     frontendApiOrigins,
+    maintenanceMode,
     newApplicationLimit: new NewApplicationLimit(
       deps.config.sdkBookkeeping.newApplicationsPerMinute,
       deps.config.sdkBookkeeping.maxApplications,

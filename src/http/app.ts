@@ -6,6 +6,7 @@ import type { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../config.js';
 import { actingFor, type RouteDeps } from './deps.js';
 import { registerAccessControl } from './plugins/access.js';
+import { registerMaintenanceMode } from './plugins/maintenance.js';
 import { browserCorsOptions, isBrowserApi } from './plugins/browser-cors.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
@@ -65,6 +66,7 @@ export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): 
   await app.register(async (api) => {
     api.addHook('onRoute', documentOperation);
     registerAccessControl(api, deps);
+    registerMaintenanceMode(api, deps);
     const act = actingFor(deps);
     for (const routes of routeModules) await api.register(routes, { deps, act });
   });

@@ -7,6 +7,7 @@ import type { DatabaseHandle, Db } from '../db/database.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
+import type { MaintenanceMode } from '../domain/settings/maintenance-mode.js';
 import type { OidcSignIn } from '../domain/sign-in/oidc-sign-in.js';
 import type { SamlSignIn } from '../domain/sign-in/saml-sign-in.js';
 import type { SdkReportWriter } from '../domain/usage/sdk-report-writer.js';
@@ -33,6 +34,8 @@ export interface AppServices {
   clientFeatures: ClientFeatureStore;
   newApplicationLimit: NewApplicationLimit;
   frontendApiOrigins: FrontendApiOrigins;
+  /** Whether admin writes are refused for now (Unleash's maintenance mode). */
+  maintenanceMode: MaintenanceMode;
   metrics: Metrics;
   /** OFREP evaluations, written as usage by a worker. */
   evaluationUsage: UsageTally;

@@ -181,6 +181,12 @@ export const OPERATIONS: Record<string, Operation> = {
     'getAdminCount',
     'How many Admins sign in with a password, without one, and as service accounts',
   ),
+  'GET /api/admin/maintenance': op('getMaintenance', 'Whether the instance is in maintenance mode'),
+  'POST /api/admin/maintenance': op(
+    'toggleMaintenance',
+    'Turn maintenance mode on or off: while on, changes through the admin API are a 503 and SDKs are served as before',
+    204,
+  ),
   'GET /api/admin/telemetry/settings': op(
     'getTelemetrySettings',
     'What the instance reports about itself: nothing (both collections are off)',

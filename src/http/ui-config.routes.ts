@@ -1,7 +1,8 @@
 import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
-import { RecordUiErrorSchema, SetCorsSchema, TelemetrySettingsSchema, UiConfigSchema } from './ui-config.schemas.js';
+import { MaintenanceSchema, RecordUiErrorSchema, SetCorsSchema, TelemetrySettingsSchema, UiConfigSchema } from './ui-config.schemas.js';
+import { readMaintenanceMode, setMaintenanceMode } from '../domain/settings/maintenance-mode.js';
 import { VERSION } from '../shared/version.js';
 
 const route = routesTagged(['Admin UI']);
@@ -13,7 +14,18 @@ export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
     version: VERSION,
     baseUriPath: '',
     frontendApiOrigins: await deps.frontendApiOrigins.allowed(),
+    maintenanceMode: await deps.maintenanceMode.enabled(),
   }));
+
+  app.get('/api/admin/maintenance', route(can('READ'), { ok: MaintenanceSchema }), async () => ({
+    enabled: await readMaintenanceMode(deps.db),
+  }));
+
+  app.post('/api/admin/maintenance', route(can('ADMIN'), { body: MaintenanceSchema }), async (request, reply) => {
+    await act(request, (uow) => setMaintenanceMode(uow, request.body.enabled));
+    deps.maintenanceMode.invalidate();
+    return reply.status(204).send();
+  });
 
   // Vexil sends nothing about the instance or its flags anywhere: both collections are off, and cannot be turned on.
   app.get('/api/admin/telemetry/settings', route(can('READ'), { ok: TelemetrySettingsSchema }), async () => ({

@@ -7,6 +7,7 @@ export const UiConfigSchema = Type.Object(
     version: Type.String(),
     baseUriPath: Type.String(),
     frontendApiOrigins: Type.Array(Type.String()),
+    maintenanceMode: Type.Boolean(),
   },
   { $id: 'uiConfigSchema' },
 );
@@ -15,6 +16,8 @@ export const SetCorsSchema = StrictObject(
   { frontendApiOrigins: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 }) },
   { $id: 'setCorsSchema' },
 );
+
+export const MaintenanceSchema = StrictObject({ enabled: Type.Boolean() }, { $id: 'maintenanceSchema' });
 
 export const TelemetrySettingsSchema = Type.Object(
   { versionInfoCollectionEnabled: Type.Boolean(), featureInfoCollectionEnabled: Type.Boolean() },
@@ -26,4 +29,4 @@ export const RecordUiErrorSchema = StrictObject(
   { $id: 'recordUiErrorSchema' },
 );
 
-export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema, TelemetrySettingsSchema, RecordUiErrorSchema];
+export const uiConfigSchemas = [UiConfigSchema, SetCorsSchema, MaintenanceSchema, TelemetrySettingsSchema, RecordUiErrorSchema];

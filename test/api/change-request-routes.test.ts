@@ -279,6 +279,7 @@ const ROUTES: Record<string, Entry> = {
   'POST /api/admin/tags': { unguarded: METADATA },
   [`POST ${P}/archive/validate`]: { unguarded: 'reads what archiving would do; changes nothing' },
   'POST /api/admin/record-ui-error': { unguarded: 'writes to the log only' },
+  'POST /api/admin/maintenance': { unguarded: 'refuses every change while on; no flag' },
   'DELETE /api/admin/tags/:type/:value': { unguarded: METADATA },
   [`PUT ${P}/tags`]: { unguarded: METADATA },
   'POST /api/admin/features-batch/export': { unguarded: READS },

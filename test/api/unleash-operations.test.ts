@@ -24,8 +24,6 @@ const NOT_YET = new Set<string>([
   'createPublicSignupToken',
   'getPublicSignupToken',
   'updatePublicSignupToken',
-  'getMaintenance',
-  'toggleMaintenance',
   'deleteApplication',
   'createApplication',
   'getApplicationOverview',
