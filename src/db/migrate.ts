@@ -23,6 +23,7 @@ import * as configurationRevision from './migrations/0020-configuration-revision
 import * as projectDefaultStrategies from './migrations/0021-project-default-strategies.js';
 import * as userFeedbackAndSplash from './migrations/0022-user-feedback-and-splash.js';
 import * as tags from './migrations/0023-tags.js';
+import * as featureLinks from './migrations/0024-feature-links.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0021-project-default-strategies': projectDefaultStrategies,
   '0022-user-feedback-and-splash': userFeedbackAndSplash,
   '0023-tags': tags,
+  '0024-feature-links': featureLinks,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -444,6 +444,16 @@ export interface TagsTable {
   created_at: Date;
 }
 
+/** A link from a flag to what concerns it (migration 0024). */
+export interface FeatureLinksTable {
+  id: string;
+  feature_name: string;
+  url: string;
+  title: string | null;
+  created_at: Date;
+  position: Generated<number>;
+}
+
 export interface FeatureTagsTable {
   feature_name: string;
   tag_type: string;
@@ -677,6 +687,7 @@ export interface Database {
   user_feedback: UserFeedbackTable;
   user_splash: UserSplashTable;
   tags: TagsTable;
+  feature_links: FeatureLinksTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
   action_set_events: ActionSetEventsTable;

@@ -26,6 +26,7 @@ import { cloneFeature } from '../domain/features/clone.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
 import { archiveFlags } from '../domain/release-plans/plans.js';
+import { addFeatureLink, removeFeatureLink, updateFeatureLink } from '../domain/features/feature-links.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import {
   BatchFeaturesSchema,
@@ -34,6 +35,7 @@ import {
   CloneFeatureSchema,
   CreateFeatureSchema,
   FeatureEnvironmentSchema,
+  FeatureLinkSchema,
   FeatureSchema,
   FeaturesSchema,
   FeatureTypesSchema,
@@ -200,6 +202,37 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
       return getFeature(deps.db, projectId, request.body.name, actorOf(request));
     },
   );
+
+  // Links from a flag to what concerns it, changed as its metadata is.
+  const LINK_PARAMS = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
+  const LINK_ID_PARAMS = Type.Object({
+    projectId: UrlFriendlyName,
+    featureName: UrlFriendlyName,
+    linkId: Type.String({ minLength: 1, maxLength: 100 }),
+  });
+  app.post(
+    `${FEATURE}/link`,
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: LINK_PARAMS, body: FeatureLinkSchema }),
+    async (request, reply) => {
+      const { projectId, featureName } = request.params;
+      await act(request, (uow) => addFeatureLink(uow, { project: projectId, featureName }, request.body));
+      return reply.status(204).send();
+    },
+  );
+  app.put(
+    `${FEATURE}/link/:linkId`,
+    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: LINK_ID_PARAMS, body: FeatureLinkSchema }),
+    async (request, reply) => {
+      const { projectId, featureName, linkId } = request.params;
+      await act(request, (uow) => updateFeatureLink(uow, { project: projectId, featureName }, linkId, request.body));
+      return reply.status(204).send();
+    },
+  );
+  app.delete(`${FEATURE}/link/:linkId`, route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: LINK_ID_PARAMS }), async (request, reply) => {
+    const { projectId, featureName, linkId } = request.params;
+    await act(request, (uow) => removeFeatureLink(uow, { project: projectId, featureName }, linkId));
+    return reply.status(204).send();
+  });
 
   for (const [action, enabled] of [
     ['on', true],

@@ -145,8 +145,17 @@ export const FeatureSchema = Type.Object(
     children: Type.Array(Type.String()),
     lifecycle: Nullable(Type.Object({ stage: Type.String(), status: Nullable(Type.String()), enteredStageAt: DateTime })),
     createdBy: Type.Object({ id: Type.Integer(), name: Type.String(), imageUrl: Type.String() }),
+    links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()), feature: Type.String() })),
   },
   { $id: 'featureSchema' },
+);
+
+export const FeatureLinkSchema = StrictObject(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000 }),
+    title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  },
+  { $id: 'linkSchema' },
 );
 
 export const FeaturesSchema = Type.Object(
@@ -241,6 +250,7 @@ export const PushVariantsSchema = StrictObject(
 
 export const featureSchemas = [
   TagSchema,
+  FeatureLinkSchema,
   ConstraintSchema,
   StrategyVariantSchema,
   VariantSchema,

@@ -141,6 +141,7 @@ describe('creating a flag', () => {
       children: [],
       lifecycle: { stage: 'initial', status: null, enteredStageAt: now },
       createdBy: { id: -42, name: 'admin-token', imageUrl: '' },
+      links: [],
     });
     assert.deepEqual(await getFlag(project, name), created);
 

@@ -209,6 +209,18 @@ const DESCRIPTIONS: Record<string, Description> = {
       return `${who} set the variants of ${flag} in ${env} to ${names.length > 0 ? names.join(', ') : 'none'}`;
     },
   },
+  'feature-link-added': {
+    label: 'Flag link added',
+    summary: (e, who, flag) => `${who} linked ${flag} to ${md(fields(e.data).url)}`,
+  },
+  'feature-link-updated': {
+    label: 'Flag link changed',
+    summary: (e, who, flag) => `${who} changed a link of ${flag} to ${md(fields(e.data).url)}`,
+  },
+  'feature-link-removed': {
+    label: 'Flag link removed',
+    summary: (e, who, flag) => `${who} removed the link of ${flag} to ${md(fields(e.preData).url)}`,
+  },
   'feature-tagged': {
     label: 'Flag tagged',
     summary: (e, who, flag) => `${who} tagged ${flag} with ${bold(`${fields(e.data).type}:${fields(e.data).value}`)}`,

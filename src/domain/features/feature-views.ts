@@ -115,6 +115,33 @@ export interface FeatureMetadata {
   createdAt: string;
 }
 
+/** A link of a flag, as Unleash's `featureSchema` lists it. */
+export interface FeatureLinkView {
+  id: string;
+  url: string;
+  title: string | null;
+  feature: string;
+}
+
+/** The flags' links, oldest first, by flag. */
+export async function loadFeatureLinks(db: Db, names: string[]): Promise<Map<string, FeatureLinkView[]>> {
+  const byFlag = new Map<string, FeatureLinkView[]>();
+  if (names.length === 0) return byFlag;
+  const rows = await db
+    .selectFrom('feature_links')
+    .selectAll()
+    .where('feature_name', 'in', names)
+    .orderBy('position')
+    .execute();
+  for (const row of rows) {
+    byFlag.set(row.feature_name, [
+      ...(byFlag.get(row.feature_name) ?? []),
+      { id: row.id, url: row.url, title: row.title, feature: row.feature_name },
+    ]);
+  }
+  return byFlag;
+}
+
 export interface FeatureView extends FeatureMetadata {
   lastSeenAt: string | null;
   favorite: boolean;
@@ -124,6 +151,7 @@ export interface FeatureView extends FeatureMetadata {
   children: string[];
   lifecycle: LifecycleView | null;
   createdBy: { id: number; name: string; imageUrl: string };
+  links: FeatureLinkView[];
 }
 
 /** Ordering of lifecycle stages, so the current stage is the latest one entered. */
@@ -239,40 +267,43 @@ export async function loadFeatureViews(tx: Db, rows: FeatureRow[], viewerUserId:
   if (rows.length === 0) return [];
   const names = rows.map((row) => row.name);
   const projects = [...new Set(rows.map((row) => row.project))];
-  const [projectEnvironments, featureEnvironments, strategies, tags, dependencies, lifecycles, favorites, users] = await Promise.all([
-    tx
-      .selectFrom('project_environments as pe')
-      .innerJoin('environments as e', 'e.name', 'pe.environment_name')
-      .select(['pe.project_id', 'e.name', 'e.type', 'e.sort_order'])
-      .where('pe.project_id', 'in', projects)
-      .orderBy('e.sort_order')
-      .orderBy('e.name')
-      .execute(),
-    tx.selectFrom('feature_environments').selectAll().where('feature_name', 'in', names).execute(),
-    loadStrategies(tx, names),
-    loadFeatureTags(tx, names),
-    tx
-      .selectFrom('feature_dependencies')
-      .selectAll()
-      .where((eb) => eb.or([eb('child', 'in', names), eb('parent', 'in', names)]))
-      .orderBy('parent')
-      .orderBy('child')
-      .execute(),
-    tx.selectFrom('feature_lifecycles').selectAll().where('feature_name', 'in', names).execute(),
-    viewerUserId === null
-      ? Promise.resolve([])
-      : tx
-          .selectFrom('favorite_features')
-          .select('feature_name')
-          .where('user_id', '=', viewerUserId)
-          .where('feature_name', 'in', names)
-          .execute(),
-    tx
-      .selectFrom('users')
-      .select(['id', 'name', 'username', 'email', 'image_url'])
-      .where('id', 'in', [...new Set(rows.map((row) => row.created_by_user_id ?? SYSTEM_USER_ID))])
-      .execute(),
-  ]);
+  const [projectEnvironments, featureEnvironments, strategies, tags, dependencies, lifecycles, favorites, users, links] = await Promise.all(
+    [
+      tx
+        .selectFrom('project_environments as pe')
+        .innerJoin('environments as e', 'e.name', 'pe.environment_name')
+        .select(['pe.project_id', 'e.name', 'e.type', 'e.sort_order'])
+        .where('pe.project_id', 'in', projects)
+        .orderBy('e.sort_order')
+        .orderBy('e.name')
+        .execute(),
+      tx.selectFrom('feature_environments').selectAll().where('feature_name', 'in', names).execute(),
+      loadStrategies(tx, names),
+      loadFeatureTags(tx, names),
+      tx
+        .selectFrom('feature_dependencies')
+        .selectAll()
+        .where((eb) => eb.or([eb('child', 'in', names), eb('parent', 'in', names)]))
+        .orderBy('parent')
+        .orderBy('child')
+        .execute(),
+      tx.selectFrom('feature_lifecycles').selectAll().where('feature_name', 'in', names).execute(),
+      viewerUserId === null
+        ? Promise.resolve([])
+        : tx
+            .selectFrom('favorite_features')
+            .select('feature_name')
+            .where('user_id', '=', viewerUserId)
+            .where('feature_name', 'in', names)
+            .execute(),
+      tx
+        .selectFrom('users')
+        .select(['id', 'name', 'username', 'email', 'image_url'])
+        .where('id', 'in', [...new Set(rows.map((row) => row.created_by_user_id ?? SYSTEM_USER_ID))])
+        .execute(),
+      loadFeatureLinks(tx, names),
+    ],
+  );
 
   const environmentsByProject = groupBy(projectEnvironments, (row) => row.project_id);
   const stateByKey = new Map(featureEnvironments.map((row) => [`${row.feature_name}\u0000${row.environment}`, row]));
@@ -320,6 +351,7 @@ export async function loadFeatureViews(tx: Db, rows: FeatureRow[], viewerUserId:
       children: dependencies.filter((d) => d.parent === row.name).map((d) => d.child),
       lifecycle: current ? { stage: current.stage, status: current.status, enteredStageAt: current.created_at.toISOString() } : null,
       createdBy: creatorOf(row, userNames),
+      links: links.get(row.name) ?? [],
     };
   });
 }
