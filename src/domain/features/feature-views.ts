@@ -127,12 +127,7 @@ export interface FeatureLinkView {
 export async function loadFeatureLinks(db: Db, names: string[]): Promise<Map<string, FeatureLinkView[]>> {
   const byFlag = new Map<string, FeatureLinkView[]>();
   if (names.length === 0) return byFlag;
-  const rows = await db
-    .selectFrom('feature_links')
-    .selectAll()
-    .where('feature_name', 'in', names)
-    .orderBy('position')
-    .execute();
+  const rows = await db.selectFrom('feature_links').selectAll().where('feature_name', 'in', names).orderBy('position').execute();
   for (const row of rows) {
     byFlag.set(row.feature_name, [
       ...(byFlag.get(row.feature_name) ?? []),
