@@ -155,6 +155,26 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     assert.equal(await page.getByTestId('environment-production').getByRole('switch').isChecked(), false);
   });
 
+  test('links the flag to its ticket; an address that would run a script is refused on the page', async () => {
+    const links = page.getByRole('region', { name: 'Links' });
+    await links.getByLabel('Link address').fill('github.com/acme/checkout/issues/7');
+    await links.getByLabel('Link title').fill('Checkout ticket');
+    await links.getByRole('button', { name: 'Add link' }).click();
+    const link = links.getByRole('link', { name: 'Checkout ticket' });
+    await link.waitFor();
+    assert.equal(await link.getAttribute('href'), 'https://github.com/acme/checkout/issues/7');
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+
+    await links.getByLabel('Link address').fill('javascript:alert(1)');
+    await links.getByRole('button', { name: 'Add link' }).click();
+    await links
+      .getByText(/http or https/)
+      .first()
+      .waitFor();
+    assert.equal(await links.getByRole('link').count(), 1);
+    await page.screenshot({ path: join(tmpdir(), 'vexil-flag-links.png'), fullPage: true });
+  });
+
   test('finds the flag with two filters, kept in the URL', async () => {
     // A second flag that the filters must leave out.
     await page.goto(`${server.baseUrl}/projects/${PROJECT}`);
@@ -190,9 +210,9 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/feature=IS%3Anew-checkout/);
     const labels = page.getByTestId('event').locator('.event-label');
-    const expected = ['Flag enabled', 'Strategy added', 'Flag created'];
+    const expected = ['Flag link added', 'Flag enabled', 'Strategy added', 'Flag created'];
     await waitForTexts(labels, (texts) => texts.join() === expected.join());
-    assert.equal(await textOf(page.getByTestId('event-total')), '3 events');
+    assert.equal(await textOf(page.getByTestId('event-total')), '4 events');
 
     const strategyEvent = page.getByTestId('event').filter({ hasText: 'Strategy added' });
     await strategyEvent.getByText('What changed').click();

@@ -105,6 +105,16 @@ export const flagsActions = {
       ok(api.DELETE('/api/admin/features/{featureName}/tags/{type}/{value}', { params: { path: { featureName, ...tag } } })),
     (path) => flagChanged(path),
   ),
+  addLink: action(
+    ({ link, ...path }: FlagPath & { link: { url: string; title: string | null } }) =>
+      ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/link', { params: { path }, body: link })),
+    (path) => flagChanged(path),
+  ),
+  removeLink: action(
+    ({ linkId, ...path }: FlagPath & { linkId: string }) =>
+      ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/link/{linkId}', { params: { path: { ...path, linkId } } })),
+    (path) => flagChanged(path),
+  ),
   completeLifecycle: action(
     ({ path, status }: { path: FlagPath; status: 'kept' | 'discarded' }) =>
       ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete', { params: { path }, body: { status } })),

@@ -9,6 +9,7 @@ import { DependenciesCard } from './dependencies-card';
 import { EnvironmentCard } from './environment-card';
 import { type FlagContext, useFlagChange } from './flag-change';
 import { LifecycleCard } from './lifecycle-card';
+import { LinksCard } from './links-card';
 import { ReleaseSection } from './release-section';
 import { SettingsCard } from './settings-card';
 import { TagsCard } from './tags-card';
@@ -162,7 +163,10 @@ export function FlagPage() {
             <TagsCard feature={feature} context={context} />
             <DependenciesCard feature={feature} context={context} />
           </div>
-          <LifecycleCard feature={feature} context={context} />
+          <div className="grid2">
+            <LinksCard feature={feature} context={context} />
+            <LifecycleCard feature={feature} context={context} />
+          </div>
           <h2>History</h2>
           <FlagHistory flagName={feature.name} />
         </div>
