@@ -11,7 +11,8 @@ import { recordRefusedSignIn, recordSignIn, type SignInAttempt } from '../domain
 import { routesTagged, type RouteModule } from './deps.js';
 import { SESSION_COOKIE } from './plugins/access.js';
 import { PUBLIC } from './plugins/route-access.js';
-import { LoginSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
+import { LoginSchema, PasswordSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
+import { assertStrongPassword } from '../domain/users/password-policy.js';
 
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
@@ -212,6 +213,12 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       }
     },
   );
+
+  // The rules a new password must meet, asked before one is chosen (Unleash's reset and invite pages).
+  app.post('/auth/reset/validate-password', route(PUBLIC, { body: PasswordSchema }), async (request, reply) => {
+    assertStrongPassword(request.body.password, '/body/password');
+    return reply.status(200).send();
+  });
 
   app.post('/auth/simple/login', route(PUBLIC, { body: LoginSchema, ok: UserSchema }), async (request, reply) => {
     if (!deps.config.passwordSignIn) {

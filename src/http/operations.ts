@@ -177,6 +177,15 @@ export const OPERATIONS: Record<string, Operation> = {
     'Create a token for a service account (its secret is shown once)',
   ),
   'DELETE /api/admin/service-account/:id/token/:tokenId': op('deleteServiceAccountToken', "Delete a service account's token", 200),
+  'POST /api/admin/user-admin/validate-password': op(
+    'validateUserPassword',
+    'Check a password against the rules: 200 when it passes, a 400 naming what fails',
+    200,
+  ),
+  'POST /auth/reset/validate-password': op('validatePassword', 'Check a new password against the rules before choosing it', 200),
+  'GET /api/admin/user-admin/inactive': op('getInactiveUsers', 'People who have not signed in for 180 days, oldest first'),
+  'POST /api/admin/user-admin/inactive/delete': op('deleteInactiveUsers', 'Delete the given people that are still inactive', 200),
+  'DELETE /api/admin/user-admin/scim-users': op('deleteScimUsers', 'Delete every person an identity provider manages over SCIM', 200),
   'GET /api/admin/user-admin/admin-count': op(
     'getAdminCount',
     'How many Admins sign in with a password, without one, and as service accounts',

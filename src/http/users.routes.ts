@@ -7,6 +7,9 @@ import {
   changeUserPassword,
   countAdmins,
   createUser,
+  deleteInactiveUsers,
+  deleteScimUsers,
+  listInactiveUsers,
   deleteUser,
   assertCurrentPassword,
   hashNewPassword,
@@ -29,11 +32,14 @@ import { routesTagged, type RouteModule } from './deps.js';
 import { can, SESSION_COOKIE } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
 import { BadDataError, PermissionError } from '../shared/errors.js';
+import { assertStrongPassword } from '../domain/users/password-policy.js';
 import { getHeldRoles, getProfile } from '../domain/users/profile.js';
 import { RolesSchema } from './roles.schemas.js';
 import { giveFeedback, markSplashSeen, uiMemoryOf } from '../domain/users/ui-memory.js';
 import {
   AdminCountSchema,
+  IdsSchema,
+  InactiveUsersSchema,
   ChangeOwnPasswordSchema,
   CreateFeedbackSchema,
   FeedbackSchema,
@@ -71,6 +77,27 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     users: await listUsers(deps.db),
     rootRoles: await rootRoleChoices(deps.db),
   }));
+
+  // Checks a password against the rules before a user is made with it: 200 when it passes, a 400 naming what fails.
+  app.post('/api/admin/user-admin/validate-password', route(can('ADMIN'), { body: PasswordSchema }), async (request, reply) => {
+    assertStrongPassword(request.body.password, '/body/password');
+    return reply.status(200).send();
+  });
+
+  app.get('/api/admin/user-admin/inactive', route(can('ADMIN'), { ok: InactiveUsersSchema }), async () => ({
+    version: 1 as const,
+    inactiveUsers: await listInactiveUsers(deps.db, deps.clock.now()),
+  }));
+
+  app.post('/api/admin/user-admin/inactive/delete', route(can('ADMIN'), { body: IdsSchema }), async (request, reply) => {
+    await act(request, (uow) => deleteInactiveUsers(uow, request.body.ids));
+    return reply.status(200).send();
+  });
+
+  app.delete('/api/admin/user-admin/scim-users', route(can('ADMIN')), async (request, reply) => {
+    await act(request, (uow) => deleteScimUsers(uow));
+    return reply.status(200).send();
+  });
 
   app.get('/api/admin/user-admin/search', route(can('ADMIN'), { querystring: UsersSearchQuery, ok: UsersSearchSchema }), async (request) =>
     searchUsers(deps.db, request.query.q ?? ''),

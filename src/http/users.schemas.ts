@@ -98,6 +98,25 @@ export const MeSchema = Type.Object(
   { $id: 'meSchema' },
 );
 
+export const InactiveUsersSchema = Type.Object(
+  {
+    version: Type.Literal(1),
+    inactiveUsers: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        name: Nullable(Type.String()),
+        email: Nullable(Type.String()),
+        username: Nullable(Type.String()),
+        seenAt: Nullable(DateTime),
+        createdAt: DateTime,
+      }),
+    ),
+  },
+  { $id: 'inactiveUsersSchema' },
+);
+
+export const IdsSchema = StrictObject({ ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 }) }, { $id: 'idsSchema' });
+
 export const AdminCountSchema = Type.Object(
   { password: Type.Integer(), noPassword: Type.Integer(), service: Type.Integer() },
   { $id: 'adminCountSchema', description: 'Active Admins (by their own root role) with a password, without one, and service accounts' },
@@ -255,6 +274,8 @@ export const userSchemas = [
   MeSchema,
   ProfileSchema,
   AdminCountSchema,
+  InactiveUsersSchema,
+  IdsSchema,
   FeedbackSchema,
   CreateFeedbackSchema,
   UpdateFeedbackSchema,

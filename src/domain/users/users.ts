@@ -241,3 +241,59 @@ export async function countAdmins(db: Db): Promise<{ password: number; noPasswor
     service: sum((row) => row.is_service),
   };
 }
+
+/** People not seen for this long are inactive (Unleash's 180 days); service accounts are never. */
+export const INACTIVE_AFTER_DAYS = 180;
+
+export interface InactiveUserView {
+  id: number;
+  name: string | null;
+  email: string | null;
+  username: string | null;
+  seenAt: string | null;
+  createdAt: string;
+}
+
+/** People who have not signed in for INACTIVE_AFTER_DAYS (or never, since being made that long ago), oldest first. */
+export async function listInactiveUsers(db: Db, now: Date): Promise<InactiveUserView[]> {
+  const cutoff = new Date(now.getTime() - INACTIVE_AFTER_DAYS * 86_400_000);
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'name', 'email', 'username', 'seen_at', 'created_at'])
+    .where('is_service', '=', false)
+    .where((eb) => eb.or([eb('seen_at', '<', cutoff), eb.and([eb('seen_at', 'is', null), eb('created_at', '<', cutoff)])]))
+    .orderBy(sql`coalesce(seen_at, created_at)`)
+    .orderBy('id')
+    .limit(10_000)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    username: row.username,
+    seenAt: row.seen_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  }));
+}
+
+/**
+ * Deletes the given people if they are still inactive, each as deleting one would (never yourself, never the last
+ * Admin); an id that is not an inactive person is left alone, as Unleash does.
+ */
+export async function deleteInactiveUsers(uow: UnitOfWork, ids: number[]): Promise<number[]> {
+  const inactive = new Set((await listInactiveUsers(uow.tx, uow.now)).map((user) => user.id));
+  const deleted: number[] = [];
+  for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+    if (!inactive.has(id)) continue;
+    await deleteUser(uow, id);
+    deleted.push(id);
+  }
+  return deleted;
+}
+
+/** Deletes every person an identity provider manages over SCIM (Unleash's `DELETE /api/admin/user-admin/scim-users`). */
+export async function deleteScimUsers(uow: UnitOfWork): Promise<number> {
+  const rows = await uow.tx.selectFrom('users').select('id').where('scim_managed', '=', true).orderBy('id').execute();
+  for (const row of rows) await deleteUser(uow, row.id);
+  return rows.length;
+}
