@@ -51,6 +51,20 @@ export interface Config {
   saml?: SamlConfig;
   /** Whether people may sign in with a password (off with OIDC_ONLY=true). */
   passwordSignIn: boolean;
+  /** Where password reset emails are sent through, when EMAIL_HOST is set. */
+  email?: EmailConfig;
+}
+
+/** An SMTP server, named as Unleash names its settings (EMAIL_HOST, EMAIL_PORT…). */
+export interface EmailConfig {
+  host: string;
+  port: number;
+  /** TLS from the start (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  user?: string;
+  /** Never logged or shown. */
+  password?: string;
+  sender: string;
 }
 
 /** Bounds on the impact metrics SDKs send. */
@@ -364,6 +378,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', 4242, 0, 65535);
   const baseUrl = readBaseUrl(env, port);
   const oidc = readOidc(env, baseUrl);
+  const email = readEmail(env);
   const saml = readSaml(env, baseUrl);
   const oidcOnly = readBoolean(env, 'OIDC_ONLY', false);
   if (oidcOnly && !oidc && !saml) {
@@ -395,6 +410,29 @@ export function loadConfig(env: Env = process.env): Config {
     ...(oidc ? { oidc } : {}),
     ...(saml ? { saml } : {}),
     passwordSignIn: !oidcOnly,
+    ...(email ? { email } : {}),
+  };
+}
+
+function readEmail(env: Env): EmailConfig | undefined {
+  const host = env.EMAIL_HOST?.trim();
+  if (!host) {
+    for (const variable of ['EMAIL_PORT', 'EMAIL_SECURE', 'EMAIL_USER', 'EMAIL_PASSWORD', 'EMAIL_SENDER']) {
+      if (env[variable]?.trim()) throw new ConfigError(`${variable} is set but EMAIL_HOST is not; set EMAIL_HOST to the SMTP server`);
+    }
+    return undefined;
+  }
+  const user = env.EMAIL_USER?.trim();
+  const password = env.EMAIL_PASSWORD;
+  if (Boolean(user) !== Boolean(password)) throw new ConfigError('EMAIL_USER and EMAIL_PASSWORD go together: set both or neither');
+  const sender = env.EMAIL_SENDER?.trim() || 'noreply@vexil.local';
+  if (!/^[^@\s]+@[^@\s]+$/.test(sender)) throw new ConfigError(`EMAIL_SENDER must be an email address (got "${sender}")`);
+  return {
+    host,
+    port: readInteger(env, 'EMAIL_PORT', 587, 1, 65_535),
+    secure: readBoolean(env, 'EMAIL_SECURE', false),
+    ...(user && password ? { user, password } : {}),
+    sender,
   };
 }
 

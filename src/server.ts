@@ -17,6 +17,8 @@ import { SamlSignIn } from './domain/sign-in/saml-sign-in.js';
 import { SdkReportWriter } from './domain/usage/sdk-report-writer.js';
 import { UsageTally } from './domain/usage/usage-tally.js';
 import { LoginThrottle } from './domain/users/login-throttle.js';
+import { ResetEmailLimit } from './domain/users/password-reset.js';
+import { createMailer } from './shared/mailer.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
 import type { AppDeps, AppServices } from './http/deps.js';
 import { EventStreams } from './http/event-streams.js';
@@ -79,6 +81,8 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       onOutcome: (kind, outcome) => metrics.heldSdkReports.inc({ kind, outcome }),
     }),
     loginThrottle: new LoginThrottle(),
+    mailer: deps.config.email ? createMailer(deps.config.email) : undefined,
+    resetEmailLimit: new ResetEmailLimit(),
     oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
     saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
@@ -92,6 +96,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
     );
     await services.sdkReports.stop();
+    services.mailer?.close();
     await clientFeatures.stop();
   });
   // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.

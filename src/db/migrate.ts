@@ -24,6 +24,7 @@ import * as projectDefaultStrategies from './migrations/0021-project-default-str
 import * as userFeedbackAndSplash from './migrations/0022-user-feedback-and-splash.js';
 import * as tags from './migrations/0023-tags.js';
 import * as featureLinks from './migrations/0024-feature-links.js';
+import * as passwordResetTokens from './migrations/0025-password-reset-tokens.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0022-user-feedback-and-splash': userFeedbackAndSplash,
   '0023-tags': tags,
   '0024-feature-links': featureLinks,
+  '0025-password-reset-tokens': passwordResetTokens,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -37,6 +37,16 @@ export interface UsersTable {
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer';
 export type ProjectRoleName = 'Owner' | 'Member' | 'Viewer';
 
+/** A link that lets a person choose a new password (migration 0025); only the hash of its token is kept. */
+export interface PasswordResetTokensTable {
+  token_hash: string;
+  user_id: number;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  created_by: string;
+}
+
 /** A feedback questionnaire a person answered or declined (migration 0022). */
 export interface UserFeedbackTable {
   user_id: number;
@@ -685,6 +695,7 @@ export interface Database {
   groups: GroupsTable;
   group_users: GroupUsersTable;
   user_feedback: UserFeedbackTable;
+  password_reset_tokens: PasswordResetTokensTable;
   user_splash: UserSplashTable;
   tags: TagsTable;
   feature_links: FeatureLinksTable;

@@ -11,8 +11,17 @@ import { recordRefusedSignIn, recordSignIn, type SignInAttempt } from '../domain
 import { routesTagged, type RouteModule } from './deps.js';
 import { SESSION_COOKIE } from './plugins/access.js';
 import { PUBLIC } from './plugins/route-access.js';
-import { LoginSchema, PasswordSchema, SignInOptionsSchema, UserSchema } from './users.schemas.js';
+import {
+  LoginSchema,
+  PasswordSchema,
+  ResetEmailRequestSchema,
+  ResetPasswordSchema,
+  ResetTokenUserSchema,
+  SignInOptionsSchema,
+  UserSchema,
+} from './users.schemas.js';
 import { assertStrongPassword } from '../domain/users/password-policy.js';
+import { createResetLinkByEmail, resetEmail, resetPassword, resetTokenUser } from '../domain/users/password-reset.js';
 
 const route = routesTagged(['Auth']);
 const OIDC_STATE_COOKIE = 'vexil-oidc-state';
@@ -213,6 +222,35 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       }
     },
   );
+
+  // A reset link: whom it is for while it works (the page shows it), then the new password through it.
+  app.get(
+    '/auth/reset/validate',
+    route(PUBLIC, { querystring: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }), ok: ResetTokenUserSchema }),
+    async (request) => resetTokenUser(deps.db, request.query.token, deps.clock.now()),
+  );
+
+  app.post('/auth/reset/password', route(PUBLIC, { body: ResetPasswordSchema }), async (request, reply) => {
+    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => resetPassword(uow, request.body.token, request.body.password));
+    return reply.status(200).send();
+  });
+
+  // Anyone may ask; the answer is the same whether or not the address is someone's, so it tells nobody who has an account.
+  app.post('/auth/reset/password-email', route(PUBLIC, { body: ResetEmailRequestSchema }), async (request, reply) => {
+    const { email } = request.body;
+    if (!deps.mailer) {
+      request.log.warn('A password reset email was asked for, but no SMTP server is configured (EMAIL_HOST): an Admin makes reset links');
+      return reply.status(200).send();
+    }
+    if (!deps.resetEmailLimit.allow(email, deps.clock.now().getTime())) return reply.status(200).send();
+    const reset = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => createResetLinkByEmail(uow, email, deps.config.baseUrl));
+    if (reset) {
+      await deps.mailer
+        .send(resetEmail(reset, reset.link))
+        .catch((error: unknown) => request.log.error({ err: error }, 'The password reset email could not be sent'));
+    }
+    return reply.status(200).send();
+  });
 
   // The rules a new password must meet, asked before one is chosen (Unleash's reset and invite pages).
   app.post('/auth/reset/validate-password', route(PUBLIC, { body: PasswordSchema }), async (request, reply) => {

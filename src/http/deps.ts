@@ -13,6 +13,8 @@ import type { SamlSignIn } from '../domain/sign-in/saml-sign-in.js';
 import type { SdkReportWriter } from '../domain/usage/sdk-report-writer.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
+import type { ResetEmailLimit } from '../domain/users/password-reset.js';
+import type { Mailer } from '../shared/mailer.js';
 import type { EventStreams } from './event-streams.js';
 import { actorOf, type RouteAccess } from './plugins/route-access.js';
 import type { Clock } from '../shared/clock.js';
@@ -42,6 +44,9 @@ export interface AppServices {
   /** Writes SDK registrations and metrics, holding them while the database is away. */
   sdkReports: SdkReportWriter;
   loginThrottle: LoginThrottle;
+  /** Sends password reset emails; absent without EMAIL_HOST. */
+  mailer: Mailer | undefined;
+  resetEmailLimit: ResetEmailLimit;
   /** Present when OpenID Connect sign-in is configured. */
   oidc: OidcSignIn | undefined;
   /** Present when SAML sign-in is configured. */

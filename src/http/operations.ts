@@ -177,6 +177,20 @@ export const OPERATIONS: Record<string, Operation> = {
     'Create a token for a service account (its secret is shown once)',
   ),
   'DELETE /api/admin/service-account/:id/token/:tokenId': op('deleteServiceAccountToken', "Delete a service account's token", 200),
+  'POST /api/admin/user-admin/reset-password': op(
+    'resetUserPassword',
+    'Make a reset link for someone who signs in with a password (valid 24 hours, once), for the Admin to hand over',
+  ),
+  'GET /auth/reset/validate': { ...op('validateToken', 'Whom a reset link is for, while it works'), errors: [401] },
+  'POST /auth/reset/password': {
+    ...op('changePassword', 'Choose a new password through a reset link, which is then used up; every session ends', 200),
+    errors: [401],
+  },
+  'POST /auth/reset/password-email': op(
+    'sendResetPasswordEmail',
+    'Email a reset link to the address, if it is someone’s (the answer is the same either way; at most 3 an hour per address)',
+    200,
+  ),
   'POST /api/admin/user-admin/validate-password': op(
     'validateUserPassword',
     'Check a password against the rules: 200 when it passes, a 400 naming what fails',

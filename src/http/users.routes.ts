@@ -34,12 +34,15 @@ import { actorOf } from './plugins/route-access.js';
 import { BadDataError, PermissionError } from '../shared/errors.js';
 import { assertStrongPassword } from '../domain/users/password-policy.js';
 import { getHeldRoles, getProfile } from '../domain/users/profile.js';
+import { createResetLinkFor } from '../domain/users/password-reset.js';
 import { RolesSchema } from './roles.schemas.js';
 import { giveFeedback, markSplashSeen, uiMemoryOf } from '../domain/users/ui-memory.js';
 import {
   AdminCountSchema,
   IdsSchema,
   InactiveUsersSchema,
+  ResetLinkRequestSchema,
+  ResetLinkSchema,
   ChangeOwnPasswordSchema,
   CreateFeedbackSchema,
   FeedbackSchema,
@@ -83,6 +86,15 @@ export const userRoutes: RouteModule = async (app, { deps, act }) => {
     assertStrongPassword(request.body.password, '/body/password');
     return reply.status(200).send();
   });
+
+  // A link the Admin hands to the person themselves; by email, the person asks on the sign-in page.
+  app.post(
+    '/api/admin/user-admin/reset-password',
+    route(can('ADMIN'), { body: ResetLinkRequestSchema, ok: ResetLinkSchema }),
+    async (request) => ({
+      resetPasswordUrl: await act(request, (uow) => createResetLinkFor(uow, request.body.id, deps.config.baseUrl)),
+    }),
+  );
 
   app.get('/api/admin/user-admin/inactive', route(can('ADMIN'), { ok: InactiveUsersSchema }), async () => ({
     version: 1 as const,

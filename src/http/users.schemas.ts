@@ -117,6 +117,32 @@ export const InactiveUsersSchema = Type.Object(
 
 export const IdsSchema = StrictObject({ ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 }) }, { $id: 'idsSchema' });
 
+export const ResetTokenUserSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.Optional(Type.String()),
+    email: Type.String(),
+    token: Type.String(),
+    createdBy: Type.String(),
+    role: Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.String() }),
+  },
+  { $id: 'tokenUserSchema' },
+);
+
+export const ResetPasswordSchema = StrictObject(
+  { token: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ maxLength: 1000 }) },
+  { $id: 'resetPasswordWithTokenSchema' },
+);
+
+export const ResetEmailRequestSchema = StrictObject(
+  { email: Type.String({ minLength: 3, maxLength: 254, format: 'email' }) },
+  { $id: 'emailSchema' },
+);
+
+export const ResetLinkRequestSchema = StrictObject({ id: Type.String({ minLength: 1, maxLength: 254 }) }, { $id: 'idSchema' });
+
+export const ResetLinkSchema = Type.Object({ resetPasswordUrl: Type.String({ format: 'uri' }) }, { $id: 'resetPasswordSchema' });
+
 export const AdminCountSchema = Type.Object(
   { password: Type.Integer(), noPassword: Type.Integer(), service: Type.Integer() },
   { $id: 'adminCountSchema', description: 'Active Admins (by their own root role) with a password, without one, and service accounts' },
@@ -274,6 +300,11 @@ export const userSchemas = [
   MeSchema,
   ProfileSchema,
   AdminCountSchema,
+  ResetTokenUserSchema,
+  ResetPasswordSchema,
+  ResetEmailRequestSchema,
+  ResetLinkRequestSchema,
+  ResetLinkSchema,
   InactiveUsersSchema,
   IdsSchema,
   FeedbackSchema,

@@ -65,6 +65,9 @@ export class AuthenticationRequired extends errorOf('AuthenticationRequired', 40
 
 export class UnauthorizedError extends errorOf('UnauthorizedError', 401) {}
 
+/** A reset or invite link that is unknown, used or expired (Unleash's name). */
+export class InvalidTokenError extends errorOf('InvalidTokenError', 401) {}
+
 export class PasswordMismatch extends errorOf('PasswordMismatch', 401) {}
 
 export class PermissionError extends errorOf('PermissionError', 403) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { shows, signIn, textOf, waitForTexts, watchForProblems } from '../helpers/browser.js';
@@ -12,6 +13,7 @@ import { useUiServer } from '../helpers/ui-server.js';
 const ui = useUiServer('sign-in', {
   seed: async (api) => {
     await api('POST', '/api/admin/user-admin', { username: 'mia', name: 'Mia Mobile', rootRole: 'Viewer', password: STRONG_PASSWORD });
+    await api('POST', '/api/admin/user-admin', { email: 'rafa@example.com', name: 'Rafa', rootRole: 'Viewer', password: STRONG_PASSWORD });
   },
 });
 
@@ -185,5 +187,50 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
     await shows(ui.page, 'Off: there is no SCIM token.');
     assert.equal((await scim('GET', '/Users', undefined)).status, 401);
     assert.deepEqual(ui.problems, []);
+  });
+
+  test('a reset link leads to choosing a new password once; the sign-in page asks for one by email without telling who has an account', async () => {
+    const made = await ui.api('POST', '/api/admin/user-admin/reset-password', { id: 'rafa@example.com' });
+    assert.equal(made.status, 200);
+    const { resetPasswordUrl } = (await made.json()) as { resetPasswordUrl: string };
+    const link = new URL(resetPasswordUrl);
+    const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await context.newPage();
+    watchForProblems(page, ui.problems);
+    try {
+      await page.goto(`${ui.server.baseUrl}${link.pathname}${link.search}`);
+      assert.equal(await textOf(page.getByTestId('reset-for')), 'rafa@example.com');
+      const form = page.getByRole('form', { name: 'New password' });
+      await form.getByLabel('New password').fill('short');
+      await form.getByLabel('The same again').fill('short');
+      await form.getByRole('button', { name: 'Set password' }).click();
+      await shows(page, 'The password is too weak');
+      await form.getByLabel('New password').fill('Brand-New-Pass-77!');
+      await form.getByLabel('The same again').fill('Brand-New-Pass-77!');
+      await form.getByRole('button', { name: 'Set password' }).click();
+      await shows(page, 'Your password is changed.');
+      await page.screenshot({ path: join(tmpdir(), 'vexil-reset-password.png'), fullPage: true });
+      await signIn(page, ui.server.baseUrl, 'rafa@example.com', 'Brand-New-Pass-77!');
+
+      // Used once: the same link now says so.
+      await page.goto(`${ui.server.baseUrl}${link.pathname}${link.search}`);
+      await shows(page, 'This link is unknown, used or expired.');
+      assert.equal(page.url().includes('/reset-password'), true, 'the page stays, not sent to sign in');
+
+      await page.getByRole('link', { name: 'Back to sign in' }).click();
+      await page
+        .getByRole('button', { name: 'Sign out' })
+        .click()
+        .catch(() => undefined);
+      await page.goto(`${ui.server.baseUrl}/login`);
+      await page.getByRole('button', { name: 'Forgot your password?' }).click();
+      const ask = page.getByRole('form', { name: 'Reset password' });
+      await ask.getByLabel('Your email').fill('nobody@example.com');
+      await ask.getByRole('button', { name: 'Email me a reset link' }).click();
+      await shows(page, 'If someone who signs in with a password has this address');
+      await page.screenshot({ path: join(tmpdir(), 'vexil-forgot-password.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
   });
 });

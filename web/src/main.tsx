@@ -31,6 +31,7 @@ import { NotFound } from './pages/not-found';
 import { Profile } from './pages/profile';
 import { Playground } from './pages/playground';
 import { ProjectPage } from './pages/project';
+import { ResetPassword } from './pages/reset-password';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
 
@@ -46,7 +47,8 @@ const queryClient = new QueryClient({
 });
 
 whenSignedOut(() => {
-  if (window.location.pathname === '/login') return;
+  // Pages for people who are not signed in: a 401 there is the page's own business.
+  if (window.location.pathname === '/login' || window.location.pathname === '/reset-password') return;
   queryClient.clear();
   const next = window.location.pathname + window.location.search;
   window.location.assign(`/login?next=${encodeURIComponent(next)}`);
@@ -61,6 +63,7 @@ createRoot(document.getElementById('root')!).render(
       <BrowserRouter>
         <Routes>
           <Route path="/login" element={<SignIn />} />
+          <Route path="/reset-password" element={<ResetPassword />} />
           <Route element={<Layout />}>
             <Route index element={<Navigate to="/flags" replace />} />
             <Route path="flags" element={<Flags />} />

@@ -88,6 +88,7 @@ export function SignIn() {
           <>
             {providers.length > 0 && <p className="muted small">or with a username and password:</p>}
             <PasswordForm busy={busy} error={error} onSubmit={submit} />
+            <ForgotPassword />
             <p className="muted small">
               First start? Vexil created the user <code>admin</code> and printed its password once in the terminal it started in. Sign in
               with it, then choose your own password on your profile page. A lost password is reset with{' '}
@@ -97,6 +98,50 @@ export function SignIn() {
         )}
       </div>
     </main>
+  );
+}
+
+/** Asks for a reset link by email; the answer is the same whether or not the address is someone's. */
+function ForgotPassword() {
+  const [open, setOpen] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<unknown>();
+  if (!open) {
+    return (
+      <button type="button" className="link" onClick={() => setOpen(true)}>
+        Forgot your password?
+      </button>
+    );
+  }
+  if (sent) {
+    return (
+      <p className="muted small" role="status">
+        If someone who signs in with a password has this address, an email with a link to choose a new one is on its way. It works for 24
+        hours.
+      </p>
+    );
+  }
+  return (
+    <form
+      className="stack"
+      aria-label="Reset password"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const email = String(new FormData(event.currentTarget).get('email'));
+        setError(undefined);
+        actions.askForResetEmail.run(email).then(
+          () => setSent(true),
+          (caught: unknown) => setError(caught),
+        );
+      }}
+    >
+      <label className="field">
+        Your email
+        <input name="email" type="email" autoComplete="email" required />
+      </label>
+      <ErrorMessage error={error} />
+      <button type="submit">Email me a reset link</button>
+    </form>
   );
 }
 

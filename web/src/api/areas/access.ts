@@ -21,6 +21,12 @@ export const accessQueries = {
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
+  resetLink: (token: string) =>
+    queryOptions({
+      queryKey: ['reset-link', token],
+      queryFn: () => ok(api.GET('/auth/reset/validate', { params: { query: { token } } })),
+      retry: false,
+    }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
   roles: () => queryOptions({ queryKey: keys.roles, queryFn: () => ok(api.GET('/api/admin/roles')) }),
   role: (id: number) => queryOptions({ queryKey: keys.role(id), queryFn: () => ok(api.GET('/api/admin/roles/{id}', byId(id))) }),
@@ -37,6 +43,8 @@ export const accessQueries = {
 
 export const accessActions = {
   signIn: action((body: JsonBody<'/auth/simple/login', 'post'>) => ok(api.POST('/auth/simple/login', { body })), []),
+  askForResetEmail: action((email: string) => ok(api.POST('/auth/reset/password-email', { body: { email } })), []),
+  resetPassword: action((body: JsonBody<'/auth/reset/password', 'post'>) => ok(api.POST('/auth/reset/password', { body })), []),
   changeOwnPassword: action(
     (body: JsonBody<'/api/admin/user/change-password', 'post'>) => ok(api.POST('/api/admin/user/change-password', { body })),
     [keys.events],
