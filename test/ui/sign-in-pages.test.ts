@@ -190,10 +190,17 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
   });
 
   test('a reset link leads to choosing a new password once; the sign-in page asks for one by email without telling who has an account', async () => {
-    const made = await ui.api('POST', '/api/admin/user-admin/reset-password', { id: 'rafa@example.com' });
-    assert.equal(made.status, 200);
-    const { resetPasswordUrl } = (await made.json()) as { resetPasswordUrl: string };
-    const link = new URL(resetPasswordUrl);
+    // The Admin makes the link on the Users page, to hand over.
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    await ui.page
+      .getByRole('table', { name: 'Users' })
+      .locator('tr', { hasText: 'Rafa' })
+      .getByRole('button', { name: 'Reset link' })
+      .click();
+    await ui.page.getByRole('button', { name: 'Make reset link' }).click();
+    const link = new URL(await textOf(ui.page.getByTestId('secret')));
+    assert.equal(link.pathname, '/reset-password');
+    await ui.page.screenshot({ path: join(tmpdir(), 'vexil-reset-link.png'), fullPage: true });
     const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
     const page = await context.newPage();
     watchForProblems(page, ui.problems);

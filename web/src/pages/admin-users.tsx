@@ -5,7 +5,18 @@ import { actions, queries, type Schemas } from '../api/queries';
 import { AdminList, NameCell, EditorForm, formText, RootRoleOptions } from '../components/admin';
 import { useMe } from '../components/layout';
 import { describeAgent, SessionTable } from '../components/sessions';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, Pager, Table, useAction } from '../components/ui';
+import {
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loaded,
+  NewPasswordField,
+  OneTimeSecret,
+  Pager,
+  Table,
+  useAction,
+} from '../components/ui';
 
 type Role = { id: number; name: string };
 type User = Schemas['userSchema'];
@@ -53,6 +64,26 @@ function PasswordForm({ user, login, onSet, onCancel }: { user: User; login: str
       </form>
       {setPassword.error instanceof ApiError && setPassword.error.about('password') ? null : <ErrorMessage error={setPassword.error} />}
     </>
+  );
+}
+
+/** A reset link an Admin makes for a user and hands over (valid 24 hours, once), shown once under their row. */
+function ResetLink({ login }: { login: string }) {
+  const make = useAction(actions.makeResetLink);
+  return (
+    <div className="stack">
+      {make.data ? (
+        <OneTimeSecret label={`Reset link for ${login}: it works for 24 hours, once`} secret={make.data.resetPasswordUrl} />
+      ) : (
+        <div className="row">
+          <span className="muted small">A link {login} opens to choose a new password; any older link stops working.</span>
+          <button type="button" className="primary" disabled={make.isPending} onClick={() => make.mutate(login)}>
+            Make reset link
+          </button>
+        </div>
+      )}
+      <ErrorMessage error={make.error} />
+    </div>
   );
 }
 
@@ -180,10 +211,10 @@ export function AdminUsers() {
   const roles = users.data?.rootRoles ?? [];
   const [notice, setNotice] = useState<string | null>(null);
   /** What is open under a user's row: the form setting their password, or their sessions. */
-  const [open, setOpen] = useState<{ userId: number; part: 'password' | 'sessions' } | null>(null);
-  const toggle = (userId: number, part: 'password' | 'sessions') =>
+  const [open, setOpen] = useState<{ userId: number; part: 'password' | 'sessions' | 'reset' } | null>(null);
+  const toggle = (userId: number, part: 'password' | 'sessions' | 'reset') =>
     setOpen(open?.userId === userId && open.part === part ? null : { userId, part });
-  const isOpen = (userId: number, part: 'password' | 'sessions') => open?.userId === userId && open.part === part;
+  const isOpen = (userId: number, part: 'password' | 'sessions' | 'reset') => open?.userId === userId && open.part === part;
   const loginOf = (user: User) => user.username ?? user.email ?? String(user.id);
   return (
     <>
@@ -222,11 +253,18 @@ export function AdminUsers() {
             <button type="button" aria-expanded={isOpen(user.id, 'password')} onClick={() => toggle(user.id, 'password')}>
               Set password
             </button>
+            {!user.scimId && (
+              <button type="button" aria-expanded={isOpen(user.id, 'reset')} onClick={() => toggle(user.id, 'reset')}>
+                Reset link
+              </button>
+            )}
           </>
         )}
         below={(user) =>
           isOpen(user.id, 'sessions') ? (
             <UserSessions user={user} login={loginOf(user)} />
+          ) : isOpen(user.id, 'reset') ? (
+            <ResetLink login={loginOf(user)} />
           ) : (
             isOpen(user.id, 'password') && (
               <PasswordForm

@@ -104,6 +104,10 @@ export const accessActions = {
       ok(api.PUT('/api/admin/user-admin/{id}', { ...byId(id), body })),
     [keys.users, keys.events],
   ),
+  makeResetLink: action(
+    (emailOrUsername: string) => ok(api.POST('/api/admin/user-admin/reset-password', { body: { id: emailOrUsername } })),
+    [keys.events],
+  ),
   deleteUser: action((id: number) => ok(api.DELETE('/api/admin/user-admin/{id}', byId(id))), [keys.users, keys.events]),
   setUserPassword: action(
     ({ id, password }: { id: number; password: string }) =>
