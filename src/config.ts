@@ -5,6 +5,7 @@
 import { MAX_EMAIL_DOMAINS, readEmailDomains } from './shared/email-domains.js';
 import { parseAddressRange } from './shared/address-ranges.js';
 import { parseOrigin } from './shared/origin.js';
+import type { MailerOptions } from './shared/mailer.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -55,17 +56,8 @@ export interface Config {
   email?: EmailConfig;
 }
 
-/** An SMTP server, named as Unleash names its settings (EMAIL_HOST, EMAIL_PORT…). */
-export interface EmailConfig {
-  host: string;
-  port: number;
-  /** TLS from the start (port 465); otherwise STARTTLS when the server offers it. */
-  secure: boolean;
-  user?: string;
-  /** Never logged or shown. */
-  password?: string;
-  sender: string;
-}
+/** An SMTP server, named as Unleash names its settings (EMAIL_HOST, EMAIL_PORT…); the password is never logged or shown. */
+export type EmailConfig = MailerOptions;
 
 /** Bounds on the impact metrics SDKs send. */
 export interface ImpactMetricsConfig {

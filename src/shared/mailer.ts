@@ -4,6 +4,7 @@ import { createTransport } from 'nodemailer';
 export interface MailerOptions {
   host: string;
   port: number;
+  /** TLS from the start (port 465); otherwise STARTTLS when the server offers it. */
   secure: boolean;
   user?: string;
   password?: string;

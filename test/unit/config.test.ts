@@ -160,6 +160,18 @@ describe('configuration', () => {
       /^DATABASE_LISTEN_URL is for PostgreSQL: set DATABASE_URL too/,
     ],
     ['a change poll of no time', { DATABASE_URL: 'postgres://h/db', DATABASE_CHANGE_POLL_MS: '0' }, /^DATABASE_CHANGE_POLL_MS must be/],
+    ['an SMTP port without a server', { EMAIL_PORT: '25' }, /^EMAIL_PORT is set but EMAIL_HOST is not/],
+    [
+      'an SMTP user without a password',
+      { EMAIL_HOST: 'smtp.example.com', EMAIL_USER: 'vexil' },
+      /^EMAIL_USER and EMAIL_PASSWORD go together/,
+    ],
+    [
+      'an SMTP sender that is no address',
+      { EMAIL_HOST: 'smtp.example.com', EMAIL_SENDER: 'Vexil' },
+      /^EMAIL_SENDER must be an email address/,
+    ],
+    ['an SMTP port out of range', { EMAIL_HOST: 'smtp.example.com', EMAIL_PORT: '70000' }, /^EMAIL_PORT must be/],
     [
       'a negative DATABASE_WAIT_SECONDS',
       { DATABASE_URL: 'postgres://h/db', DATABASE_WAIT_SECONDS: '-1' },
@@ -335,5 +347,27 @@ describe('Vexil Edge configuration', () => {
         JSON.stringify(env),
       );
     }
+  });
+});
+
+describe('the SMTP server for password reset emails', () => {
+  test('reads EMAIL_* as Unleash names them', () => {
+    const config = loadConfig({
+      EMAIL_HOST: 'smtp.example.com',
+      EMAIL_PORT: '465',
+      EMAIL_SECURE: 'true',
+      EMAIL_USER: 'vexil',
+      EMAIL_PASSWORD: 'smtp-secret',
+      EMAIL_SENDER: 'flags@example.com',
+    });
+    assert.deepEqual(config.email, {
+      host: 'smtp.example.com',
+      port: 465,
+      secure: true,
+      user: 'vexil',
+      password: 'smtp-secret',
+      sender: 'flags@example.com',
+    });
+    assert.equal(loadConfig({}).email, undefined);
   });
 });
