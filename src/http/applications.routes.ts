@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
 import { getApplication, listApplications } from '../domain/client-features/applications.js';
+import { deleteApplication } from '../domain/client-features/client-registration.js';
 import { flagUsageOverTime, flagUsageSummary, listUnknownFlags } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName } from './common.schemas.js';
@@ -19,7 +20,7 @@ import { can } from './plugins/access.js';
 const route = routesTagged(['Metrics']);
 
 /** Applications as SDKs registered them (`POST /api/client/register`), by name, paged and searchable. */
-export const applicationRoutes: RouteModule = async (app, { deps }) => {
+export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(
     '/api/admin/metrics/applications',
     route(can('READ'), { querystring: ApplicationsQuerySchema, ok: ApplicationsSchema }),
@@ -36,6 +37,15 @@ export const applicationRoutes: RouteModule = async (app, { deps }) => {
       const application = await getApplication(deps.db, request.params.appName, deps.clock.now());
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
       return application;
+    },
+  );
+
+  app.delete(
+    '/api/admin/metrics/applications/:appName',
+    route(can('ADMIN'), { params: Type.Object({ appName: Type.String({ minLength: 1, maxLength: 255 }) }) }),
+    async (request, reply) => {
+      await act(request, (uow) => deleteApplication(uow, request.params.appName));
+      return reply.status(200).send();
     },
   );
 

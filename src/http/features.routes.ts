@@ -5,6 +5,7 @@ import {
   changeFeatureProject,
   createFeature,
   deleteArchivedFeature,
+  deleteArchivedFeatures,
   patchFeature,
   reviveFeatureByName,
   reviveFeatures,
@@ -166,6 +167,15 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
     route(can('DELETE_FEATURE', FLAG_PARAM), { params: Type.Object({ featureName: UrlFriendlyName }) }),
     async (request, reply) => {
       await act(request, (uow) => deleteArchivedFeature(uow, request.params.featureName));
+      return reply.status(200).send();
+    },
+  );
+
+  app.post(
+    '/api/admin/projects/:projectId/delete',
+    route(can('DELETE_FEATURE', PROJECT_PARAM), { params: ProjectParams, body: BatchFeaturesSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => deleteArchivedFeatures(uow, request.params.projectId, request.body.features));
       return reply.status(200).send();
     },
   );

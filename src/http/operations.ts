@@ -216,6 +216,11 @@ export const OPERATIONS: Record<string, Operation> = {
   ),
   'POST /api/admin/record-ui-error': op('uiObservability', "Write an error the admin UI met in a browser to the server's log", 204),
   'GET /api/admin/lifecycle/count': op('getFeatureLifecycleStageCount', 'Flags by the last stage of their lifecycle they reached'),
+  'DELETE /api/admin/metrics/applications/:appName': op(
+    'deleteApplication',
+    'Forget an application and its instances (200 whether or not it was known); a running SDK registers it again',
+    200,
+  ),
   'GET /api/admin/metrics/unknown-flags': op(
     'getUnknownFlags',
     'Names SDKs evaluated that no flag has, with the applications and environments that did',
@@ -305,6 +310,7 @@ export const OPERATIONS: Record<string, Operation> = {
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
   [`GET ${PROJECT}/flag-creators`]: op('getProjectFlagCreators', "The people who made the project's flags"),
   [`GET ${PROJECT}/dependencies`]: op('checkDependenciesExist', 'Whether any flag of the project depends on another'),
+  [`POST ${PROJECT}/delete`]: op('deleteFeatures', 'Delete archived flags of the project for good, all or none', 200),
   [`POST ${PROJECT}/archive/validate`]: op(
     'validateArchiveFeatures',
     'What archiving these flags would do to dependencies: parents whose children stay, and whether any dependency goes',

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pruneClientBookkeeping } from '../../src/domain/client-features/client-registration.js';
-import { expectStatus, getOk } from '../helpers/assertions.js';
-import { uniqueName } from '../helpers/fixtures.js';
+import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
+import { eventsSince, lastEventId } from '../helpers/events.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
@@ -121,5 +122,37 @@ describe('applications', () => {
     const left = await ctx.db.selectFrom('feature_variant_usage_hourly').select('variant').where('feature_name', '=', flag).execute();
     assert.deepEqual(left, []);
     ctx.clock.set(new Date());
+  });
+});
+
+describe('forgetting an application', () => {
+  test('an Admin deletes an application with its instances, recorded; an unknown one is a 200 that records nothing', async () => {
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const appName = `forgotten-${Date.now()}`;
+    expectStatus(
+      await ctx
+        .as(token)
+        .post('/api/client/register', {
+          appName,
+          instanceId: 'pod-1',
+          strategies: ['default'],
+          started: new Date().toISOString(),
+          interval: 15_000,
+        }),
+      202,
+    );
+    expectStatus(await ctx.admin.get(`/api/admin/metrics/applications/${appName}`), 200);
+    const before = await lastEventId(ctx);
+    expectStatus(await ctx.admin.delete(`/api/admin/metrics/applications/${appName}`), 200);
+    assert.deepEqual(
+      (await eventsSince(ctx, before)).map((event) => [event.type, event.preData]),
+      [['application-deleted', { appName }]],
+    );
+    expectError(await ctx.admin.get(`/api/admin/metrics/applications/${appName}`), 404, 'NotFoundError');
+    const after = await lastEventId(ctx);
+    expectStatus(await ctx.admin.delete(`/api/admin/metrics/applications/${appName}`), 200);
+    assert.deepEqual(await eventsSince(ctx, after), []);
+    const editor = await createUserSession(ctx, 'Editor');
+    expectError(await ctx.withCookie(editor.cookie).delete(`/api/admin/metrics/applications/${appName}`), 403, 'PermissionError');
   });
 });

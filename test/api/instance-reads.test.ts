@@ -120,3 +120,23 @@ describe("what SDKs reported about flags, and a project's flags as a whole", () 
     expectError(await ctx.admin.get('/api/admin/projects/no-such-project/flag-creators'), 404, 'NotFoundError');
   });
 });
+
+describe("deleting a project's archived flags at once", () => {
+  const ctx = useTestApp();
+
+  test('archived flags of the project go for good, all or none; a live flag or another project’s is a 404 and nothing goes', async () => {
+    const project = await createProject(ctx);
+    const [first, second, live] = [await createFlag(ctx, project), await createFlag(ctx, project), await createFlag(ctx, project)];
+    expectStatus(await ctx.admin.post(`${projectPath(project)}/archive`, { features: [first, second] }), 202);
+    const archived = async () =>
+      (await getOk<{ features: Array<{ name: string }> }>(ctx.admin, `/api/admin/archive/features/${project}`)).features
+        .map((f) => f.name)
+        .sort();
+    const refused = await ctx.admin.post(`${projectPath(project)}/delete`, { features: [first, live] });
+    expectError(refused, 404, 'NotFoundError');
+    assert.deepEqual(await archived(), [first, second].sort());
+    expectStatus(await ctx.admin.post(`${projectPath(project)}/delete`, { features: [first, second] }), 200);
+    assert.deepEqual(await archived(), []);
+    expectError(await ctx.admin.post(`${projectPath(project)}/delete`, { features: 'all' }), 400, 'BadDataError');
+  });
+});

@@ -162,3 +162,12 @@ export async function pruneClientBookkeeping(
   await pruneUsage(db, now, applicationCutoff);
   return { instances, applications };
 }
+
+/**
+ * Forgets an application and its instances (Unleash's `DELETE /api/admin/metrics/applications/:appName`): 200 whether or
+ * not it was known, as in Unleash. An SDK that still runs registers it again at its next report.
+ */
+export async function deleteApplication(uow: UnitOfWork, appName: string): Promise<void> {
+  const deleted = await uow.tx.deleteFrom('client_applications').where('app_name', '=', appName).returning('app_name').executeTakeFirst();
+  if (deleted) await recordEvent(uow, { type: 'application-deleted', preData: { appName } });
+}

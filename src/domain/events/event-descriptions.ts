@@ -410,6 +410,10 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Integration deleted',
     summary: (e, who) => `${who} deleted the ${bold(fields(e.preData).provider)} integration ${bold(fields(e.preData).id)}`,
   },
+  'application-deleted': {
+    label: 'Application deleted',
+    summary: (e, who) => `${who} deleted the application ${bold(fields(e.preData).appName)}`,
+  },
   'application-created': {
     label: 'Application registered',
     summary: (e, who) => `${who} registered the application ${bold(fields(e.data).appName)} in ${bold(fields(e.data).environment)}`,

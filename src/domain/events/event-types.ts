@@ -1,6 +1,7 @@
 /** Event types of the spec (section 6), which is also the list the deprecated search accepts. */
 export const SPEC_EVENT_TYPES = [
   'application-created',
+  'application-deleted',
   'feature-created',
   'feature-deleted',
   'feature-updated',

@@ -376,3 +376,17 @@ export async function getFeature(db: Db, project: string, name: string, actor: A
   const [view] = await loadFeatureViews(db, [row], viewerOf(actor));
   return view!;
 }
+
+/** Deletes archived flags of one project for good, all or none (Unleash's `POST …/projects/:projectId/delete`). */
+export async function deleteArchivedFeatures(uow: UnitOfWork, project: string, names: string[]): Promise<void> {
+  const wanted = [...new Set(names)].sort();
+  const rows =
+    wanted.length === 0
+      ? []
+      : await uow.tx.selectFrom('features').select(['name', 'project', 'archived_at']).where('name', 'in', wanted).execute();
+  const missing = wanted.filter((name) => !rows.some((row) => row.name === name && row.project === project && row.archived_at !== null));
+  if (missing.length > 0) {
+    throw new NotFoundError(`Project "${project}" has no archived flag ${missing.map((name) => `"${name}"`).join(', ')}`);
+  }
+  for (const name of wanted) await deleteArchivedFeature(uow, name);
+}
