@@ -130,15 +130,13 @@ describe('forgetting an application', () => {
     const token = await createSdkToken(ctx, 'client', 'development');
     const appName = `forgotten-${Date.now()}`;
     expectStatus(
-      await ctx
-        .as(token)
-        .post('/api/client/register', {
-          appName,
-          instanceId: 'pod-1',
-          strategies: ['default'],
-          started: new Date().toISOString(),
-          interval: 15_000,
-        }),
+      await ctx.as(token).post('/api/client/register', {
+        appName,
+        instanceId: 'pod-1',
+        strategies: ['default'],
+        started: new Date().toISOString(),
+        interval: 15_000,
+      }),
       202,
     );
     expectStatus(await ctx.admin.get(`/api/admin/metrics/applications/${appName}`), 200);
