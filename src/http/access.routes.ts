@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupInput } from '../domain/groups/groups.js';
+import {
+  createGroup,
+  deleteGroup,
+  getGroup,
+  listAccessCandidates,
+  listGroups,
+  updateGroup,
+  type GroupInput,
+} from '../domain/groups/groups.js';
 import { resolveProjectRoles, resolveRootRoleRef, rootRoleChoices } from '../domain/roles/roles.js';
 import type { Db } from '../db/database.js';
 import { addProjectAccess, getProjectAccess, removeProjectAccess, setProjectRoles } from '../domain/projects/project-access.js';
@@ -19,6 +27,7 @@ import {
   CreateServiceAccountTokenSchema,
   GroupSchema,
   GroupsSchema,
+  AccessCandidatesSchema,
   ProjectAccessSchema,
   ProjectRolesSchema,
   ServiceAccountSchema,
@@ -29,6 +38,8 @@ import {
 import { NumericId, UrlFriendlyName, IdParams, ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
+import { actorMay } from '../domain/access/permissions.js';
 
 const GroupParams = Type.Object({ groupId: NumericId });
 const ProjectUserParams = Type.Object({ projectId: UrlFriendlyName, userId: NumericId });
@@ -50,6 +61,10 @@ async function groupInput(db: Db, body: typeof CreateGroupSchema.static): Promis
 /** Groups, project access and service accounts, on Unleash's paths. */
 export const accessRoutes: RouteModule = async (app, { deps, act }) => {
   const groupRoute = routesTagged(['Groups']);
+  app.get('/api/admin/user-admin/access', groupRoute(can('READ'), { ok: AccessCandidatesSchema }), async (request) =>
+    listAccessCandidates(deps.db, actorMay(actorOf(request), 'ADMIN')),
+  );
+
   app.get('/api/admin/groups', groupRoute(can('ADMIN'), { ok: GroupsSchema }), async () => ({ groups: await listGroups(deps.db) }));
   app.post('/api/admin/groups', groupRoute(can('ADMIN'), { body: CreateGroupSchema, created: GroupSchema }), async (request, reply) => {
     const input = await groupInput(deps.db, request.body);

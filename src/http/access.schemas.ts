@@ -35,6 +35,24 @@ export const GroupSchema = Type.Object(
   { $id: 'groupSchema' },
 );
 
+export const AccessCandidatesSchema = Type.Object(
+  {
+    users: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        name: Nullable(Type.String()),
+        username: Nullable(Type.String()),
+        email: Nullable(Type.String({ description: 'Shown to Admins only' })),
+        imageUrl: Nullable(Type.String()),
+      }),
+    ),
+    groups: Type.Array(
+      Type.Object({ id: Type.Integer(), name: Type.String(), description: Nullable(Type.String()), userCount: Type.Integer() }),
+    ),
+  },
+  { $id: 'usersGroupsBaseSchema' },
+);
+
 export const GroupsSchema = Type.Object({ groups: Type.Array(Type.Ref(GroupSchema)) }, { $id: 'groupsSchema' });
 
 export const CreateGroupSchema = StrictObject(
@@ -135,6 +153,7 @@ export const CreateServiceAccountTokenSchema = StrictObject(
 export const accessSchemas = [
   GroupSchema,
   GroupsSchema,
+  AccessCandidatesSchema,
   CreateGroupSchema,
   ProjectAccessSchema,
   AddProjectAccessSchema,

@@ -200,6 +200,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/user-admin/inactive': op('getInactiveUsers', 'People who have not signed in for 180 days, oldest first'),
   'POST /api/admin/user-admin/inactive/delete': op('deleteInactiveUsers', 'Delete the given people that are still inactive', 200),
   'DELETE /api/admin/user-admin/scim-users': op('deleteScimUsers', 'Delete every person an identity provider manages over SCIM', 200),
+  'GET /api/admin/user-admin/access': op(
+    'getBaseUsersAndGroups',
+    "The people and groups a project's access can name (emails shown to Admins only)",
+  ),
   'GET /api/admin/user-admin/admin-count': op(
     'getAdminCount',
     'How many Admins sign in with a password, without one, and as service accounts',

@@ -49,7 +49,6 @@ const NOT_YET = new Set<string>([
   'getProjectStatus',
   'updateFeatureStrategySegments',
   'getSegmentsByStrategyId',
-  'getBaseUsersAndGroups',
   'edgeCreateOrReturnTokens',
   'addPublicSignupTokenUser',
   'validatePublicSignupToken',

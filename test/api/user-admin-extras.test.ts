@@ -97,3 +97,27 @@ describe('user administration', () => {
     });
   });
 });
+
+describe('whom project access can name', () => {
+  const ctx = useTestApp();
+
+  test('everyone signed in sees the people and groups; only an Admin sees their emails', async () => {
+    const email = `${uniqueName('lee')}@example.com`;
+    const lee = (await ctx.admin.post('/api/admin/user-admin', { email, name: 'Lee', rootRole: 'Viewer' })).json() as { id: number };
+    const group = (await ctx.admin.post('/api/admin/groups', { name: uniqueName('team'), users: [{ user: { id: lee.id } }] })).json() as {
+      id: number;
+    };
+    const viewer = await createUserSession(ctx, 'Viewer');
+    type Candidates = { users: Array<{ id: number; email: string | null }>; groups: Array<{ id: number; userCount: number }> };
+    const asViewer = await getOk<Candidates>(ctx.withCookie(viewer.cookie), '/api/admin/user-admin/access');
+    assert.deepEqual(
+      asViewer.users.find((user) => user.id === lee.id),
+      { id: lee.id, name: 'Lee', username: null, email: null, imageUrl: null },
+    );
+    assert.deepEqual(asViewer.groups.find((entry) => entry.id === group.id)?.userCount, 1);
+    const admin = await createUserSession(ctx, 'Admin');
+    const asAdmin = await getOk<Candidates>(ctx.withCookie(admin.cookie), '/api/admin/user-admin/access');
+    assert.equal(asAdmin.users.find((user) => user.id === lee.id)?.email, email);
+    expectError(await ctx.as().get('/api/admin/user-admin/access'), 401, 'AuthenticationRequired');
+  });
+});

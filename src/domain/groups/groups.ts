@@ -346,3 +346,53 @@ export async function syncSsoGroups(uow: UnitOfWork, user: { id: number; usernam
     });
   }
 }
+
+/** Whom a project's access can be given to, as Unleash's access dialogs list them. */
+export interface AccessCandidates {
+  users: Array<{ id: number; name: string | null; username: string | null; email: string | null; imageUrl: string | null }>;
+  groups: Array<{ id: number; name: string; description: string | null; userCount: number }>;
+}
+
+/**
+ * The people (active, not service accounts) and groups a project's access can name (Unleash's
+ * `GET /api/admin/user-admin/access`). Unleash shows everyone's email to anyone signed in; here only an Admin sees them.
+ */
+export async function listAccessCandidates(db: Db, withEmails: boolean): Promise<AccessCandidates> {
+  const [users, groups] = await Promise.all([
+    db
+      .selectFrom('users')
+      .select(['id', 'name', 'username', 'email', 'image_url'])
+      .where('is_service', '=', false)
+      .where('deactivated_at', 'is', null)
+      .orderBy('id')
+      .limit(GROUP_LIST_LIMIT * 10)
+      .execute(),
+    db
+      .selectFrom('groups as g')
+      .select([
+        'g.id',
+        'g.name',
+        'g.description',
+        (eb) =>
+          eb.selectFrom('group_users as gu').select(eb.fn.countAll<number>().as('n')).whereRef('gu.group_id', '=', 'g.id').as('user_count'),
+      ])
+      .orderBy('g.name')
+      .limit(GROUP_LIST_LIMIT)
+      .execute(),
+  ]);
+  return {
+    users: users.map((user) => ({
+      id: user.id,
+      name: user.name,
+      username: user.username,
+      email: withEmails ? user.email : null,
+      imageUrl: user.image_url,
+    })),
+    groups: groups.map((group) => ({
+      id: group.id,
+      name: group.name,
+      description: group.description,
+      userCount: Number(group.user_count ?? 0),
+    })),
+  };
+}

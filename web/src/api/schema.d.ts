@@ -2956,6 +2956,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/user-admin/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people and groups a project's access can name (emails shown to Admins only) */
+        get: operations["getBaseUsersAndGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/user-admin/admin-count": {
         parameters: {
             query?: never;
@@ -6524,6 +6541,21 @@ export interface components {
             scimId: string | null;
             seenAt: string | null;
             username: string | null;
+        };
+        usersGroupsBaseSchema: {
+            groups: {
+                description: string | null;
+                id: number;
+                name: string;
+                userCount: number;
+            }[];
+            users: {
+                email: string | null;
+                id: number;
+                imageUrl: string | null;
+                name: string | null;
+                username: string | null;
+            }[];
         };
         usersSchema: {
             rootRoles: components["schemas"]["roleSchema"][];
@@ -23930,6 +23962,44 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getBaseUsersAndGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["usersGroupsBaseSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
