@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import {
   createSegment,
   deleteSegment,
@@ -6,6 +7,7 @@ import {
   getSegment,
   listSegments,
   listSegmentStrategies,
+  listStrategySegments,
 } from '../domain/segments/segments.js';
 import { IdParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
@@ -25,6 +27,15 @@ const SEGMENTS = '/api/admin/segments';
 // Status codes are Unleash's (204 for update and delete): clients generated from its OpenAPI document expect them.
 
 export const segmentRoutes: RouteModule = async (app, { deps, act }) => {
+  app.get(
+    `${SEGMENTS}/strategies/:strategyId`,
+    route(can('READ'), {
+      params: Type.Object({ strategyId: Type.String({ format: 'uuid', errorMessage: 'strategyId must be a UUID' }) }),
+      ok: SegmentsSchema,
+    }),
+    async (request) => ({ segments: await listStrategySegments(deps.db, request.params.strategyId) }),
+  );
+
   app.get(SEGMENTS, route(can('READ'), { ok: SegmentsSchema }), async () => ({
     segments: await listSegments(deps.db),
   }));

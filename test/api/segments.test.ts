@@ -367,3 +367,29 @@ describe('bad input for segments', () => {
     assert.deepEqual(await eventsSince(ctx, before), []);
   });
 });
+
+describe("a strategy's segments", () => {
+  test('lists the segments a strategy uses, by name; an unknown strategy is a 404, an id that is no UUID a 400', async () => {
+    const flag = await createFlag(ctx);
+    const made = await Promise.all(
+      ['zeta', 'alpha'].map(async (prefix) => {
+        const response = await ctx.admin.post('/api/admin/segments', { name: uniqueName(prefix), constraints: [] });
+        expectStatus(response, 201);
+        return response.json() as { id: number; name: string };
+      }),
+    );
+    const strategy = await ctx.admin.post(strategiesUrl('default', flag, 'development'), {
+      name: 'default',
+      segments: made.map((s) => s.id),
+    });
+    expectStatus(strategy, 200);
+    const { id } = strategy.json() as { id: string };
+    const { segments } = await getOk<{ segments: Array<{ id: number; name: string }> }>(ctx.admin, `/api/admin/segments/strategies/${id}`);
+    assert.deepEqual(
+      segments.map((segment) => segment.name),
+      made.map((segment) => segment.name).sort(),
+    );
+    expectError(await ctx.admin.get('/api/admin/segments/strategies/00000000-0000-4000-8000-000000000000'), 404, 'NotFoundError');
+    expectError(await ctx.admin.get('/api/admin/segments/strategies/no-such-strategy'), 400, 'BadDataError');
+  });
+});

@@ -48,7 +48,6 @@ const NOT_YET = new Set<string>([
   'getOutdatedProjectSdks',
   'getProjectStatus',
   'updateFeatureStrategySegments',
-  'getSegmentsByStrategyId',
   'edgeCreateOrReturnTokens',
   'addPublicSignupTokenUser',
   'validatePublicSignupToken',

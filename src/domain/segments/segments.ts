@@ -212,3 +212,14 @@ export async function listSegmentStrategies(db: Db, id: number): Promise<Segment
   await findSegment(db, id);
   return (await strategiesUsingSegment(db, id)).map(({ archived: _archived, ...strategy }) => strategy);
 }
+
+/** The segments a flag's strategy uses (Unleash's `GET /api/admin/segments/strategies/:strategyId`); an unknown strategy is a 404. */
+export async function listStrategySegments(db: Db, strategyId: string): Promise<AdminSegmentView[]> {
+  const strategy = await db.selectFrom('feature_strategies').select('id').where('id', '=', strategyId).executeTakeFirst();
+  if (!strategy) throw new NotFoundError(`Could not find strategy ${strategyId}`);
+  const rows = await selectAdminSegments(db)
+    .where('s.id', 'in', (eb) => eb.selectFrom('feature_strategy_segments').select('segment_id').where('strategy_id', '=', strategyId))
+    .orderBy('s.name')
+    .execute();
+  return rows.map(toAdminSegmentView);
+}
