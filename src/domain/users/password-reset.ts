@@ -3,6 +3,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { InvalidTokenError, NotFoundError } from '../../shared/errors.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
+import { ROOT_ROLE_IDS } from '../access/permissions.js';
 import { changeUserPassword, hashNewPassword } from './users.js';
 
 /** How long a reset link works, as in Unleash. */
@@ -91,8 +92,6 @@ async function validToken(db: Db, token: string, now: Date) {
   }
   return row;
 }
-
-const ROOT_ROLE_IDS = { Admin: 1, Editor: 2, Viewer: 3 } as const;
 
 /** Whom a reset link is for, if it still works (Unleash's `GET /auth/reset/validate`). */
 export async function resetTokenUser(db: Db, token: string, now: Date): Promise<ResetTokenUser> {
