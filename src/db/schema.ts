@@ -464,6 +464,12 @@ export interface FeatureLinksTable {
   position: Generated<number>;
 }
 
+/** The days until a flag of a type is potentially stale; null: never (migration 0026). */
+export interface FeatureTypeLifetimesTable {
+  type: string;
+  lifetime_days: number | null;
+}
+
 export interface FeatureTagsTable {
   feature_name: string;
   tag_type: string;
@@ -699,6 +705,7 @@ export interface Database {
   user_splash: UserSplashTable;
   tags: TagsTable;
   feature_links: FeatureLinksTable;
+  feature_type_lifetimes: FeatureTypeLifetimesTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
   action_set_events: ActionSetEventsTable;

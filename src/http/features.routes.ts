@@ -22,7 +22,7 @@ import {
   setFeatureEnvironmentEnabled,
   setFeaturesEnvironmentEnabled,
 } from '../domain/features/feature-environments.js';
-import { FEATURE_TYPE_CATALOGUE } from '../domain/features/feature-types.js';
+import { listFeatureTypes, setFeatureTypeLifetime } from '../domain/features/feature-types.js';
 import { cloneFeature } from '../domain/features/clone.js';
 import { NotFoundError } from '../shared/errors.js';
 import { UrlFriendlyName, ProjectParams } from './common.schemas.js';
@@ -39,7 +39,9 @@ import {
   FeatureLinkSchema,
   FeatureSchema,
   FeaturesSchema,
+  FeatureTypeSchema,
   FeatureTypesSchema,
+  UpdateFeatureTypeLifetimeSchema,
   FeatureVariantsSchema,
   PatchesSchema,
   PushVariantsSchema,
@@ -89,8 +91,18 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.get('/api/admin/feature-types', route(can('READ'), { ok: FeatureTypesSchema }), async () => ({
     version: 1 as const,
-    types: [...FEATURE_TYPE_CATALOGUE],
+    types: await listFeatureTypes(deps.db),
   }));
+
+  app.put(
+    '/api/admin/feature-types/:id/lifetime',
+    route(can('ADMIN'), {
+      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      body: UpdateFeatureTypeLifetimeSchema,
+      ok: FeatureTypeSchema,
+    }),
+    async (request) => act(request, (uow) => setFeatureTypeLifetime(uow, request.params.id.toLowerCase(), request.body.lifetimeDays)),
+  );
 
   // Unleash answers 200 with no body when the name is free: a flag could be created under it.
   app.post('/api/admin/features/validate', route(can('READ'), { body: ValidateFeatureSchema }), async (request, reply) => {

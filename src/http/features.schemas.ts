@@ -224,6 +224,19 @@ export const FeatureTypesSchema = Type.Object(
   { $id: 'featureTypesSchema' },
 );
 
+export const UpdateFeatureTypeLifetimeSchema = StrictObject(
+  {
+    lifetimeDays: Nullable(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2147483647,
+        description: 'Days until a flag of this type is potentially stale; 0 or null: never',
+      }),
+    ),
+  },
+  { $id: 'updateFeatureTypeLifetimeSchema' },
+);
+
 export const ValidateFeatureSchema = StrictObject(
   {
     name: UrlFriendlyName,
@@ -272,6 +285,7 @@ export const featureSchemas = [
   ChangeProjectSchema,
   FeatureTypeSchema,
   FeatureTypesSchema,
+  UpdateFeatureTypeLifetimeSchema,
   ValidateFeatureSchema,
   CloneFeatureSchema,
   PushVariantsSchema,

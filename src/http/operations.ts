@@ -340,6 +340,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/admin/environments/:name/off': op('toggleEnvironmentOff', 'Disable an environment', 204),
 
   'GET /api/admin/feature-types': op('getAllFeatureTypes', 'List the types of flag, with the days until each is potentially stale'),
+  'PUT /api/admin/feature-types/:id/lifetime': op(
+    'updateFeatureTypeLifetime',
+    'Set the days until flags of a type are potentially stale (0 or null: never)',
+  ),
   'POST /api/admin/features/validate': op('validateFeature', 'Check that a flag could be created under a name', 200),
   [`GET ${PROJECT}/features`]: op('getFeatures', "List a project's flags"),
   [`POST ${PROJECT}/features`]: op('createFeature', 'Create a flag'),

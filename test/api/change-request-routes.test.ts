@@ -281,6 +281,7 @@ const ROUTES: Record<string, Entry> = {
   [`POST ${P}/archive/validate`]: { unguarded: 'reads what archiving would do; changes nothing' },
   'DELETE /api/admin/metrics/applications/:appName': { unguarded: SDKS },
   'POST /api/admin/record-ui-error': { unguarded: 'writes to the log only' },
+  'PUT /api/admin/feature-types/:id/lifetime': { unguarded: 'how long a type of flag is expected to live; no flag configuration' },
   'POST /api/admin/maintenance': { unguarded: 'refuses every change while on; no flag' },
   'POST /api/admin/user-admin/validate-password': { unguarded: PEOPLE },
   'POST /auth/reset/validate-password': { unguarded: PEOPLE },

@@ -169,9 +169,14 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Flag updated',
     summary: (e, who, flag) => `${who} updated ${flag}${changedKeys(fields(e.preData), fields(e.data), ['description', 'impressionData'])}`,
   },
+  // Unleash names two changes so: a flag's type, and (with no flag) how long flags of a type are expected to live.
   'feature-type-updated': {
     label: 'Flag type changed',
-    summary: (e, who, flag) => `${who} changed the type of ${flag} from ${bold(fields(e.preData).type)} to ${bold(fields(e.data).type)}`,
+    summary: (e, who, flag) => {
+      if (e.featureName) return `${who} changed the type of ${flag} from ${bold(fields(e.preData).type)} to ${bold(fields(e.data).type)}`;
+      const days = fields(e.data).lifetimeDays;
+      return `${who} set the expected lifetime of ${bold(fields(e.data).name)} flags to ${typeof days === 'number' ? `${days} days` : 'permanent'}`;
+    },
   },
   'feature-archived': flagEvent('Flag archived', 'archived'),
   'feature-revived': flagEvent('Flag revived', 'revived'),

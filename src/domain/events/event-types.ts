@@ -63,6 +63,7 @@ export const SPEC_EVENT_TYPES = [
   'feature-link-added',
   'feature-link-updated',
   'feature-link-removed',
+  'feature-type-updated',
   'tag-created',
   'tag-deleted',
   'tag-import',

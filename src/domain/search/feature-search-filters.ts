@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import { FEATURE_TYPE_CATALOGUE, FEATURE_TYPES } from '../features/feature-types.js';
+import { FEATURE_TYPES } from '../features/feature-types.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
 
@@ -80,13 +80,18 @@ const currentStage = sql<string>`(
   ORDER BY array_position(${sql.raw(`ARRAY[${LIFECYCLE_STAGES.map((s) => `'${s}'`).join(',')}]`)}::text[], fl.stage) DESC LIMIT 1
 )`;
 
+/** Not marked stale, and older than its type's expected lifetime (an Admin sets it; none: never potentially stale). */
 function potentiallyStale(eb: Eb, now: Date): Expression<SqlBool> {
-  const overdue = FEATURE_TYPE_CATALOGUE.flatMap(({ id, lifetimeDays }) =>
-    lifetimeDays === null
-      ? []
-      : [eb.and([eb('f.type', '=', id), eb('f.created_at', '<', new Date(now.getTime() - lifetimeDays * 86_400_000))])],
-  );
-  return eb.and([eb('f.stale', '=', false), eb.or(overdue)]);
+  return eb.and([
+    eb('f.stale', '=', false),
+    eb.exists(
+      eb
+        .selectFrom('feature_type_lifetimes as ftl')
+        .select('ftl.type')
+        .whereRef('ftl.type', '=', 'f.type')
+        .where(sql<SqlBool>`f.created_at < ${now}::timestamptz - make_interval(days => ftl.lifetime_days)`),
+    ),
+  ]);
 }
 
 /**
