@@ -26,7 +26,7 @@ const DOMAIN_FLOORS = [
   ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap'],
   ['change-requests', 'evaluation', 'addons', 'sign-in', 'scim'],
   ['flags-file', 'search'],
-  ['features-batch'],
+  ['features-batch', 'insights'],
 ];
 
 const areaPath = (area) => `^src/domain/${area}/`;

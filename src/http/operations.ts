@@ -314,6 +314,14 @@ export const OPERATIONS: Record<string, Operation> = {
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
   [`GET ${PROJECT}/flag-creators`]: op('getProjectFlagCreators', "The people who made the project's flags"),
   [`GET ${PROJECT}/dependencies`]: op('checkDependenciesExist', 'Whether any flag of the project depends on another'),
+  [`GET ${PROJECT}/overview`]: op('getProjectOverview', "A project's settings, health, flag types and last 30 days"),
+  [`GET ${PROJECT}/health-report`]: op(
+    'getProjectHealthReport',
+    'A project with every flag and its stale and potentially stale counts (deprecated in Unleash; use status)',
+  ),
+  [`GET ${PROJECT}/status`]: op('getProjectStatus', "A project's resources, a year of activity, health and lifecycle summary"),
+  [`GET ${PROJECT}/insights`]: op('getProjectInsights', "A project's health, lead time, flag types and members"),
+  [`GET ${PROJECT}/dora`]: op('getProjectDora', "Each flag's days from creation to production, and their mean (deprecated in Unleash)"),
   [`POST ${PROJECT}/delete`]: op('deleteFeatures', 'Delete archived flags of the project for good, all or none', 200),
   [`POST ${PROJECT}/archive/validate`]: op(
     'validateArchiveFeatures',

@@ -40,6 +40,8 @@ import { flagsFileSchemas } from './flags-file.schemas.js';
 import { healthRoutes } from './health.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { projectRoutes } from './projects.routes.js';
+import { projectReportRoutes } from './project-reports.routes.js';
+import { projectReportSchemas } from './project-reports.schemas.js';
 import { projectSchemas } from './projects.schemas.js';
 import { sdkSchemas } from './sdk.schemas.js';
 import { segmentRoutes } from './segments.routes.js';
@@ -73,6 +75,7 @@ export const routeModules: RouteModule[] = [
   accessRoutes,
   apiTokenRoutes,
   projectRoutes,
+  projectReportRoutes,
   environmentRoutes,
   featureRoutes,
   strategyRoutes,
@@ -110,6 +113,7 @@ export const sharedSchemas: TSchema[] = [
   ...accessSchemas,
   ...apiTokenSchemas,
   ...projectSchemas,
+  ...projectReportSchemas,
   ...featureSchemas,
   ...strategyDefinitionSchemas,
   ...tagSchemas,

@@ -42,9 +42,10 @@ describe('feature type lifetimes', () => {
         description: 'Operational feature flags are used to control aspects of a rollout.',
         lifetimeDays: 30,
       });
+      const shown = answer.json() as object;
       const event = onlyEvent(await eventsSince(ctx, before), 'feature-type-updated', {
-        data: { ...answer.json(), lifetimeDays: 30 },
-        preData: { ...answer.json(), lifetimeDays: 7 },
+        data: { ...shown, lifetimeDays: 30 },
+        preData: { ...shown, lifetimeDays: 7 },
       });
       assert.equal(event.featureName, null);
       assert.deepEqual(await potentiallyStale(project), []);

@@ -1428,6 +1428,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/dora": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each flag's days from creation to production, and their mean (deprecated in Unleash) */
+        get: operations["getProjectDora"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/environments": {
         parameters: {
             query?: never;
@@ -2092,6 +2109,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/health-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project with every flag and its stale and potentially stale counts (deprecated in Unleash; use status) */
+        get: operations["getProjectHealthReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's health, lead time, flag types and members */
+        get: operations["getProjectInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's settings, health, flag types and last 30 days */
+        get: operations["getProjectOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/revive": {
         parameters: {
             query?: never;
@@ -2120,6 +2188,23 @@ export interface paths {
         put?: never;
         /** Mark several flags stale or not stale */
         post: operations["staleFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's resources, a year of activity, health and lifecycle summary */
+        get: operations["getProjectStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5575,6 +5660,38 @@ export interface components {
         groupsSchema: {
             groups: components["schemas"]["groupSchema"][];
         };
+        healthReportSchema: {
+            activeCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            defaultStickiness: string;
+            description: string | null;
+            environments: {
+                changeRequestsEnabled: boolean;
+                defaultStrategy?: components["schemas"]["projectDefaultStrategySchema"];
+                environment: string;
+            }[];
+            favorite: boolean;
+            featureLimit: null;
+            featureNaming: {
+                description: null;
+                example: null;
+                pattern: null;
+            };
+            features: components["schemas"]["featureSchema"][];
+            /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+            health: number;
+            members: number;
+            mode: string;
+            name: string;
+            potentiallyStaleCount: number;
+            staleCount: number;
+            stats: components["schemas"]["projectStatsSchema"];
+            technicalDebt: number;
+            updatedAt: string | null;
+            /** @enum {number} */
+            version: 1;
+        };
         idSchema: {
             id: string;
         };
@@ -5924,8 +6041,82 @@ export interface components {
             title: string;
             variants: components["schemas"]["strategyVariantSchema"][];
         };
+        /** @description Each flag's days from creation to its first enabling in production */
+        projectDoraMetricsSchema: {
+            features: {
+                name: string;
+                /** @description Whole days */
+                timeToProduction: number;
+            }[];
+            projectAverage: number;
+        };
         projectEnvironmentSchema: {
             environment: string;
+        };
+        projectInsightsSchema: {
+            featureTypeCounts: {
+                count: number;
+                type: string;
+            }[];
+            health: {
+                activeCount: number;
+                potentiallyStaleCount: number;
+                /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+                rating: number;
+                staleCount: number;
+            };
+            leadTime: components["schemas"]["projectDoraMetricsSchema"];
+            members: {
+                change: number;
+                currentMembers: number;
+            };
+            stats: components["schemas"]["projectStatsSchema"];
+            technicalDebt: {
+                activeCount: number;
+                potentiallyStaleCount: number;
+                rating: number;
+                staleCount: number;
+            };
+        };
+        projectOverviewSchema: {
+            /** Format: date-time */
+            createdAt: string;
+            defaultStickiness: string;
+            description: string | null;
+            environments: {
+                changeRequestsEnabled: boolean;
+                defaultStrategy?: components["schemas"]["projectDefaultStrategySchema"];
+                environment: string;
+            }[];
+            favorite: boolean;
+            featureLimit: null;
+            featureNaming: {
+                description: null;
+                example: null;
+                pattern: null;
+            };
+            featureTypeCounts: {
+                count: number;
+                type: string;
+            }[];
+            /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+            health: number;
+            linkTemplates: unknown[];
+            members: number;
+            mode: string;
+            name: string;
+            onboardingStatus: {
+                status: "onboarding-started" | "onboarded";
+            } | {
+                feature: string;
+                /** @enum {string} */
+                status: "first-flag-created";
+            };
+            stats: components["schemas"]["projectStatsSchema"];
+            technicalDebt: number;
+            updatedAt: string | null;
+            /** @enum {number} */
+            version: 1;
         };
         projectRolesSchema: {
             roles: number[];
@@ -5946,6 +6137,62 @@ export interface components {
             projects: components["schemas"]["projectSchema"][];
             /** @enum {number} */
             version: 1;
+        };
+        /** @description The last 30 days (current window) beside the 30 before them (past window) */
+        projectStatsSchema: {
+            archivedCurrentWindow: number;
+            archivedPastWindow: number;
+            /** @description Mean days to production of the flags made in the last 30 days */
+            avgTimeToProdCurrentWindow: number;
+            createdCurrentWindow: number;
+            createdPastWindow: number;
+            projectActivityCurrentWindow: number;
+            projectActivityPastWindow: number;
+            projectMembersAddedCurrentWindow: number;
+        };
+        projectStatusSchema: {
+            activityCountByDate: {
+                count: number;
+                /** Format: date */
+                date: string;
+            }[];
+            health: {
+                /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+                current: number;
+            };
+            lifecycleSummary: {
+                archived: {
+                    currentFlags: number;
+                    last30Days: number;
+                };
+                completed: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                initial: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                live: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                preLive: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+            };
+            resources: {
+                apiTokens: number;
+                members: number;
+                segments: number;
+            };
+            staleFlags: {
+                total: number;
+            };
+            technicalDebt: {
+                current: number;
+            };
         };
         /** @description The same variants written to each of several environments */
         pushVariantsSchema: {
@@ -14374,6 +14621,64 @@ export interface operations {
             };
         };
     };
+    getProjectDora: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each flag's days from creation to its first enabling in production */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectDoraMetricsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     addEnvironmentToProject: {
         parameters: {
             query?: never;
@@ -18619,6 +18924,180 @@ export interface operations {
             };
         };
     };
+    getProjectHealthReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["healthReportSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectInsightsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectOverviewSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     reviveFeatures: {
         parameters: {
             query?: never;
@@ -18784,6 +19263,64 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectStatusSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

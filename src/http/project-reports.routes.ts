@@ -1,0 +1,44 @@
+import {
+  projectHealthReport,
+  projectInsights,
+  projectLeadTime,
+  projectOverview,
+  projectStatus,
+} from '../domain/insights/project-reports.js';
+import { ProjectParams } from './common.schemas.js';
+import { routesTagged, type RouteModule } from './deps.js';
+import { can } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
+import {
+  HealthReportSchema,
+  ProjectDoraSchema,
+  ProjectInsightsSchema,
+  ProjectOverviewSchema,
+  ProjectStatusSchema,
+} from './project-reports.schemas.js';
+
+const route = routesTagged(['Projects']);
+const PROJECT = '/api/admin/projects/:projectId';
+
+/** Unleash's reports on a project's state: what its project pages and stale-flag scripts read. */
+export const projectReportRoutes: RouteModule = async (app, { deps }) => {
+  app.get(`${PROJECT}/overview`, route(can('READ'), { params: ProjectParams, ok: ProjectOverviewSchema }), async (request) =>
+    projectOverview(deps.db, request.params.projectId, actorOf(request), deps.clock.now()),
+  );
+
+  app.get(`${PROJECT}/health-report`, route(can('READ'), { params: ProjectParams, ok: HealthReportSchema }), async (request) =>
+    projectHealthReport(deps.db, request.params.projectId, actorOf(request), deps.clock.now()),
+  );
+
+  app.get(`${PROJECT}/status`, route(can('READ'), { params: ProjectParams, ok: ProjectStatusSchema }), async (request) =>
+    projectStatus(deps.db, request.params.projectId, deps.clock.now()),
+  );
+
+  app.get(`${PROJECT}/insights`, route(can('READ'), { params: ProjectParams, ok: ProjectInsightsSchema }), async (request) =>
+    projectInsights(deps.db, request.params.projectId, deps.clock.now()),
+  );
+
+  app.get(`${PROJECT}/dora`, route(can('READ'), { params: ProjectParams, ok: ProjectDoraSchema }), async (request) =>
+    projectLeadTime(deps.db, request.params.projectId),
+  );
+};
