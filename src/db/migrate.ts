@@ -26,6 +26,7 @@ import * as tags from './migrations/0023-tags.js';
 import * as featureLinks from './migrations/0024-feature-links.js';
 import * as passwordResetTokens from './migrations/0025-password-reset-tokens.js';
 import * as featureTypeLifetimes from './migrations/0026-feature-type-lifetimes.js';
+import * as applicationDetails from './migrations/0027-application-details.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0024-feature-links': featureLinks,
   '0025-password-reset-tokens': passwordResetTokens,
   '0026-feature-type-lifetimes': featureTypeLifetimes,
+  '0027-application-details': applicationDetails,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -668,6 +668,11 @@ export interface ClientApplicationsTable {
   strategies: TextArray;
   created_at: Date;
   seen_at: Date;
+  /** Said by a person, not an SDK (migration 0027). */
+  description: ColumnType<string | null, string | null | undefined, string | null>;
+  url: ColumnType<string | null, string | null | undefined, string | null>;
+  color: ColumnType<string | null, string | null | undefined, string | null>;
+  icon: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ClientInstancesTable {

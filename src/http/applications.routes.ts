@@ -2,13 +2,26 @@ import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
 import { getApplication, listApplications } from '../domain/client-features/applications.js';
 import { deleteApplication } from '../domain/client-features/client-registration.js';
+import {
+  applicationOverview,
+  describeApplication,
+  outdatedSdks,
+  projectApplications,
+  recentEnvironmentInstances,
+} from '../domain/client-features/application-overview.js';
 import { flagUsageOverTime, flagUsageSummary, listUnknownFlags } from '../domain/usage/usage-over-time.js';
 import { NotFoundError } from '../shared/errors.js';
-import { UrlFriendlyName } from './common.schemas.js';
+import { ProjectParams, UrlFriendlyName } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import {
+  ApplicationEnvironmentInstancesSchema,
+  ApplicationOverviewSchema,
   ApplicationSchema,
   ApplicationsQuerySchema,
+  CreateApplicationSchema,
+  OutdatedSdksSchema,
+  ProjectApplicationsQuerySchema,
+  ProjectApplicationsSchema,
   ApplicationsSchema,
   FeatureUsageOverTimeSchema,
   FeatureUsageSummarySchema,
@@ -18,6 +31,7 @@ import { readBoundsOf } from './read-bounds.js';
 import { can } from './plugins/access.js';
 
 const route = routesTagged(['Metrics']);
+const AppName = Type.String({ minLength: 1, maxLength: 255 });
 
 /** Applications as SDKs registered them (`POST /api/client/register`), by name, paged and searchable. */
 export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
@@ -38,6 +52,48 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
       return application;
     },
+  );
+
+  app.post(
+    '/api/admin/metrics/applications/:appName',
+    route(can('ADMIN'), { params: Type.Object({ appName: AppName }), body: CreateApplicationSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => describeApplication(uow, request.params.appName, request.body));
+      return reply.status(202).send();
+    },
+  );
+
+  app.get(
+    '/api/admin/metrics/applications/:appName/overview',
+    route(can('READ'), { params: Type.Object({ appName: AppName }), ok: ApplicationOverviewSchema }),
+    async (request, reply) =>
+      boundedRead(deps.db, readBoundsOf(deps, reply), (db) => applicationOverview(db, request.params.appName, deps.clock.now())),
+  );
+
+  app.get(
+    '/api/admin/metrics/instances/:appName/environment/:environment',
+    route(can('READ'), {
+      params: Type.Object({ appName: AppName, environment: UrlFriendlyName }),
+      ok: ApplicationEnvironmentInstancesSchema,
+    }),
+    async (request) => recentEnvironmentInstances(deps.db, request.params.appName, request.params.environment, deps.clock.now()),
+  );
+
+  app.get('/api/admin/metrics/sdks/outdated', route(can('READ'), { ok: OutdatedSdksSchema }), async (_request, reply) =>
+    boundedRead(deps.db, readBoundsOf(deps, reply), (db) => outdatedSdks(db)),
+  );
+
+  app.get(
+    '/api/admin/projects/:projectId/sdks/outdated',
+    route(can('READ'), { params: ProjectParams, ok: OutdatedSdksSchema }),
+    async (request, reply) => boundedRead(deps.db, readBoundsOf(deps, reply), (db) => outdatedSdks(db, request.params.projectId)),
+  );
+
+  app.get(
+    '/api/admin/projects/:projectId/applications',
+    route(can('READ'), { params: ProjectParams, querystring: ProjectApplicationsQuerySchema, ok: ProjectApplicationsSchema }),
+    async (request, reply) =>
+      boundedRead(deps.db, readBoundsOf(deps, reply), (db) => projectApplications(db, request.params.projectId, request.query)),
   );
 
   app.delete(

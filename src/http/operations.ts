@@ -220,6 +220,22 @@ export const OPERATIONS: Record<string, Operation> = {
   ),
   'POST /api/admin/record-ui-error': op('uiObservability', "Write an error the admin UI met in a browser to the server's log", 204),
   'GET /api/admin/lifecycle/count': op('getFeatureLifecycleStageCount', 'Flags by the last stage of their lifecycle they reached'),
+  'POST /api/admin/metrics/applications/:appName': op(
+    'createApplication',
+    'Create or describe an application (description, url, color, icon, strategies); what is left out stays',
+    202,
+  ),
+  'GET /api/admin/metrics/applications/:appName/overview': op(
+    'getApplicationOverview',
+    "An application's environments with their instances and SDKs of the last day, its flags' projects and its issues",
+  ),
+  'GET /api/admin/metrics/instances/:appName/environment/:environment': op(
+    'getApplicationEnvironmentInstances',
+    "An application's instances in one environment that reported in the last day",
+  ),
+  'GET /api/admin/metrics/sdks/outdated': op('getOutdatedSdks', 'SDK versions in use that should be upgraded, with their applications'),
+  [`GET ${PROJECT}/sdks/outdated`]: op('getOutdatedProjectSdks', "Outdated SDK versions among the applications using the project's flags"),
+  [`GET ${PROJECT}/applications`]: op('getProjectApplications', "The applications that evaluated the project's flags, a page at a time"),
   'DELETE /api/admin/metrics/applications/:appName': op(
     'deleteApplication',
     'Forget an application and its instances (200 whether or not it was known); a running SDK registers it again',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable } from './common.schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum } from './common.schemas.js';
 import { ConstraintSchema, StrategyVariantSchema, VariantSchema } from './features.schemas.js';
 
 /**
@@ -173,6 +173,10 @@ export const ApplicationsSchema = Type.Object(
 export const ApplicationSchema = Type.Object(
   {
     appName: Type.String(),
+    description: Nullable(Type.String()),
+    url: Nullable(Type.String()),
+    color: Nullable(Type.String()),
+    icon: Nullable(Type.String()),
     strategies: Type.Array(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
     seenAt: Type.String({ format: 'date-time' }),
@@ -204,6 +208,86 @@ export const ApplicationSchema = Type.Object(
     ),
   },
   { $id: 'applicationSchema' },
+);
+
+export const CreateApplicationSchema = StrictObject(
+  {
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    url: Type.Optional(
+      Type.String({ maxLength: 1000, format: 'uri', pattern: '^https?://', errorMessage: 'url must be an http or https address' }),
+    ),
+    color: Type.Optional(Type.String({ maxLength: 100 })),
+    icon: Type.Optional(Type.String({ maxLength: 100 })),
+    strategies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
+  },
+  { $id: 'createApplicationSchema', description: 'What a person says about an application; what is left out stays as it was' },
+);
+
+const SdkVersions = Type.Array(Type.String(), { description: '`name:version`, as SDKs register' });
+
+export const ApplicationOverviewSchema = Type.Object(
+  {
+    projects: Type.Array(Type.String(), { description: 'The projects of the flags it evaluated' }),
+    featureCount: Type.Integer(),
+    environments: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        instanceCount: Type.Integer({ description: 'Instances that reported in the last day' }),
+        sdks: SdkVersions,
+        frontendSdks: SdkVersions,
+        backendSdks: SdkVersions,
+        lastSeen: Nullable(Type.String({ format: 'date-time' })),
+        issues: Type.Object({
+          missingFeatures: Type.Array(Type.String(), { description: 'Names it evaluated that no flag has' }),
+          outdatedSdks: SdkVersions,
+        }),
+      }),
+    ),
+    issues: Type.Object({ missingStrategies: Type.Array(Type.String(), { description: 'Strategies it runs that Vexil does not define' }) }),
+  },
+  { $id: 'applicationOverviewSchema' },
+);
+
+export const ApplicationEnvironmentInstancesSchema = Type.Object(
+  {
+    instances: Type.Array(
+      Type.Object({
+        instanceId: Type.String(),
+        sdkVersion: Nullable(Type.String()),
+        clientIp: Nullable(Type.String()),
+        lastSeen: Type.String({ format: 'date-time' }),
+      }),
+    ),
+  },
+  { $id: 'applicationEnvironmentInstancesSchema' },
+);
+
+export const OutdatedSdksSchema = Type.Object(
+  { sdks: Type.Array(Type.Object({ sdkVersion: Type.String(), applications: Type.Array(Type.String()) })) },
+  { $id: 'outdatedSdksSchema', description: 'SDK versions in use that should be upgraded, with the applications using each' },
+);
+
+export const ProjectApplicationsQuerySchema = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 100, description: "Part of an application's name, environment, instance or SDK" })),
+  offset: Type.Optional(Type.String({ description: 'Applications to skip; default 0' })),
+  limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000; default 50' })),
+  sortBy: Type.Optional(Type.String({ maxLength: 100 })),
+  sortOrder: Type.Optional(StringEnum(['asc', 'desc'], 'sortOrder is asc or desc')),
+});
+
+export const ProjectApplicationsSchema = Type.Object(
+  {
+    total: Type.Integer(),
+    applications: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        environments: Type.Array(Type.String()),
+        instances: Type.Array(Type.String()),
+        sdks: Type.Array(Type.Object({ name: Type.String(), versions: Type.Array(Type.String()) })),
+      }),
+    ),
+  },
+  { $id: 'projectApplicationsSchema' },
 );
 
 /** What SDKs send. */
@@ -425,4 +509,9 @@ export const sdkSchemas = [
   PlaygroundResponseSchema,
   ApplicationsSchema,
   ApplicationSchema,
+  CreateApplicationSchema,
+  ApplicationOverviewSchema,
+  ApplicationEnvironmentInstancesSchema,
+  OutdatedSdksSchema,
+  ProjectApplicationsSchema,
 ];

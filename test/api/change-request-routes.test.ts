@@ -279,6 +279,7 @@ const ROUTES: Record<string, Entry> = {
   'POST /api/admin/tags': { unguarded: METADATA },
   [`POST ${P}/delete`]: { unguarded: OUTSIDE },
   [`POST ${P}/archive/validate`]: { unguarded: 'reads what archiving would do; changes nothing' },
+  'POST /api/admin/metrics/applications/:appName': { unguarded: SDKS },
   'DELETE /api/admin/metrics/applications/:appName': { unguarded: SDKS },
   'POST /api/admin/record-ui-error': { unguarded: 'writes to the log only' },
   'PUT /api/admin/feature-types/:id/lifetime': { unguarded: 'how long a type of flag is expected to live; no flag configuration' },

@@ -113,6 +113,10 @@ export async function getApplication(db: Db, appName: string, now: Date) {
   ]);
   return {
     appName: application.app_name,
+    description: application.description,
+    url: application.url,
+    color: application.color,
+    icon: application.icon,
     strategies: application.strategies,
     createdAt: application.created_at.toISOString(),
     seenAt: application.seen_at.toISOString(),

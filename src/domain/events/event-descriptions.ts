@@ -415,6 +415,10 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Integration deleted',
     summary: (e, who) => `${who} deleted the ${bold(fields(e.preData).provider)} integration ${bold(fields(e.preData).id)}`,
   },
+  'application-updated': {
+    label: 'Application described',
+    summary: (e, who) => `${who} changed the description of the application ${bold(fields(e.data).appName)}`,
+  },
   'application-deleted': {
     label: 'Application deleted',
     summary: (e, who) => `${who} deleted the application ${bold(fields(e.preData).appName)}`,

@@ -2,6 +2,7 @@
 export const SPEC_EVENT_TYPES = [
   'application-created',
   'application-deleted',
+  'application-updated',
   'feature-created',
   'feature-deleted',
   'feature-updated',

@@ -934,9 +934,61 @@ export interface paths {
         /** Get an application with its instances */
         get: operations["getApplication"];
         put?: never;
-        post?: never;
+        /** Create or describe an application (description, url, color, icon, strategies); what is left out stays */
+        post: operations["createApplication"];
         /** Forget an application and its instances (200 whether or not it was known); a running SDK registers it again */
         delete: operations["deleteApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/applications/{appName}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An application's environments with their instances and SDKs of the last day, its flags' projects and its issues */
+        get: operations["getApplicationOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/instances/{appName}/environment/{environment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An application's instances in one environment that reported in the last day */
+        get: operations["getApplicationEnvironmentInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/sdks/outdated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SDK versions in use that should be upgraded, with their applications */
+        get: operations["getOutdatedSdks"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1166,6 +1218,23 @@ export interface paths {
         post?: never;
         /** Delete an SDK token of the project (one that reaches other projects is deleted in API access) */
         delete: operations["deleteProjectApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications that evaluated the project's flags, a page at a time */
+        get: operations["getProjectApplications"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2171,6 +2240,23 @@ export interface paths {
         put?: never;
         /** Revive several archived flags */
         post: operations["reviveFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/sdks/outdated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Outdated SDK versions among the applications using the project's flags */
+        get: operations["getOutdatedProjectSdks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4339,10 +4425,48 @@ export interface components {
         apiTokensSchema: {
             tokens: components["schemas"]["apiTokenSchema"][];
         };
+        applicationEnvironmentInstancesSchema: {
+            instances: {
+                clientIp: string | null;
+                instanceId: string;
+                /** Format: date-time */
+                lastSeen: string;
+                sdkVersion: string | null;
+            }[];
+        };
+        applicationOverviewSchema: {
+            environments: {
+                /** @description `name:version`, as SDKs register */
+                backendSdks: string[];
+                /** @description `name:version`, as SDKs register */
+                frontendSdks: string[];
+                /** @description Instances that reported in the last day */
+                instanceCount: number;
+                issues: {
+                    /** @description Names it evaluated that no flag has */
+                    missingFeatures: string[];
+                    /** @description `name:version`, as SDKs register */
+                    outdatedSdks: string[];
+                };
+                lastSeen: string | null;
+                name: string;
+                /** @description `name:version`, as SDKs register */
+                sdks: string[];
+            }[];
+            featureCount: number;
+            issues: {
+                /** @description Strategies it runs that Vexil does not define */
+                missingStrategies: string[];
+            };
+            /** @description The projects of the flags it evaluated */
+            projects: string[];
+        };
         applicationSchema: {
             appName: string;
+            color: string | null;
             /** Format: date-time */
             createdAt: string;
+            description: string | null;
             /** @description The flags it evaluated in the last 7 days, with their counts */
             flags: {
                 environment: string;
@@ -4353,6 +4477,7 @@ export interface components {
                 project: string;
                 yes: number;
             }[];
+            icon: string | null;
             instances: {
                 clientIp: string | null;
                 environment: string;
@@ -4373,6 +4498,7 @@ export interface components {
             /** Format: date-time */
             seenAt: string;
             strategies: string[];
+            url: string | null;
         };
         applicationsSchema: {
             applications: {
@@ -4874,6 +5000,15 @@ export interface components {
             /** @description Deprecated name of tokenName */
             username?: string;
         };
+        /** @description What a person says about an application; what is left out stays as it was */
+        createApplicationSchema: {
+            color?: string;
+            description?: string;
+            icon?: string;
+            strategies?: string[];
+            /** Format: uri */
+            url?: string;
+        };
         createContextFieldSchema: {
             description?: string | null;
             legalValues?: components["schemas"]["legalValueSchema"][];
@@ -5064,7 +5199,7 @@ export interface components {
             offset?: number;
             project?: string;
             query?: string;
-            /** @description One of the event types: application-created, application-deleted, feature-created, … */
+            /** @description One of the event types: application-created, application-deleted, application-updated, … */
             type?: string;
         };
         edgeTokenSchema: {
@@ -5855,6 +5990,13 @@ export interface components {
             /** @description In review, opened by someone else, in a project where the caller may approve, not yet reviewed by the caller */
             toReview: components["schemas"]["changeRequestSchema"][];
         };
+        /** @description SDK versions in use that should be upgraded, with the applications using each */
+        outdatedSdksSchema: {
+            sdks: {
+                applications: string[];
+                sdkVersion: string;
+            }[];
+        };
         /** @description Names of the flags the flag could depend on */
         parentFeatureOptionsSchema: string[];
         /** @description Variant names of the parent flag, from its strategies and environments */
@@ -6029,6 +6171,18 @@ export interface components {
                 seenAt: string | null;
                 username: string | null;
             }[];
+        };
+        projectApplicationsSchema: {
+            applications: {
+                environments: string[];
+                instances: string[];
+                name: string;
+                sdks: {
+                    name: string;
+                    versions: string[];
+                }[];
+            }[];
+            total: number;
         };
         projectDefaultStrategySchema: {
             constraints: components["schemas"]["constraintSchema"][];
@@ -11822,6 +11976,93 @@ export interface operations {
             };
         };
     };
+    createApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createApplicationSchema"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     deleteApplication: {
         parameters: {
             query?: never;
@@ -11878,6 +12119,161 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplicationOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applicationOverviewSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplicationEnvironmentInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+                environment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applicationEnvironmentInstancesSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getOutdatedSdks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SDK versions in use that should be upgraded, with the applications using each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["outdatedSdksSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13296,6 +13692,73 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectApplications: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000; default 50 */
+                limit?: string;
+                /** @description Applications to skip; default 0 */
+                offset?: string;
+                /** @description Part of an application's name, environment, instance or SDK */
+                query?: string;
+                sortBy?: string;
+                sortOrder?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectApplicationsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19176,6 +19639,64 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getOutdatedProjectSdks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SDK versions in use that should be upgraded, with the applications using each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["outdatedSdksSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
