@@ -330,6 +330,14 @@ export const OPERATIONS: Record<string, Operation> = {
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
   [`GET ${PROJECT}/flag-creators`]: op('getProjectFlagCreators', "The people who made the project's flags"),
   [`GET ${PROJECT}/dependencies`]: op('checkDependenciesExist', 'Whether any flag of the project depends on another'),
+  'GET /api/admin/personal-dashboard': op(
+    'getPersonalDashboard',
+    "The projects a person takes part in, the flags they made or favourited, the Admins and their projects' owners",
+  ),
+  'GET /api/admin/personal-dashboard/:projectId': op(
+    'getPersonalDashboardProjectDetails',
+    "One of a person's projects: its health, latest events, owners and the person's roles in it",
+  ),
   [`GET ${PROJECT}/overview`]: op('getProjectOverview', "A project's settings, health, flag types and last 30 days"),
   [`GET ${PROJECT}/health-report`]: op(
     'getProjectHealthReport',

@@ -5,12 +5,15 @@ import {
   projectOverview,
   projectStatus,
 } from '../domain/insights/project-reports.js';
+import { personalDashboard, personalDashboardProject } from '../domain/insights/personal-dashboard.js';
 import { ProjectParams } from './common.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
 import {
   HealthReportSchema,
+  PersonalDashboardProjectDetailsSchema,
+  PersonalDashboardSchema,
   ProjectDoraSchema,
   ProjectInsightsSchema,
   ProjectOverviewSchema,
@@ -20,7 +23,7 @@ import {
 const route = routesTagged(['Projects']);
 const PROJECT = '/api/admin/projects/:projectId';
 
-/** Unleash's reports on a project's state: what its project pages and stale-flag scripts read. */
+/** Unleash's reports on a project's state (what its project pages and stale-flag scripts read) and a person's dashboard. */
 export const projectReportRoutes: RouteModule = async (app, { deps }) => {
   app.get(`${PROJECT}/overview`, route(can('READ'), { params: ProjectParams, ok: ProjectOverviewSchema }), async (request) =>
     projectOverview(deps.db, request.params.projectId, actorOf(request), deps.clock.now()),
@@ -40,5 +43,16 @@ export const projectReportRoutes: RouteModule = async (app, { deps }) => {
 
   app.get(`${PROJECT}/dora`, route(can('READ'), { params: ProjectParams, ok: ProjectDoraSchema }), async (request) =>
     projectLeadTime(deps.db, request.params.projectId),
+  );
+
+  const dashboardRoute = routesTagged(['Personal dashboard']);
+  app.get('/api/admin/personal-dashboard', dashboardRoute(can('READ'), { ok: PersonalDashboardSchema }), async (request) =>
+    personalDashboard(deps.db, actorOf(request), deps.clock.now()),
+  );
+
+  app.get(
+    '/api/admin/personal-dashboard/:projectId',
+    dashboardRoute(can('READ'), { params: ProjectParams, ok: PersonalDashboardProjectDetailsSchema }),
+    async (request) => personalDashboardProject(deps.db, actorOf(request), request.params.projectId, deps.clock.now()),
   );
 };

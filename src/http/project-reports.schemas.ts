@@ -21,7 +21,7 @@ export const ProjectStatsSchema = Type.Object(
 );
 
 const FeatureTypeCounts = Type.Array(Type.Object({ type: Type.String(), count: Count }));
-const OnboardingStatus = Type.Union([
+export const OnboardingStatus = Type.Union([
   Type.Object({ status: Type.Union([Type.Literal('onboarding-started'), Type.Literal('onboarded')]) }),
   Type.Object({ status: Type.Literal('first-flag-created'), feature: Type.String() }),
 ]);
@@ -109,7 +109,83 @@ export const ProjectInsightsSchema = Type.Object(
   { $id: 'projectInsightsSchema' },
 );
 
+const UserOwner = Type.Object({
+  ownerType: Type.Literal('user'),
+  name: Type.String(),
+  imageUrl: Nullable(Type.String()),
+  email: Nullable(Type.String({ description: 'Shown to Admins only' })),
+});
+
+export const PersonalDashboardSchema = Type.Object(
+  {
+    admins: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        name: Type.String(),
+        username: Type.Optional(Type.String()),
+        imageUrl: Type.Optional(Type.String()),
+        email: Type.Optional(Type.String({ description: 'Shown to Admins only' })),
+      }),
+    ),
+    projectOwners: Type.Array(UserOwner),
+    projects: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        health: Rating,
+        technicalDebt: Type.Integer({ minimum: 0, maximum: 100 }),
+        memberCount: Count,
+        featureCount: Count,
+      }),
+      { description: "The projects where the person holds a role, their own or a group's" },
+    ),
+    flags: Type.Array(Type.Object({ name: Type.String(), project: Type.String(), type: Type.String() }), {
+      description: 'The flags the person made or marked as a favourite',
+    }),
+  },
+  { $id: 'personalDashboardSchema' },
+);
+
+export const PersonalDashboardProjectDetailsSchema = Type.Object(
+  {
+    insights: Type.Object({
+      avgHealthCurrentWindow: Type.Null({ description: 'Vexil keeps no history of health' }),
+      avgHealthPastWindow: Type.Null(),
+      totalFlags: Count,
+      activeFlags: Type.Integer({ minimum: 0, description: 'Neither stale nor potentially stale' }),
+      staleFlags: Count,
+      potentiallyStaleFlags: Count,
+      health: Rating,
+      technicalDebt: Type.Integer({ minimum: 0, maximum: 100 }),
+    }),
+    onboardingStatus: OnboardingStatus,
+    latestEvents: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        summary: Nullable(Type.String({ description: 'Markdown' })),
+        createdBy: Type.String(),
+        createdByImageUrl: Type.String(),
+        createdAt: DateTime,
+      }),
+    ),
+    owners: Type.Array(
+      Type.Union([
+        UserOwner,
+        Type.Object({ ownerType: Type.Literal('group'), name: Type.String() }),
+        Type.Object({ ownerType: Type.Literal('system') }),
+      ]),
+      { description: "The project's owners; `system` alone when it has none" },
+    ),
+    roles: Type.Array(
+      Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.Union([Type.Literal('project'), Type.Literal('custom')]) }),
+    ),
+  },
+  { $id: 'personalDashboardProjectDetailsSchema' },
+);
+
 export const projectReportSchemas = [
+  PersonalDashboardSchema,
+  PersonalDashboardProjectDetailsSchema,
   ProjectStatsSchema,
   ProjectOverviewSchema,
   HealthReportSchema,

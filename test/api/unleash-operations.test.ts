@@ -23,8 +23,6 @@ const NOT_YET = new Set<string>([
   'createPublicSignupToken',
   'getPublicSignupToken',
   'updatePublicSignupToken',
-  'getPersonalDashboard',
-  'getPersonalDashboardProjectDetails',
   'getAdvancedPlayground',
   'getContextFieldsForProject',
   'createContextFieldForProject',

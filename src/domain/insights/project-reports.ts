@@ -18,32 +18,10 @@ import {
   type LifecycleSummary,
   type ProjectStats,
 } from './project-insights.js';
+import { onboardingStatus } from './onboarding.js';
 
 // Unleash's project reports (overview, status, health report, insights, DORA), each assembled from the measures in
 // project-insights.ts for the project's page in Unleash's admin UI and for the scripts that read them.
-
-type OnboardingStatus = { status: 'onboarding-started' | 'onboarded' } | { status: 'first-flag-created'; feature: string };
-
-/** Started until the first flag; that flag until an SDK has evaluated any of the project's flags; then onboarded. */
-async function onboardingStatus(db: Db, project: string): Promise<OnboardingStatus> {
-  const seen = await db
-    .selectFrom('feature_environment_usage as u')
-    .innerJoin('features as f', 'f.name', 'u.feature_name')
-    .where('f.project', '=', project)
-    .select('u.feature_name')
-    .limit(1)
-    .executeTakeFirst();
-  if (seen) return { status: 'onboarded' };
-  const first = await db
-    .selectFrom('features')
-    .where('project', '=', project)
-    .select('name')
-    .orderBy('created_at')
-    .orderBy('name')
-    .limit(1)
-    .executeTakeFirst();
-  return first ? { status: 'first-flag-created', feature: first.name } : { status: 'onboarding-started' };
-}
 
 interface OverviewEnvironment {
   environment: string;

@@ -1028,6 +1028,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/personal-dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The projects a person takes part in, the flags they made or favourited, the Admins and their projects' owners */
+        get: operations["getPersonalDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/personal-dashboard/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of a person's projects: its health, latest events, owners and the person's roles in it */
+        get: operations["getPersonalDashboardProjectDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/playground": {
         parameters: {
             query?: never;
@@ -6056,6 +6090,89 @@ export interface components {
             };
             /** @enum {number} */
             version: 1;
+        };
+        personalDashboardProjectDetailsSchema: {
+            insights: {
+                /** @description Neither stale nor potentially stale */
+                activeFlags: number;
+                /** @description Vexil keeps no history of health */
+                avgHealthCurrentWindow: null;
+                avgHealthPastWindow: null;
+                /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+                health: number;
+                potentiallyStaleFlags: number;
+                staleFlags: number;
+                technicalDebt: number;
+                totalFlags: number;
+            };
+            latestEvents: {
+                /** Format: date-time */
+                createdAt: string;
+                createdBy: string;
+                createdByImageUrl: string;
+                id: number;
+                summary: string | null;
+            }[];
+            onboardingStatus: {
+                status: "onboarding-started" | "onboarded";
+            } | {
+                feature: string;
+                /** @enum {string} */
+                status: "first-flag-created";
+            };
+            /** @description The project's owners; `system` alone when it has none */
+            owners: ({
+                email: string | null;
+                imageUrl: string | null;
+                name: string;
+                /** @enum {string} */
+                ownerType: "user";
+            } | {
+                name: string;
+                /** @enum {string} */
+                ownerType: "group";
+            } | {
+                /** @enum {string} */
+                ownerType: "system";
+            })[];
+            roles: {
+                id: number;
+                name: string;
+                type: "project" | "custom";
+            }[];
+        };
+        personalDashboardSchema: {
+            admins: {
+                /** @description Shown to Admins only */
+                email?: string;
+                id: number;
+                imageUrl?: string;
+                name: string;
+                username?: string;
+            }[];
+            /** @description The flags the person made or marked as a favourite */
+            flags: {
+                name: string;
+                project: string;
+                type: string;
+            }[];
+            projectOwners: {
+                email: string | null;
+                imageUrl: string | null;
+                name: string;
+                /** @enum {string} */
+                ownerType: "user";
+            }[];
+            /** @description The projects where the person holds a role, their own or a group's */
+            projects: {
+                featureCount: number;
+                /** @description Per cent: 100 less the share of stale and potentially stale flags (health) */
+                health: number;
+                id: string;
+                memberCount: number;
+                name: string;
+                technicalDebt: number;
+            }[];
         };
         playgroundRequestSchema: {
             context: {
@@ -12350,6 +12467,102 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getPersonalDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["personalDashboardSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getPersonalDashboardProjectDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["personalDashboardProjectDetailsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
