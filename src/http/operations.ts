@@ -218,6 +218,11 @@ export const OPERATIONS: Record<string, Operation> = {
     'getTelemetrySettings',
     'What the instance reports about itself: nothing (both collections are off)',
   ),
+  'GET /api/admin/instance-admin/statistics': op(
+    'getInstanceAdminStats',
+    "The installation's size: users, flags, projects, tokens, applications, sign-in methods",
+  ),
+  'GET /api/admin/instance-admin/statistics/csv': op('getInstanceAdminStatsCsv', 'The instance statistics as CSV'),
   'POST /api/admin/record-ui-error': op('uiObservability', "Write an error the admin UI met in a browser to the server's log", 204),
   'GET /api/admin/lifecycle/count': op('getFeatureLifecycleStageCount', 'Flags by the last stage of their lifecycle they reached'),
   'POST /api/admin/metrics/applications/:appName': op(

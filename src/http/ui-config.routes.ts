@@ -1,7 +1,17 @@
 import { setFrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
-import { MaintenanceSchema, RecordUiErrorSchema, SetCorsSchema, TelemetrySettingsSchema, UiConfigSchema } from './ui-config.schemas.js';
+import {
+  InstanceAdminStatsSchema,
+  MaintenanceSchema,
+  RecordUiErrorSchema,
+  SetCorsSchema,
+  TelemetrySettingsSchema,
+  UiConfigSchema,
+} from './ui-config.schemas.js';
+import { instanceStatistics } from '../domain/insights/instance-statistics.js';
+import { stringify } from 'csv-stringify/sync';
+import { Type } from '@sinclair/typebox';
 import { readMaintenanceMode, setMaintenanceMode } from '../domain/settings/maintenance-mode.js';
 import { VERSION } from '../shared/version.js';
 
@@ -45,4 +55,29 @@ export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
     deps.frontendApiOrigins.invalidate();
     return reply.status(204).send();
   });
+
+  const statistics = () =>
+    instanceStatistics(
+      deps.db,
+      { oidc: deps.oidc !== undefined, saml: deps.saml !== undefined, password: deps.config.passwordSignIn },
+      deps.clock.now(),
+    );
+
+  app.get('/api/admin/instance-admin/statistics', route(can('ADMIN'), { ok: InstanceAdminStatsSchema }), statistics);
+
+  // One header row and one row of figures; nested figures as JSON, as Unleash writes them.
+  app.get(
+    '/api/admin/instance-admin/statistics/csv',
+    route(can('ADMIN'), {
+      response: { 200: { description: 'The statistics as CSV', content: { 'text/csv': { schema: Type.String() } } } },
+    }),
+    async (_request, reply) => {
+      const figures = await statistics();
+      const cells = Object.values(figures).map((value) => (typeof value === 'object' ? JSON.stringify(value) : value));
+      reply
+        .header('content-disposition', `attachment; filename="vexil-${figures.instanceId}-${Date.parse(figures.timestamp)}.csv"`)
+        .type('text/csv; charset=utf-8');
+      return stringify([Object.keys(figures), cells], { escape_formulas: true });
+    },
+  );
 };

@@ -872,6 +872,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/instance-admin/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The installation's size: users, flags, projects, tokens, applications, sign-in methods */
+        get: operations["getInstanceAdminStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/instance-admin/statistics/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance statistics as CSV */
+        get: operations["getInstanceAdminStatsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/lifecycle/count": {
         parameters: {
             query?: never;
@@ -5907,6 +5941,68 @@ export interface components {
             }[];
             /** @enum {number} */
             version: 1;
+        };
+        instanceAdminStatsSchema: {
+            activeUsers: {
+                last7: number;
+                last30: number;
+                last60: number;
+                last90: number;
+            };
+            /** @description API tokens by type */
+            apiTokens: {
+                [key: string]: number;
+            };
+            archivedFeatureToggles: number;
+            clientApps: {
+                count: number;
+                range: string;
+            }[];
+            contextFields: number;
+            customRootRoles: number;
+            customRootRolesInUse: number;
+            edgeInstanceUsage: {
+                [key: string]: number;
+            };
+            environments: number;
+            featureExports: number;
+            featureImports: number;
+            featureToggles: number;
+            groups: number;
+            instanceId: string;
+            licensedUsers: number;
+            maxConstraints: number;
+            maxConstraintValues: number;
+            maxEnvironmentStrategies: number;
+            OIDCenabled: boolean;
+            passwordAuthEnabled: boolean;
+            previousDayMetricsBucketsCount: {
+                enabledCount: number;
+                variantCount: number;
+            };
+            productionChanges: {
+                last30: number;
+                last60: number;
+                last90: number;
+            };
+            projects: number;
+            readOnlyUsers: number;
+            releasePlans: number;
+            releaseTemplates: number;
+            roles: number;
+            SAMLenabled: boolean;
+            SCIMenabled: boolean;
+            segments: number;
+            serviceAccounts: number;
+            strategies: number;
+            /** @description SHA-256 of the instance id and the figures a licence depends on */
+            sum: string;
+            /** Format: date-time */
+            timestamp: string;
+            users: number;
+            versionEnterprise: string;
+            /** @description Vexil's version */
+            versionOSS: string;
         };
         integrationEventSchema: {
             /** Format: date-time */
@@ -11811,6 +11907,82 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getInstanceAdminStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["instanceAdminStatsSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getInstanceAdminStatsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
