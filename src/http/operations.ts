@@ -570,6 +570,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 202),
   'POST /api/frontend/client/register': op('registerFrontendClient', 'Register a frontend SDK', 202),
   'POST /api/admin/playground': op('getPlayground', 'Evaluate every flag for a context, with the reasons'),
+  'POST /api/admin/playground/advanced': op(
+    'getAdvancedPlayground',
+    'Evaluate every flag in several environments for every combination of comma-separated context values (at most 10,000 evaluations)',
+  ),
   'GET /api/admin/metrics/applications': op('getApplications', 'List the applications SDKs registered'),
   'GET /api/admin/metrics/applications/:appName': op('getApplication', 'Get an application with its instances'),
   'GET /api/admin/ui-config': op('getUiConfig', "The instance's name, version and frontend API origins"),

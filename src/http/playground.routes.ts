@@ -1,10 +1,29 @@
 import { Type } from '@sinclair/typebox';
 import type { EvaluationContext } from '../domain/evaluation/context.js';
-import { playground } from '../domain/evaluation/playground.js';
+import { advancedPlayground, playground, type PlaygroundEnvironment } from '../domain/evaluation/playground.js';
 import { NotFoundError } from '../shared/errors.js';
-import type { RouteModule } from './deps.js';
-import { PlaygroundRequestSchema, PlaygroundResponseSchema } from './sdk.schemas.js';
+import type { RouteDeps, RouteModule } from './deps.js';
+import {
+  AdvancedPlaygroundRequestSchema,
+  AdvancedPlaygroundResponseSchema,
+  PlaygroundRequestSchema,
+  PlaygroundResponseSchema,
+} from './sdk.schemas.js';
 import { can } from './plugins/access.js';
+
+/** Each environment's flags as SDKs read them (of the projects asked for); an unknown environment is a 404. */
+async function playgroundEnvironments(deps: RouteDeps, environments: string[], projects: '*' | string[]): Promise<PlaygroundEnvironment[]> {
+  const known = await deps.db.selectFrom('environments').select('name').where('name', 'in', environments).execute();
+  const missing = environments.find((environment) => !known.some((row) => row.name === environment));
+  if (missing !== undefined) throw new NotFoundError(`Could not find environment "${missing}"`);
+  return Promise.all(
+    environments.map(async (environment) => {
+      const configuration = await deps.clientFeatures.configuration(environment);
+      const features = configuration.features.filter((feature) => projects === '*' || projects.includes(feature.project));
+      return { environment, features, configuration };
+    }),
+  );
+}
 
 export const playgroundRoutes: RouteModule = async (app, { deps }) => {
   app.post(
@@ -15,10 +34,7 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { environment, projects = '*', context } = request.body;
-      const known = await deps.db.selectFrom('environments').select('name').where('name', '=', environment).executeTakeFirst();
-      if (!known) throw new NotFoundError(`Could not find environment "${environment}"`);
-      const configuration = await deps.clientFeatures.configuration(environment);
-      const features = configuration.features.filter((feature) => projects === '*' || projects.includes(feature.project));
+      const [{ features, configuration }] = (await playgroundEnvironments(deps, [environment], projects)) as [PlaygroundEnvironment];
       const evaluationContext: EvaluationContext = {
         ...(context as EvaluationContext),
         environment,
@@ -27,6 +43,25 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
       return {
         input: request.body,
         features: playground(features, configuration, evaluationContext),
+      };
+    },
+  );
+
+  app.post(
+    '/api/admin/playground/advanced',
+    {
+      schema: {
+        tags: ['Playground'],
+        body: Type.Ref(AdvancedPlaygroundRequestSchema),
+        response: { 200: Type.Ref(AdvancedPlaygroundResponseSchema) },
+      },
+      config: { access: can('READ') },
+    },
+    async (request) => {
+      const { environments, projects = '*', context } = request.body;
+      return {
+        input: request.body,
+        features: advancedPlayground(await playgroundEnvironments(deps, environments, projects), context),
       };
     },
   );

@@ -102,47 +102,72 @@ export const FrontendApiFeaturesSchema = Type.Object(
 
 const EvaluatedConstraint = Type.Intersect([Type.Ref(ConstraintSchema), Type.Object({ result: Type.Boolean() })]);
 
+/** One flag's outcome in the playground, and why. */
+const playgroundFeatureFields = {
+  name: Type.String(),
+  projectId: Type.String(),
+  isEnabled: Type.Boolean(),
+  isEnabledInCurrentEnvironment: Type.Boolean(),
+  hasUnsatisfiedDependency: Type.Boolean(),
+  variant: Type.Object({ name: Type.String(), enabled: Type.Boolean(), payload: Type.Optional(PayloadSchema) }),
+  variants: Type.Array(Type.Ref(VariantSchema)),
+  strategies: Type.Object({
+    result: Type.Union([Type.Boolean(), Type.Literal('unknown')]),
+    data: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        title: Type.Optional(Type.String()),
+        disabled: Type.Boolean(),
+        parameters: Type.Record(Type.String(), Type.String()),
+        result: Type.Object({
+          enabled: Type.Union([Type.Boolean(), Type.Literal('unknown')]),
+          evaluationStatus: Type.Union([Type.Literal('complete'), Type.Literal('incomplete')]),
+        }),
+        constraints: Type.Array(EvaluatedConstraint),
+        segments: Type.Array(
+          Type.Object({
+            id: Type.Integer(),
+            name: Type.String(),
+            result: Type.Boolean(),
+            constraints: Type.Array(EvaluatedConstraint),
+          }),
+        ),
+      }),
+    ),
+  }),
+};
+
 export const PlaygroundResponseSchema = Type.Object(
+  {
+    input: Type.Object({}, { additionalProperties: true }),
+    features: Type.Array(Type.Object(playgroundFeatureFields)),
+  },
+  { $id: 'playgroundResponseSchema' },
+);
+
+export const AdvancedPlaygroundResponseSchema = Type.Object(
   {
     input: Type.Object({}, { additionalProperties: true }),
     features: Type.Array(
       Type.Object({
         name: Type.String(),
         projectId: Type.String(),
-        isEnabled: Type.Boolean(),
-        isEnabledInCurrentEnvironment: Type.Boolean(),
-        hasUnsatisfiedDependency: Type.Boolean(),
-        variant: Type.Object({ name: Type.String(), enabled: Type.Boolean(), payload: Type.Optional(PayloadSchema) }),
-        variants: Type.Array(Type.Ref(VariantSchema)),
-        strategies: Type.Object({
-          result: Type.Union([Type.Boolean(), Type.Literal('unknown')]),
-          data: Type.Array(
+        environments: Type.Record(
+          Type.String(),
+          Type.Array(
             Type.Object({
-              id: Type.String(),
-              name: Type.String(),
-              title: Type.Optional(Type.String()),
-              disabled: Type.Boolean(),
-              parameters: Type.Record(Type.String(), Type.String()),
-              result: Type.Object({
-                enabled: Type.Union([Type.Boolean(), Type.Literal('unknown')]),
-                evaluationStatus: Type.Union([Type.Literal('complete'), Type.Literal('incomplete')]),
-              }),
-              constraints: Type.Array(EvaluatedConstraint),
-              segments: Type.Array(
-                Type.Object({
-                  id: Type.Integer(),
-                  name: Type.String(),
-                  result: Type.Boolean(),
-                  constraints: Type.Array(EvaluatedConstraint),
-                }),
-              ),
+              ...playgroundFeatureFields,
+              environment: Type.String(),
+              context: Type.Object({}, { additionalProperties: true, description: 'The one combination of context values evaluated' }),
             }),
           ),
-        }),
+          { description: "The flag's outcomes by environment, one per combination of context values" },
+        ),
       }),
     ),
   },
-  { $id: 'playgroundResponseSchema' },
+  { $id: 'advancedPlaygroundResponseSchema' },
 );
 
 /** Unleash's parameters for the applications list: a part of the name, and the page. */
@@ -492,7 +517,22 @@ export const PlaygroundRequestSchema = Type.Object(
   { $id: 'playgroundRequestSchema', additionalProperties: false },
 );
 
+export const AdvancedPlaygroundRequestSchema = Type.Object(
+  {
+    environments: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50, uniqueItems: true }),
+    projects: Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })])),
+    context: FrontendContextSchema,
+  },
+  {
+    $id: 'advancedPlaygroundRequestSchema',
+    additionalProperties: false,
+    description: 'Several environments at once; a text context value is a comma-separated list of alternatives, each combination evaluated',
+  },
+);
+
 export const sdkSchemas = [
+  AdvancedPlaygroundRequestSchema,
+  AdvancedPlaygroundResponseSchema,
   ClientRegistrationSchema,
   ClientMetricsSchema,
   FeatureUsageOverTimeSchema,

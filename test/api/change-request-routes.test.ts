@@ -335,6 +335,7 @@ const ROUTES: Record<string, Entry> = {
   'POST /api/proxy/client/register': { unguarded: SDKS },
   'POST /api/frontend/client/metrics': { unguarded: SDKS },
   'POST /api/frontend/client/register': { unguarded: SDKS },
+  'POST /api/admin/playground/advanced': { unguarded: READS },
   'POST /api/admin/playground': { unguarded: READS },
 };
 

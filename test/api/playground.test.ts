@@ -164,3 +164,86 @@ describe('POST /api/admin/playground', () => {
     );
   });
 });
+
+describe('advanced playground', () => {
+  interface AdvancedEntry {
+    environment: string;
+    context: Record<string, unknown>;
+    isEnabled: boolean;
+    isEnabledInCurrentEnvironment: boolean;
+  }
+  const advanced = (body: unknown) => ctx.admin.post('/api/admin/playground/advanced', body);
+
+  test('every environment and every combination of comma-separated values, grouped by flag', async () => {
+    const other = uniqueName('play-two');
+    await createProject(ctx, { id: other, environments: ['development', 'production'] });
+    const flag = await createFlag(ctx, other, {
+      strategies: [
+        { name: 'userWithId', parameters: { userIds: 'alice' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['no'] }] },
+      ],
+    });
+    const body = {
+      environments: ['development', 'production'],
+      projects: [other],
+      context: { userId: 'alice,bob', properties: { country: 'no,se' } },
+    };
+    const response = await advanced(body);
+    expectStatus(response, 200);
+    const answer = response.json() as {
+      input: unknown;
+      features: Array<{ name: string; projectId: string; environments: Record<string, AdvancedEntry[]> }>;
+    };
+    assert.deepEqual(answer.input, body);
+    assert.deepEqual(
+      answer.features.map((feature) => [feature.name, feature.projectId, Object.keys(feature.environments)]),
+      [[flag, other, ['development', 'production']]],
+    );
+    const outcomes = (environment: string) =>
+      answer.features[0]!.environments[environment]!.map((entry) => [
+        entry.environment,
+        entry.context.userId,
+        (entry.context.properties as Record<string, string>).country,
+        entry.isEnabled,
+      ]);
+    // Only alice in Norway is let in, and only where the flag is on (development).
+    assert.deepEqual(outcomes('development'), [
+      ['development', 'alice', 'no', true],
+      ['development', 'alice', 'se', false],
+      ['development', 'bob', 'no', false],
+      ['development', 'bob', 'se', false],
+    ]);
+    assert.deepEqual(outcomes('production'), [
+      ['production', 'alice', 'no', false],
+      ['production', 'alice', 'se', false],
+      ['production', 'bob', 'no', false],
+      ['production', 'bob', 'se', false],
+    ]);
+    assert.equal(answer.features[0]!.environments.development![0]!.context.environment, 'development');
+  });
+
+  test('more than 10,000 evaluations is refused before any is made, however the lists multiply', async () => {
+    const values = Array.from({ length: 100 }, (_, index) => `v${index}`).join(',');
+    const error = expectError(
+      await advanced({
+        environments: ['development'],
+        context: { userId: values, sessionId: values, properties: { a: values, b: values, c: values } },
+      }),
+      400,
+      'BadDataError',
+    );
+    assert.match(error.message, /more than 10000/);
+  });
+
+  test('bad input is a 400; an unknown environment a 404', async () => {
+    for (const body of [
+      { environments: [], context: {} },
+      { environments: ['development', 'development'], context: {} },
+      { environments: ['development'] },
+      { environments: ['development'], context: {}, extra: 1 },
+      { environments: ['development'], projects: 'all', context: {} },
+    ]) {
+      expectError(await advanced(body), 400, 'BadDataError');
+    }
+    expectError(await advanced({ environments: ['development', 'no-such-environment'], context: {} }), 404, 'NotFoundError');
+  });
+});

@@ -21,7 +21,6 @@ const NOT_YET = new Set<string>([
   'createPublicSignupToken',
   'getPublicSignupToken',
   'updatePublicSignupToken',
-  'getAdvancedPlayground',
   'getContextFieldsForProject',
   'createContextFieldForProject',
   'validateContextFieldNameForProject',

@@ -1,6 +1,7 @@
 import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { Constraint } from '../features/feature-views.js';
 import type { EvaluationContext } from './context.js';
+import { BadDataError } from '../../shared/errors.js';
 import { type CompiledStrategy, engineFor, type FlagConfiguration } from './engine.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
@@ -81,4 +82,83 @@ export function playground(features: ClientFeature[], configuration: FlagConfigu
       strategies: { result: strategyResult, data },
     };
   });
+}
+
+/** The most evaluations (environments × flags × contexts) one advanced playground request may ask for. */
+export const ADVANCED_PLAYGROUND_MAX_EVALUATIONS = 10_000;
+
+type ContextInput = Record<string, unknown> & { properties?: Record<string, unknown> };
+
+type Axis = { key: string; inProperties: boolean; values: unknown[] };
+
+/** Each context field (custom properties too) with its alternatives: a text value is a comma-separated list of them. */
+function contextAxes(context: ContextInput): Axis[] {
+  const { properties, ...top } = context;
+  const alternatives = (value: unknown) => (typeof value === 'string' ? value.split(',') : [value]);
+  return [
+    ...Object.entries(top).map(([key, value]) => ({ key, inProperties: false, values: alternatives(value) })),
+    ...Object.entries(properties ?? {}).map(([key, value]) => ({ key, inProperties: true, values: alternatives(value) })),
+  ];
+}
+
+/** Every context the axes stand for, one per combination of their alternatives (as Unleash's advanced playground). */
+function contextCombinations(axes: Axis[]): ContextInput[] {
+  return axes.reduce<ContextInput[]>(
+    (combinations, axis) =>
+      combinations.flatMap((combination) =>
+        axis.values.map((value) =>
+          axis.inProperties
+            ? { ...combination, properties: { ...(combination.properties ?? {}), [axis.key]: value } }
+            : { ...combination, [axis.key]: value },
+        ),
+      ),
+    [{}],
+  );
+}
+
+export interface PlaygroundEnvironment {
+  environment: string;
+  features: ClientFeature[];
+  configuration: FlagConfiguration;
+}
+
+/**
+ * The playground over several environments and every combination of context values at once: for each flag, its
+ * outcome per environment and context. Refused beyond ADVANCED_PLAYGROUND_MAX_EVALUATIONS, before any is run.
+ */
+export function advancedPlayground(environments: PlaygroundEnvironment[], context: ContextInput) {
+  const axes = contextAxes(context);
+  // Counted before any context is made: the combinations of a few long lists are more than memory holds.
+  const combinationCount = axes.reduce((product, axis) => product * axis.values.length, 1);
+  const flagCount = Math.max(1, ...environments.map((environment) => environment.features.length));
+  const evaluations = environments.length * flagCount * combinationCount;
+  if (evaluations > ADVANCED_PLAYGROUND_MAX_EVALUATIONS) {
+    throw new BadDataError(
+      `This would make ${evaluations} evaluations, more than ${ADVANCED_PLAYGROUND_MAX_EVALUATIONS}: choose fewer environments (${environments.length}), projects (${flagCount} flags) or context values (${combinationCount} combinations)`,
+    );
+  }
+  const contexts = contextCombinations(axes);
+  const byFlag = new Map<
+    string,
+    {
+      name: string;
+      projectId: string;
+      environments: Record<string, Array<PlaygroundFeature & { environment: string; context: ContextInput }>>;
+    }
+  >();
+  for (const { environment, features, configuration } of environments) {
+    for (const single of contexts) {
+      const evaluationContext: EvaluationContext = {
+        ...(single as EvaluationContext),
+        environment,
+        ...(typeof single.currentTime === 'string' ? { currentTime: new Date(single.currentTime) } : {}),
+      };
+      for (const outcome of playground(features, configuration, evaluationContext)) {
+        const entry = byFlag.get(outcome.name) ?? { name: outcome.name, projectId: outcome.projectId, environments: {} };
+        byFlag.set(outcome.name, entry);
+        (entry.environments[environment] ??= []).push({ ...outcome, environment, context: { ...single, environment } });
+      }
+    }
+  }
+  return [...byFlag.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1113,6 +1113,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/playground/advanced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Evaluate every flag in several environments for every combination of comma-separated context values (at most 10,000 evaluations) */
+        post: operations["getAdvancedPlayground"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects": {
         parameters: {
             query?: never;
@@ -4475,6 +4492,85 @@ export interface components {
             usedInFeatures: number;
             /** @description Projects of those flags */
             usedInProjects: number;
+        };
+        /** @description Several environments at once; a text context value is a comma-separated list of alternatives, each combination evaluated */
+        advancedPlaygroundRequestSchema: {
+            context: {
+                appName?: string;
+                /** Format: date-time */
+                currentTime?: string;
+                environment?: string;
+                properties?: {
+                    [key: string]: string;
+                };
+                remoteAddress?: string;
+                sessionId?: string;
+                userId?: string;
+            } & {
+                [key: string]: string;
+            };
+            environments: string[];
+            projects?: "*" | string[];
+        };
+        advancedPlaygroundResponseSchema: {
+            features: {
+                /** @description The flag's outcomes by environment, one per combination of context values */
+                environments: {
+                    [key: string]: {
+                        /** @description The one combination of context values evaluated */
+                        context: {
+                            [key: string]: unknown;
+                        };
+                        environment: string;
+                        hasUnsatisfiedDependency: boolean;
+                        isEnabled: boolean;
+                        isEnabledInCurrentEnvironment: boolean;
+                        name: string;
+                        projectId: string;
+                        strategies: {
+                            data: {
+                                constraints: (components["schemas"]["constraintSchema"] & {
+                                    result: boolean;
+                                })[];
+                                disabled: boolean;
+                                id: string;
+                                name: string;
+                                parameters: {
+                                    [key: string]: string;
+                                };
+                                result: {
+                                    enabled: boolean | "unknown";
+                                    evaluationStatus: "complete" | "incomplete";
+                                };
+                                segments: {
+                                    constraints: (components["schemas"]["constraintSchema"] & {
+                                        result: boolean;
+                                    })[];
+                                    id: number;
+                                    name: string;
+                                    result: boolean;
+                                }[];
+                                title?: string;
+                            }[];
+                            result: boolean | "unknown";
+                        };
+                        variant: {
+                            enabled: boolean;
+                            name: string;
+                            payload?: {
+                                type: string;
+                                value: string;
+                            };
+                        };
+                        variants: components["schemas"]["variantSchema"][];
+                    }[];
+                };
+                name: string;
+                projectId: string;
+            }[];
+            input: {
+                [key: string]: unknown;
+            };
         };
         apiTokenSchema: {
             /** Format: date-time */
@@ -12764,6 +12860,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["playgroundResponseSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getAdvancedPlayground: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["advancedPlaygroundRequestSchema"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["advancedPlaygroundResponseSchema"];
                 };
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
