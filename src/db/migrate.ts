@@ -28,6 +28,7 @@ import * as passwordResetTokens from './migrations/0025-password-reset-tokens.js
 import * as featureTypeLifetimes from './migrations/0026-feature-type-lifetimes.js';
 import * as applicationDetails from './migrations/0027-application-details.js';
 import * as instanceId from './migrations/0028-instance-id.js';
+import * as inviteLinks from './migrations/0029-invite-links.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0026-feature-type-lifetimes': featureTypeLifetimes,
   '0027-application-details': applicationDetails,
   '0028-instance-id': instanceId,
+  '0029-invite-links': inviteLinks,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -47,6 +47,23 @@ export interface PasswordResetTokensTable {
   created_by: string;
 }
 
+/** An invite link (Unleash's public sign-up token, migration 0029); only the hash of its secret is kept. */
+export interface InviteLinksTable {
+  id: Generated<number>;
+  secret_hash: string;
+  name: string;
+  root_role: Generated<RootRoleName>;
+  enabled: Generated<boolean>;
+  expires_at: Date;
+  created_at: Date;
+  created_by: string;
+}
+
+export interface InviteLinkUsersTable {
+  invite_link_id: number;
+  user_id: number;
+}
+
 /** A feedback questionnaire a person answered or declined (migration 0022). */
 export interface UserFeedbackTable {
   user_id: number;
@@ -711,6 +728,8 @@ export interface Database {
   tags: TagsTable;
   feature_links: FeatureLinksTable;
   feature_type_lifetimes: FeatureTypeLifetimesTable;
+  invite_links: InviteLinksTable;
+  invite_link_users: InviteLinkUsersTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
   action_set_events: ActionSetEventsTable;

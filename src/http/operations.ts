@@ -218,6 +218,15 @@ export const OPERATIONS: Record<string, Operation> = {
     'getTelemetrySettings',
     'What the instance reports about itself: nothing (both collections are off)',
   ),
+  'GET /api/admin/invite-link/tokens': op(
+    'getAllPublicSignupTokens',
+    'List invite links (without their secrets), with the people who used each',
+  ),
+  'POST /api/admin/invite-link/tokens': op('createPublicSignupToken', 'Make an invite link; its secret and address are shown this once'),
+  'GET /api/admin/invite-link/tokens/:token': op('getPublicSignupToken', 'Get an invite link by its secret or id'),
+  'PUT /api/admin/invite-link/tokens/:token': op('updatePublicSignupToken', "Change an invite link's expiry, or turn it off or on"),
+  'GET /invite/:token/validate': op('validatePublicSignupToken', 'Whether an invite link can still be used (200) or not (400)', 200),
+  'POST /invite/:token/signup': op('addPublicSignupTokenUser', 'Make an account through an invite link, with its role'),
   'GET /api/admin/instance-admin/statistics': op(
     'getInstanceAdminStats',
     "The installation's size: users, flags, projects, tokens, applications, sign-in methods",

@@ -58,6 +58,7 @@ import { tagSchemas } from './tags.schemas.js';
 import { uiConfigRoutes } from './ui-config.routes.js';
 import { uiConfigSchemas } from './ui-config.schemas.js';
 import { userRoutes } from './users.routes.js';
+import { inviteLinkRoutes } from './invite-links.routes.js';
 import { userSchemas } from './users.schemas.js';
 import { scimRoutes } from './scim.routes.js';
 import { roleRoutes } from './roles.routes.js';
@@ -70,6 +71,7 @@ export const routeModules: RouteModule[] = [
   metricsRoutes,
   authRoutes,
   userRoutes,
+  inviteLinkRoutes,
   scimRoutes,
   roleRoutes,
   accessRoutes,

@@ -286,7 +286,55 @@ export const SignInOptionsSchema = Type.Object(
   { $id: 'signInOptionsSchema' },
 );
 
+const inviteLinkFields = {
+  id: Type.Integer({ description: 'Names the link in paths, as its secret does' }),
+  name: Type.String(),
+  enabled: Type.Boolean({ description: 'False once expired, whatever was set' }),
+  expiresAt: DateTime,
+  createdAt: DateTime,
+  createdBy: Type.String(),
+  role: Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.Literal('root') }),
+  users: Type.Array(Type.Ref(UserSchema), { description: 'The people who made their accounts through it' }),
+};
+
+export const InviteLinkSchema = Type.Object(inviteLinkFields, {
+  $id: 'publicSignupTokenSchema',
+  description: 'An invite link; its secret and address are shown only when it is made',
+});
+
+export const CreatedInviteLinkSchema = Type.Object(
+  {
+    ...inviteLinkFields,
+    secret: Type.String({ description: 'Shown this once' }),
+    url: Type.String({ format: 'uri', description: 'Where an invited person makes their account; shown this once' }),
+  },
+  { $id: 'createdPublicSignupTokenSchema' },
+);
+
+export const InviteLinksSchema = Type.Object({ tokens: Type.Array(Type.Ref(InviteLinkSchema)) }, { $id: 'publicSignupTokensSchema' });
+
+export const CreateInviteLinkSchema = StrictObject(
+  { name: Type.String({ minLength: 1, maxLength: 100 }), expiresAt: DateTime },
+  { $id: 'publicSignupTokenCreateSchema' },
+);
+
+export const UpdateInviteLinkSchema = StrictObject(
+  { expiresAt: Type.Optional(DateTime), enabled: Type.Optional(Type.Boolean()) },
+  { $id: 'publicSignupTokenUpdateSchema' },
+);
+
+export const CreateInvitedUserSchema = StrictObject(
+  { username: Type.Optional(Username), email: Email, name: PersonName, password: Type.String({ maxLength: 1000 }) },
+  { $id: 'createInvitedUserSchema' },
+);
+
 export const userSchemas = [
+  InviteLinkSchema,
+  CreatedInviteLinkSchema,
+  InviteLinksSchema,
+  CreateInviteLinkSchema,
+  UpdateInviteLinkSchema,
+  CreateInvitedUserSchema,
   SignInOptionsSchema,
   UserSchema,
   RoleSchema,

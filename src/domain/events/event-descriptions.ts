@@ -415,6 +415,19 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Integration deleted',
     summary: (e, who) => `${who} deleted the ${bold(fields(e.preData).provider)} integration ${bold(fields(e.preData).id)}`,
   },
+  'public-signup-token-created': {
+    label: 'Invite link made',
+    summary: (e, who) => `${who} made the invite link ${bold(fields(e.data).name)}, valid until ${md(fields(e.data).expiresAt)}`,
+  },
+  'public-signup-token-updated': {
+    label: 'Invite link changed',
+    summary: (e, who) =>
+      `${who} ${fields(e.data).enabled === false && fields(e.preData).enabled !== false ? 'turned off' : 'changed'} the invite link ${bold(fields(e.data).name)}`,
+  },
+  'public-signup-token-user-added': {
+    label: 'Account made through an invite link',
+    summary: (e) => `A person made their account through the invite link ${bold(fields(e.data).name)}`,
+  },
   'application-updated': {
     label: 'Application described',
     summary: (e, who) => `${who} changed the description of the application ${bold(fields(e.data).appName)}`,
