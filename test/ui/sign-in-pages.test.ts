@@ -240,4 +240,50 @@ describe('sign-in pages in a browser', { timeout: 120_000 }, () => {
       await context.close();
     }
   });
+
+  test('an invite link made on the Users page leads a newcomer to make a Viewer account; turned off, it says so', async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/admin/users`);
+    const invites = ui.page.getByRole('region', { name: 'Invite links' });
+    await invites.getByLabel('Name').fill('Join the flag team');
+    await invites.getByLabel('Works for').selectOption('30');
+    await invites.getByRole('button', { name: 'Make invite link' }).click();
+    const link = new URL(await textOf(invites.getByTestId('secret')));
+    assert.match(link.pathname, /^\/invite\/[A-Za-z0-9_-]{20,}$/);
+    const row = invites.getByRole('table', { name: 'Invite links' }).locator('tr', { hasText: 'Join the flag team' });
+    assert.match(await textOf(row), /Join the flag team\s*Working.*None/);
+    await invites.screenshot({ path: join(tmpdir(), 'vexil-invite-links.png') });
+
+    const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await context.newPage();
+    watchForProblems(page, ui.problems);
+    try {
+      await page.goto(`${ui.server.baseUrl}${link.pathname}`);
+      const form = page.getByRole('form', { name: 'Make your account' });
+      await form.getByLabel('Name').fill('Nova Newcomer');
+      await form.getByLabel('Email').fill('nova@example.com');
+      await form.getByLabel('Password').fill('short');
+      await form.getByRole('button', { name: 'Make my account' }).click();
+      await shows(page, 'The password must be at least 10 characters long');
+      await form.getByLabel('Password').fill('Nova-Strong-Pass-42!');
+      await form.getByRole('button', { name: 'Make my account' }).click();
+      await shows(page, 'Your account nova@example.com is made.');
+      await page.screenshot({ path: join(tmpdir(), 'vexil-invite-signed-up.png'), fullPage: true });
+      await signIn(page, ui.server.baseUrl, 'nova@example.com', 'Nova-Strong-Pass-42!');
+
+      // The Admin sees who came in through the link, and turns it off: the link then says so.
+      await ui.page.reload();
+      assert.match(await textOf(row), /Working.*nova@example\.com/);
+      await row.getByRole('button', { name: 'Turn off' }).click();
+      await waitForTexts(row, (texts) => texts.some((text) => /\bOff\b/.test(text)));
+      const stranger = await ui.browser.newContext();
+      const strangerPage = await stranger.newPage();
+      await strangerPage.goto(`${ui.server.baseUrl}${link.pathname}`);
+      await shows(strangerPage, 'This invite link is unknown, turned off or expired.');
+      await strangerPage.screenshot({ path: join(tmpdir(), 'vexil-invite-off.png'), fullPage: true });
+      await stranger.close();
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(ui.problems, []);
+  });
 });

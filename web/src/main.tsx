@@ -32,6 +32,7 @@ import { Profile } from './pages/profile';
 import { Playground } from './pages/playground';
 import { ProjectPage } from './pages/project';
 import { ResetPassword } from './pages/reset-password';
+import { Invite } from './pages/invite';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
 
@@ -48,7 +49,8 @@ const queryClient = new QueryClient({
 
 whenSignedOut(() => {
   // Pages for people who are not signed in: a 401 there is the page's own business.
-  if (window.location.pathname === '/login' || window.location.pathname === '/reset-password') return;
+  const { pathname } = window.location;
+  if (pathname === '/login' || pathname === '/reset-password' || pathname.startsWith('/invite/')) return;
   queryClient.clear();
   const next = window.location.pathname + window.location.search;
   window.location.assign(`/login?next=${encodeURIComponent(next)}`);
@@ -64,6 +66,7 @@ createRoot(document.getElementById('root')!).render(
         <Routes>
           <Route path="/login" element={<SignIn />} />
           <Route path="/reset-password" element={<ResetPassword />} />
+          <Route path="/invite/:token" element={<Invite />} />
           <Route element={<Layout />}>
             <Route index element={<Navigate to="/flags" replace />} />
             <Route path="flags" element={<Flags />} />

@@ -170,6 +170,80 @@ function SignInHistory() {
   );
 }
 
+const INVITE_DAYS = [1, 7, 30];
+
+/** Invite links: made here with how long they work, shown once to copy, turned off when no longer wanted. */
+function InviteLinks() {
+  const links = useQuery(queries.inviteLinks());
+  const create = useAction(actions.createInviteLink);
+  const setEnabled = useAction(actions.setInviteLinkEnabled);
+  return (
+    <section className="stack" aria-label="Invite links">
+      <h2>Invite links</h2>
+      <p className="muted">Whoever follows an invite link makes their own account, as a Viewer, until the link expires or is turned off.</p>
+      <form
+        className="row fields"
+        aria-label="New invite link"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const days = Number(form.get('days'));
+          create.mutate({ name: String(form.get('name')), expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() });
+        }}
+      >
+        <Field label="Name" error={create.error} field="name">
+          <input name="name" required placeholder="Join the flag team" />
+        </Field>
+        <Field label="Works for" error={create.error} field="expiresAt">
+          <select name="days" defaultValue="7">
+            {INVITE_DAYS.map((days) => (
+              <option key={days} value={days}>
+                {days === 1 ? '1 day' : `${days} days`}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button className="primary" type="submit" disabled={create.isPending}>
+          Make invite link
+        </button>
+      </form>
+      {create.data && <OneTimeSecret label={`Invite link "${create.data.name}"`} secret={create.data.url} />}
+      <Loaded query={links} what="the invite links">
+        {(data) =>
+          data.tokens.length === 0 ? (
+            <p className="muted">No invite links yet.</p>
+          ) : (
+            <Table label="Invite links" columns={['Name', 'State', 'Expires', 'Accounts made', '']}>
+              {data.tokens.map((link) => (
+                <tr key={link.id}>
+                  <td>{link.name}</td>
+                  <td>{link.enabled ? <span className="badge success">Working</span> : <span className="badge">Off</span>}</td>
+                  <td className="small">{formatDate(link.expiresAt)}</td>
+                  <td className="small">
+                    {link.users.length === 0 ? 'None' : link.users.map((user) => user.email ?? user.username).join(', ')}
+                  </td>
+                  <td>
+                    {link.enabled && (
+                      <ConfirmButton
+                        question={`Turn off the invite link "${link.name}"?`}
+                        onConfirm={() => setEnabled.mutate({ id: link.id, enabled: false })}
+                        disabled={setEnabled.isPending}
+                      >
+                        Turn off
+                      </ConfirmButton>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )
+        }
+      </Loaded>
+      <ErrorMessage error={setEnabled.error} />
+    </section>
+  );
+}
+
 function NewUserForm({ roles, onCreated }: { roles: Role[]; onCreated: (user: User) => void }) {
   const create = useAction(actions.createUser, onCreated);
   const submit = (form: FormData) => {
@@ -293,6 +367,7 @@ export function AdminUsers() {
           />
         )}
       />
+      <InviteLinks />
       <SignInHistory />
     </>
   );

@@ -27,6 +27,14 @@ export const accessQueries = {
       queryFn: () => ok(api.GET('/auth/reset/validate', { params: { query: { token } } })),
       retry: false,
     }),
+  inviteLinks: () => queryOptions({ queryKey: keys.inviteLinks, queryFn: () => ok(api.GET('/api/admin/invite-link/tokens')) }),
+  /** Whether an invite link can still be used: the sign-up page asks before it shows its form. */
+  inviteLinkValid: (secret: string) =>
+    queryOptions({
+      queryKey: ['invite-link-valid', secret],
+      queryFn: () => ok(api.GET('/invite/{token}/validate', { params: { path: { token: secret } } })).then(() => true),
+      retry: false,
+    }),
   signInOptions: () => queryOptions({ queryKey: keys.signInOptions, queryFn: () => ok(api.GET('/auth/options')), staleTime: 300_000 }),
   roles: () => queryOptions({ queryKey: keys.roles, queryFn: () => ok(api.GET('/api/admin/roles')) }),
   role: (id: number) => queryOptions({ queryKey: keys.role(id), queryFn: () => ok(api.GET('/api/admin/roles/{id}', byId(id))) }),
@@ -44,6 +52,20 @@ export const accessQueries = {
 export const accessActions = {
   signIn: action((body: JsonBody<'/auth/simple/login', 'post'>) => ok(api.POST('/auth/simple/login', { body })), []),
   askForResetEmail: action((email: string) => ok(api.POST('/auth/reset/password-email', { body: { email } })), []),
+  createInviteLink: action(
+    (body: JsonBody<'/api/admin/invite-link/tokens', 'post'>) => ok(api.POST('/api/admin/invite-link/tokens', { body })),
+    [keys.inviteLinks, keys.events],
+  ),
+  setInviteLinkEnabled: action(
+    ({ id, enabled }: { id: number; enabled: boolean }) =>
+      ok(api.PUT('/api/admin/invite-link/tokens/{token}', { params: { path: { token: String(id) } }, body: { enabled } })),
+    [keys.inviteLinks, keys.events],
+  ),
+  signUpWithInvite: action(
+    ({ secret, ...body }: { secret: string } & JsonBody<'/invite/{token}/signup', 'post'>) =>
+      ok(api.POST('/invite/{token}/signup', { params: { path: { token: secret } }, body })),
+    [],
+  ),
   resetPassword: action((body: JsonBody<'/auth/reset/password', 'post'>) => ok(api.POST('/auth/reset/password', { body })), []),
   changeOwnPassword: action(
     (body: JsonBody<'/api/admin/user/change-password', 'post'>) => ok(api.POST('/api/admin/user/change-password', { body })),

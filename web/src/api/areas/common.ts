@@ -37,6 +37,7 @@ export const keys = {
   contextFields: ['context-fields'],
   strategyDefinitions: ['strategy-definitions'],
   users: ['users'],
+  inviteLinks: ['invite-links'],
   /** Every list of sessions; one user's key starts with it. */
   sessions: ['sessions'],
   sessionsOf: (userId: number | 'me') => ['sessions', userId],
