@@ -480,6 +480,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/segments/:id': op('getSegment', 'Get a segment'),
   'PUT /api/admin/segments/:id': op('updateSegment', 'Update a segment', 204),
   'DELETE /api/admin/segments/:id': op('removeSegment', 'Delete a segment no strategy uses', 204),
+  'POST /api/admin/segments/strategies': op(
+    'updateFeatureStrategySegments',
+    'Set the segments one strategy uses (named by project, environment and id), the others taken off',
+  ),
   'GET /api/admin/segments/strategies/:strategyId': op('getSegmentsByStrategyId', "List the segments a flag's strategy uses"),
   'GET /api/admin/segments/:id/strategies': op('getStrategiesBySegmentId', 'List the strategies that use a segment'),
 

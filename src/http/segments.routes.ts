@@ -9,7 +9,9 @@ import {
   listSegmentStrategies,
   listStrategySegments,
 } from '../domain/segments/segments.js';
+import { locateStrategy, setStrategySegmentsOnly } from '../domain/features/strategies.js';
 import { IdParams } from './common.schemas.js';
+import type { FastifyRequest } from 'fastify';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can } from './plugins/access.js';
 import {
@@ -18,10 +20,12 @@ import {
   SegmentSchema,
   SegmentsSchema,
   SegmentStrategiesSchema,
+  UpdateStrategySegmentsSchema,
   UpsertSegmentSchema,
 } from './segments.schemas.js';
 
 const route = routesTagged(['Segments']);
+const strategyPlace = (request: FastifyRequest) => request.body as { projectId: string; environmentId: string };
 const SEGMENTS = '/api/admin/segments';
 
 // Status codes are Unleash's (204 for update and delete): clients generated from its OpenAPI document expect them.
@@ -34,6 +38,29 @@ export const segmentRoutes: RouteModule = async (app, { deps, act }) => {
       ok: SegmentsSchema,
     }),
     async (request) => ({ segments: await listStrategySegments(deps.db, request.params.strategyId) }),
+  );
+
+  // The permission is asked in the project and environment the body names; the strategy is then found from its id
+  // and must be in exactly those, so naming others reaches nothing.
+  app.post(
+    `${SEGMENTS}/strategies`,
+    route(
+      can(
+        'UPDATE_FEATURE_STRATEGY',
+        (request) => strategyPlace(request).projectId,
+        (request: FastifyRequest) => strategyPlace(request).environmentId,
+      ),
+      {
+        body: UpdateStrategySegmentsSchema,
+        created: UpdateStrategySegmentsSchema,
+      },
+    ),
+    async (request, reply) => {
+      const { projectId, environmentId, strategyId, segmentIds } = request.body;
+      const target = await locateStrategy(deps.db, strategyId, { project: projectId, environment: environmentId });
+      const updated = await act(request, (uow) => setStrategySegmentsOnly(uow, target, strategyId, [...new Set(segmentIds)]));
+      return reply.status(201).send({ projectId, environmentId, strategyId, segmentIds: updated.segments });
+    },
   );
 
   app.get(SEGMENTS, route(can('READ'), { ok: SegmentsSchema }), async () => ({

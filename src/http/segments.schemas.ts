@@ -55,4 +55,25 @@ export const SegmentStrategiesSchema = Type.Object({ strategies: Type.Array(Stra
 
 export const NameSchema = StrictObject({ name: SegmentName }, { $id: 'nameSchema' });
 
-export const segmentSchemas = [SegmentSchema, AdminSegmentSchema, SegmentsSchema, UpsertSegmentSchema, SegmentStrategiesSchema, NameSchema];
+export const UpdateStrategySegmentsSchema = StrictObject(
+  {
+    projectId: UrlFriendlyName,
+    environmentId: UrlFriendlyName,
+    strategyId: Type.String({ format: 'uuid', errorMessage: 'strategyId must be a UUID' }),
+    segmentIds: Type.Array(Type.Integer({ minimum: 1 }), {
+      maxItems: 100,
+      description: 'Every segment the strategy is to use; the others are taken off',
+    }),
+  },
+  { $id: 'updateFeatureStrategySegmentsSchema' },
+);
+
+export const segmentSchemas = [
+  UpdateStrategySegmentsSchema,
+  SegmentSchema,
+  AdminSegmentSchema,
+  SegmentsSchema,
+  UpsertSegmentSchema,
+  SegmentStrategiesSchema,
+  NameSchema,
+];

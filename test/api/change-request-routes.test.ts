@@ -131,6 +131,14 @@ const ROUTES: Record<string, Entry> = {
   [`POST ${P}/revive`]: { unguarded: 'revives the flag turned off in every environment (tested below)' },
   'POST /api/admin/archive/revive/:featureName': { unguarded: 'revives the flag turned off in every environment (tested below)' },
   // Segments in use in the protected environment.
+  'POST /api/admin/segments/strategies': refused((s, c) =>
+    c.post('/api/admin/segments/strategies', {
+      projectId: s.project,
+      environmentId: 'production',
+      strategyId: s.strategyId,
+      segmentIds: [],
+    }),
+  ),
   'PUT /api/admin/segments/:id': refused((s, c) =>
     c.put(`/api/admin/segments/${s.segmentId}`, { name: `${s.project}-seg`, description: 'edited', constraints: [] }),
   ),

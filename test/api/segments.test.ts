@@ -4,7 +4,7 @@ import { expectError, expectStatus, assertEvents, getOk, onlyEvent, expectRefuse
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName, sendMalformedJson } from '../helpers/fixtures.js';
 import { useTestApp } from '../helpers/test-app.js';
-import { createFlag, createProject } from '../helpers/projects.js';
+import { createFlag, createProject, projectPath } from '../helpers/projects.js';
 
 const ctx = useTestApp();
 
@@ -391,5 +391,99 @@ describe("a strategy's segments", () => {
     );
     expectError(await ctx.admin.get('/api/admin/segments/strategies/00000000-0000-4000-8000-000000000000'), 404, 'NotFoundError');
     expectError(await ctx.admin.get('/api/admin/segments/strategies/no-such-strategy'), 400, 'BadDataError');
+  });
+});
+
+describe("setting a strategy's segments (POST /api/admin/segments/strategies)", () => {
+  const SET = '/api/admin/segments/strategies';
+  const strategySegments = async (id: string) =>
+    (await getOk<{ segments: Array<{ id: number }> }>(ctx.admin, `${SET}/${id}`)).segments.map((segment) => segment.id).sort();
+
+  test('replaces the segments and nothing else, recorded as an update of the strategy', async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    const flag = await createFlag(ctx, project);
+    const [first, second, third] = [await createSegment(), await createSegment(), await createSegment()];
+    const id = await addStrategy(project, flag, 'development', [first!.id]);
+    const before = await lastEventId(ctx);
+    const body = { projectId: project, environmentId: 'development', strategyId: id, segmentIds: [third!.id, second!.id] };
+    const response = await ctx.admin.post(SET, body);
+    expectStatus(response, 201);
+    assert.deepEqual(response.json(), { ...body, segmentIds: [second!.id, third!.id].sort((a, b) => a - b) });
+    assert.deepEqual(
+      await strategySegments(id),
+      [second!.id, third!.id].sort((a, b) => a - b),
+    );
+    const event = onlyEvent(await eventsSince(ctx, before), 'feature-strategy-update');
+    assert.deepEqual(
+      [(event.preData as { segments: number[] }).segments, event.environment, event.featureName],
+      [[first!.id], 'development', flag],
+    );
+    expectStatus(await ctx.admin.post(SET, { ...body, segmentIds: [] }), 201);
+    assert.deepEqual(await strategySegments(id), []);
+  });
+
+  test("the project and environment named must be the strategy's own; bad input is a 400; nothing changes", async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    const other = await createProject(ctx);
+    const flag = await createFlag(ctx, project);
+    const segment = await createSegment();
+    const id = await addStrategy(project, flag, 'development', [segment.id]);
+    const read = () => strategySegments(id);
+    const body = { projectId: project, environmentId: 'development', strategyId: id, segmentIds: [] as number[] };
+    for (const wrong of [
+      { projectId: other },
+      { environmentId: 'production' },
+      { strategyId: '00000000-0000-4000-8000-000000000000' },
+      { segmentIds: [999_999] },
+    ]) {
+      await expectRefused(ctx, () => ctx.admin.post(SET, { ...body, ...wrong }), { status: 404, name: 'NotFoundError' }, read);
+    }
+    const cases: Array<[unknown, string]> = [
+      [{ ...body, segmentIds: ['one'] }, '/body/segmentIds/0'],
+      [{ ...body, strategyId: 'not-a-uuid' }, '/body/strategyId'],
+      [{ ...body, extra: true }, '/body/extra'],
+      [{ projectId: project, environmentId: 'development', strategyId: id }, '/body/segmentIds'],
+    ];
+    for (const [sent, path] of cases)
+      await expectRefused(ctx, () => ctx.admin.post(SET, sent), { status: 400, name: 'BadDataError', path }, read);
+  });
+
+  test('a Viewer is refused; so is a role that may change strategies in development only, in production', async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    const flag = await createFlag(ctx, project);
+    const segment = await createSegment();
+    const development = await addStrategy(project, flag, 'development', []);
+    const production = await addStrategy(project, flag, 'production', []);
+    const viewer = ctx.withCookie((await createUserSession(ctx, 'Viewer')).cookie);
+    const send = (client: typeof viewer, environmentId: string, strategyId: string) =>
+      client.post(SET, { projectId: project, environmentId, strategyId, segmentIds: [segment.id] });
+    await expectRefused(
+      ctx,
+      () => send(viewer, 'development', development),
+      { status: 403, name: 'PermissionError' },
+      () => strategySegments(development),
+    );
+
+    const role = await ctx.admin.post('/api/admin/roles', {
+      name: uniqueName('dev-strategies'),
+      type: 'custom',
+      permissions: [{ name: 'UPDATE_FEATURE_STRATEGY', environment: 'development' }],
+    });
+    expectStatus(role, 201);
+    const developer = await createUserSession(ctx, 'Viewer');
+    expectStatus(
+      await ctx.admin.put(`${projectPath(project)}/users/${developer.id}/roles`, { roles: [(role.json() as { id: number }).id] }),
+      200,
+    );
+    const asDeveloper = ctx.withCookie(developer.cookie);
+    expectStatus(await send(asDeveloper, 'development', development), 201);
+    assert.deepEqual(await strategySegments(development), [segment.id]);
+    const refusal = await expectRefused(
+      ctx,
+      () => send(asDeveloper, 'production', production),
+      { status: 403, name: 'PermissionError' },
+      () => strategySegments(production),
+    );
+    assert.match(refusal.message, /in production/);
   });
 });

@@ -26,7 +26,6 @@ const NOT_YET = new Set<string>([
   'updateContextFieldLegalValueForProject',
   'deleteContextFieldLegalValueForProject',
   'getStrategiesByContextFieldForProject',
-  'updateFeatureStrategySegments',
   'edgeCreateOrReturnTokens',
 ]);
 

@@ -280,3 +280,32 @@ export async function setStrategySortOrder(
     preData: current.map((s) => ({ id: s.id, sortOrder: s.sortOrder })),
   });
 }
+
+/**
+ * Where a strategy is, found by its id alone (Unleash's `POST /api/admin/segments/strategies` names it so); a 404 when
+ * the project and environment the caller named are not its own, so no one reaches a strategy through another project.
+ */
+export async function locateStrategy(db: Db, id: string, claimed: { project: string; environment: string }): Promise<StrategyTarget> {
+  const row = await db
+    .selectFrom('feature_strategies as s')
+    .innerJoin('features as f', 'f.name', 's.feature_name')
+    .select(['f.project', 's.feature_name', 's.environment'])
+    .where('s.id', '=', id)
+    .where('f.archived_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || row.project !== claimed.project || row.environment !== claimed.environment) {
+    throw new NotFoundError(`Could not find strategy ${id} in environment "${claimed.environment}" of project "${claimed.project}"`);
+  }
+  return { project: row.project, featureName: row.feature_name, environment: row.environment };
+}
+
+/** Replaces the segments a strategy uses and nothing else: an update of the strategy, guarded and recorded as one. */
+export async function setStrategySegmentsOnly(
+  uow: UnitOfWork,
+  target: StrategyTarget,
+  id: string,
+  segments: number[],
+): Promise<StrategyView> {
+  const { id: _id, featureName: _featureName, ...current } = await getStrategy(uow.tx, target, id);
+  return updateStrategy(uow, target, id, { ...current, segments });
+}

@@ -21,7 +21,15 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AuthenticationRequired, PermissionError, type SignInDescription, UnauthorizedError } from '../../shared/errors.js';
 import type { Config } from '../../config.js';
-import { actorOf, bearerToken, type ProjectOf, type RouteAccess, SDK_CHANNEL_PATTERN, wrongTokenKind } from './route-access.js';
+import {
+  actorOf,
+  bearerToken,
+  type EnvironmentOf,
+  type ProjectOf,
+  type RouteAccess,
+  SDK_CHANNEL_PATTERN,
+  wrongTokenKind,
+} from './route-access.js';
 import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
 const CHANNEL = new RegExp(SDK_CHANNEL_PATTERN);
@@ -45,9 +53,13 @@ export const PROJECT_PARAM: ProjectOf = (request) => (request.params as { projec
 /** The project of the flag named by the path's `:featureName` (archived flags included). */
 export const FLAG_PARAM: ProjectOf = (request, db) => projectOfFlag(db, (request.params as { featureName: string }).featureName);
 
-/** A permission of the caller's root role, or, with `projectOf`, of its role in the project the request acts in. */
-export function can(permission: Permission, projectOf?: ProjectOf): RouteAccess {
-  return projectOf ? { kind: 'permission', permission, projectOf } : { kind: 'permission', permission };
+/**
+ * A permission of the caller's root role, or, with `projectOf`, of its role in the project the request acts in (in the
+ * environment `environmentOf` names, where the path has none).
+ */
+export function can(permission: Permission, projectOf?: ProjectOf, environmentOf?: EnvironmentOf): RouteAccess {
+  if (!projectOf) return { kind: 'permission', permission };
+  return environmentOf ? { kind: 'permission', permission, projectOf, environmentOf } : { kind: 'permission', permission, projectOf };
 }
 
 export const SESSION_COOKIE = 'vexil-session';
@@ -176,8 +188,9 @@ export function registerAccessControl(
     if (access?.kind !== 'permission') return;
     const actor = actorOf(request);
     if (access.projectOf && !actorMay(actor, access.permission)) {
-      // A role may hold a flag permission in some environments only: the path's `:environment` is where it acts.
-      const { environment } = request.params as { environment?: string };
+      // A role may hold a flag permission in some environments only: the path's `:environment` (or what the route
+      // reads from its body) is where it acts.
+      const environment = access.environmentOf ? access.environmentOf(request) : (request.params as { environment?: string }).environment;
       assertActorMay(actor, access.permission, await access.projectOf(request, deps.db), environment);
       return;
     }
