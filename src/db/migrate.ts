@@ -29,6 +29,7 @@ import * as featureTypeLifetimes from './migrations/0026-feature-type-lifetimes.
 import * as applicationDetails from './migrations/0027-application-details.js';
 import * as instanceId from './migrations/0028-instance-id.js';
 import * as inviteLinks from './migrations/0029-invite-links.js';
+import * as projectContextFields from './migrations/0030-project-context-fields.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0027-application-details': applicationDetails,
   '0028-instance-id': instanceId,
   '0029-invite-links': inviteLinks,
+  '0030-project-context-fields': projectContextFields,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

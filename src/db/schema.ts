@@ -528,6 +528,8 @@ export interface ContextFieldsTable {
   stickiness: boolean;
   sort_order: number;
   created_at: CreatedAt;
+  /** The project the field belongs to; null for a field of the whole instance (migration 0030). */
+  project: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface StrategyDefinitionsTable {

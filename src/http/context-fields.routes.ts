@@ -10,24 +10,102 @@ import {
   removeLegalValue,
   setLegalValue,
 } from '../domain/context-fields/context-fields.js';
-import { NameParams, UrlFriendlyName } from './common.schemas.js';
+import { assertProject } from '../domain/features/feature-lookup.js';
+import { NameParams, ProjectParams, UrlFriendlyName } from './common.schemas.js';
 import {
   ContextFieldNameSchema,
   LegalValueSchema,
   ContextFieldSchema,
   ContextFieldsSchema,
   ContextFieldStrategiesSchema,
+  ContextFieldsQuerySchema,
   CreateContextFieldSchema,
+  CreateProjectContextFieldSchema,
   UpdateContextFieldSchema,
 } from './context-fields.schemas.js';
 import { routesTagged, type RouteModule } from './deps.js';
-import { can } from './plugins/access.js';
+import { can, PROJECT_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Context']);
 const CONTEXT = '/api/admin/context';
 
+const PROJECT_CONTEXT = '/api/admin/projects/:projectId/context';
+const ProjectFieldParams = Type.Object({ projectId: UrlFriendlyName, name: UrlFriendlyName });
+const ProjectLegalValueParams = Type.Object({
+  projectId: UrlFriendlyName,
+  name: UrlFriendlyName,
+  value: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
 export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
-  app.get(CONTEXT, route(can('READ'), { ok: ContextFieldsSchema }), async () => listContextFields(deps.db));
+  app.get(CONTEXT, route(can('READ'), { querystring: ContextFieldsQuerySchema, ok: ContextFieldsSchema }), async (request) =>
+    listContextFields(deps.db, { includeProjects: request.query.include === 'project' }),
+  );
+
+  // A project's own fields, managed by whoever may change the project (its Owners, and Admins).
+  const manage = can('UPDATE_PROJECT', PROJECT_PARAM);
+  app.get(PROJECT_CONTEXT, route(can('READ'), { params: ProjectParams, ok: ContextFieldsSchema }), async (request) => {
+    await assertProject(deps.db, request.params.projectId);
+    return listContextFields(deps.db, { project: request.params.projectId });
+  });
+
+  app.post(
+    PROJECT_CONTEXT,
+    route(manage, { params: ProjectParams, body: CreateProjectContextFieldSchema, created: ContextFieldSchema }),
+    async (request, reply) => {
+      const field = await act(request, (uow) => createContextField(uow, { ...request.body, project: request.params.projectId }));
+      return reply.status(201).send(field);
+    },
+  );
+
+  app.post(
+    `${PROJECT_CONTEXT}/validate`,
+    route(manage, { params: ProjectParams, body: ContextFieldNameSchema }),
+    async (request, reply) => {
+      await assertContextFieldNameFree(deps.db, request.body.name);
+      return reply.status(200).send();
+    },
+  );
+
+  app.get(`${PROJECT_CONTEXT}/:name`, route(can('READ'), { params: ProjectFieldParams, ok: ContextFieldSchema }), async (request) =>
+    findContextField(deps.db, request.params.name, false, { project: request.params.projectId }),
+  );
+
+  app.get(
+    `${PROJECT_CONTEXT}/:name/strategies`,
+    route(can('READ'), { params: ProjectFieldParams, ok: ContextFieldStrategiesSchema }),
+    async (request) => {
+      await findContextField(deps.db, request.params.name, false, { project: request.params.projectId });
+      return { strategies: await listContextFieldStrategies(deps.db, request.params.name, request.params.projectId) };
+    },
+  );
+
+  app.put(
+    `${PROJECT_CONTEXT}/:name`,
+    route(manage, { params: ProjectFieldParams, body: UpdateContextFieldSchema, ok: ContextFieldSchema }),
+    async (request) =>
+      act(request, (uow) => updateContextField(uow, request.params.name, request.body, { project: request.params.projectId })),
+  );
+
+  app.post(
+    `${PROJECT_CONTEXT}/:name/legal-values`,
+    route(manage, { params: ProjectFieldParams, body: LegalValueSchema }),
+    async (request, reply) => {
+      await act(request, (uow) => setLegalValue(uow, request.params.name, request.body, { project: request.params.projectId }));
+      return reply.status(200).send();
+    },
+  );
+
+  app.delete(`${PROJECT_CONTEXT}/:name/legal-values/:value`, route(manage, { params: ProjectLegalValueParams }), async (request, reply) => {
+    const { projectId, name, value } = request.params;
+    await act(request, (uow) => removeLegalValue(uow, name, value, { project: projectId }));
+    return reply.status(200).send();
+  });
+
+  app.delete(`${PROJECT_CONTEXT}/:name`, route(manage, { params: ProjectFieldParams }), async (request, reply) => {
+    await act(request, (uow) => deleteContextField(uow, request.params.name, { project: request.params.projectId }));
+    return reply.status(200).send();
+  });
 
   app.post(
     CONTEXT,

@@ -19,6 +19,7 @@ export const ContextFieldSchema = Type.Object(
     stickiness: Type.Boolean(),
     sortOrder: Type.Integer(),
     createdAt: DateTime,
+    project: Type.Optional(Type.String({ description: "The project the field belongs to; absent for the instance's fields" })),
   },
   { $id: 'contextFieldSchema' },
 );
@@ -32,7 +33,20 @@ const updatableFields = {
   sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
 };
 
-export const CreateContextFieldSchema = StrictObject({ name: UrlFriendlyName, ...updatableFields }, { $id: 'createContextFieldSchema' });
+export const CreateContextFieldSchema = StrictObject(
+  { name: UrlFriendlyName, ...updatableFields, project: Type.Optional(UrlFriendlyName) },
+  { $id: 'createContextFieldSchema' },
+);
+
+/** A project's field is made in the project its path names. */
+export const CreateProjectContextFieldSchema = StrictObject(
+  { name: UrlFriendlyName, ...updatableFields },
+  { $id: 'createProjectContextFieldSchema' },
+);
+
+export const ContextFieldsQuerySchema = Type.Object({
+  include: Type.Optional(Type.Literal('project', { description: "`project`: every project's own fields too" })),
+});
 
 export const UpdateContextFieldSchema = StrictObject(updatableFields, { $id: 'updateContextFieldSchema' });
 
@@ -45,6 +59,7 @@ export const contextFieldSchemas = [
   ContextFieldSchema,
   ContextFieldsSchema,
   CreateContextFieldSchema,
+  CreateProjectContextFieldSchema,
   UpdateContextFieldSchema,
   ContextFieldNameSchema,
   ContextFieldStrategiesSchema,

@@ -487,6 +487,34 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/admin/segments/strategies/:strategyId': op('getSegmentsByStrategyId', "List the segments a flag's strategy uses"),
   'GET /api/admin/segments/:id/strategies': op('getStrategiesBySegmentId', 'List the strategies that use a segment'),
 
+  [`GET ${PROJECT}/context`]: op('getContextFieldsForProject', "List a project's own context fields"),
+  [`POST ${PROJECT}/context`]: op('createContextFieldForProject', 'Create a context field that belongs to the project'),
+  [`POST ${PROJECT}/context/validate`]: op(
+    'validateContextFieldNameForProject',
+    'Check that a context field could be created under a name',
+    200,
+  ),
+  [`GET ${PROJECT}/context/:name`]: op('getContextFieldForProject', "Get one of a project's context fields"),
+  [`PUT ${PROJECT}/context/:name`]: op('updateContextFieldForProject', "Update one of a project's context fields"),
+  [`DELETE ${PROJECT}/context/:name`]: op(
+    'deleteContextFieldForProject',
+    "Delete one of a project's context fields that no constraint uses",
+    200,
+  ),
+  [`POST ${PROJECT}/context/:name/legal-values`]: op(
+    'updateContextFieldLegalValueForProject',
+    "Add a legal value to a project's context field, or change its description",
+    200,
+  ),
+  [`DELETE ${PROJECT}/context/:name/legal-values/:value`]: op(
+    'deleteContextFieldLegalValueForProject',
+    "Remove a legal value from a project's context field",
+    200,
+  ),
+  [`GET ${PROJECT}/context/:name/strategies`]: op(
+    'getStrategiesByContextFieldForProject',
+    "The project's strategies whose constraints use the field",
+  ),
   'GET /api/admin/context': op('getContextFields', 'List context fields'),
   'POST /api/admin/context': op('createContextField', 'Create a context field'),
   'POST /api/admin/context/validate': op('validateContextFieldName', 'Check that a context field name is free', 200),

@@ -12,13 +12,18 @@ const DEFAULT_SORT_ORDER = 10;
 
 export interface CreateContextFieldInput {
   name: string;
+  /** The project the field belongs to; none: the whole instance's. */
+  project?: string;
   description?: string | null;
   legalValues?: LegalValue[];
   stickiness?: boolean;
   sortOrder?: number;
 }
 
-export type UpdateContextFieldInput = Omit<CreateContextFieldInput, 'name'>;
+export type UpdateContextFieldInput = Omit<CreateContextFieldInput, 'name' | 'project'>;
+
+/** Where a request reaches fields: a project's own only, or (none) every field. */
+export type FieldScope = { project?: string };
 
 /** Legal values are unique by value; a description is kept only when given. */
 function normalizeLegalValues(legalValues: LegalValue[]): LegalValue[] {
@@ -33,10 +38,15 @@ function normalizeLegalValues(legalValues: LegalValue[]): LegalValue[] {
 }
 
 export async function createContextField(uow: UnitOfWork, input: CreateContextFieldInput): Promise<ContextFieldView> {
+  if (input.project !== undefined) {
+    const project = await uow.tx.selectFrom('projects').select('id').where('id', '=', input.project).executeTakeFirst();
+    if (!project) throw new NotFoundError(`Could not find project "${input.project}"`);
+  }
   const row = await uow.tx
     .insertInto('context_fields')
     .values({
       name: input.name,
+      project: input.project ?? null,
       description: input.description ?? null,
       legal_values: JSON.stringify(normalizeLegalValues(input.legalValues ?? [])),
       stickiness: input.stickiness ?? false,
@@ -54,8 +64,13 @@ export async function createContextField(uow: UnitOfWork, input: CreateContextFi
  * Fields left out keep their value (Unleash's PUT resets them, silently dropping legal values a client did not
  * resend). Unchanged values record nothing.
  */
-export async function updateContextField(uow: UnitOfWork, name: string, input: UpdateContextFieldInput): Promise<ContextFieldView> {
-  const before = await findContextField(uow.tx, name, true);
+export async function updateContextField(
+  uow: UnitOfWork,
+  name: string,
+  input: UpdateContextFieldInput,
+  scope: FieldScope = {},
+): Promise<ContextFieldView> {
+  const before = await findContextField(uow.tx, name, true, scope);
   const next = {
     description: input.description === undefined ? before.description : input.description,
     legalValues: input.legalValues === undefined ? before.legalValues : normalizeLegalValues(input.legalValues),
@@ -88,8 +103,13 @@ export async function updateContextField(uow: UnitOfWork, name: string, input: U
 export const MAX_LEGAL_VALUES = 1000;
 
 /** Adds a legal value to a field, or replaces the description of the one with that value. */
-export async function setLegalValue(uow: UnitOfWork, name: string, legalValue: LegalValue): Promise<ContextFieldView> {
-  const field = await findContextField(uow.tx, name, true);
+export async function setLegalValue(
+  uow: UnitOfWork,
+  name: string,
+  legalValue: LegalValue,
+  scope: FieldScope = {},
+): Promise<ContextFieldView> {
+  const field = await findContextField(uow.tx, name, true, scope);
   const known = field.legalValues.some((entry) => entry.value === legalValue.value);
   if (!known && field.legalValues.length >= MAX_LEGAL_VALUES) {
     throw new BadDataError(`Context field "${name}" already has ${MAX_LEGAL_VALUES} legal values, the most a field may have`);
@@ -97,21 +117,21 @@ export async function setLegalValue(uow: UnitOfWork, name: string, legalValue: L
   const legalValues = known
     ? field.legalValues.map((entry) => (entry.value === legalValue.value ? legalValue : entry))
     : [...field.legalValues, legalValue];
-  return updateContextField(uow, name, { legalValues });
+  return updateContextField(uow, name, { legalValues }, scope);
 }
 
 /** Removes a legal value from a field; a value the field does not have changes nothing. */
-export async function removeLegalValue(uow: UnitOfWork, name: string, value: string): Promise<ContextFieldView> {
-  const field = await findContextField(uow.tx, name, true);
-  return updateContextField(uow, name, { legalValues: field.legalValues.filter((entry) => entry.value !== value) });
+export async function removeLegalValue(uow: UnitOfWork, name: string, value: string, scope: FieldScope = {}): Promise<ContextFieldView> {
+  const field = await findContextField(uow.tx, name, true, scope);
+  return updateContextField(uow, name, { legalValues: field.legalValues.filter((entry) => entry.value !== value) }, scope);
 }
 
 /**
  * Deletes a context field no constraint uses; otherwise a 409 names the flags (with environments) and segments
  * whose constraints use it, so the UI never shows constraints on a field it no longer knows.
  */
-export async function deleteContextField(uow: UnitOfWork, name: string): Promise<void> {
-  const before = await findContextField(uow.tx, name, true);
+export async function deleteContextField(uow: UnitOfWork, name: string, scope: FieldScope = {}): Promise<void> {
+  const before = await findContextField(uow.tx, name, true, scope);
   const usage = await contextFieldUsage(uow.tx, name);
   if (usage.strategies.length > 0 || usage.segments.length > 0) {
     const users: string[] = [];
@@ -139,6 +159,8 @@ export interface ContextFieldView {
   stickiness: boolean;
   sortOrder: number;
   createdAt: string;
+  /** Present for a project's own field. */
+  project?: string;
 }
 
 export function toContextFieldView(row: Selectable<ContextFieldsTable>): ContextFieldView {
@@ -149,21 +171,36 @@ export function toContextFieldView(row: Selectable<ContextFieldsTable>): Context
     stickiness: row.stickiness,
     sortOrder: row.sort_order,
     createdAt: row.created_at.toISOString(),
+    ...(row.project !== null ? { project: row.project } : {}),
   };
 }
 
-export async function listContextFields(db: Db): Promise<ContextFieldView[]> {
-  const rows = await db.selectFrom('context_fields').selectAll().orderBy('sort_order').orderBy('name').execute();
-  return rows.map(toContextFieldView);
+/**
+ * The instance's fields (with every project's too when `includeProjects`), or one project's own (as Unleash lists
+ * them on the project's page).
+ */
+export async function listContextFields(db: Db, which: { project?: string; includeProjects?: boolean } = {}): Promise<ContextFieldView[]> {
+  let query = db.selectFrom('context_fields').selectAll().orderBy('sort_order').orderBy('name');
+  if (which.project !== undefined) query = query.where('project', '=', which.project);
+  else if (!which.includeProjects) query = query.where('project', 'is', null);
+  return (await query.execute()).map(toContextFieldView);
 }
 
-/** The context field `name`, locked for the caller's transaction when asked. */
-export async function findContextField(db: Db, name: string, lock = false): Promise<ContextFieldView> {
+/** The context field `name` (a 404 when the scope names a project it is not of), locked for the caller's transaction when asked. */
+export async function findContextField(db: Db, name: string, lock = false, scope: FieldScope = {}): Promise<ContextFieldView> {
   let query = db.selectFrom('context_fields').selectAll().where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw new NotFoundError(`Could not find context field "${name}"`);
+  if (!row || (scope.project !== undefined && row.project !== scope.project)) {
+    throw new NotFoundError(`Could not find context field "${name}"${scope.project !== undefined ? ` in project "${scope.project}"` : ''}`);
+  }
   return toContextFieldView(row);
+}
+
+/** Deletes a project's own fields, each with its event, before the project goes; one a constraint uses is a 409. */
+export async function deleteProjectContextFields(uow: UnitOfWork, project: string): Promise<void> {
+  const rows = await uow.tx.selectFrom('context_fields').select('name').where('project', '=', project).orderBy('name').execute();
+  for (const row of rows) await deleteContextField(uow, row.name, { project });
 }
 
 /** A 409 when the name is taken: what Unleash's create form checks before creating. */
@@ -185,12 +222,13 @@ export interface ContextFieldStrategyView {
   strategyName: string;
 }
 
-async function strategiesConstrainingOn(db: Db, name: string) {
+async function strategiesConstrainingOn(db: Db, name: string, project?: string) {
   return db
     .selectFrom('feature_strategies as fs')
     .innerJoin('features as f', 'f.name', 'fs.feature_name')
     .select(['fs.id', 'fs.feature_name', 'f.project', 'fs.environment', 'fs.strategy_name', 'f.archived_at'])
     .where(constrainsOn('fs.constraints', name))
+    .$if(project !== undefined, (query) => query.where('f.project', '=', project!))
     .orderBy('fs.feature_name')
     .orderBy('fs.environment')
     .orderBy('fs.sort_order')
@@ -202,8 +240,8 @@ async function strategiesConstrainingOn(db: Db, name: string) {
  * Strategies constraining on `name`, archived flags' included. Like Unleash, a name that is not a defined field
  * lists its strategies too (SDKs evaluate any context property), so this is never a 404.
  */
-export async function listContextFieldStrategies(db: Db, name: string): Promise<ContextFieldStrategyView[]> {
-  const rows = await strategiesConstrainingOn(db, name);
+export async function listContextFieldStrategies(db: Db, name: string, project?: string): Promise<ContextFieldStrategyView[]> {
+  const rows = await strategiesConstrainingOn(db, name, project);
   return rows.map(strategyUse);
 }
 

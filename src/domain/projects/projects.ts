@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { makeOwner } from './project-access.js';
+import { deleteProjectContextFields } from '../context-fields/context-fields.js';
 import { iso } from '../../shared/dates.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 
@@ -169,6 +170,7 @@ export async function deleteProject(uow: UnitOfWork, id: string): Promise<void> 
     const names = tokens.map((token) => `"${token.token_name}"`).join(', ');
     throw new ConflictError(`Project "${id}" is still used by API tokens ${names}; delete those tokens first`);
   }
+  await deleteProjectContextFields(uow, id);
   await uow.tx.deleteFrom('projects').where('id', '=', id).execute();
   await recordEvent(uow, { type: 'project-deleted', project: id, preData: before });
 }
