@@ -54,6 +54,8 @@ export interface Config {
   passwordSignIn: boolean;
   /** Where password reset emails are sent through, when EMAIL_HOST is set. */
   email?: EmailConfig;
+  /** The key edge clients' secrets and the tokens they are issued are derived from (EDGE_MASTER_SECRET); never logged. */
+  edgeMasterSecret?: string;
 }
 
 /** An SMTP server, named as Unleash names its settings (EMAIL_HOST, EMAIL_PORT…); the password is never logged or shown. */
@@ -403,7 +405,16 @@ export function loadConfig(env: Env = process.env): Config {
     ...(saml ? { saml } : {}),
     passwordSignIn: !oidcOnly,
     ...(email ? { email } : {}),
+    ...readEdgeMasterSecret(env),
   };
+}
+
+function readEdgeMasterSecret(env: Env): { edgeMasterSecret?: string } {
+  const secret = env.EDGE_MASTER_SECRET?.trim();
+  if (!secret) return {};
+  // Never echo it: it is the root of every edge client's secret.
+  if (secret.length < 32) throw new ConfigError('EDGE_MASTER_SECRET must be at least 32 characters (a random string)');
+  return { edgeMasterSecret: secret };
 }
 
 function readEmail(env: Env): EmailConfig | undefined {

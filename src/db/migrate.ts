@@ -30,6 +30,7 @@ import * as applicationDetails from './migrations/0027-application-details.js';
 import * as instanceId from './migrations/0028-instance-id.js';
 import * as inviteLinks from './migrations/0029-invite-links.js';
 import * as projectContextFields from './migrations/0030-project-context-fields.js';
+import * as edgeClients from './migrations/0031-edge-clients.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0028-instance-id': instanceId,
   '0029-invite-links': inviteLinks,
   '0030-project-context-fields': projectContextFields,
+  '0031-edge-clients': edgeClients,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -64,6 +64,28 @@ export interface InviteLinkUsersTable {
   user_id: number;
 }
 
+/** An Edge that may be issued client tokens (migration 0031); its secret is derived, never stored. */
+export interface EdgeClientsTable {
+  client_id: string;
+  name: string;
+  salt: string;
+  created_at: Date;
+  created_by: string;
+}
+
+/** Which generation of a scope's token an edge client holds: a deleted token is issued again with the next. */
+export interface EdgeClientTokensTable {
+  client_id: string;
+  scope: string;
+  generation: number;
+}
+
+export interface EdgeRequestNoncesTable {
+  client_id: string;
+  nonce: string;
+  expires_at: Date;
+}
+
 /** A feedback questionnaire a person answered or declined (migration 0022). */
 export interface UserFeedbackTable {
   user_id: number;
@@ -731,6 +753,9 @@ export interface Database {
   feature_links: FeatureLinksTable;
   feature_type_lifetimes: FeatureTypeLifetimesTable;
   invite_links: InviteLinksTable;
+  edge_clients: EdgeClientsTable;
+  edge_client_tokens: EdgeClientTokensTable;
+  edge_request_nonces: EdgeRequestNoncesTable;
   invite_link_users: InviteLinkUsersTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;

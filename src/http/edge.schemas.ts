@@ -1,3 +1,4 @@
+import { EDGE_SCOPES_PER_REQUEST } from '../domain/api-tokens/edge-clients.js';
 import { Type } from '@sinclair/typebox';
 
 /** What edges (Vexil Edge, Unleash Edge) ask a server or another edge about tokens, in Unleash's shapes. */
@@ -25,4 +26,47 @@ export const TokenStringListSchema = Type.Object(
   { $id: 'tokenStringListSchema', additionalProperties: false },
 );
 
-export const edgeSchemas = [EdgeTokenSchema, ValidatedEdgeTokensSchema, TokenStringListSchema];
+export const EdgeTokenRequestsSchema = Type.Object(
+  {
+    tokens: Type.Array(
+      Type.Object(
+        {
+          environment: Type.String({ minLength: 1, maxLength: 100 }),
+          projects: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+            minItems: 1,
+            maxItems: 100,
+            description: 'Project ids, or "*"',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: EDGE_SCOPES_PER_REQUEST },
+    ),
+  },
+  { $id: 'edgeEnvironmentProjectsListSchema', additionalProperties: false },
+);
+
+export const EdgeClientSchema = Type.Object(
+  { clientId: Type.String(), name: Type.String(), createdAt: Type.String({ format: 'date-time' }), createdBy: Type.String() },
+  { $id: 'edgeClientSchema' },
+);
+
+export const CreatedEdgeClientSchema = Type.Object(
+  {
+    clientId: Type.String(),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    createdBy: Type.String(),
+    clientSecret: Type.String({ description: 'Shown this once; the Edge signs its requests with it' }),
+  },
+  { $id: 'createdEdgeClientSchema' },
+);
+
+export const edgeSchemas = [
+  EdgeTokenSchema,
+  ValidatedEdgeTokensSchema,
+  TokenStringListSchema,
+  EdgeTokenRequestsSchema,
+  EdgeClientSchema,
+  CreatedEdgeClientSchema,
+];

@@ -594,6 +594,13 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/client/register': op('registerClientApplication', 'Register an SDK instance', 202),
   'POST /api/client/metrics': op('registerClientMetrics', 'Report flag usage from an SDK', 202),
   'POST /api/client/metrics/bulk': op('clientBulkMetrics', 'Report usage and registrations in bulk (Unleash Edge)', 202),
+  'POST /edge/issue-token': op(
+    'edgeCreateOrReturnTokens',
+    'An edge client, signing with HMAC, is issued a client token per environment and projects (the same until deleted)',
+  ),
+  'GET /api/admin/edge-clients': op('getEdgeClients', 'List the edge clients that may be issued tokens'),
+  'POST /api/admin/edge-clients': op('createEdgeClient', 'Make an edge client; its secret is shown this once'),
+  'DELETE /api/admin/edge-clients/:clientId': op('deleteEdgeClient', 'Delete an edge client: it can sign nothing more', 200),
   'POST /edge/validate': op('getValidTokens', 'Which of the given tokens are valid client or frontend tokens, with what each may see'),
   'GET /api/frontend': op('getFrontendFeatures', 'The enabled flags for a context, for browser and mobile SDKs'),
   'POST /api/frontend': op('getFrontendApiFeaturesWithPost', 'The enabled flags for a context given as JSON'),

@@ -78,6 +78,26 @@ function assertMayHoldAdminTokens(uow: UnitOfWork): void {
   throw new PermissionError('Only an Admin may create or extend admin tokens, which act as an Admin', ['ADMIN']);
 }
 
+/** Unleash's project part of a secret for a scope: the one project, `*` for every project, `[]` for several. */
+export function secretProjectPart(projects: string[]): string {
+  return projects.length === 1 ? projects[0]! : projects.length === 0 || projects.includes(ALL) ? ALL : '[]';
+}
+
+/** Whether a token with this secret exists. */
+export async function tokenExists(db: Db, secret: string): Promise<boolean> {
+  return (await db.selectFrom('api_tokens').select('id').where('secret_hash', '=', hashToken(secret)).executeTakeFirst()) !== undefined;
+}
+
+/** A client token with a secret the caller derived (an edge client's), created unless one has it; its scope is checked as any token's. */
+export async function ensureDerivedClientToken(
+  uow: UnitOfWork,
+  input: { tokenName: string; environment: string; projects: string[] },
+  secret: string,
+): Promise<void> {
+  const scope = validateScope({ ...input, type: 'client' });
+  if (!(await tokenExists(uow.tx, secret))) await insertApiToken(uow, { tokenName: input.tokenName, type: 'client' }, scope, secret);
+}
+
 async function insertApiToken(
   uow: UnitOfWork,
   input: Pick<CreateApiTokenInput, 'tokenName' | 'type' | 'expiresAt'>,

@@ -282,6 +282,14 @@ const DESCRIPTIONS: Record<string, Description> = {
       `${who} updated environment ${env}${changedKeys(fields(e.preData), fields(e.data), ['type', 'sortOrder', 'enabled'])}`,
   },
   'environment-deleted': { label: 'Environment deleted', summary: (_e, who, _flag, env) => `${who} deleted environment ${env}` },
+  'edge-client-created': {
+    label: 'Edge client made',
+    summary: (e, who) => `${who} made the edge client ${bold(fields(e.data).name)} (${md(fields(e.data).clientId)})`,
+  },
+  'edge-client-deleted': {
+    label: 'Edge client deleted',
+    summary: (e, who) => `${who} deleted the edge client ${bold(fields(e.preData).name)} (${md(fields(e.preData).clientId)})`,
+  },
   'api-token-created': {
     label: 'API token created',
     summary: (e, who) => `${who} created the ${md(fields(e.data).type)} API token ${bold(fields(e.data).tokenName)}`,

@@ -121,6 +121,8 @@ export const SPEC_EVENT_TYPES = [
   'change-request-scheduled-application-failure',
   'change-request-configuration-updated',
   'api-token-created',
+  'edge-client-created',
+  'edge-client-deleted',
   'api-token-updated',
   'api-token-deleted',
   'feature-favorited',
