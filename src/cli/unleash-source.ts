@@ -94,6 +94,10 @@ function toFlag(feature: UnleashFeature, segmentNames: Map<number, string>, proj
     description: feature.description ?? null,
     impressionData: feature.impressionData ?? false,
     stale: feature.stale ?? false,
+    // Unleash lists a flag's links only when it has some; a file listing none would take away links added in Vexil.
+    ...(feature.links && feature.links.length > 0
+      ? { links: feature.links.map(({ url, title }) => ({ url, ...(title ? { title } : {}) })) }
+      : {}),
     ...(feature.dependencies && feature.dependencies.length > 0
       ? {
           dependencies: feature.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled ?? true, variants: d.variants ?? [] })),
@@ -119,14 +123,6 @@ function toFlag(feature: UnleashFeature, segmentNames: Map<number, string>, proj
       ]),
     ),
   };
-}
-
-/** A strategy in a few words: its name and rollout, for a line of the import's summary. */
-function strategyText(strategy: UnleashStrategy): string {
-  const parameters = strategy.parameters ?? {};
-  const rollout = parameters.rollout === undefined ? '' : ` ${parameters.rollout}%`;
-  const stickiness = parameters.stickiness === undefined ? '' : ` by ${parameters.stickiness}`;
-  return `${strategy.name}${rollout}${stickiness}`;
 }
 
 /**
@@ -165,8 +161,10 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
         stickiness?: boolean;
         sortOrder?: number;
         legalValues?: Array<{ value: string; description?: string }>;
+        project?: string | null;
       }>
-    >('/api/admin/context'),
+      // Projects' own context fields too (Unleash 7.4 and later; earlier ones ignore the question).
+    >('/api/admin/context?include=project'),
     api.get<{ tagTypes: Array<{ name: string; description?: string | null; icon?: string | null }> }>('/api/admin/tag-types'),
     api.get<{
       strategies: Array<{
@@ -214,9 +212,6 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
   if (onlyProject !== undefined && chosen.length === 0) throw new CommandError(`Unleash has no project "${onlyProject}"`);
   const segmentNames = new Map(segments.segments.map((s) => [s.id, s.name]));
 
-  const defaultStrategies: string[] = [];
-  let linkedFlags = 0;
-  let links = 0;
   const fileProjects = await mapLimited(chosen, 2, async (project) => {
     const projectPath = `/api/admin/projects/${encodeURIComponent(project.id)}`;
     const archived = allArchived.filter((feature) => feature.project === project.id);
@@ -225,9 +220,18 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
       api.get<{ features: Array<{ name: string }> }>(`${projectPath}/features`),
     ]);
     const projectEnvironments = overview.environments.map((e) => e.environment);
-    for (const { environment, defaultStrategy } of overview.environments) {
-      if (defaultStrategy) defaultStrategies.push(`${project.id}/${environment}: ${strategyText(defaultStrategy)}`);
-    }
+    const defaultStrategies = Object.fromEntries(
+      overview.environments.flatMap(({ environment, defaultStrategy }) =>
+        defaultStrategy
+          ? [
+              [
+                environment,
+                toStrategy(defaultStrategy, segmentNames, `The default strategy of project "${project.id}" in "${environment}"`),
+              ],
+            ]
+          : [],
+      ),
+    );
     const features = await mapLimited(list.features, FETCH_CONCURRENCY, async (f) => {
       const featurePath = `${projectPath}/features/${encodeURIComponent(f.name)}`;
       const feature = await api.get<UnleashFeature>(featurePath);
@@ -246,11 +250,6 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
       );
       return { ...feature, environments };
     });
-    for (const feature of features) {
-      if ((feature.links?.length ?? 0) === 0) continue;
-      linkedFlags += 1;
-      links += feature.links!.length;
-    }
     const tags = await mapLimited([...features, ...archived], FETCH_CONCURRENCY, (f) =>
       api.get<{ tags: Array<{ type: string; value: string }> }>(`/api/admin/features/${encodeURIComponent(f.name)}/tags`),
     );
@@ -276,6 +275,7 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
       description: project.description ?? null,
       ...(project.mode === 'open' || project.mode === 'protected' || project.mode === 'private' ? { mode: project.mode as 'open' } : {}),
       environments: projectEnvironments,
+      ...(Object.keys(defaultStrategies).length > 0 ? { defaultStrategies } : {}),
       flags,
     };
   });
@@ -292,12 +292,6 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
     'project access (members and roles), change-request settings and other Enterprise-only data',
     'usage metrics and the event log: Vexil records its own from now on',
     ...(unlistedNotice ? [unlistedNotice] : []),
-    ...(links > 0 ? [`feature links (${links} on ${linkedFlags} flags): Vexil keeps no links; put them in the flags' descriptions`] : []),
-    ...(defaultStrategies.length > 0
-      ? [
-          `project environments' default strategies (${defaultStrategies.join('; ')}): Vexil turns a flag without strategies on for everyone (100% default); add the strategy to a flag before turning it on there`,
-        ]
-      : []),
   ];
 
   const file: FlagsFile = {
@@ -308,13 +302,17 @@ export async function readUnleash(api: AdminApi, onlyProject?: string): Promise<
       enabled: e.enabled,
       sortOrder: e.sortOrder,
     })),
-    contextFields: contextFields.map((f) => ({
-      name: f.name,
-      description: f.description ?? null,
-      stickiness: f.stickiness ?? false,
-      sortOrder: f.sortOrder ?? 10,
-      legalValues: (f.legalValues ?? []).map(({ value, description }) => ({ value, ...(description ? { description } : {}) })),
-    })),
+    // A project's own field comes with its project; one of a project left behind stays behind too.
+    contextFields: contextFields
+      .filter((f) => !f.project || fileProjects.some((p) => p.id === f.project))
+      .map((f) => ({
+        name: f.name,
+        description: f.description ?? null,
+        stickiness: f.stickiness ?? false,
+        sortOrder: f.sortOrder ?? 10,
+        legalValues: (f.legalValues ?? []).map(({ value, description }) => ({ value, ...(description ? { description } : {}) })),
+        ...(f.project ? { project: f.project } : {}),
+      })),
     tagTypes: tagTypes.tagTypes.map((t) => ({ name: t.name, description: t.description ?? null, icon: t.icon ?? null })),
     strategies: strategies.strategies
       .filter((s) => s.editable)

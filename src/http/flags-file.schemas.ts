@@ -3,6 +3,7 @@ import { MAX_LEGAL_VALUES } from '../domain/context-fields/context-fields.js';
 import { ENVIRONMENT_TYPES } from '../domain/environments/environments.js';
 import { MAX_FILE_FLAGS } from '../domain/flags-file/apply-flags-file.js';
 import { FEATURE_TYPES } from '../domain/features/feature-types.js';
+import { MAX_LINKS_PER_FLAG } from '../domain/features/feature-links.js';
 import { PROJECT_MODES } from '../domain/projects/projects.js';
 import { PARAMETER_TYPES } from '../domain/strategies/strategy-definitions.js';
 import { Nullable, StrictObject, StringEnum, UrlFriendlyName } from './common.schemas.js';
@@ -47,6 +48,18 @@ const FileFlag = StrictObject({
   stale: Type.Optional(Type.Boolean()),
   archived: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Type.Array(embedded(TagSchema), { maxItems: 100 })),
+  links: Type.Optional(
+    Type.Array(
+      StrictObject({
+        url: Type.String({ minLength: 1, maxLength: 2000 }),
+        title: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+      }),
+      {
+        maxItems: MAX_LINKS_PER_FLAG,
+        description: "The flag's links, in order; left alone when absent",
+      },
+    ),
+  ),
   dependencies: Type.Optional(
     Type.Array(
       StrictObject({
@@ -84,6 +97,7 @@ export const FlagsFileSchema = StrictObject(
           stickiness: Type.Optional(Type.Boolean()),
           sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
           legalValues: Type.Optional(Type.Array(embedded(LegalValueSchema), { maxItems: MAX_LEGAL_VALUES })),
+          project: Type.Optional(Nullable(UrlFriendlyName)),
         }),
         { maxItems: 500 },
       ),
@@ -138,6 +152,12 @@ export const FlagsFileSchema = StrictObject(
           description: Description,
           mode: Type.Optional(StringEnum(PROJECT_MODES, `mode must be one of ${PROJECT_MODES.join(', ')}`)),
           environments: Type.Optional(Type.Array(UrlFriendlyName, { minItems: 1, maxItems: 50 })),
+          defaultStrategies: Type.Optional(
+            Type.Record(UrlFriendlyName, FileStrategy, {
+              maxProperties: 50,
+              description: 'Per environment: the flexible rollout a flag turned on there without strategies gets',
+            }),
+          ),
           flags: Type.Optional(Type.Array(FileFlag, { maxItems: MAX_FILE_FLAGS })),
         }),
         { maxItems: 200 },

@@ -28,7 +28,7 @@ interface FlagsFile {
   segments?: Array<{ name: string; constraints: unknown[]; description?: string }>;
   contextFields?: Array<{ name: string; legalValues?: Array<{ value: string }> }>;
   tagTypes?: Array<{ name: string }>;
-  projects?: Array<{ id: string; name?: string; environments?: string[]; flags?: FileFlag[] }>;
+  projects?: Array<{ id: string; name?: string; environments?: string[]; defaultStrategies?: Record<string, unknown>; flags?: FileFlag[] }>;
   [key: string]: unknown;
 }
 
@@ -237,6 +237,72 @@ describe('flags file: apply', () => {
     const feature = await getOk<Feature>(ctx.admin, `/api/admin/projects/${project}/features/${flag}`);
     assert.equal(feature.environments.find((env) => env.name === 'development')!.strategies[0]!.segments.length, 1);
     assert.deepEqual((await apply(file)).changes, [], 'a second apply changes nothing');
+  });
+
+  test("a project's own context fields, default strategies and flags' links are applied, exported and applied back unchanged", async () => {
+    const { file, project, flag, segment } = sampleFile();
+    const ownField = uniqueName('tenant');
+    file.contextFields!.push({ name: ownField, legalValues: [{ value: 'acme' }], project } as NonNullable<
+      FlagsFile['contextFields']
+    >[number]);
+    file.projects![0]!.defaultStrategies = {
+      production: { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'userId' }, segments: [segment] },
+    };
+    file.projects![0]!.flags![0]!.links = [
+      { url: 'https://wiki.example.com/checkout', title: 'Runbook' },
+      { url: 'git.example.com/checkout' },
+    ];
+    const before = await lastEventId(ctx);
+    const report = await apply(file);
+    assert.ok(report.changes.some((change) => change.path === `/projects/0/defaultStrategies/production` && change.change === 'created'));
+    const types = (await eventsSince(ctx, before)).map((event) => event.type);
+    assert.equal(types.filter((type) => type === 'feature-link-added').length, 2);
+    assert.equal(types.filter((type) => type === 'default-strategy-updated').length, 1);
+
+    assert.deepEqual(
+      (await getOk<Array<{ name: string }>>(ctx.admin, `/api/admin/projects/${project}/context`)).map((field) => field.name),
+      [ownField],
+    );
+    const feature = await getOk<{ links: Array<{ url: string; title: string | null }> }>(
+      ctx.admin,
+      `/api/admin/projects/${project}/features/${flag}`,
+    );
+    assert.deepEqual(
+      feature.links.map(({ url, title }) => [url, title]),
+      [
+        ['https://wiki.example.com/checkout', 'Runbook'],
+        ['https://git.example.com/checkout', null],
+      ],
+    );
+    const overview = await getOk<{
+      environments: Array<{ environment: string; defaultStrategy?: { parameters: Record<string, string>; segments: number[] } }>;
+    }>(ctx.admin, `/api/admin/projects/${project}/overview`);
+    const production = overview.environments.find((environment) => environment.environment === 'production')!;
+    assert.deepEqual([production.defaultStrategy?.parameters.rollout, production.defaultStrategy?.segments.length], ['25', 1]);
+    assert.deepEqual((await apply(file)).changes, [], 'a second apply changes nothing');
+
+    const exported = await getOk<FlagsFile>(ctx.admin, `/api/admin/flags-file?project=${project}`);
+    assert.deepEqual(exported.projects![0]!.defaultStrategies, {
+      production: { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'userId' }, constraints: [], segments: [segment] },
+    });
+    assert.deepEqual(exported.projects![0]!.flags![0]!.links, [
+      { url: 'https://wiki.example.com/checkout', title: 'Runbook' },
+      { url: 'https://git.example.com/checkout' },
+    ]);
+    assert.ok(exported.contextFields!.some((field) => field.name === ownField && (field as { project?: string }).project === project));
+    assert.deepEqual((await apply(exported)).changes, [], 'the export applies back unchanged');
+
+    // Links the file no longer lists go; a field cannot move to another project.
+    file.projects![0]!.flags![0]!.links = [{ url: 'https://wiki.example.com/checkout', title: 'Runbook' }];
+    assert.deepEqual(
+      (await apply(file)).changes.map((change) => change.detail),
+      ['links: -https://git.example.com/checkout'],
+    );
+    const moved = structuredClone(file);
+    (moved.contextFields![1] as { project?: string | null }).project = null;
+    const refused = await ctx.admin.post('/api/admin/flags-file/apply', moved);
+    expectStatus(refused, 400);
+    assert.match((refused.json() as { message: string }).message, /cannot move/);
   });
 
   test('a dry run reports the same changes and writes nothing', async () => {

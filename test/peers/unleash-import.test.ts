@@ -234,7 +234,7 @@ async function fillUnleash(): Promise<string[]> {
   await strategyOf('scoped-segment', 'production', { name: 'default', segments: [scoped.id] });
   await turnOn('scoped-segment', 'production');
 
-  // A link, and a default strategy for the project's production: neither exists in Vexil; the import says so.
+  // A link (Unleash 7.1 and later keep them), and a default strategy for the project's production: both come over.
   await unleashCall('POST', `${FEATURES}/rollout/link`, { url: 'https://wiki.example.com/rollout', title: 'Runbook' }).catch(
     () => undefined,
   );
@@ -455,7 +455,26 @@ for (const peer of UNLEASH_PACKAGES) {
       // 18 projects, more than the 15 searches a minute Unleash 8 allows by default: archived flags are read in
       // one search for all, so the import needs no wait (the client waits out a 429 if one comes all the same).
       assert.doesNotMatch(importNotices, /Could not|failed/);
-      assert.match(importOutput, /project environments' default strategies \(default\/production: flexibleRollout 50% by userId\)/);
+      // The project's default strategy and the flag's link came over as Unleash has them.
+      const overview = (await ctx.admin.get('/api/admin/projects/default/overview')).json() as {
+        environments: Array<{ environment: string; defaultStrategy?: { name: string; parameters: Record<string, string> } }>;
+      };
+      const production = overview.environments.find((environment) => environment.environment === 'production');
+      assert.deepEqual(
+        [production?.defaultStrategy?.name, production?.defaultStrategy?.parameters],
+        ['flexibleRollout', { rollout: '50', stickiness: 'userId', groupId: '' }],
+      );
+      const unleashLinks =
+        ((await (await unleashCall('GET', `${FEATURES}/rollout`)).json()) as { links?: Array<{ url: string; title: string | null }> })
+          .links ?? [];
+      const vexilLinks = (await ctx.admin.get('/api/admin/projects/default/features/rollout')).json() as {
+        links: Array<{ url: string; title: string | null }>;
+      };
+      assert.deepEqual(
+        vexilLinks.links.map(({ url, title }) => [url, title]),
+        unleashLinks.map(({ url, title }) => [url, title]),
+      );
+      assert.doesNotMatch(importOutput, /default strategies|feature links/);
       assert.match(importOutput, /Not brought over:\n {2}- users \(\d+\): passwords cannot be read/);
       assert.match(importOutput, /API tokens \(\d+\): secrets cannot be read/);
     });

@@ -162,7 +162,11 @@ describe('configuration', () => {
     ['a change poll of no time', { DATABASE_URL: 'postgres://h/db', DATABASE_CHANGE_POLL_MS: '0' }, /^DATABASE_CHANGE_POLL_MS must be/],
     ['an SMTP port without a server', { EMAIL_PORT: '25' }, /^EMAIL_PORT is set but EMAIL_HOST is not/],
     // The message never echoes the secret.
-    ['a short EDGE_MASTER_SECRET', { EDGE_MASTER_SECRET: 'too-short-secret' }, /^EDGE_MASTER_SECRET must be at least 32 characters \(a random string\)$/],
+    [
+      'a short EDGE_MASTER_SECRET',
+      { EDGE_MASTER_SECRET: 'too-short-secret' },
+      /^EDGE_MASTER_SECRET must be at least 32 characters \(a random string\)$/,
+    ],
     [
       'an SMTP user without a password',
       { EMAIL_HOST: 'smtp.example.com', EMAIL_USER: 'vexil' },

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { describeEvent, type DescribedEvent } from '../../src/domain/events/event-descriptions.js';
+import { EVENT_TYPES } from '../../src/domain/events/event-types.js';
 
 /** Every event type Vexil records today: each must have its own label and sentence, not the generic one. */
 const WRITTEN_TYPES = [
+  'application-updated',
+  'edge-client-created',
+  'edge-client-deleted',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
   'signal-endpoint-created',
   'signal-endpoint-updated',
   'signal-endpoint-deleted',
@@ -129,6 +136,13 @@ const base: DescribedEvent = {
 };
 
 describe('event labels and summaries', () => {
+  test('name each event type once', () => {
+    assert.deepEqual(
+      EVENT_TYPES.filter((type, index) => EVENT_TYPES.indexOf(type) !== index),
+      [],
+    );
+  });
+
   for (const type of WRITTEN_TYPES) {
     test(`${type} has its own label and sentence`, () => {
       const { label, summary } = describeEvent({ ...base, type });

@@ -434,7 +434,7 @@ const DESCRIPTIONS: Record<string, Description> = {
   },
   'public-signup-token-user-added': {
     label: 'Account made through an invite link',
-    summary: (e) => `A person made their account through the invite link ${bold(fields(e.data).name)}`,
+    summary: (e, who) => `${who} let a person make their account through the invite link ${bold(fields(e.data).name)}`,
   },
   'application-updated': {
     label: 'Application described',

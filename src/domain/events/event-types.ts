@@ -2,7 +2,6 @@
 export const SPEC_EVENT_TYPES = [
   'application-created',
   'application-deleted',
-  'application-updated',
   'feature-created',
   'feature-deleted',
   'feature-updated',
@@ -64,7 +63,6 @@ export const SPEC_EVENT_TYPES = [
   'feature-link-added',
   'feature-link-updated',
   'feature-link-removed',
-  'feature-type-updated',
   'tag-created',
   'tag-deleted',
   'tag-import',
@@ -121,8 +119,6 @@ export const SPEC_EVENT_TYPES = [
   'change-request-scheduled-application-failure',
   'change-request-configuration-updated',
   'api-token-created',
-  'edge-client-created',
-  'edge-client-deleted',
   'api-token-updated',
   'api-token-deleted',
   'feature-favorited',
@@ -186,6 +182,9 @@ export const VEXIL_EVENT_TYPES = [
   'safeguard-changed',
   'safeguard-deleted',
   'safeguard-triggered',
+  'application-updated',
+  'edge-client-created',
+  'edge-client-deleted',
 ] as const;
 
 export type EventType = (typeof SPEC_EVENT_TYPES)[number] | (typeof VEXIL_EVENT_TYPES)[number];

@@ -12,7 +12,7 @@ export const MAX_LINKS_PER_FLAG = 10;
  * A link's address: http or https only (a `javascript:` or `data:` address would run in the browser of whoever clicks
  * it), `https://` taken when none is given, as Unleash does.
  */
-function linkUrl(raw: string): string {
+export function linkUrl(raw: string): string {
   const given = raw.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(given) ? given : `https://${given}`;
   let parsed: URL;

@@ -15,7 +15,10 @@ import {
 } from '../environments/environments.js';
 import { normalizeConstraints } from '../features/constraints.js';
 import { addDependency, removeDependency, parentsOf } from '../features/dependencies.js';
-import { loadFeatureTags, loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
+import { loadFeatureLinks, loadFeatureTags, loadStrategies, type StrategyView, type Variant } from '../features/feature-views.js';
+import { addFeatureLink, linkUrl, removeFeatureLink } from '../features/feature-links.js';
+import { projectDefaultStrategies } from '../features/project-environments.js';
+import { setProjectDefaultStrategy } from '../projects/default-strategies.js';
 import { createFeature, reviveFeatures, setFeaturesStale, updateFeature } from '../features/features.js';
 import { archiveFlags } from '../release-plans/plans.js';
 import { resolveStrategy, type StrategyInput } from '../features/strategies.js';
@@ -166,16 +169,21 @@ const ENVIRONMENTS: SharedKind<FileEnvironment, EnvironmentView> = {
 const CONTEXT_FIELDS: SharedKind<FileContextField, ContextFieldView> = {
   key: 'contextFields',
   noun: 'context field',
-  list: (uow) => listContextFields(uow.tx),
-  create: createContextField,
+  list: (uow) => listContextFields(uow.tx, { includeProjects: true }),
+  create: (uow, { project, ...field }) => createContextField(uow, { ...field, ...(project ? { project } : {}) }),
   update(uow, field, current) {
+    if (field.project !== undefined && (field.project ?? undefined) !== current.project) {
+      throw new BadDataError(
+        `Context field "${field.name}" belongs to ${current.project ? `project "${current.project}"` : 'the whole instance'}; a field cannot move`,
+      );
+    }
     const wanted = {
       description: field.description === undefined ? current.description : field.description,
       stickiness: field.stickiness ?? current.stickiness,
       sortOrder: field.sortOrder ?? current.sortOrder,
       legalValues: field.legalValues ?? current.legalValues,
     };
-    const { name: _name, createdAt: _createdAt, ...stored } = current;
+    const { name: _name, createdAt: _createdAt, project: _project, ...stored } = current;
     return updateWhenDifferent(stored, wanted, () => updateContextField(uow, field.name, wanted));
   },
 };
@@ -242,20 +250,20 @@ const SEGMENTS: SharedKind<FileSegment, AdminSegmentView> = {
  */
 export async function applyShared(uow: UnitOfWork, file: FlagsFile, report: ApplyReport): Promise<void> {
   await applyKind(uow, report, ENVIRONMENTS, file.environments);
-  await applyKind(uow, report, CONTEXT_FIELDS, file.contextFields);
-  await applyKind(uow, report, TAG_TYPES, file.tagTypes);
-  await applyKind(uow, report, STRATEGY_DEFINITIONS, file.strategies);
-  // A segment of a project the file brings needs that project first (its flags come later).
+  // A segment or context field of a project the file brings needs that project first (its flags come later).
   const projectsMade = new Set<string>();
-  const prepare = async (segmentUow: UnitOfWork, segment: FileSegment) => {
-    const projectIndex = segment.project ? (file.projects ?? []).findIndex((project) => project.id === segment.project) : -1;
-    if (projectIndex < 0 || projectsMade.has(segment.project!)) return;
-    projectsMade.add(segment.project!);
+  const prepare = async (entryUow: UnitOfWork, entry: { name: string; project?: string | null }) => {
+    const projectIndex = entry.project ? (file.projects ?? []).findIndex((project) => project.id === entry.project) : -1;
+    if (projectIndex < 0 || projectsMade.has(entry.project!)) return;
+    projectsMade.add(entry.project!);
     const projectPath = pointer('projects', projectIndex);
-    await atEntry(projectPath, `project "${segment.project}"`, () =>
-      applyProjectSettings(segmentUow, file.projects![projectIndex]!, projectPath, report),
+    await atEntry(projectPath, `project "${entry.project}"`, () =>
+      applyProjectSettings(entryUow, file.projects![projectIndex]!, projectPath, report),
     );
   };
+  await applyKind(uow, report, { ...CONTEXT_FIELDS, prepare }, file.contextFields);
+  await applyKind(uow, report, TAG_TYPES, file.tagTypes);
+  await applyKind(uow, report, STRATEGY_DEFINITIONS, file.strategies);
   await applyKind(uow, report, { ...SEGMENTS, prepare }, file.segments);
 }
 
@@ -265,6 +273,8 @@ export async function applyProject(uow: UnitOfWork, file: FlagsFile, projectInde
   const projectPath = pointer('projects', projectIndex);
   const target = `project "${project.id}"`;
   await atEntry(projectPath, target, () => applyProjectSettings(uow, project, projectPath, report));
+  // After the shared kinds: a default strategy may name a segment the file brings.
+  await applyDefaultStrategies(uow, project, projectPath, report);
 
   const segmentIds = new Map((await listSegments(uow.tx)).map((s) => [s.name, s.id]));
   const names = (project.flags ?? []).map((flag) => flag.name);
@@ -318,6 +328,42 @@ async function applyProjectSettings(uow: UnitOfWork, project: FileProject, path:
   }
 }
 
+/** Each environment's default strategy the file gives, set where it differs; environments it leaves out are left alone. */
+async function applyDefaultStrategies(uow: UnitOfWork, project: FileProject, path: string, report: ApplyReport): Promise<void> {
+  const wanted = Object.entries(project.defaultStrategies ?? {});
+  if (wanted.length === 0) return;
+  const [stored, segments] = await Promise.all([projectDefaultStrategies(uow.tx, project.id), listSegments(uow.tx)]);
+  const segmentIds = new Map(segments.map((segment) => [segment.name, segment.id]));
+  for (const [environment, strategy] of wanted) {
+    const entryPath = `${path}${pointer('defaultStrategies', environment)}`;
+    const { sortOrder: _sortOrder, ...input } = strategyInput(strategy, 0, segmentIds, entryPath);
+    const current = stored.get(environment);
+    const comparable = (value: {
+      parameters?: unknown;
+      constraints?: unknown;
+      segments?: unknown;
+      variants?: unknown;
+      title?: unknown;
+    }) => ({
+      parameters: value.parameters,
+      constraints: normalizeConstraints((value.constraints ?? []) as never),
+      segments: value.segments,
+      variants: value.variants,
+      title: value.title || '',
+    });
+    if (current && isDeepStrictEqual(comparable(current), comparable({ ...input, parameters: { groupId: '', ...input.parameters } })))
+      continue;
+    await atEntry(entryPath, `default strategy of project "${project.id}" in ${environment}`, () =>
+      setProjectDefaultStrategy(uow, { project: project.id, environment }, input),
+    );
+    report.changes.push({
+      path: entryPath,
+      change: current ? 'updated' : 'created',
+      target: `default strategy of project "${project.id}" in ${environment}`,
+    });
+  }
+}
+
 interface FlagContext {
   project: string;
   flag: FileFlag;
@@ -365,6 +411,7 @@ async function applyFlag(uow: UnitOfWork, context: FlagContext): Promise<void> {
     report.changes.push({ path, change: 'updated', target, detail: `stale: ${!flag.stale} → ${flag.stale}` });
   }
   if (flag.tags !== undefined) await applyTags(uow, flag, path, report);
+  if (flag.links !== undefined) await applyLinks(uow, project, flag, path, report);
   for (const [environment, wanted] of Object.entries(flag.environments ?? {})) {
     await applyFlagEnvironment(uow, context, environment, wanted, `${path}${pointer('environments', environment)}`);
   }
@@ -388,6 +435,31 @@ async function applyTags(uow: UnitOfWork, flag: FileFlag, path: string, report: 
     change: 'updated',
     target: `flag "${flag.name}"`,
     detail: `tags: ${[...addedTags.map((t) => `+${key(t)}`), ...removedTags.map((t) => `-${key(t)}`)].join(' ')}`,
+  });
+}
+
+/** Makes the flag's links those the file lists: links it does not list go, those it lists that are missing come. */
+async function applyLinks(uow: UnitOfWork, project: string, flag: FileFlag, path: string, report: ApplyReport): Promise<void> {
+  const current = (await loadFeatureLinks(uow.tx, [flag.name])).get(flag.name) ?? [];
+  const key = (link: { url: string; title?: string | null }) => `${link.url}\n${link.title?.trim() || ''}`;
+  // Compared as stored: an address without a scheme is kept with https://.
+  const wanted = [];
+  for (const [index, link] of (flag.links ?? []).entries()) {
+    wanted.push(await atEntry(`${path}/links/${index}`, `link of flag "${flag.name}"`, async () => ({ ...link, url: linkUrl(link.url) })));
+  }
+  const wantedKeys = new Set(wanted.map(key));
+  const heldKeys = new Set(current.map(key));
+  const target = { project, featureName: flag.name };
+  const removed = current.filter((link) => !wantedKeys.has(key(link)));
+  const added = wanted.filter((link) => !heldKeys.has(key(link)));
+  for (const link of removed) await removeFeatureLink(uow, target, link.id);
+  for (const link of added) await addFeatureLink(uow, target, link);
+  if (removed.length === 0 && added.length === 0) return;
+  report.changes.push({
+    path: `${path}/links`,
+    change: 'updated',
+    target: `flag "${flag.name}"`,
+    detail: `links: ${[...added.map((link) => `+${link.url}`), ...removed.map((link) => `-${link.url}`)].join(' ')}`,
   });
 }
 

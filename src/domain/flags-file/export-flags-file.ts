@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { listContextFields } from '../context-fields/context-fields.js';
 import { listEnvironments } from '../environments/environments.js';
 import { loadFeatureViews, type StrategyView } from '../features/feature-views.js';
+import { projectDefaultStrategies } from '../features/project-environments.js';
 import { listProjects } from '../projects/projects.js';
 import { listSegments } from '../segments/segments.js';
 import { listStrategyDefinitions } from '../strategies/strategy-definitions.js';
@@ -33,7 +34,7 @@ function fileStrategy(strategy: StrategyView, segmentNames: Map<number, string>)
 export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<FlagsFile> {
   const [environments, contextFields, tagTypes, definitions, segments, projects] = await Promise.all([
     listEnvironments(db),
-    listContextFields(db),
+    listContextFields(db, { includeProjects: true }),
     listTagTypes(db),
     listStrategyDefinitions(db),
     listSegments(db),
@@ -58,6 +59,9 @@ export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<
   const usedSegments = new Set(views.flatMap((v) => v.environments.flatMap((e) => e.strategies.flatMap((s) => s.segments))));
   const whole = scope.project === undefined && scope.features === undefined;
   const usedEnvironments = new Set(chosenProjects.flatMap((p) => p.environments));
+  const defaultStrategies = new Map(
+    await Promise.all(chosenProjects.map(async (p) => [p.id, await projectDefaultStrategies(db, p.id)] as const)),
+  );
 
   const flagsOf = (project: string): FileFlag[] =>
     views
@@ -70,6 +74,7 @@ export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<
         ...(view.stale ? { stale: true } : {}),
         ...(view.archived ? { archived: true } : {}),
         ...(view.tags.length > 0 ? { tags: view.tags } : {}),
+        ...(view.links.length > 0 ? { links: view.links.map(({ url, title }) => ({ url, ...(title ? { title } : {}) })) } : {}),
         ...(view.dependencies.length > 0 ? { dependencies: view.dependencies } : {}),
         environments: Object.fromEntries(
           view.environments.map((env) => [
@@ -88,13 +93,16 @@ export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<
     environments: environments
       .filter((e) => whole || usedEnvironments.has(e.name))
       .map((e) => ({ name: e.name, type: e.type as 'development', enabled: e.enabled, sortOrder: e.sortOrder })),
-    contextFields: contextFields.map((f) => ({
-      name: f.name,
-      ...(f.description ? { description: f.description } : {}),
-      stickiness: f.stickiness,
-      sortOrder: f.sortOrder,
-      legalValues: f.legalValues,
-    })),
+    contextFields: contextFields
+      .filter((f) => f.project === undefined || chosenProjects.some((p) => p.id === f.project))
+      .map((f) => ({
+        name: f.name,
+        ...(f.project ? { project: f.project } : {}),
+        ...(f.description ? { description: f.description } : {}),
+        stickiness: f.stickiness,
+        sortOrder: f.sortOrder,
+        legalValues: f.legalValues,
+      })),
     tagTypes: tagTypes.map((t) => ({
       name: t.name,
       ...(t.description ? { description: t.description } : {}),
@@ -116,13 +124,28 @@ export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<
         ...(s.project ? { project: s.project } : {}),
         constraints: s.constraints,
       })),
-    projects: chosenProjects.map((p) => ({
-      id: p.id,
-      name: p.name,
-      ...(p.description ? { description: p.description } : {}),
-      mode: p.mode as 'open',
-      environments: p.environments,
-      flags: flagsOf(p.id),
-    })),
+    projects: chosenProjects.map((p) => {
+      const defaults = Object.fromEntries(
+        [...(defaultStrategies.get(p.id) ?? [])].map(([environment, strategy]) => {
+          const { groupId: _groupId, ...parameters } = strategy.parameters;
+          return [
+            environment,
+            fileStrategy(
+              { ...strategy, id: '', featureName: '', sortOrder: 0, disabled: false, title: strategy.title || null, parameters },
+              segmentNames,
+            ),
+          ];
+        }),
+      );
+      return {
+        id: p.id,
+        name: p.name,
+        ...(p.description ? { description: p.description } : {}),
+        mode: p.mode as 'open',
+        environments: p.environments,
+        ...(Object.keys(defaults).length > 0 ? { defaultStrategies: defaults } : {}),
+        flags: flagsOf(p.id),
+      };
+    }),
   };
 }

@@ -35,6 +35,8 @@ export interface FileContextField {
   stickiness?: boolean;
   sortOrder?: number;
   legalValues?: LegalValue[];
+  /** The project the field belongs to; none: the instance's. */
+  project?: string | null;
 }
 
 export interface FileTagType {
@@ -64,6 +66,8 @@ export interface FileProject {
   mode?: ProjectMode;
   /** Environments the project uses; added when missing, never removed. */
   environments?: string[];
+  /** Per environment: the flexible rollout a flag turned on there without strategies gets; others left alone. */
+  defaultStrategies?: Record<string, FileStrategy>;
   flags?: FileFlag[];
 }
 
@@ -75,6 +79,8 @@ export interface FileFlag {
   stale?: boolean;
   archived?: boolean;
   tags?: Array<{ type: string; value: string }>;
+  /** The flag's links, in order; left alone when absent. */
+  links?: Array<{ url: string; title?: string | null }>;
   dependencies?: Array<{ feature: string; enabled?: boolean; variants?: string[] }>;
   environments?: Record<string, FileFlagEnvironment>;
 }
