@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { signIn, watchForProblems, shows, textOf, waitForTexts, waitUntil } from '../helpers/browser.js';
@@ -9,6 +11,11 @@ import { STRONG_PASSWORD } from '../helpers/test-app.js';
 // The admin pages in a real browser: each creates, edits and deletes what it manages, shows what the server
 // keeps, and shows the API's refusal next to its cause.
 const ui = useUiServer('admin');
+
+/** A set-up request through the API that must succeed. */
+function expectOk(response: Response): void {
+  assert.ok(response.ok, `set-up request answered ${response.status}`);
+}
 
 const cells = (row: ReturnType<Page['locator']>) =>
   row
@@ -228,6 +235,66 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     const stored = (await (await ui.api('GET', `/api/admin/segments/${vip.id}`)).json()) as { constraints: Array<{ values: string[] }> };
     assert.deepEqual(stored.constraints[0]!.values, ['ann']);
     await context.close();
+  });
+
+  test('the Instance page: maintenance mode refuses changes until switched off; a lifetime edited makes a flag potentially stale', async () => {
+    expectOk(await ui.api('POST', '/api/admin/projects', { id: 'store', name: 'Store', environments: ['development', 'production'] }));
+    expectOk(await ui.api('POST', '/api/admin/projects/store/features', { name: 'quick-fix', type: 'operational' }));
+    await ui.page.goto(`${ui.server.baseUrl}/admin/instance`);
+    const maintenance = ui.page.getByRole('region', { name: 'Maintenance mode' });
+    await maintenance.getByRole('switch', { name: 'Maintenance mode' }).click();
+    await shows(ui.page, 'Changes are refused');
+    const refused = await ui.api('POST', '/api/admin/projects/store/features', { name: 'during-maintenance' });
+    assert.equal(refused.status, 503);
+    await ui.page.screenshot({ path: join(tmpdir(), 'vexil-admin-instance.png'), fullPage: true });
+    await maintenance.getByRole('switch', { name: 'Maintenance mode' }).click();
+    await waitUntil(async () => (await maintenance.getByText('Changes are refused').count()) === 0);
+    expectOk(await ui.api('POST', '/api/admin/projects/store/features', { name: 'after-maintenance' }));
+
+    // Operational flags live 7 days; emptied, the type is permanent (never potentially stale).
+    const lifetime = ui.page.getByLabel('Lifetime of Operational flags, in days');
+    assert.equal(await lifetime.inputValue(), '7');
+    await lifetime.fill('');
+    await lifetime.press('Enter');
+    await waitUntil(async () => {
+      const types = (await (await ui.api('GET', '/api/admin/feature-types')).json()) as {
+        types: Array<{ id: string; lifetimeDays: number | null }>;
+      };
+      return types.types.find((type) => type.id === 'operational')?.lifetimeDays === null;
+    });
+    await ui.page.reload();
+    assert.equal(await ui.page.getByLabel('Lifetime of Operational flags, in days').inputValue(), '');
+    const figures = ui.page.getByRole('region', { name: 'Instance statistics' });
+    const statistics = (await (await ui.api('GET', '/api/admin/instance-admin/statistics')).json()) as {
+      projects: number;
+      featureToggles: number;
+    };
+    assert.equal(await textOf(figures.getByTestId('figure-projects')), String(statistics.projects));
+    assert.equal(await textOf(figures.getByTestId('figure-featureToggles')), String(statistics.featureToggles));
+    await ui.page.getByLabel('Lifetime of Operational flags, in days').fill('7');
+    await ui.page.getByLabel('Lifetime of Operational flags, in days').press('Enter');
+  });
+
+  test("a project's page shows its status, and its members make and delete its API tokens", async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/projects/store`);
+    const status = ui.page.getByRole('region', { name: 'Project status' });
+    assert.equal(await textOf(status.getByTestId('project-health')), '100%');
+    assert.match(await textOf(status.getByTestId('stage-initial')), /^2\b/);
+    const tokens = ui.page.getByRole('region', { name: 'Project API tokens' });
+    const form = tokens.getByRole('form', { name: 'New project token' });
+    await form.getByLabel('Token name').fill('store-backend');
+    await form.getByLabel('Environment').selectOption('production');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const secret = await textOf(tokens.getByTestId('secret'));
+    assert.match(secret, /^store:production\.[0-9a-f]{64}$/);
+    const row = tokens.getByRole('table', { name: 'Project API tokens' }).locator('tr', { hasText: 'store-backend' });
+    assert.deepEqual((await cells(row)).slice(0, 3), ['store-backend', 'client', 'production']);
+    await ui.page.screenshot({ path: join(tmpdir(), 'vexil-project-page.png'), fullPage: true });
+    const features = await fetch(`${ui.server.baseUrl}/api/client/features`, { headers: { authorization: secret } });
+    assert.equal(features.status, 200);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await waitUntil(async () => (await tokens.getByRole('table', { name: 'Project API tokens' }).count()) === 0);
+    assert.equal((await fetch(`${ui.server.baseUrl}/api/client/features`, { headers: { authorization: secret } })).status, 401);
   });
 
   test('an unknown ui.page of the app says so, inside the app', async () => {

@@ -33,6 +33,7 @@ import { Playground } from './pages/playground';
 import { ProjectPage } from './pages/project';
 import { ResetPassword } from './pages/reset-password';
 import { Invite } from './pages/invite';
+import { AdminInstance } from './pages/admin-instance';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
 
@@ -79,6 +80,7 @@ createRoot(document.getElementById('root')!).render(
             <Route path="playground" element={<Playground />} />
             <Route path="connect" element={<ConnectSdk />} />
             <Route path="admin/sdk-settings" element={<AdminSdkSettings />} />
+            <Route path="admin/instance" element={<AdminInstance />} />
             <Route path="admin/sign-in" element={<AdminSignIn />} />
             <Route path="events" element={<EventLog />} />
             <Route path="change-requests" element={<ChangeRequests />} />

@@ -52,6 +52,7 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/segments', 'Segments'],
   ['/admin/context-fields', 'Context fields'],
   ['/admin/tag-types', 'Tag types'],
+  ['/admin/instance', 'Instance'],
 ];
 
 function ThemeSwitch() {

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { FlagHealth } from './flag-health';
+import { ProjectApiTokens, ProjectStatus } from './project-status';
 import { useCan } from '../components/layout';
 import { Check, ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
@@ -263,6 +264,8 @@ export function ProjectPage() {
             <Link to={`/projects/${encodeURIComponent(projectId)}/access`}>People and access →</Link>
           </p>
           <ErrorMessage error={remove.error} />
+          <h2>Status</h2>
+          <ProjectStatus projectId={projectId} />
           <h2>Flags</h2>
           <Loaded query={flags} what="flags">
             {(result) => (
@@ -294,6 +297,8 @@ export function ProjectPage() {
           <ProjectSettings project={details} />
           <h2>Environments</h2>
           <ProjectEnvironments projectId={projectId} environments={details.environments} />
+          <h2>API tokens</h2>
+          <ProjectApiTokens projectId={projectId} environments={details.environments} />
           <h2>Change requests</h2>
           <ChangeRequestSettings projectId={projectId} />
           <ProjectChangeRequests projectId={projectId} />

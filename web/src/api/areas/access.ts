@@ -47,6 +47,11 @@ export const accessQueries = {
       queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/access', { params: { path: { projectId } } })),
     }),
   apiTokens: () => queryOptions({ queryKey: keys.apiTokens, queryFn: () => ok(api.GET('/api/admin/api-tokens')) }),
+  projectApiTokens: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectApiTokens(projectId),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/api-tokens', { params: { path: { projectId } } })),
+    }),
 };
 
 export const accessActions = {
@@ -110,6 +115,16 @@ export const accessActions = {
 
   createApiToken: action(
     (body: JsonBody<'/api/admin/api-tokens', 'post'>) => ok(api.POST('/api/admin/api-tokens', { body })),
+    [keys.apiTokens, keys.events],
+  ),
+  createProjectApiToken: action(
+    ({ projectId, ...body }: { projectId: string } & JsonBody<'/api/admin/projects/{projectId}/api-tokens', 'post'>) =>
+      ok(api.POST('/api/admin/projects/{projectId}/api-tokens', { params: { path: { projectId } }, body })),
+    [keys.apiTokens, keys.events],
+  ),
+  deleteProjectApiToken: action(
+    ({ projectId, token }: { projectId: string; token: string }) =>
+      ok(api.DELETE('/api/admin/projects/{projectId}/api-tokens/{token}', { params: { path: { projectId, token } } })),
     [keys.apiTokens, keys.events],
   ),
   deleteApiToken: action(

@@ -18,6 +18,15 @@ export const configurationQueries = {
   contextFields: () => queryOptions({ queryKey: keys.contextFields, queryFn: () => ok(api.GET('/api/admin/context')) }),
   strategyDefinitions: () => queryOptions({ queryKey: keys.strategyDefinitions, queryFn: () => ok(api.GET('/api/admin/strategies')) }),
   uiConfig: () => queryOptions({ queryKey: keys.uiConfig, queryFn: () => ok(api.GET('/api/admin/ui-config')) }),
+  projectStatus: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectStatus(projectId),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/status', { params: { path: { projectId } } })),
+    }),
+  maintenance: () => queryOptions({ queryKey: keys.maintenance, queryFn: () => ok(api.GET('/api/admin/maintenance')) }),
+  featureTypes: () => queryOptions({ queryKey: keys.featureTypes, queryFn: () => ok(api.GET('/api/admin/feature-types')) }),
+  instanceStatistics: () =>
+    queryOptions({ queryKey: keys.instanceStatistics, queryFn: () => ok(api.GET('/api/admin/instance-admin/statistics')) }),
 };
 
 export const configurationActions = {
@@ -67,6 +76,15 @@ export const configurationActions = {
     [keys.environments, keys.events],
   ),
 
+  setMaintenance: action(
+    (enabled: boolean) => ok(api.POST('/api/admin/maintenance', { body: { enabled } })),
+    [keys.maintenance, keys.uiConfig, keys.events],
+  ),
+  setFeatureTypeLifetime: action(
+    ({ id, lifetimeDays }: { id: string; lifetimeDays: number | null }) =>
+      ok(api.PUT('/api/admin/feature-types/{id}/lifetime', { params: { path: { id } }, body: { lifetimeDays } })),
+    [keys.featureTypes, keys.featureSearch, keys.events],
+  ),
   setFrontendApiOrigins: action(
     (frontendApiOrigins: string[]) => ok(api.POST('/api/admin/ui-config/cors', { body: { frontendApiOrigins } })),
     [keys.uiConfig, keys.events],
