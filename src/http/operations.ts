@@ -342,6 +342,7 @@ export const OPERATIONS: Record<string, Operation> = {
   [`GET ${PROJECT}`]: op('getProject', 'Get a project'),
   [`PUT ${PROJECT}`]: op('updateProject', 'Update a project'),
   [`DELETE ${PROJECT}`]: op('deleteProject', 'Delete a project without flags', 200),
+  'GET /api/admin/flag-creators': op('getFlagCreators', 'The people who made flags, in every project, searched and a page at a time'),
   [`GET ${PROJECT}/flag-creators`]: op('getProjectFlagCreators', "The people who made the project's flags"),
   [`GET ${PROJECT}/dependencies`]: op('checkDependenciesExist', 'Whether any flag of the project depends on another'),
   'GET /api/admin/personal-dashboard': op(

@@ -10,7 +10,8 @@ import {
 } from '../domain/projects/projects.js';
 import { BadDataError } from '../shared/errors.js';
 import { ProjectParams, StrictObject, UrlFriendlyName } from './common.schemas.js';
-import { listFlagCreators, projectHasDependencies, validateArchive } from '../domain/features/project-flags.js';
+import { listFlagCreators, projectHasDependencies, searchFlagCreators, validateArchive } from '../domain/features/project-flags.js';
+import { parseWholeNumber } from '../shared/filters.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
 import {
@@ -93,6 +94,24 @@ export const projectRoutes: RouteModule = async (app, { deps, act }) => {
       await act(request, (uow) => addProjectEnvironment(uow, request.params.projectId, request.body.environment));
       return reply.status(200).send();
     },
+  );
+
+  app.get(
+    '/api/admin/flag-creators',
+    routesTagged(['Users'])(can('READ'), {
+      querystring: Type.Object({
+        q: Type.Optional(Type.String({ maxLength: 100, description: 'A name anywhere, or the start of a username or email' })),
+        offset: Type.Optional(Type.String({ description: 'People to skip; default 0' })),
+        limit: Type.Optional(Type.String({ description: 'Page size, 1 to 10000; default 50' })),
+      }),
+      ok: Type.Object({ total: Type.Integer(), flagCreators: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })) }),
+    }),
+    async (request) =>
+      searchFlagCreators(deps.db, {
+        ...(request.query.q ? { query: request.query.q } : {}),
+        limit: parseWholeNumber('limit', request.query.limit, 50, 1, 10_000),
+        offset: parseWholeNumber('offset', request.query.offset, 0, 0, Number.MAX_SAFE_INTEGER),
+      }),
   );
 
   app.get(

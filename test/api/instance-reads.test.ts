@@ -119,6 +119,26 @@ describe("what SDKs reported about flags, and a project's flags as a whole", () 
     expectError(await validate(['not a name']), 400, 'BadDataError');
     expectError(await ctx.admin.get('/api/admin/projects/no-such-project/flag-creators'), 404, 'NotFoundError');
   });
+
+  test('who made flags across projects: searched by name, username or email, a page at a time', async () => {
+    const [first, second] = [await createUserSession(ctx, 'Editor'), await createUserSession(ctx, 'Editor')];
+    for (const maker of [first, second]) {
+      expectStatus(await ctx.withCookie(maker.cookie).post(`${projectPath('default')}/features`, { name: uniqueName('made') }), 201);
+    }
+    type Creators = { total: number; flagCreators: Array<{ id: number; name: string }> };
+    const all = await getOk<Creators>(ctx.admin, '/api/admin/flag-creators?limit=10000');
+    assert.ok([first.id, second.id].every((id) => all.flagCreators.some((creator) => creator.id === id)));
+    assert.equal(all.total, all.flagCreators.length);
+    assert.deepEqual(await getOk(ctx.admin, `/api/admin/flag-creators?q=${second.username}`), {
+      total: 1,
+      flagCreators: [{ id: second.id, name: second.username }],
+    });
+    // A username matches at its start only.
+    assert.deepEqual(await getOk(ctx.admin, `/api/admin/flag-creators?q=${second.username.slice(3)}`), { total: 0, flagCreators: [] });
+    const page = await getOk<Creators>(ctx.admin, '/api/admin/flag-creators?limit=1&offset=1');
+    assert.deepEqual([page.total, page.flagCreators], [all.total, all.flagCreators.slice(1, 2)]);
+    expectError(await ctx.admin.get('/api/admin/flag-creators?limit=0'), 400, 'BadDataError');
+  });
 });
 
 describe("deleting a project's archived flags at once", () => {

@@ -12,9 +12,45 @@ export async function listFlagCreators(db: Db, project: string): Promise<Array<{
     .select(['u.id', 'u.name', 'u.username', 'u.email'])
     .distinct()
     .where('f.project', '=', project)
+    .where('f.archived_at', 'is', null)
     .orderBy('u.id')
     .execute();
   return rows.map((row) => ({ id: row.id, name: row.name ?? row.username ?? row.email ?? `user ${row.id}` }));
+}
+
+/**
+ * The people who made flags not archived in any project, a page at a time (Unleash's `GET /api/admin/flag-creators`,
+ * which its flag list's "created by" filter reads): `query` matches a name anywhere, a username or email at its start.
+ */
+export async function searchFlagCreators(
+  db: Db,
+  parameters: { query?: string; limit: number; offset: number },
+): Promise<{ total: number; flagCreators: Array<{ id: number; name: string }> }> {
+  const text = parameters.query?.trim();
+  const escaped = text?.replace(/[\\%_]/g, (character) => `\\${character}`);
+  let matching = db
+    .selectFrom('users as u')
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('features as f').select('f.name').whereRef('f.created_by_user_id', '=', 'u.id').where('f.archived_at', 'is', null)),
+    );
+  if (escaped) {
+    matching = matching.where((eb) =>
+      eb.or([eb('u.name', 'ilike', `%${escaped}%`), eb('u.username', 'ilike', `${escaped}%`), eb('u.email', 'ilike', `${escaped}%`)]),
+    );
+  }
+  const [rows, total] = await Promise.all([
+    matching
+      .select(['u.id', 'u.name', 'u.username', 'u.email'])
+      .orderBy('u.id')
+      .limit(parameters.limit)
+      .offset(parameters.offset)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    total: Number(total.total),
+    flagCreators: rows.map((row) => ({ id: row.id, name: row.name ?? row.username ?? row.email ?? `user ${row.id}` })),
+  };
 }
 
 /** Whether any flag of the project depends on another (Unleash's `GET …/dependencies`). */

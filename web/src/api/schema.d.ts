@@ -802,6 +802,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/flag-creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people who made flags, in every project, searched and a page at a time */
+        get: operations["getFlagCreators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/flags-file": {
         parameters: {
             query?: never;
@@ -5660,7 +5677,7 @@ export interface components {
             offset?: number;
             project?: string;
             query?: string;
-            /** @description One of the event types: application-created, application-deleted, application-updated, … */
+            /** @description One of the event types: application-created, application-deleted, feature-created, … */
             type?: string;
         };
         edgeClientSchema: {
@@ -6088,6 +6105,7 @@ export interface components {
                     value: string;
                 }[];
                 name: string;
+                project?: string | null;
                 sortOrder?: number;
                 stickiness?: boolean;
             }[];
@@ -6099,6 +6117,40 @@ export interface components {
                 type: "development" | "test" | "preproduction" | "production";
             }[];
             projects?: {
+                /** @description Per environment: the flexible rollout a flag turned on there without strategies gets */
+                defaultStrategies?: {
+                    [key: string]: {
+                        constraints?: {
+                            caseInsensitive?: boolean;
+                            contextName: string;
+                            inverted?: boolean;
+                            /** @enum {string} */
+                            operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
+                            value?: string;
+                            values?: string[];
+                        }[];
+                        disabled?: boolean;
+                        name: string;
+                        parameters?: {
+                            [key: string]: string | number;
+                        };
+                        /** @description Segment names */
+                        segments?: string[];
+                        title?: string | null;
+                        variants?: {
+                            name: string;
+                            payload?: {
+                                /** @enum {string} */
+                                type: "json" | "csv" | "string" | "number";
+                                value: string;
+                            };
+                            stickiness?: string;
+                            weight: number;
+                            /** @enum {string} */
+                            weightType?: "variable" | "fix";
+                        }[];
+                    };
+                };
                 description?: string | null;
                 environments?: string[];
                 flags?: {
@@ -6166,6 +6218,11 @@ export interface components {
                         };
                     };
                     impressionData?: boolean;
+                    /** @description The flag's links, in order; left alone when absent */
+                    links?: {
+                        title?: string | null;
+                        url: string;
+                    }[];
                     name: string;
                     stale?: boolean;
                     tags?: {
@@ -11973,6 +12030,66 @@ export interface operations {
             };
             /** @description Unleash's error body, returned for every 4xx and 5xx answer */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getFlagCreators: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 10000; default 50 */
+                limit?: string;
+                /** @description People to skip; default 0 */
+                offset?: string;
+                /** @description A name anywhere, or the start of a username or email */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flagCreators: {
+                            id: number;
+                            name: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description Unleash's error body, returned for every 4xx and 5xx answer */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
