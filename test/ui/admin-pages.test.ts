@@ -297,6 +297,41 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.equal((await fetch(`${ui.server.baseUrl}/api/client/features`, { headers: { authorization: secret } })).status, 401);
   });
 
+  test("a project's default strategy and own context fields are set on its page", async () => {
+    await ui.page.goto(`${ui.server.baseUrl}/projects/store`);
+    const defaults = ui.page.getByRole('region', { name: 'Default strategies' });
+    const production = defaults.getByRole('form', { name: 'Default strategy in production' });
+    await production.getByLabel('Rollout in production, per cent').fill('25');
+    await production.getByLabel('Stickiness in production').fill('userId');
+    await production.getByRole('button', { name: 'Save' }).click();
+    await waitUntil(async () => {
+      const environments = (await (await ui.api('GET', '/api/admin/environments/project/store')).json()) as {
+        environments: Array<{ name: string; defaultStrategy?: { parameters: Record<string, string> } }>;
+      };
+      const stored = environments.environments.find((environment) => environment.name === 'production')?.defaultStrategy?.parameters;
+      return stored?.rollout === '25' && stored.stickiness === 'userId';
+    });
+    // A flag turned on in production without strategies of its own gets that rollout.
+    expectOk(await ui.api('POST', '/api/admin/projects/store/features', { name: 'gets-default' }));
+    expectOk(await ui.api('POST', '/api/admin/projects/store/features/gets-default/environments/production/on'));
+    const flag = (await (await ui.api('GET', '/api/admin/projects/store/features/gets-default')).json()) as {
+      environments: Array<{ name: string; strategies: Array<{ parameters: Record<string, string> }> }>;
+    };
+    assert.equal(flag.environments.find((environment) => environment.name === 'production')?.strategies[0]?.parameters.rollout, '25');
+
+    const fields = ui.page.getByRole('region', { name: 'Project context fields' });
+    const form = fields.getByRole('form', { name: 'New project context field' });
+    await form.getByLabel('Field name').fill('tenant');
+    await form.getByLabel('Legal values (comma-separated, optional)').fill('acme, globex');
+    await form.getByRole('button', { name: 'Add context field' }).click();
+    const row = fields.getByRole('table', { name: 'Project context fields' }).locator('tr', { hasText: 'tenant' });
+    await row.waitFor();
+    assert.deepEqual((await cells(row)).slice(0, 2), ['tenant', 'acme, globex']);
+    await ui.page.screenshot({ path: join(tmpdir(), 'vexil-project-defaults-and-fields.png'), fullPage: true });
+    const global = (await (await ui.api('GET', '/api/admin/context')).json()) as Array<{ name: string }>;
+    assert.ok(!global.some((field) => field.name === 'tenant'), "the instance's list leaves the project's field out");
+  });
+
   test('an unknown ui.page of the app says so, inside the app', async () => {
     await ui.page.goto(`${ui.server.baseUrl}/no/such/page`);
     assert.equal(await textOf(ui.page.getByRole('heading', { level: 1 })), 'Page not found');

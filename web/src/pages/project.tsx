@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries } from '../api/queries';
 import { ChangeRequestTable } from '../components/change-request-list';
 import { FlagHealth } from './flag-health';
-import { ProjectApiTokens, ProjectStatus } from './project-status';
+import { DefaultStrategies, ProjectApiTokens, ProjectContextFields, ProjectStatus } from './project-sections';
 import { useCan } from '../components/layout';
 import { Check, ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../components/ui';
 
@@ -297,6 +297,10 @@ export function ProjectPage() {
           <ProjectSettings project={details} />
           <h2>Environments</h2>
           <ProjectEnvironments projectId={projectId} environments={details.environments} />
+          <h2>Default strategies</h2>
+          <DefaultStrategies projectId={projectId} />
+          <h2>Context fields</h2>
+          <ProjectContextFields projectId={projectId} />
           <h2>API tokens</h2>
           <ProjectApiTokens projectId={projectId} environments={details.environments} />
           <h2>Change requests</h2>

@@ -50,6 +50,9 @@ export const keys = {
   featureTypes: ['feature-types'],
   instanceStatistics: ['instance-statistics'],
   projectStatus: (projectId: string) => ['project-status', projectId],
+  /** Under the project's key: a change to the project refreshes them. */
+  projectEnvironments: (projectId: string) => ['project', projectId, 'environments'],
+  projectContextFields: (projectId: string) => ['context-fields', 'project', projectId],
   projectApiTokens: (projectId: string) => ['api-tokens', 'project', projectId],
   applications: (query: { query?: string; offset: number; limit: number }) => ['applications', query],
   application: (appName: string) => ['application', appName],

@@ -23,6 +23,16 @@ export const configurationQueries = {
       queryKey: keys.projectStatus(projectId),
       queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/status', { params: { path: { projectId } } })),
     }),
+  projectEnvironments: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectEnvironments(projectId),
+      queryFn: () => ok(api.GET('/api/admin/environments/project/{projectId}', { params: { path: { projectId } } })),
+    }),
+  projectContextFields: (projectId: string) =>
+    queryOptions({
+      queryKey: keys.projectContextFields(projectId),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/context', { params: { path: { projectId } } })),
+    }),
   maintenance: () => queryOptions({ queryKey: keys.maintenance, queryFn: () => ok(api.GET('/api/admin/maintenance')) }),
   featureTypes: () => queryOptions({ queryKey: keys.featureTypes, queryFn: () => ok(api.GET('/api/admin/feature-types')) }),
   instanceStatistics: () =>
@@ -76,6 +86,33 @@ export const configurationActions = {
     [keys.environments, keys.events],
   ),
 
+  setProjectDefaultStrategy: action(
+    ({
+      projectId,
+      environment,
+      ...body
+    }: { projectId: string; environment: string } & JsonBody<
+      '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
+      'post'
+    >) =>
+      ok(
+        api.POST('/api/admin/projects/{projectId}/environments/{environment}/default-strategy', {
+          params: { path: { projectId, environment } },
+          body,
+        }),
+      ),
+    ({ projectId }) => [keys.projectEnvironments(projectId), keys.events],
+  ),
+  createProjectContextField: action(
+    ({ projectId, ...body }: { projectId: string } & JsonBody<'/api/admin/projects/{projectId}/context', 'post'>) =>
+      ok(api.POST('/api/admin/projects/{projectId}/context', { params: { path: { projectId } }, body })),
+    [keys.contextFields, keys.events],
+  ),
+  deleteProjectContextField: action(
+    ({ projectId, name }: { projectId: string; name: string }) =>
+      ok(api.DELETE('/api/admin/projects/{projectId}/context/{name}', { params: { path: { projectId, name } } })),
+    [keys.contextFields, keys.events],
+  ),
   setMaintenance: action(
     (enabled: boolean) => ok(api.POST('/api/admin/maintenance', { body: { enabled } })),
     [keys.maintenance, keys.uiConfig, keys.events],

@@ -142,3 +142,140 @@ export function ProjectApiTokens({ projectId, environments }: { projectId: strin
     </section>
   );
 }
+
+/**
+ * Each environment's default strategy: the gradual rollout a flag turned on there without strategies of its own gets
+ * (Unleash's default: everyone, by the default stickiness).
+ */
+export function DefaultStrategies({ projectId }: { projectId: string }) {
+  const environments = useQuery(queries.projectEnvironments(projectId));
+  const set = useAction(actions.setProjectDefaultStrategy);
+  const mayChange = useCan('UPDATE_PROJECT', projectId);
+  return (
+    <Loaded query={environments} what="the default strategies">
+      {(data) => (
+        <section className="card stack" aria-label="Default strategies">
+          <p className="muted small">A flag turned on in an environment without strategies of its own gets that environment's rollout.</p>
+          <Table label="Default strategies" columns={['Environment', 'Rollout', 'Stickiness', '']}>
+            {data.environments
+              .filter((environment) => environment.visible)
+              .map((environment) => {
+                const parameters = environment.defaultStrategy?.parameters ?? {};
+                return (
+                  <tr key={environment.name}>
+                    <td>{environment.name}</td>
+                    <td colSpan={mayChange ? 3 : 1}>
+                      {mayChange ? (
+                        <form
+                          className="row"
+                          aria-label={`Default strategy in ${environment.name}`}
+                          onSubmit={(event) => {
+                            event.preventDefault();
+                            const form = new FormData(event.currentTarget);
+                            set.mutate({
+                              projectId,
+                              environment: environment.name,
+                              name: 'flexibleRollout',
+                              constraints: environment.defaultStrategy?.constraints ?? [],
+                              parameters: { rollout: String(form.get('rollout')), stickiness: String(form.get('stickiness')), groupId: '' },
+                            });
+                          }}
+                        >
+                          <input
+                            name="rollout"
+                            type="number"
+                            min={0}
+                            max={100}
+                            aria-label={`Rollout in ${environment.name}, per cent`}
+                            defaultValue={parameters.rollout ?? '100'}
+                            style={{ width: '6rem' }}
+                          />
+                          <input
+                            name="stickiness"
+                            aria-label={`Stickiness in ${environment.name}`}
+                            defaultValue={parameters.stickiness ?? 'default'}
+                            style={{ width: '9rem' }}
+                          />
+                          <button type="submit" disabled={set.isPending}>
+                            Save
+                          </button>
+                        </form>
+                      ) : (
+                        `${parameters.rollout ?? '100'}% by ${parameters.stickiness ?? 'default'}`
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+          </Table>
+          <ErrorMessage error={set.error} />
+        </section>
+      )}
+    </Loaded>
+  );
+}
+
+/** The project's own context fields: usable in its flags' constraints, named in no other project's lists. */
+export function ProjectContextFields({ projectId }: { projectId: string }) {
+  const fields = useQuery(queries.projectContextFields(projectId));
+  const create = useAction(actions.createProjectContextField);
+  const remove = useAction(actions.deleteProjectContextField);
+  const mayChange = useCan('UPDATE_PROJECT', projectId);
+  return (
+    <section className="card stack" aria-label="Project context fields">
+      <Loaded query={fields} what="the project's context fields">
+        {(data) =>
+          data.length === 0 ? (
+            <p className="muted">No context fields of this project's own; the instance's fields are under Admin → Context fields.</p>
+          ) : (
+            <Table label="Project context fields" columns={['Name', 'Legal values', '']}>
+              {data.map((field) => (
+                <tr key={field.name}>
+                  <td>{field.name}</td>
+                  <td className="small">{field.legalValues.map((value) => value.value).join(', ') || 'any value'}</td>
+                  <td>
+                    {mayChange && (
+                      <ConfirmButton
+                        question={`Delete the context field "${field.name}"?`}
+                        onConfirm={() => remove.mutate({ projectId, name: field.name })}
+                      >
+                        Delete
+                      </ConfirmButton>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )
+        }
+      </Loaded>
+      {mayChange && (
+        <form
+          className="row fields"
+          aria-label="New project context field"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            const legalValues = String(form.get('legalValues'))
+              .split(',')
+              .map((value) => value.trim())
+              .filter(Boolean)
+              .map((value) => ({ value }));
+            create.mutate({ projectId, name: String(form.get('name')), legalValues });
+          }}
+        >
+          <Field label="Field name" error={create.error} field="name">
+            <input name="name" required />
+          </Field>
+          <Field label="Legal values (comma-separated, optional)" error={create.error} field="legalValues">
+            <input name="legalValues" />
+          </Field>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Add context field
+          </button>
+        </form>
+      )}
+      <ErrorMessage error={remove.error} />
+    </section>
+  );
+}
