@@ -25,6 +25,7 @@ import { EventStreams } from './http/event-streams.js';
 import { Metrics } from './shared/metrics.js';
 import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { startClientRetention } from './workers/client-retention.js';
+import { startResetLinkRetention } from './workers/reset-link-retention.js';
 import { startDeliveryWorker } from './workers/delivery-worker.js';
 import { startEvaluationUsageWriter, writeEvaluationUsage } from './workers/evaluation-usage-writer.js';
 import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
@@ -137,6 +138,7 @@ export async function startWorkers(
   const deliveryWorker = await startDeliveryWorker({ ...workerDeps, log: integrationsLog });
   const integrationEventRetention = startIntegrationEventRetention({ ...workerDeps, log: integrationsLog });
   const clientRetention = startClientRetention({ ...workerDeps, log: log.child({ component: 'sdk-bookkeeping' }) });
+  const resetLinkRetention = startResetLinkRetention({ ...workerDeps, log: log.child({ component: 'password-reset' }) });
   const evaluationUsageWriter = startEvaluationUsageWriter(deps, services.evaluationUsage, log);
   return {
     /** Scheduled changes stop before requests in flight finish, so none starts during shutdown. */
@@ -146,7 +148,13 @@ export async function startWorkers(
     },
     /** Deliveries in flight finish (each within the delivery timeout) while requests in flight do. */
     async stop() {
-      await Promise.all([deliveryWorker.stop(), integrationEventRetention.stop(), clientRetention.stop(), evaluationUsageWriter.stop()]);
+      await Promise.all([
+        deliveryWorker.stop(),
+        integrationEventRetention.stop(),
+        clientRetention.stop(),
+        resetLinkRetention.stop(),
+        evaluationUsageWriter.stop(),
+      ]);
     },
   };
 }

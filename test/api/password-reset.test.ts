@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { pruneResetLinks } from '../../src/domain/users/password-reset.js';
 import { after, before, describe, test } from 'node:test';
 import { expectError, expectRefused, expectStatus, getOk } from '../helpers/assertions.js';
 import { eventually } from '../helpers/eventually.js';
@@ -83,6 +84,33 @@ describe('password reset links', () => {
       name: 'NotFoundError',
     });
     expectError(await ctx.as().post('/auth/reset/password', { token: 'made-up', password: NEW_PASSWORD }), 401, 'InvalidTokenError');
+  });
+
+  test('used and expired links are deleted by the hourly clean-up; a link still usable stays and works', async () => {
+    const [used, replaced, kept] = [await person(), await person(), await person()];
+    const link = async (email: string) =>
+      tokenOf(
+        ((await ctx.admin.post('/api/admin/user-admin/reset-password', { id: email })).json() as { resetPasswordUrl: string })
+          .resetPasswordUrl,
+      );
+    expectStatus(await ctx.as().post('/auth/reset/password', { token: await link(used.email), password: NEW_PASSWORD }), 200);
+    await link(replaced.email);
+    await link(replaced.email);
+    const usable = await link(kept.email);
+    const rowsOf = async () =>
+      (await ctx.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', 'in', [used.id, replaced.id, kept.id]).execute())
+        .map((row) => row.user_id)
+        .sort((a, b) => a - b);
+    assert.equal((await rowsOf()).length, 4);
+    assert.ok((await pruneResetLinks(ctx.db, ctx.clock.now())) >= 2);
+    assert.deepEqual(
+      await rowsOf(),
+      [replaced.id, kept.id].sort((a, b) => a - b),
+    );
+    expectStatus(await ctx.as().get(`/auth/reset/validate?token=${encodeURIComponent(usable)}`), 200);
+    // A day later the rest have expired, and go too.
+    assert.ok((await pruneResetLinks(ctx.db, new Date(ctx.clock.now().getTime() + 24 * 3_600_000 + 1000))) >= 2);
+    assert.deepEqual(await rowsOf(), []);
   });
 
   test('asked for on the sign-in page, the link is emailed; an unknown address is answered the same and sent nothing; three an hour', async () => {

@@ -149,3 +149,15 @@ export function resetEmail(to: { email: string; name: string | null }, link: str
   const html = `<p>${escaped(greeting)}</p><p>Someone asked to reset your Vexil password. Choose a new one within ${RESET_LINK_HOURS} hours:</p><p><a href="${escaped(link)}">Choose a new password</a></p><p>If it was not you, ignore this email: your password stays as it is.</p>`;
   return { to: to.email, subject: 'Reset your Vexil password', text, html };
 }
+
+/**
+ * Deletes reset links that can no longer be used (used, or expired): they are kept only as hashes, but a table of
+ * dead links is of no use to anyone. Answers how many went.
+ */
+export async function pruneResetLinks(db: Db, now: Date): Promise<number> {
+  const deleted = await db
+    .deleteFrom('password_reset_tokens')
+    .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
