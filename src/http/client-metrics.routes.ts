@@ -23,10 +23,11 @@ export const clientMetricsRoutes: RouteModule = async (app, { deps }) => {
   });
 
   for (const base of ['/api/frontend', '/api/proxy']) {
-    app.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps));
+    // Unleash answers a frontend SDK's reports with 200, a server-side SDK's with 202.
+    app.post(`${base}/client/metrics`, frontendRoute(FRONTEND, { body: ClientMetricsSchema }), recordMetricsReport(deps, 200));
     // Browser SDKs register too; there is nothing to keep from them beyond the metrics they send.
     app.post(`${base}/client/register`, frontendRoute(FRONTEND, { body: ClientRegistrationSchema }), async (_request, reply) =>
-      reply.status(202).send(),
+      reply.status(200).send(),
     );
   }
 

@@ -616,8 +616,8 @@ export const OPERATIONS: Record<string, Operation> = {
   ),
   'POST /api/proxy/client/metrics': op('registerProxyMetrics', 'Report flag usage from a frontend SDK, at the Unleash Proxy path', 202),
   'POST /api/proxy/client/register': op('registerProxyClient', 'Register a frontend SDK, at the Unleash Proxy path', 202),
-  'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 202),
-  'POST /api/frontend/client/register': op('registerFrontendClient', 'Register a frontend SDK', 202),
+  'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 200),
+  'POST /api/frontend/client/register': op('registerFrontendClient', 'Register a frontend SDK', 200),
   'POST /api/admin/playground': op('getPlayground', 'Evaluate every flag for a context, with the reasons'),
   'POST /api/admin/playground/advanced': op(
     'getAdvancedPlayground',

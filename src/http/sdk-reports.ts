@@ -39,7 +39,11 @@ export function registrationOf(body: Registration, token: SdkToken, clientIp: st
  * all, in one transaction: an SDK sends a refused report again, so a part stored before a refusal would count
  * twice. Safeguards read the new metrics after the commit, and nothing they do fails the report.
  */
-export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit' | 'sdkReports'>) {
+/** `answered` is the success status: 202 for server-side SDKs, 200 for frontend ones, as Unleash answers each. */
+export function recordMetricsReport(
+  deps: Pick<RouteDeps, 'db' | 'clock' | 'config' | 'newApplicationLimit' | 'sdkReports'>,
+  answered: 200 | 202 = 202,
+) {
   return async (request: FastifyRequest<{ Body: Static<typeof ClientMetricsSchema> }>, reply: FastifyReply) => {
     const { appName, bucket, impactMetrics = [] } = request.body;
     assertReportBucket(bucket, deps.clock.now());
@@ -68,6 +72,6 @@ export function recordMetricsReport(deps: Pick<RouteDeps, 'db' | 'clock' | 'conf
         );
       }
     }
-    return reply.status(202).send();
+    return reply.status(answered).send();
   };
 }

@@ -29233,8 +29233,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted */
-            202: {
+            /** @description Done; no body */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29318,8 +29318,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted */
-            202: {
+            /** @description Done; no body */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
