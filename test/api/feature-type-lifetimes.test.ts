@@ -67,7 +67,7 @@ describe('feature type lifetimes', () => {
       expectStatus(await setLifetime('release', { lifetimeDays: 40 }), 200);
       expectStatus(await setLifetime('operational', { lifetimeDays: 7 }), 200);
     }
-    assert.deepEqual(await lifetimes(), { release: 40, experiment: 40, operational: 7, 'kill-switch': null, permission: null });
+    assert.deepEqual(await lifetimes(), { release: 40, experiment: 40, operational: 7, 'kill-switch': null, permission: null, sunset: 90 });
   });
 
   test('setting the lifetime a type already has records nothing', async () => {

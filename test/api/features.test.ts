@@ -43,7 +43,7 @@ interface Feature {
   createdBy: { id: number; name: string; imageUrl: string };
 }
 
-const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
+const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'];
 
 async function createFlag(project: string, body: Record<string, unknown> = {}): Promise<Feature> {
   const response = await ctx.admin.post(`/api/admin/projects/${project}/features`, { name: uniqueName('flag'), ...body });
@@ -1072,6 +1072,7 @@ describe('flag types', () => {
         ['operational', 'Operational', 7],
         ['kill-switch', 'Kill switch', null],
         ['permission', 'Permission', null],
+        ['sunset', 'Sunset', 90],
       ],
     );
     assert.deepEqual(

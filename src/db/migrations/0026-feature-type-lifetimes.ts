@@ -10,5 +10,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     lifetime_days integer CHECK (lifetime_days > 0)
   )`.execute(db);
   await sql`INSERT INTO feature_type_lifetimes (type, lifetime_days) VALUES
-    ('release', 40), ('experiment', 40), ('operational', 7), ('kill-switch', NULL), ('permission', NULL)`.execute(db);
+    ('release', 40), ('experiment', 40), ('operational', 7), ('kill-switch', NULL), ('permission', NULL), ('sunset', 90)`.execute(db);
 }

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 
 /** The kinds of flag, as Unleash names them. */
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const;
 export type FeatureType = (typeof FEATURE_TYPES)[number];
 
 export interface FeatureTypeView {
@@ -27,6 +27,7 @@ const DETAILS: Record<FeatureType, Pick<FeatureTypeView, 'name' | 'description'>
     description: 'Kill switch feature flags are used to quickly turn on or off critical functionality in your system.',
   },
   permission: { name: 'Permission', description: 'Permission feature flags are used to control permissions in your system.' },
+  sunset: { name: 'Sunset', description: 'Sunset feature flags coordinate the planned removal of an existing feature.' },
 };
 
 const isFeatureType = (id: string): id is FeatureType => (FEATURE_TYPES as readonly string[]).includes(id);

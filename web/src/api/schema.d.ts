@@ -5497,7 +5497,7 @@ export interface components {
             impressionData?: boolean;
             name: string;
             /** @enum {string} */
-            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
         };
         createFeatureStrategySchema: {
             constraints?: components["schemas"]["constraintSchema"][];
@@ -6032,7 +6032,7 @@ export interface components {
         featureTypeSchema: {
             description: string;
             /** @enum {string} */
-            id: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            id: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
             lifetimeDays: number | null;
             name: string;
         };
@@ -6230,7 +6230,7 @@ export interface components {
                         value: string;
                     }[];
                     /** @enum {string} */
-                    type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+                    type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
                 }[];
                 id: string;
                 /** @enum {string} */
@@ -7608,7 +7608,7 @@ export interface components {
             name?: string;
             stale?: boolean;
             /** @enum {string} */
-            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
         };
         updateFeatureStrategySchema: {
             constraints?: components["schemas"]["constraintSchema"][];

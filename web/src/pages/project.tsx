@@ -35,7 +35,7 @@ function NewFlagForm({ projectId }: { projectId: string }) {
         </Field>
         <Field label="Type" error={create.error} field="type">
           <select name="type">
-            {['release', 'experiment', 'operational', 'kill-switch', 'permission'].map((type) => (
+            {['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'].map((type) => (
               <option key={type}>{type}</option>
             ))}
           </select>

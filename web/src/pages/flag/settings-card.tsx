@@ -24,7 +24,7 @@ export function SettingsCard({ feature, context }: { feature: Feature; context: 
       <div className="grid2">
         <Field label="Type" error={update.error} field="type">
           <select name="type" defaultValue={feature.type}>
-            {['release', 'experiment', 'operational', 'kill-switch', 'permission'].map((type) => (
+            {['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'].map((type) => (
               <option key={type}>{type}</option>
             ))}
           </select>

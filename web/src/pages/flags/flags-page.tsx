@@ -11,7 +11,7 @@ const INCLUDE = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF'
 /** The search's filters (spec 4.7), each kept in the URL as the API takes it: `OPERATOR:value[,value]`. */
 const FILTERS: Record<string, { label: string; operators: string[]; hint: string; date?: boolean }> = {
   project: { label: 'Project', operators: IS, hint: 'project ids, comma-separated' },
-  type: { label: 'Type', operators: IS, hint: 'release, experiment, operational, kill-switch, permission' },
+  type: { label: 'Type', operators: IS, hint: 'release, experiment, operational, kill-switch, permission, sunset' },
   state: { label: 'State', operators: IS, hint: 'active, stale, potentially-stale' },
   tag: { label: 'Tag', operators: INCLUDE, hint: 'type:value, comma-separated' },
   segment: { label: 'Segment', operators: INCLUDE, hint: 'segment names, comma-separated' },
@@ -39,7 +39,7 @@ function useSuggestions(): Record<string, Suggestion[]> {
   const creators = useQuery(queries.eventCreators());
   return {
     project: (projects.data?.projects ?? []).map((project) => ({ value: project.id, label: project.name })),
-    type: fixed(['release', 'experiment', 'operational', 'kill-switch', 'permission']),
+    type: fixed(['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset']),
     state: fixed(['active', 'stale', 'potentially-stale']),
     tag: (tags.data?.tags ?? []).map((tag) => ({ value: `${tag.type}:${tag.value}` })),
     segment: (segments.data?.segments ?? []).map((segment) => ({ value: segment.name })),
