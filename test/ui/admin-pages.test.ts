@@ -289,6 +289,7 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     assert.match(secret, /^store:production\.[0-9a-f]{64}$/);
     const row = tokens.getByRole('table', { name: 'Project API tokens' }).locator('tr', { hasText: 'store-backend' });
     assert.deepEqual((await cells(row)).slice(0, 3), ['store-backend', 'client', 'production']);
+    await waitUntil(async () => (await textOf(status)).includes('1 API token '));
     await ui.page.screenshot({ path: join(tmpdir(), 'vexil-project-page.png'), fullPage: true });
     const features = await fetch(`${ui.server.baseUrl}/api/client/features`, { headers: { authorization: secret } });
     assert.equal(features.status, 200);

@@ -120,12 +120,12 @@ export const accessActions = {
   createProjectApiToken: action(
     ({ projectId, ...body }: { projectId: string } & JsonBody<'/api/admin/projects/{projectId}/api-tokens', 'post'>) =>
       ok(api.POST('/api/admin/projects/{projectId}/api-tokens', { params: { path: { projectId } }, body })),
-    [keys.apiTokens, keys.events],
+    ({ projectId }) => [keys.apiTokens, keys.projectStatus(projectId), keys.events],
   ),
   deleteProjectApiToken: action(
     ({ projectId, token }: { projectId: string; token: string }) =>
       ok(api.DELETE('/api/admin/projects/{projectId}/api-tokens/{token}', { params: { path: { projectId, token } } })),
-    [keys.apiTokens, keys.events],
+    ({ projectId }) => [keys.apiTokens, keys.projectStatus(projectId), keys.events],
   ),
   deleteApiToken: action(
     (token: string) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token } } })),
