@@ -14,6 +14,7 @@ import {
   projectStats,
   staleFlagCount,
   timeToProduction,
+  type FlagHealth,
   type LeadTime,
   type LifecycleSummary,
   type ProjectStats,
@@ -76,7 +77,13 @@ interface ProjectSummary {
   stats: ProjectStats;
 }
 
-async function projectSummary(db: Db, project: ProjectView, actor: Actor, now: Date): Promise<ProjectSummary> {
+/** The project's summary, with the flag health it was computed from (the health report shows its counts too). */
+async function projectSummary(
+  db: Db,
+  project: ProjectView,
+  actor: Actor,
+  now: Date,
+): Promise<{ summary: ProjectSummary; health: FlagHealth }> {
   const [health, members, favorite, environments, stats] = await Promise.all([
     flagHealth(db, project.id, now),
     projectMembers(db, project.id, now),
@@ -84,7 +91,7 @@ async function projectSummary(db: Db, project: ProjectView, actor: Actor, now: D
     overviewEnvironments(db, project.id),
     projectStats(db, project.id, now),
   ]);
-  return {
+  const summary: ProjectSummary = {
     version: 1,
     name: project.name,
     description: project.description,
@@ -101,12 +108,13 @@ async function projectSummary(db: Db, project: ProjectView, actor: Actor, now: D
     updatedAt: project.updatedAt,
     stats,
   };
+  return { summary, health };
 }
 
 /** `GET …/projects/:id/overview`: the project, its health and its last 30 days. */
 export async function projectOverview(db: Db, id: string, actor: Actor, now: Date) {
   const project = await getProject(db, id);
-  const [summary, typeCounts, onboarding] = await Promise.all([
+  const [{ summary }, typeCounts, onboarding] = await Promise.all([
     projectSummary(db, project, actor, now),
     featureTypeCounts(db, id),
     onboardingStatus(db, id),
@@ -117,11 +125,7 @@ export async function projectOverview(db: Db, id: string, actor: Actor, now: Dat
 /** `GET …/projects/:id/health-report` (deprecated in Unleash, read by stale-flag reports): the overview with every flag. */
 export async function projectHealthReport(db: Db, id: string, actor: Actor, now: Date) {
   const project = await getProject(db, id);
-  const [summary, health, features] = await Promise.all([
-    projectSummary(db, project, actor, now),
-    flagHealth(db, id, now),
-    listProjectFeatures(db, id, actor),
-  ]);
+  const [{ summary, health }, features] = await Promise.all([projectSummary(db, project, actor, now), listProjectFeatures(db, id, actor)]);
   return {
     ...summary,
     features: features satisfies FeatureView[],
