@@ -20,8 +20,7 @@ export interface CreateApiTokenInput {
 
 /** Unleash's secret format: `<project>:<environment>.<random>`, `[]` standing for several projects. */
 function formatSecret(projects: string[], environment: string): string {
-  const projectPart = projects.length === 1 ? projects[0] : '[]';
-  return `${projectPart}:${environment}.${randomSecret()}`;
+  return `${secretProjectPart(projects)}:${environment}.${randomSecret()}`;
 }
 
 function validateScope(input: CreateApiTokenInput): { environment: string | null; projects: string[] } {
@@ -88,14 +87,13 @@ export async function tokenExists(db: Db, secret: string): Promise<boolean> {
   return (await db.selectFrom('api_tokens').select('id').where('secret_hash', '=', hashToken(secret)).executeTakeFirst()) !== undefined;
 }
 
-/** A client token with a secret the caller derived (an edge client's), created unless one has it; its scope is checked as any token's. */
-export async function ensureDerivedClientToken(
+/** Creates a client token with a secret the caller derived (an edge client's); its scope is checked as any token's. */
+export async function createDerivedClientToken(
   uow: UnitOfWork,
   input: { tokenName: string; environment: string; projects: string[] },
   secret: string,
 ): Promise<void> {
-  const scope = validateScope({ ...input, type: 'client' });
-  if (!(await tokenExists(uow.tx, secret))) await insertApiToken(uow, { tokenName: input.tokenName, type: 'client' }, scope, secret);
+  await insertApiToken(uow, { tokenName: input.tokenName, type: 'client' }, validateScope({ ...input, type: 'client' }), secret);
 }
 
 async function insertApiToken(

@@ -5,7 +5,7 @@ import { BadDataError, NotFoundError, UnauthorizedError } from '../../shared/err
 import { randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
-import { ALL, ensureDerivedClientToken, secretProjectPart, tokenExists } from './api-tokens.js';
+import { ALL, createDerivedClientToken, secretProjectPart, tokenExists } from './api-tokens.js';
 
 // Edge clients: an Edge (Unleash Enterprise Edge's protocol) signs `POST /edge/issue-token` with HMAC-SHA256 and is
 // issued client tokens for the environments and projects it asks for. Its secret, and each token's, are derived from
@@ -160,21 +160,25 @@ export async function issueEdgeTokens(
         .update(derive(master, `vexil-edge-token\n${client.client_id}\n${client.salt}\n${scope}\n${generation}`))
         .digest('hex')}`;
     let generation = held?.generation ?? 0;
+    const exists = await tokenExists(uow.tx, secretOf(generation));
     // A token an Admin deleted is never made again: the client is issued the next generation, with another secret.
-    if (held && !(await tokenExists(uow.tx, secretOf(generation)))) generation += 1;
+    if (held && !exists) generation += 1;
     const secret = secretOf(generation);
-    await ensureDerivedClientToken(
-      uow,
-      { tokenName: `edge_${client.client_id}_${request.environment}`, environment: request.environment, projects },
-      secret,
-    );
-    await uow.tx
-      .insertInto('edge_client_tokens')
-      .values({ client_id: client.client_id, scope, generation })
-      .onConflict((oc) => oc.columns(['client_id', 'scope']).doUpdateSet({ generation }))
-      .execute();
-    const issued = { secret, projects: named.length > 0 ? named : [ALL] };
-    tokens.push({ token: issued.secret, type: 'client' as const, environment: request.environment, projects: issued.projects });
+    if (!exists) {
+      await createDerivedClientToken(
+        uow,
+        { tokenName: `edge_${client.client_id}_${request.environment}`, environment: request.environment, projects },
+        secret,
+      );
+    }
+    if (held?.generation !== generation) {
+      await uow.tx
+        .insertInto('edge_client_tokens')
+        .values({ client_id: client.client_id, scope, generation })
+        .onConflict((oc) => oc.columns(['client_id', 'scope']).doUpdateSet({ generation }))
+        .execute();
+    }
+    tokens.push({ token: secret, type: 'client' as const, environment: request.environment, projects: named.length > 0 ? named : [ALL] });
   }
   return { tokens };
 }
