@@ -3,6 +3,10 @@ import { assertProject } from './feature-lookup.js';
 
 /** What Unleash's project pages ask about a project's flags as a whole: who made them, and how they depend on each other. */
 
+/** How a person is named where Unleash shows one: their name, else their username, else their email. */
+export const personName = (row: { id: number; name: string | null; username: string | null; email: string | null }) =>
+  row.name ?? row.username ?? row.email ?? `user ${row.id}`;
+
 /** The people who made the project's flags, by name (Unleash's `GET …/flag-creators`). */
 export async function listFlagCreators(db: Db, project: string): Promise<Array<{ id: number; name: string }>> {
   await assertProject(db, project);
@@ -15,7 +19,7 @@ export async function listFlagCreators(db: Db, project: string): Promise<Array<{
     .where('f.archived_at', 'is', null)
     .orderBy('u.id')
     .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name ?? row.username ?? row.email ?? `user ${row.id}` }));
+  return rows.map((row) => ({ id: row.id, name: personName(row) }));
 }
 
 /**
@@ -49,7 +53,7 @@ export async function searchFlagCreators(
   ]);
   return {
     total: Number(total.total),
-    flagCreators: rows.map((row) => ({ id: row.id, name: row.name ?? row.username ?? row.email ?? `user ${row.id}` })),
+    flagCreators: rows.map((row) => ({ id: row.id, name: personName(row) })),
   };
 }
 

@@ -1,10 +1,10 @@
 import type { Db } from '../../db/database.js';
 import type { Actor } from '../../db/unit-of-work.js';
-import { BadDataError } from '../../shared/errors.js';
 import { actorRootRole } from '../access/actor.js';
 import { describeEvent } from '../events/event-descriptions.js';
 import { getProject } from '../projects/projects.js';
-import { getHeldRoles, getProfile } from '../users/profile.js';
+import { getHeldRoles, getProfile, signedInPersonOf } from '../users/profile.js';
+import { personName } from '../features/project-flags.js';
 import { onboardingStatus } from './onboarding.js';
 import { flagHealth } from './project-insights.js';
 
@@ -12,13 +12,7 @@ import { flagHealth } from './project-insights.js';
 
 const LATEST_EVENTS = 10;
 
-function userIdOf(actor: Actor): number {
-  if (actor.kind !== 'user') throw new BadDataError("The personal dashboard is a person's own; a token has none");
-  return actor.userId;
-}
-
-const displayName = (row: { name: string | null; username: string | null; email: string | null; id: number }) =>
-  row.name ?? row.username ?? row.email ?? `user ${row.id}`;
+const userIdOf = (actor: Actor) => signedInPersonOf(actor, 'a personal dashboard');
 
 /** The people and groups holding the Owner role in each of the projects, with emails for an Admin only. */
 async function ownersOf(db: Db, projects: string[], showEmails: boolean) {
@@ -45,7 +39,7 @@ async function ownersOf(db: Db, projects: string[], showEmails: boolean) {
   return [
     ...users.map((row) => ({
       project: row.project_id,
-      owner: { ownerType: 'user' as const, name: displayName(row), imageUrl: row.image_url, email: showEmails ? row.email : null },
+      owner: { ownerType: 'user' as const, name: personName(row), imageUrl: row.image_url, email: showEmails ? row.email : null },
     })),
     ...groups.map((row) => ({ project: row.project_id, owner: { ownerType: 'group' as const, name: row.name } })),
   ];
@@ -122,7 +116,7 @@ export async function personalDashboard(db: Db, actor: Actor, now: Date) {
   return {
     admins: admins.map((row) => ({
       id: row.id,
-      name: displayName(row),
+      name: personName(row),
       ...(row.username ? { username: row.username } : {}),
       ...(row.image_url ? { imageUrl: row.image_url } : {}),
       ...(showEmails && row.email ? { email: row.email } : {}),

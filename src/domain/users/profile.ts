@@ -34,8 +34,9 @@ const heldRole = (role: RoleSummary, project: string | null): HeldRole => ({
   project,
 });
 
-function userIdOf(actor: Actor): number {
-  if (actor.kind !== 'user') throw new BadDataError('Only a person signed in has a profile and roles; a token has neither');
+/** The signed-in person's id; a token (which is no person) asking for `what` is a 400. */
+export function signedInPersonOf(actor: Actor, what = 'a profile and roles'): number {
+  if (actor.kind !== 'user') throw new BadDataError(`Only a person signed in has ${what}; a token has none`);
   return actor.userId;
 }
 
@@ -62,7 +63,7 @@ async function projectGrantsOf(db: Db, userId: number, groupIds: number[], proje
 }
 
 export async function getProfile(db: Db, actor: Actor, passwordSignIn: boolean): Promise<Profile> {
-  const userId = userIdOf(actor);
+  const userId = signedInPersonOf(actor);
   const [user, roles, groups, passwordRow] = await Promise.all([
     getUser(db, userId),
     listRoles(db),
@@ -90,7 +91,7 @@ export async function getProfile(db: Db, actor: Actor, passwordSignIn: boolean):
  * project roles of `project` when one is named (Unleash's `GET /api/admin/user/roles`).
  */
 export async function getHeldRoles(db: Db, actor: Actor, project?: string): Promise<HeldRole[]> {
-  const userId = userIdOf(actor);
+  const userId = signedInPersonOf(actor);
   const [user, roles, groups] = await Promise.all([getUser(db, userId), listRoles(db), groupsOf(db, userId)]);
   const grants = await projectGrantsOf(
     db,
