@@ -143,6 +143,20 @@ describe('edge token issuing', () => {
     expectError(await ctx.admin.delete('/api/admin/edge-clients/edge-nobody'), 404, 'NotFoundError');
   });
 
+  test('at most 100 edge clients; deleting one makes room', async () => {
+    const clients = async () => getOk<Array<{ clientId: string }>>(ctx.admin, '/api/admin/edge-clients');
+    for (let count = (await clients()).length; count < 100; count += 1) await makeClient();
+    const refused = await expectRefused(
+      ctx,
+      () => ctx.admin.post('/api/admin/edge-clients', { name: 'one too many' }),
+      { status: 409, name: 'ConflictError' },
+      clients,
+    );
+    assert.match(refused.message, /already 100 edge clients/);
+    expectStatus(await ctx.admin.delete(`/api/admin/edge-clients/${(await clients())[0]!.clientId}`), 200);
+    await makeClient();
+  });
+
   test('without EDGE_MASTER_SECRET no client can be made and nothing is issued', async () => {
     const plain = await startTestApp();
     try {

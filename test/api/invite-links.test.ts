@@ -134,4 +134,17 @@ describe('invite links', () => {
     });
     await expectRefused(ctx, () => editor.put(`${TOKENS}/${link.id}`, { enabled: false }), { status: 403, name: 'PermissionError' });
   });
+
+  test('at most 20 links can be used at once; turning one off makes room', async () => {
+    const usable = async () => (await getOk<{ tokens: Link[] }>(ctx.admin, TOKENS)).tokens.filter((token) => token.enabled);
+    const made: Link[] = [];
+    for (let count = (await usable()).length; count < 20; count += 1) made.push(await makeLink());
+    const body = { name: 'one too many', expiresAt: new Date(Date.now() + DAY).toISOString() };
+    const refused = await expectRefused(ctx, () => ctx.admin.post(TOKENS, body), { status: 409, name: 'ConflictError' }, usable);
+    assert.match(refused.message, /20 invite links can already be used/);
+    const off = (await usable())[0]!;
+    expectStatus(await ctx.admin.put(`${TOKENS}/${off.id}`, { enabled: false }), 200);
+    expectStatus(await ctx.admin.post(TOKENS, body), 201);
+    assert.equal((await usable()).length, 20);
+  });
 });

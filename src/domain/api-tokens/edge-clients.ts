@@ -1,7 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, NotFoundError, UnauthorizedError } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NotFoundError, UnauthorizedError } from '../../shared/errors.js';
 import { randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
@@ -41,8 +42,19 @@ export async function listEdgeClients(db: Db): Promise<EdgeClientView[]> {
   return rows.map(toView);
 }
 
+/** Edge clients there may be: each can be issued tokens, so their number is bounded. */
+export const MAX_EDGE_CLIENTS = 100;
+
 /** Makes an edge client; answers it with its secret, the only time the secret is shown. */
 export async function createEdgeClient(uow: UnitOfWork, name: string, master: string): Promise<EdgeClientView & { clientSecret: string }> {
+  await sql`LOCK TABLE edge_clients IN SHARE ROW EXCLUSIVE MODE`.execute(uow.tx);
+  const { clients } = await uow.tx
+    .selectFrom('edge_clients')
+    .select((eb) => eb.fn.countAll<string>().as('clients'))
+    .executeTakeFirstOrThrow();
+  if (Number(clients) >= MAX_EDGE_CLIENTS) {
+    throw new ConflictError(`There are already ${MAX_EDGE_CLIENTS} edge clients, the most there may be; delete one first`);
+  }
   const row = await uow.tx
     .insertInto('edge_clients')
     .values({

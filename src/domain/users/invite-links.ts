@@ -1,8 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { InviteLinksTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
-import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
 import { ROOT_ROLE_IDS } from '../access/permissions.js';
@@ -87,6 +87,9 @@ function assertFuture(expiresAt: Date, now: Date) {
     throw new BadDataError('An invite link must expire in the future', [{ path: '/body/expiresAt', message: 'Give a time in the future' }]);
 }
 
+/** Invite links that can still be used at once: each is a way in, so their number is bounded. */
+export const MAX_USABLE_INVITE_LINKS = 20;
+
 /** Makes an invite link; answers it with its secret and address, the only time either is shown. */
 export async function createInviteLink(
   uow: UnitOfWork,
@@ -94,6 +97,17 @@ export async function createInviteLink(
   baseUrl: string,
 ): Promise<InviteLinkView & { secret: string; url: string }> {
   assertFuture(input.expiresAt, uow.now);
+  // Counted under a lock on the table, so two Admins at once cannot pass the bound together.
+  await sql`LOCK TABLE invite_links IN SHARE ROW EXCLUSIVE MODE`.execute(uow.tx);
+  const { usable } = await uow.tx
+    .selectFrom('invite_links')
+    .select((eb) => eb.fn.countAll<string>().as('usable'))
+    .where('enabled', '=', true)
+    .where('expires_at', '>', uow.now)
+    .executeTakeFirstOrThrow();
+  if (Number(usable) >= MAX_USABLE_INVITE_LINKS) {
+    throw new ConflictError(`${MAX_USABLE_INVITE_LINKS} invite links can already be used, the most there may be; turn one off first`);
+  }
   const secret = randomSecret(24);
   const row = await uow.tx
     .insertInto('invite_links')
