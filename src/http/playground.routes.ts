@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { EvaluationContext } from '../domain/evaluation/context.js';
-import { advancedPlayground, playground, type PlaygroundEnvironment } from '../domain/evaluation/playground.js';
-import { NotFoundError } from '../shared/errors.js';
-import type { RouteDeps, RouteModule } from './deps.js';
+import { advancedPlayground, playground, playgroundEnvironments, type PlaygroundEnvironment } from '../domain/evaluation/playground.js';
+import type { RouteModule } from './deps.js';
 import {
   AdvancedPlaygroundRequestSchema,
   AdvancedPlaygroundResponseSchema,
@@ -10,20 +9,7 @@ import {
   PlaygroundResponseSchema,
 } from './sdk.schemas.js';
 import { can } from './plugins/access.js';
-
-/** Each environment's flags as SDKs read them (of the projects asked for); an unknown environment is a 404. */
-async function playgroundEnvironments(deps: RouteDeps, environments: string[], projects: '*' | string[]): Promise<PlaygroundEnvironment[]> {
-  const known = await deps.db.selectFrom('environments').select('name').where('name', 'in', environments).execute();
-  const missing = environments.find((environment) => !known.some((row) => row.name === environment));
-  if (missing !== undefined) throw new NotFoundError(`Could not find environment "${missing}"`);
-  return Promise.all(
-    environments.map(async (environment) => {
-      const configuration = await deps.clientFeatures.configuration(environment);
-      const features = configuration.features.filter((feature) => projects === '*' || projects.includes(feature.project));
-      return { environment, features, configuration };
-    }),
-  );
-}
+import { actorOf } from './plugins/route-access.js';
 
 export const playgroundRoutes: RouteModule = async (app, { deps }) => {
   app.post(
@@ -34,7 +20,7 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { environment, projects = '*', context } = request.body;
-      const [{ features, configuration }] = (await playgroundEnvironments(deps, [environment], projects)) as [PlaygroundEnvironment];
+      const [{ features, configuration }] = (await playgroundEnvironments(deps, actorOf(request), [environment], projects)) as [PlaygroundEnvironment];
       const evaluationContext: EvaluationContext = {
         ...(context as EvaluationContext),
         environment,
@@ -61,7 +47,7 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
       const { environments, projects = '*', context } = request.body;
       return {
         input: request.body,
-        features: advancedPlayground(await playgroundEnvironments(deps, environments, projects), context),
+        features: advancedPlayground(await playgroundEnvironments(deps, actorOf(request), environments, projects), context),
       };
     },
   );

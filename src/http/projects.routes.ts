@@ -1,3 +1,4 @@
+import { projectsHiddenFrom } from '../domain/access/project-visibility.js';
 import { Type } from '@sinclair/typebox';
 import {
   addProjectEnvironment,
@@ -14,6 +15,7 @@ import { listFlagCreators, projectHasDependencies, searchFlagCreators, validateA
 import { parseWholeNumber } from '../shared/filters.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { can, PROJECT_PARAM } from './plugins/access.js';
+import { actorOf } from './plugins/route-access.js';
 import {
   CreateProjectSchema,
   ProjectDefaultStrategySchema,
@@ -44,10 +46,10 @@ function idFromName(name: string): string {
 }
 
 export const projectRoutes: RouteModule = async (app, { deps, act }) => {
-  app.get('/api/admin/projects', route(can('READ'), { ok: ProjectsSchema }), async () => ({
-    version: 1 as const,
-    projects: await listProjects(deps.db),
-  }));
+  app.get('/api/admin/projects', route(can('READ'), { ok: ProjectsSchema }), async (request) => {
+    const hidden = await projectsHiddenFrom(deps.db, actorOf(request));
+    return { version: 1 as const, projects: (await listProjects(deps.db)).filter((project) => !hidden.has(project.id)) };
+  });
 
   app.post(
     '/api/admin/projects',

@@ -1,7 +1,11 @@
 import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { Constraint } from '../features/feature-views.js';
 import type { EvaluationContext } from './context.js';
-import { BadDataError } from '../../shared/errors.js';
+import { BadDataError, NotFoundError } from '../../shared/errors.js';
+import type { Db } from '../../db/database.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import type { ClientFeatureStore } from '../client-features/client-feature-store.js';
+import { projectsHiddenFrom } from '../access/project-visibility.js';
 import { type CompiledStrategy, engineFor, type FlagConfiguration } from './engine.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
@@ -161,4 +165,29 @@ export function advancedPlayground(environments: PlaygroundEnvironment[], contex
     }
   }
   return [...byFlag.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Each environment's flags as SDKs read them, of the projects asked for and `actor` may see; an unknown environment is
+ * a 404.
+ */
+export async function playgroundEnvironments(
+  deps: { db: Db; clientFeatures: ClientFeatureStore },
+  actor: Actor,
+  environments: string[],
+  projects: '*' | string[],
+): Promise<PlaygroundEnvironment[]> {
+  const known = await deps.db.selectFrom('environments').select('name').where('name', 'in', environments).execute();
+  const missing = environments.find((environment) => !known.some((row) => row.name === environment));
+  if (missing !== undefined) throw new NotFoundError(`Could not find environment "${missing}"`);
+  const hidden = await projectsHiddenFrom(deps.db, actor);
+  return Promise.all(
+    environments.map(async (environment) => {
+      const configuration = await deps.clientFeatures.configuration(environment);
+      const features = configuration.features.filter(
+        (feature) => !hidden.has(feature.project) && (projects === '*' || projects.includes(feature.project)),
+      );
+      return { environment, features, configuration };
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import { projectsHiddenFrom } from '../access/project-visibility.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { BadDataError } from '../../shared/errors.js';
@@ -158,6 +159,8 @@ export async function searchFeatures(
   const favoritesFirst = booleanParameter('favoritesFirst', parameters.favoritesFirst);
 
   let filtered: FeatureQuery = archivedFilter(db.selectFrom('features as f'), parameters.archived, parameters.lifecycle);
+  const hidden = await projectsHiddenFrom(db, actor);
+  if (hidden.size > 0) filtered = filtered.where('f.project', 'not in', [...hidden]);
   for (const [name, apply] of Object.entries(FILTERS)) {
     const raw = parameters[name as keyof FeatureSearchParameters];
     if (typeof raw === 'string' && raw !== '') filtered = apply(filtered, raw, context);

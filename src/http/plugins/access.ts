@@ -1,5 +1,7 @@
 import { CHANGED_ACCESS } from '../../db/notification-channels.js';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Actor } from '../../db/unit-of-work.js';
+import { assertProjectVisible, isRestricted } from '../../domain/access/project-visibility.js';
 import {
   authenticateApiToken,
   authenticateScimToken,
@@ -75,6 +77,20 @@ function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
       return stampSessionUse(db, use.id, now);
     case 'scim-token':
       return stampScimTokenUse(db, use.id, now);
+  }
+}
+
+/**
+ * A path naming a project (`:projectId`) or a flag (`:featureName`) of a private project the caller is no member of
+ * answers as if the project did not exist, whatever the route: one check for every read and write under it.
+ */
+async function assertPathProjectVisible(request: FastifyRequest, actor: Actor, db: Db): Promise<void> {
+  if (!isRestricted(actor)) return;
+  const { projectId, featureName } = request.params as { projectId?: unknown; featureName?: unknown };
+  if (typeof projectId === 'string') await assertProjectVisible(db, actor, projectId);
+  else if (typeof featureName === 'string') {
+    const project = await projectOfFlag(db, featureName);
+    if (project !== undefined) await assertProjectVisible(db, actor, project);
   }
 }
 
@@ -187,6 +203,7 @@ export function registerAccessControl(
     const access = request.routeOptions.config.access;
     if (access?.kind !== 'permission') return;
     const actor = actorOf(request);
+    await assertPathProjectVisible(request, actor, deps.db);
     if (access.projectOf && !actorMay(actor, access.permission)) {
       // A role may hold a flag permission in some environments only: the path's `:environment` (or what the route
       // reads from its body) is where it acts.
