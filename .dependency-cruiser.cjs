@@ -27,6 +27,7 @@ const DOMAIN_FLOORS = [
   ['change-requests', 'evaluation', 'addons', 'sign-in', 'scim'],
   ['flags-file', 'search'],
   ['features-batch', 'insights'],
+  ['agents'],
 ];
 
 const areaPath = (area) => `^src/domain/${area}/`;

@@ -1,3 +1,4 @@
+import { McpSessions } from './http/mcp-sessions.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DatabaseHandle, Db } from './db/database.js';
 import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';
@@ -87,11 +88,15 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,
     saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
+    mcpSessions: new McpSessions(deps.clock),
   };
   const app = await buildApp({ ...deps, ...services }, options);
   services.sdkReports.logTo(app.log);
   // Open streams end before the server waits for requests in flight: SDKs reconnect, to another instance.
-  app.addHook('preClose', async () => services.streams.endAll());
+  app.addHook('preClose', async () => {
+    services.streams.endAll();
+    await services.mcpSessions.close();
+  });
   app.addHook('onClose', async () => {
     await writeEvaluationUsage(deps, services.evaluationUsage).catch((error: unknown) =>
       app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),

@@ -31,6 +31,7 @@ import * as instanceId from './migrations/0028-instance-id.js';
 import * as inviteLinks from './migrations/0029-invite-links.js';
 import * as projectContextFields from './migrations/0030-project-context-fields.js';
 import * as edgeClients from './migrations/0031-edge-clients.js';
+import * as eventAgents from './migrations/0032-event-agents.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0029-invite-links': inviteLinks,
   '0030-project-context-fields': projectContextFields,
   '0031-edge-clients': edgeClients,
+  '0032-event-agents': eventAgents,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -425,6 +425,8 @@ export interface EventsTable {
   tags: Json;
   /** The change request whose application wrote this event. */
   change_request_id: number | null;
+  /** The agent the change came through (an MCP client's name and version). */
+  via: string | null;
 }
 
 export interface FeaturesTable {

@@ -24,10 +24,12 @@ export type Actor =
       /** What the root roles held (built-in and custom, own and groups') allow everywhere. */
       rootPermissions: ReadonlySet<string>;
       projects: ReadonlyMap<string, ProjectAccess>;
+      /** The agent acting for this person (an MCP client's name and version), recorded on each event. */
+      via?: string;
     }
   /** An identity provider creating or updating the user signing in through it. */
   | { kind: 'identity-provider'; name: string }
-  | { kind: 'admin-token'; tokenId: number; tokenName: string }
+  | { kind: 'admin-token'; tokenId: number; tokenName: string; via?: string }
   | { kind: 'system' };
 
 /**

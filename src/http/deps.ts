@@ -16,6 +16,7 @@ import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { ResetEmailLimit } from '../domain/users/password-reset.js';
 import type { Mailer } from '../shared/mailer.js';
 import type { EventStreams } from './event-streams.js';
+import type { McpSessions } from './mcp-sessions.js';
 import { actorOf, type RouteAccess } from './plugins/route-access.js';
 import type { Clock } from '../shared/clock.js';
 import type { Metrics } from '../shared/metrics.js';
@@ -53,6 +54,8 @@ export interface AppServices {
   saml: SamlSignIn | undefined;
   /** The server-sent events streams of the streaming client API and OFREP, ended together at shutdown. */
   streams: EventStreams;
+  /** The MCP sessions agents hold on this instance (Streamable HTTP), bounded per identity. */
+  mcpSessions: McpSessions;
 }
 
 /** What route modules are given: the app's dependencies and its services. */

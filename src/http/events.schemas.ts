@@ -21,6 +21,9 @@ export const EventSchema = Type.Object(
     changeRequestId: Type.Optional(
       Type.Integer({ description: 'Vexil: the change request whose application wrote this event, when one did' }),
     ),
+    via: Type.Optional(
+      Type.String({ description: "Vexil: the agent the change came through (an MCP client's name and version), when one did" }),
+    ),
   },
   { $id: 'eventSchema' },
 );
@@ -54,6 +57,7 @@ export const EventSearchQuerySchema = Type.Object(
     project: FilterParameter('IS:<project> or IS_ANY_OF:<project>,<project>'),
     type: FilterParameter('IS:<type> or IS_ANY_OF:<type>,<type>'),
     createdBy: FilterParameter('IS:<user id> or IS_ANY_OF:<user id>,<user id>'),
+    via: FilterParameter('Case-insensitive text in the name and version of the agent (MCP client) a change came through'),
     from: FilterParameter('IS:yyyy-MM-dd, the first UTC day included'),
     to: FilterParameter('IS:yyyy-MM-dd, the last UTC day included'),
     offset: FilterParameter('Events to skip; default 0'),
@@ -70,6 +74,7 @@ export const EventExportQuerySchema = Type.Object(
     project: EventSearchQuerySchema.properties.project,
     type: EventSearchQuerySchema.properties.type,
     createdBy: EventSearchQuerySchema.properties.createdBy,
+    via: EventSearchQuerySchema.properties.via,
     from: EventSearchQuerySchema.properties.from,
     to: EventSearchQuerySchema.properties.to,
   },

@@ -618,6 +618,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/proxy/client/register': op('registerProxyClient', 'Register a frontend SDK, at the Unleash Proxy path', 202),
   'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 200),
   'POST /api/frontend/client/register': op('registerFrontendClient', 'Register a frontend SDK', 200),
+  'POST /api/admin/mcp': {
+    ...op('postMcpMessage', 'Send a Model Context Protocol message (Streamable HTTP): agents manage flags as the token'),
+    errors: [404, 503],
+  },
+  'DELETE /api/admin/mcp': { ...op('deleteMcpSession', 'End an MCP session (Mcp-Session-Id)', 200), errors: [404] },
   'POST /api/admin/playground': op('getPlayground', 'Evaluate every flag for a context, with the reasons'),
   'POST /api/admin/playground/advanced': op(
     'getAdvancedPlayground',

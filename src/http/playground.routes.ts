@@ -20,7 +20,9 @@ export const playgroundRoutes: RouteModule = async (app, { deps }) => {
     },
     async (request) => {
       const { environment, projects = '*', context } = request.body;
-      const [{ features, configuration }] = (await playgroundEnvironments(deps, actorOf(request), [environment], projects)) as [PlaygroundEnvironment];
+      const [{ features, configuration }] = (await playgroundEnvironments(deps, actorOf(request), [environment], projects)) as [
+        PlaygroundEnvironment,
+      ];
       const evaluationContext: EvaluationContext = {
         ...(context as EvaluationContext),
         environment,

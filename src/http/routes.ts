@@ -1,3 +1,4 @@
+import { mcpRoutes } from './mcp.routes.js';
 import type { TSchema } from '@sinclair/typebox';
 import { accessRoutes } from './access.routes.js';
 import { accessSchemas } from './access.schemas.js';
@@ -90,6 +91,7 @@ export const routeModules: RouteModule[] = [
   featureLifecycleRoutes,
   eventRoutes,
   featureSearchRoutes,
+  mcpRoutes,
   changeRequestRoutes,
   addonRoutes,
   clientMetricsRoutes,

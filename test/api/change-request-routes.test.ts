@@ -357,6 +357,11 @@ const ROUTES: Record<string, Entry> = {
   'POST /api/frontend/client/register': { unguarded: SDKS },
   'POST /api/admin/playground/advanced': { unguarded: READS },
   'POST /api/admin/playground': { unguarded: READS },
+  'POST /api/admin/mcp': {
+    unguarded:
+      "an agent's messages: each tool runs the ordinary commands, so a protected environment's change becomes a draft change request (mcp.test.ts)",
+  },
+  'DELETE /api/admin/mcp': { unguarded: "ends an agent's session; no flag" },
 };
 
 async function created<T>(response: LightMyRequestResponse, status = 201): Promise<T> {

@@ -33,7 +33,12 @@ describe('private projects', () => {
   test("an Editor who is no member gets a 404 for the project's paths and its flags' paths, reads and writes alike", async () => {
     const { project, flag } = await privateProjectWithFlag();
     const editor = (await signedIn('Editor')).client;
-    for (const path of [projectPath(project), `${projectPath(project)}/features`, featurePath(project, flag), `/api/admin/events/${flag}`]) {
+    for (const path of [
+      projectPath(project),
+      `${projectPath(project)}/features`,
+      featurePath(project, flag),
+      `/api/admin/events/${flag}`,
+    ]) {
       expectError(await editor.get(path), 404, 'NotFoundError');
     }
     expectError(await editor.post(`${featurePath(project, flag)}/environments/development/off`), 404, 'NotFoundError');

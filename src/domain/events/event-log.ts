@@ -26,6 +26,8 @@ export interface EventView {
   summary: string;
   /** Present on the events written by applying a change request (Vexil's addition). */
   changeRequestId?: number;
+  /** Present on the events an agent caused: its name and version, as its MCP client introduced itself (Vexil's addition). */
+  via?: string;
 }
 
 export function toEventView(row: Selectable<EventsTable>): EventView {
@@ -43,7 +45,8 @@ export function toEventView(row: Selectable<EventsTable>): EventView {
     tags: (row.tags ?? []) as EventTag[],
   };
   const grouping = row.change_request_id === null ? {} : { changeRequestId: row.change_request_id };
-  return { ...event, ...describeEvent(event), ...grouping };
+  const agent = row.via === null ? {} : { via: row.via };
+  return { ...event, ...describeEvent(event), ...grouping, ...agent };
 }
 
 /**
@@ -115,6 +118,7 @@ export interface EventSearchParameters {
   project?: string;
   type?: string;
   createdBy?: string;
+  via?: string;
   from?: string;
   to?: string;
   offset?: string;
@@ -142,6 +146,7 @@ const FILTERS: Record<Exclude<keyof EventSearchParameters, 'offset' | 'limit'>, 
     const { values } = parseFilter('createdBy', raw, IS_ANY_OF);
     return q.where('created_by_user_id', 'in', parseUserIds('createdBy', raw, values));
   },
+  via: (q, raw) => q.where('via', 'is not', null).where('via', 'ilike', likePattern(raw)),
   from: (q, raw) => q.where('created_at', '>=', dayFilter('from', raw)),
   // `to` is inclusive: everything before the start of the next day.
   to: (q, raw) => q.where('created_at', '<', new Date(dayFilter('to', raw).getTime() + 86_400_000)),
@@ -233,6 +238,7 @@ export function exportEvents(
             'environment',
             'feature_name',
             'change_request_id',
+            'via',
             sql<string | null>`data::text`.as('data'),
             sql<string | null>`pre_data::text`.as('pre_data'),
             sql<string>`tags::text`.as('tags'),

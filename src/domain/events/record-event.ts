@@ -194,6 +194,7 @@ export async function recordEvent(uow: UnitOfWork, input: EventInput): Promise<{
       pre_data: preData === null ? null : JSON.stringify(preData),
       tags: JSON.stringify(input.tags ?? []),
       change_request_id: uow.changeRequestId ?? null,
+      via: 'via' in uow.actor ? (uow.actor.via ?? null) : null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -13,6 +13,8 @@ const READS_BY_POST = [
   /^\/api\/admin\/playground(\/|$)/,
   /^\/api\/admin\/events\/search$/,
   /^\/api\/admin\/features-batch\/export$/,
+  // MCP's messages: its tools refuse changes in maintenance mode themselves, and keep answering reads.
+  /^\/api\/admin\/mcp$/,
 ];
 
 function refusedInMaintenance(request: FastifyRequest): boolean {

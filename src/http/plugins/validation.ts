@@ -173,3 +173,11 @@ export function validateDocument(schema: { $id?: string }, value: unknown): Erro
   const validate = checkBody(body.getSchema(schema.$id) as ValidateFunction, bodyProblems.getSchema(schema.$id) as ValidateFunction);
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
+
+let jsonValidators: Ajv | undefined;
+
+/** A validator of a JSON value, as bodies are checked, for a schema no route declares (an MCP tool's arguments). */
+export function compileJsonValidator(schema: object): ValidateFunction {
+  jsonValidators ??= buildAjv({ allErrors: false });
+  return jsonValidators.compile(schema);
+}

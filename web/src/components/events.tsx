@@ -21,6 +21,7 @@ export function EventList({ events }: { events: Event[] }) {
               <strong className="event-label">{event.label ?? event.type}</strong>
               <span className="muted small">
                 #{event.id} · {formatDate(event.createdAt)} · {event.createdBy}
+                {event.via && <span data-testid="event-via"> via {event.via}</span>}
               </span>
             </div>
             <div className="row small">

@@ -6,7 +6,7 @@ import { EventList } from '../components/events';
 import { ErrorMessage, Field, Loading, Pager } from '../components/ui';
 
 const PAGE_SIZE = 25;
-const FILTERS = ['query', 'type', 'project', 'feature', 'createdBy', 'from', 'to'] as const;
+const FILTERS = ['query', 'type', 'project', 'feature', 'createdBy', 'via', 'from', 'to'] as const;
 
 /** `IS:a` for one value, `IS_ANY_OF:a,b` for several, as the event search takes them (spec 4.2). */
 function toFilter(values: string): string | undefined {
@@ -39,6 +39,8 @@ export function EventLog() {
     const next = new URLSearchParams();
     const text = String(form.get('query')).trim();
     if (text) next.set('query', text);
+    const via = String(form.get('via')).trim();
+    if (via) next.set('via', via);
     for (const name of ['type', 'project', 'feature', 'createdBy'] as const) {
       const filter = toFilter(String(form.get(name)));
       if (filter) next.set(name, filter);
@@ -73,6 +75,9 @@ export function EventLog() {
                 </option>
               ))}
             </select>
+          </Field>
+          <Field label="Via agent">
+            <input name="via" type="search" defaultValue={search.get('via') ?? ''} placeholder="Claude Code, Cursor, …" />
           </Field>
           <Field label="From">
             <input name="from" type="date" defaultValue={fromFilter(search.get('from'))} />

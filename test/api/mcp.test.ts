@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expectStatus } from '../helpers/assertions.js';
+import { enableChangeRequests } from '../helpers/change-requests.js';
+import { createUserSession, uniqueName } from '../helpers/fixtures.js';
+import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
+import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { useTestApp } from '../helpers/test-app.js';
+
+// Vexil's MCP server driven by the official MCP SDK's client over Streamable HTTP, as Claude Code or Cursor drive it:
+// every tool call runs as the token's identity through the same commands as the API, and the events it causes say
+// which client it came through.
+
+let baseUrl = '';
+const ctx = useTestApp({}, async (app) => {
+  baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
+});
+const clients: Client[] = [];
+const MEMBER = 5;
+
+after(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+});
+
+async function personalToken(rootRole: 'Admin' | 'Editor' | 'Viewer'): Promise<{ id: number; token: string }> {
+  const person = await createUserSession(ctx, rootRole);
+  const expiresAt = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString();
+  const made = await ctx.withCookie(person.cookie).post('/api/admin/user/tokens', { description: 'agent', expiresAt });
+  expectStatus(made, 201);
+  return { id: person.id, token: (made.json() as { secret: string }).secret };
+}
+
+async function connect(token: string, clientInfo = { name: 'Claude Code', version: '1.2.3' }): Promise<Client> {
+  const client = new Client(clientInfo);
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/admin/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult & { structuredContent: Record<string, unknown> }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: Record<string, unknown> };
+}
+
+const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+
+describe('MCP over Streamable HTTP', () => {
+  test("lists Unleash MCP's tools and Vexil's own, with schemas and annotations that mark the destructive ones", async () => {
+    const client = await connect((await personalToken('Editor')).token);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name).sort();
+    assert.deepEqual(names, [
+      'change_request_status',
+      'cleanup_flag',
+      'create_flag',
+      'detect_flag',
+      'evaluate',
+      'evaluate_change',
+      'flag_usage',
+      'get_flag_state',
+      'list_flags',
+      'list_projects',
+      'open_change_request',
+      'remove_flag_strategy',
+      'search_events',
+      'set_flag_rollout',
+      'stale_flags',
+      'toggle_flag_environment',
+      'update_flag_strategy',
+      'wrap_change',
+    ]);
+    const destructive = tools
+      .filter((tool) => tool.annotations?.destructiveHint)
+      .map((tool) => tool.name)
+      .sort();
+    assert.deepEqual(destructive, ['cleanup_flag', 'remove_flag_strategy']);
+    const readOnly = tools.filter((tool) => tool.annotations?.readOnlyHint).map((tool) => tool.name);
+    assert.ok(readOnly.includes('get_flag_state') && !readOnly.includes('create_flag'));
+    const create = tools.find((tool) => tool.name === 'create_flag')!;
+    assert.deepEqual((create.inputSchema as { required?: string[] }).required?.sort(), ['description', 'name', 'type']);
+  });
+
+  test('an Editor creates a flag, rolls it out and turns it on; the SDK sees it and the events name the client', async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    const editor = await personalToken('Editor');
+    const client = await connect(editor.token);
+    const name = uniqueName('mcp-flag');
+
+    const created = await call(client, 'create_flag', { projectId: project, name, type: 'release', description: 'New checkout page' });
+    assert.equal(created.isError, undefined, textOf(created));
+    assert.equal(created.structuredContent.url, `${ctx.config.baseUrl.replace(/\/$/, '')}/projects/${project}/flags/${name}`);
+    const rollout = await call(client, 'set_flag_rollout', { featureName: name, environment: 'development', rolloutPercentage: 100 });
+    assert.equal(rollout.structuredContent.applied, true, textOf(rollout));
+    const toggled = await call(client, 'toggle_flag_environment', { featureName: name, environment: 'development', enabled: true });
+    assert.equal(toggled.structuredContent.applied, true, textOf(toggled));
+
+    const state = await call(client, 'get_flag_state', { featureName: name, environment: 'development' });
+    const [development] = state.structuredContent.environments as Array<{
+      name: string;
+      enabled: boolean;
+      strategies: Array<{ name: string; parameters: Record<string, string> }>;
+    }>;
+    assert.equal(development!.enabled, true);
+    assert.deepEqual(
+      development!.strategies.map((s) => [s.name, s.parameters.rollout]),
+      [['flexibleRollout', '100']],
+    );
+
+    const token = await createSdkToken(ctx, 'client', 'development', [project]);
+    const sdk = await startNodeSdk(baseUrl, token);
+    try {
+      assert.equal(sdk.isEnabled(name, { userId: 'u1' }), true);
+    } finally {
+      sdk.destroy();
+    }
+
+    const events = await ctx.admin.get(`/api/admin/search/events?feature=IS:${name}`);
+    const recorded = (events.json() as { events: Array<{ type: string; createdByUserId: number; via?: string }> }).events;
+    assert.deepEqual(recorded.map((e) => e.type).sort(), ['feature-created', 'feature-environment-enabled', 'feature-strategy-add'].sort());
+    for (const event of recorded) {
+      assert.equal(event.createdByUserId, editor.id);
+      assert.equal(event.via, 'Claude Code 1.2.3');
+    }
+    const byAgent = await ctx.admin.get(`/api/admin/search/events?via=claude&feature=IS:${name}`);
+    assert.equal((byAgent.json() as { total: number }).total, 3);
+    const byOther = await ctx.admin.get(`/api/admin/search/events?via=cursor&feature=IS:${name}`);
+    assert.equal((byOther.json() as { total: number }).total, 0);
+  });
+
+  test("a Viewer's token reads, but every write tool is refused with the permission named, and nothing changes", async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(ctx, project, { strategies: [{ name: 'default' }] });
+    const client = await connect((await personalToken('Viewer')).token);
+    const read = await call(client, 'get_flag_state', { featureName: flag });
+    assert.equal(read.isError, undefined);
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['create_flag', { projectId: project, name: uniqueName('no'), type: 'release', description: 'x' }, 'CREATE_FEATURE'],
+      ['toggle_flag_environment', { featureName: flag, environment: 'development', enabled: false }, 'UPDATE_FEATURE_ENVIRONMENT'],
+      ['set_flag_rollout', { featureName: flag, environment: 'development', rolloutPercentage: 5 }, 'CREATE_FEATURE_STRATEGY'],
+      ['cleanup_flag', { flagName: flag, archive: true }, 'DELETE_FEATURE'],
+    ];
+    for (const [tool, args, permission] of refusals) {
+      const result = await call(client, tool, args);
+      assert.equal(result.isError, true, tool);
+      assert.equal(result.structuredContent.name, 'PermissionError', tool);
+      assert.deepEqual(result.structuredContent.permissions, [permission], tool);
+      assert.match(textOf(result), new RegExp(permission));
+    }
+    const stored = (await ctx.admin.get(featurePath(project, flag))).json() as {
+      archived: boolean;
+      environments: Array<{ name: string; enabled: boolean; strategies: unknown[] }>;
+    };
+    assert.equal(stored.archived, false);
+    const development = stored.environments.find((env) => env.name === 'development')!;
+    assert.equal(development.enabled, true);
+    assert.equal(development.strategies.length, 1);
+  });
+
+  test('a toggle in a protected environment makes a draft change request, which open_change_request sends for review', async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    await enableChangeRequests(ctx, project);
+    const flag = await createFlag(ctx, project);
+    const client = await connect((await personalToken('Editor')).token);
+
+    const result = await call(client, 'toggle_flag_environment', { featureName: flag, environment: 'production', enabled: true });
+    assert.equal(result.structuredContent.applied, false);
+    const id = result.structuredContent.changeRequestId as number;
+    assert.match(textOf(result), new RegExp(`change request #${id}`));
+    assert.equal(
+      result.structuredContent.changeRequestUrl,
+      `${ctx.config.baseUrl.replace(/\/$/, '')}/projects/${project}/change-requests/${id}`,
+    );
+    const stored = (await ctx.admin.get(featurePath(project, flag))).json() as { environments: Array<{ name: string; enabled: boolean }> };
+    assert.equal(stored.environments.find((env) => env.name === 'production')!.enabled, false);
+
+    const opened = await call(client, 'open_change_request', { projectId: project, environment: 'production', title: 'Launch' });
+    assert.equal(opened.isError, undefined, textOf(opened));
+    const status = await call(client, 'change_request_status', { projectId: project, id });
+    assert.equal(status.structuredContent.state, 'In review');
+    assert.equal(status.structuredContent.title, 'Launch');
+    assert.deepEqual(status.structuredContent.changes, [{ feature: flag, action: 'updateEnabled' }]);
+    const request = (await ctx.admin.get(`${projectPath(project)}/change-requests/${id}`)).json() as { state: string };
+    assert.equal(request.state, 'In review');
+  });
+
+  test("no tool shows a private project's flags to a token of someone who is no member of it", async () => {
+    const secret = uniqueName('private');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: secret, name: secret, mode: 'private' }), 201);
+    const hiddenFlag = await createFlag(ctx, secret, { name: uniqueName('hidden-checkout'), strategies: [{ name: 'default' }] });
+    const outsider = await connect((await personalToken('Editor')).token);
+    const member = await personalToken('Viewer');
+    expectStatus(await ctx.admin.put(`${projectPath(secret)}/users/${member.id}/roles`, { roles: [MEMBER] }), 200);
+    const insider = await connect(member.token);
+
+    const projects = (await call(outsider, 'list_projects', {})).structuredContent.projects as Array<{ id: string }>;
+    assert.equal(
+      projects.some((p) => p.id === secret),
+      false,
+    );
+    const flags = (await call(outsider, 'list_flags', { query: hiddenFlag })).structuredContent.flags as Array<{ name: string }>;
+    assert.deepEqual(flags, []);
+    for (const [tool, args] of [
+      ['get_flag_state', { featureName: hiddenFlag }],
+      ['flag_usage', { featureName: hiddenFlag }],
+      ['search_events', { featureName: hiddenFlag }],
+      ['toggle_flag_environment', { featureName: hiddenFlag, environment: 'development', enabled: false }],
+      ['list_flags', { projectId: secret }],
+    ] as const) {
+      const result = await call(outsider, tool, args);
+      assert.equal(result.structuredContent.name, 'NotFoundError', tool);
+    }
+    const evaluated = (await call(outsider, 'evaluate', { environment: 'development', context: { userId: 'u' } })).structuredContent
+      .results as Array<{ name: string }>;
+    assert.equal(
+      evaluated.some((r) => r.name === hiddenFlag),
+      false,
+    );
+    const detected = (await call(outsider, 'detect_flag', { description: 'checkout', codeContext: `isEnabled('${hiddenFlag}')` }))
+      .structuredContent.candidates as Array<{ name: string }>;
+    assert.equal(
+      detected.some((c) => c.name === hiddenFlag),
+      false,
+    );
+    const resources = await outsider.listResources();
+    assert.equal(
+      resources.resources.some((r) => r.name === hiddenFlag),
+      false,
+    );
+    await assert.rejects(outsider.readResource({ uri: `vexil://flags/${secret}/${hiddenFlag}` }), /Could not find project/);
+
+    const seen = (await call(insider, 'get_flag_state', { featureName: hiddenFlag })).structuredContent;
+    assert.equal(seen.name, hiddenFlag);
+    const read = await insider.readResource({ uri: `vexil://flags/${secret}/${hiddenFlag}` });
+    assert.equal(JSON.parse((read.contents[0] as { text: string }).text).name, hiddenFlag);
+  });
+
+  test('bad arguments are refused with the argument named, and nothing is created', async () => {
+    const client = await connect((await personalToken('Editor')).token);
+    const bad = await call(client, 'create_flag', { name: 'has spaces', type: 'release', description: 'x' });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /Invalid arguments: name/);
+    const unknownType = await call(client, 'create_flag', { name: uniqueName('ok'), type: 'nonsense', description: 'x' });
+    assert.match(textOf(unknownType), /Invalid arguments: type/);
+    const extra = await call(client, 'toggle_flag_environment', {
+      featureName: 'x',
+      environment: 'development',
+      enabled: true,
+      __proto__x: 1,
+    });
+    assert.match(textOf(extra), /Invalid arguments/);
+    const searched = await ctx.admin.get('/api/admin/search/features?query=has spaces');
+    assert.equal((searched.json() as { total: number }).total, 0);
+  });
+
+  test('a session belongs to the token that opened it, a cookie is no way in, and GET offers no stream', async () => {
+    const first = await connect((await personalToken('Editor')).token);
+    const sessionId = (first as unknown as { _transport: { sessionId: string } })._transport.sessionId;
+    const other = (await personalToken('Editor')).token;
+    const hijack = await fetch(`${baseUrl}/api/admin/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${other}`,
+        'mcp-session-id': sessionId,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(hijack.status, 404);
+    const person = await createUserSession(ctx, 'Admin');
+    const byCookie = await ctx.withCookie(person.cookie).post('/api/admin/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    assert.equal(byCookie.statusCode, 401);
+    const stream = await fetch(`${baseUrl}/api/admin/mcp`, { headers: { authorization: `Bearer ${other}`, accept: 'text/event-stream' } });
+    assert.equal(stream.status, 405);
+  });
+});
