@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expectStatus } from '../helpers/assertions.js';
@@ -281,5 +284,101 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(byCookie.statusCode, 401);
     const stream = await fetch(`${baseUrl}/api/admin/mcp`, { headers: { authorization: `Bearer ${other}`, accept: 'text/event-stream' } });
     assert.equal(stream.status, 405);
+  });
+});
+
+describe('MCP over stdio (vexil mcp)', () => {
+  test('a client that starts the command lists the tools, creates and turns on a flag, and the events name it', async () => {
+    const project = await createProject(ctx);
+    const editor = await personalToken('Editor');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli/vexil.ts', 'mcp'],
+      env: { PATH: process.env.PATH ?? '', VEXIL_URL: baseUrl, VEXIL_TOKEN: editor.token },
+      stderr: 'pipe',
+    });
+    const protocolErrors: Error[] = [];
+    const client = new Client({ name: 'Cursor', version: '0.9.1' });
+    client.onerror = (error) => protocolErrors.push(error);
+    await client.connect(transport);
+    clients.push(client);
+    const name = uniqueName('stdio-flag');
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'toggle_flag_environment'));
+      const created = await call(client, 'create_flag', {
+        projectId: project,
+        name,
+        type: 'kill-switch',
+        description: 'Fallback for the payment provider',
+      });
+      assert.equal(created.isError, undefined, textOf(created));
+      const toggled = await call(client, 'toggle_flag_environment', { featureName: name, environment: 'development', enabled: true });
+      assert.equal(toggled.structuredContent.applied, true, textOf(toggled));
+    } finally {
+      await client.close();
+    }
+    // Anything but protocol on stdout would have been reported as a parse error.
+    assert.deepEqual(protocolErrors, []);
+    const events = (await ctx.admin.get(`/api/admin/search/events?feature=IS:${name}`)).json() as {
+      events: Array<{ type: string; via?: string; createdByUserId: number }>;
+    };
+    assert.deepEqual(events.events.map((e) => [e.type, e.via, e.createdByUserId]).sort(), [
+      ['feature-created', 'Cursor 0.9.1', editor.id],
+      ['feature-environment-enabled', 'Cursor 0.9.1', editor.id],
+      ['feature-strategy-add', 'Cursor 0.9.1', editor.id],
+    ]);
+  });
+});
+
+describe("the MCP Inspector's command line, a client nobody here wrote", () => {
+  const inspector = 'node_modules/.bin/mcp-inspector';
+
+  async function inspect(token: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(
+      inspector,
+      ['--cli', `${baseUrl}/api/admin/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          MCP_CATALOG_PATH: `/tmp/vexil-inspector-${process.pid}.json`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  test('lists the tools and calls one against a running Vexil', {
+    skip: existsSync(inspector) ? false : 'the MCP Inspector is not installed (npm ci installs it)',
+  }, async () => {
+    const editor = await personalToken('Editor');
+    const listed = await inspect(editor.token, ['--method', 'tools/list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { tools } = JSON.parse(listed.stdout) as { tools: Array<{ name: string }> };
+    assert.ok(tools.some((tool) => tool.name === 'create_flag') && tools.some((tool) => tool.name === 'cleanup_flag'));
+
+    const project = await createProject(ctx);
+    const name = uniqueName('inspected');
+    const called = await inspect(editor.token, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'create_flag',
+      '--tool-arg',
+      `projectId=${project}`,
+      `name=${name}`,
+      'type=release',
+      'description=Made by the inspector',
+    ]);
+    assert.equal(called.code, 0, called.stderr);
+    const answer = JSON.parse(called.stdout) as { structuredContent: { name: string; project: string } };
+    assert.deepEqual([answer.structuredContent.name, answer.structuredContent.project], [name, project]);
+    const stored = (await ctx.admin.get(featurePath(project, name))).json() as { description: string };
+    assert.equal(stored.description, 'Made by the inspector');
   });
 });

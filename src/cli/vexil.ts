@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { runMcpBridge } from './mcp.js';
+
+// The `vexil` command a package install puts on the PATH (`npx vexil mcp`). The server is `npm start`; operator
+// commands are `npm run admin`.
+const [command] = process.argv.slice(2);
+if (command === 'mcp') {
+  await runMcpBridge();
+} else {
+  process.stderr.write("Usage: vexil mcp   (Vexil's MCP server over stdio; needs VEXIL_URL and VEXIL_TOKEN)\n");
+  process.exit(command === undefined || command === '--help' ? 0 : 2);
+}
