@@ -9,7 +9,7 @@ import { createServerDatabase } from './test-database.js';
 import { STRONG_PASSWORD } from './test-app.js';
 
 /** The admin token every browser-test server is started with. */
-const UI_ADMIN_TOKEN = '*:*.browser-test-admin-token-0123456789';
+export const UI_ADMIN_TOKEN = '*:*.browser-test-admin-token-0123456789';
 
 export interface UiServer {
   server: RunningServer;
