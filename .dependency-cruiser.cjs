@@ -21,7 +21,17 @@ const floor = (name, path, mayImport) => ({
 const DOMAIN_FLOORS = [
   ['access', 'metrics', 'impact-metrics'],
   ['events', 'usage'],
-  ['settings', 'environments', 'context-fields', 'strategies', 'protected-environments', 'api-tokens', 'personal-access-tokens', 'roles'],
+  [
+    'settings',
+    'environments',
+    'context-fields',
+    'strategies',
+    'protected-environments',
+    'api-tokens',
+    'personal-access-tokens',
+    'roles',
+    'agent-authorization',
+  ],
   ['features', 'users'],
   ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap'],
   ['change-requests', 'evaluation', 'addons', 'sign-in', 'scim'],

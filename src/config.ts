@@ -39,6 +39,8 @@ export interface Config {
   logLevel: LogLevel;
   baseUrl: string;
   sessionTtlHours: number;
+  /** How long a token a person grants an MCP client (OAuth) works; the client asks the person again after. */
+  mcpTokenTtlHours: number;
   /** How long one read of a search or listing may run on PostgreSQL before it is cancelled. */
   readTimeoutMs: number;
   /** Origins whose pages may call the frontend API until an admin sets them; `['*']` allows all. */
@@ -386,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env),
     baseUrl,
     sessionTtlHours: readInteger(env, 'SESSION_TTL_HOURS', 48, 1, 24 * 365),
+    mcpTokenTtlHours: readInteger(env, 'MCP_TOKEN_TTL_HOURS', 24, 1, 24 * 30),
     readTimeoutMs: readInteger(env, 'READ_TIMEOUT_MS', 10_000, 100, 600_000),
     frontendApiOrigins: readOrigins(env),
     integrations: readIntegrations(env),

@@ -32,6 +32,7 @@ import * as inviteLinks from './migrations/0029-invite-links.js';
 import * as projectContextFields from './migrations/0030-project-context-fields.js';
 import * as edgeClients from './migrations/0031-edge-clients.js';
 import * as eventAgents from './migrations/0032-event-agents.js';
+import * as agentAuthorization from './migrations/0033-agent-authorization.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0030-project-context-fields': projectContextFields,
   '0031-edge-clients': edgeClients,
   '0032-event-agents': eventAgents,
+  '0033-agent-authorization': agentAuthorization,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

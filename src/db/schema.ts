@@ -354,6 +354,38 @@ export interface PersonalAccessTokensTable {
   seen_at: Date | null;
 }
 
+/** An MCP client that registered itself for OAuth (migration 0033): a public client, PKCE only. */
+export interface OauthClientsTable {
+  id: Generated<number>;
+  client_id: string;
+  name: string;
+  redirect_uris: Json;
+  created_at: Date;
+  /** When a person last granted it a token; clients never granted one are the first to go when the table is full. */
+  authorized_at: Date | null;
+}
+
+export interface OauthAuthorizationCodesTable {
+  code_hash: string;
+  client_id: number;
+  user_id: number;
+  redirect_uri: string;
+  /** PKCE: the S256 challenge the token request's verifier must answer. */
+  code_challenge: string;
+  expires_at: Date;
+}
+
+/** A token a person granted an MCP client: it works on the MCP endpoint only, as that person. */
+export interface OauthAccessTokensTable {
+  id: Generated<number>;
+  secret_hash: string;
+  client_id: number;
+  user_id: number;
+  created_at: Date;
+  expires_at: Date;
+  seen_at: Date | null;
+}
+
 export interface UserSessionsTable {
   /** What a session is named by in the API; the cookie's hash (`id_hash`) never leaves the database. */
   id: Generated<number>;
@@ -740,6 +772,9 @@ export interface Database {
   api_tokens: ApiTokensTable;
   api_token_projects: ApiTokenProjectsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  oauth_clients: OauthClientsTable;
+  oauth_authorization_codes: OauthAuthorizationCodesTable;
+  oauth_access_tokens: OauthAccessTokensTable;
   user_sessions: UserSessionsTable;
   signons: SignonsTable;
   scim_tokens: ScimTokensTable;

@@ -105,7 +105,7 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
     },
   );
 
-  app.get('/api/admin/metrics/unknown-flags', route(can('READ'), { ok: UnknownFlagsSchema }), async (request, reply) => ({
+  app.get('/api/admin/metrics/unknown-flags', route(can('READ'), { ok: UnknownFlagsSchema }), async (_request, reply) => ({
     unknownFlags: await boundedRead(deps.db, readBoundsOf(deps, reply), (db) => listUnknownFlags(db)),
   }));
 

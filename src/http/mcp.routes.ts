@@ -7,12 +7,13 @@ import type { Actor } from '../db/unit-of-work.js';
 import { AuthenticationRequired } from '../shared/errors.js';
 import { routesTagged, type RouteModule } from './deps.js';
 import { createMcpServer, type McpCaller } from './mcp-server.js';
-import { can } from './plugins/access.js';
+import { oauthAddresses } from './oauth-addresses.js';
+import { can, MCP_ENDPOINT } from './plugins/access.js';
 import { actorOf, bearerToken } from './plugins/route-access.js';
 
 const route = routesTagged(['MCP']);
 
-export const MCP_PATH = '/api/admin/mcp';
+const MCP_PATH = MCP_ENDPOINT;
 /** One JSON-RPC message or a small batch: tool arguments are bounded by their schemas well below this. */
 const MCP_BODY_LIMIT = 256 * 1024;
 
@@ -36,6 +37,12 @@ const McpAnswer = Type.Unknown({ description: 'The JSON-RPC answer, as JSON or a
  */
 export const mcpRoutes: RouteModule = async (app, { deps }) => {
   const sessions = deps.mcpSessions;
+  const { resourceMetadata } = oauthAddresses(deps.config.baseUrl);
+  // A client without a token learns where to get one (MCP's authorization: RFC 9728's WWW-Authenticate parameter).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode === 401) reply.header('www-authenticate', `Bearer resource_metadata="${resourceMetadata}"`);
+    return payload;
+  });
 
   function callerFor(request: FastifyRequest): McpCaller {
     if (!bearerToken(request)) {

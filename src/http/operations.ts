@@ -618,6 +618,30 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/proxy/client/register': op('registerProxyClient', 'Register a frontend SDK, at the Unleash Proxy path', 202),
   'POST /api/frontend/client/metrics': op('registerFrontendMetrics', 'Report flag usage from a frontend SDK', 200),
   'POST /api/frontend/client/register': op('registerFrontendClient', 'Register a frontend SDK', 200),
+  'GET /.well-known/oauth-protected-resource/api/admin/mcp': op(
+    'getMcpProtectedResource',
+    "MCP's protected resource metadata (RFC 9728): where to get a token",
+  ),
+  'GET /.well-known/oauth-protected-resource': op('getProtectedResource', 'Protected resource metadata (RFC 9728) of the MCP endpoint'),
+  'GET /.well-known/oauth-authorization-server': op(
+    'getAuthorizationServer',
+    'OAuth authorization server metadata (RFC 8414) for MCP clients',
+  ),
+  'POST /oauth/register': op('registerOauthClient', 'Register an MCP client (RFC 7591 dynamic client registration; public clients, PKCE)'),
+  'POST /oauth/token': op(
+    'getOauthToken',
+    'Exchange an authorization code and its PKCE verifier for a token that works on the MCP endpoint',
+  ),
+  'GET /api/admin/oauth/authorization': op(
+    'getMcpAuthorizationRequest',
+    'The agent and address an authorization request names, for the consent page',
+  ),
+  'POST /api/admin/oauth/authorization': op(
+    'answerMcpAuthorizationRequest',
+    "Grant or decline an agent's authorization request; answers where to send the browser",
+  ),
+  'GET /api/admin/user/mcp-tokens': op('getMcpTokens', 'The agents holding a token of yours (MCP), until it expires'),
+  'DELETE /api/admin/user/mcp-tokens/:id': op('revokeMcpToken', "Revoke an agent's token at once", 204),
   'POST /api/admin/mcp': {
     ...op('postMcpMessage', 'Send a Model Context Protocol message (Streamable HTTP): agents manage flags as the token'),
     errors: [404, 503],

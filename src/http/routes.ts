@@ -1,3 +1,6 @@
+import { agentAccessRoutes } from './agent-access.routes.js';
+import { agentAccessSchemas } from './agent-access.schemas.js';
+import { oauthRoutes } from './oauth.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import type { TSchema } from '@sinclair/typebox';
 import { accessRoutes } from './access.routes.js';
@@ -92,6 +95,8 @@ export const routeModules: RouteModule[] = [
   eventRoutes,
   featureSearchRoutes,
   mcpRoutes,
+  oauthRoutes,
+  agentAccessRoutes,
   changeRequestRoutes,
   addonRoutes,
   clientMetricsRoutes,
@@ -137,4 +142,5 @@ export const sharedSchemas: TSchema[] = [
   ...ofrepSchemas,
   ...releasePlanSchemas,
   ...signalSchemas,
+  ...agentAccessSchemas,
 ];

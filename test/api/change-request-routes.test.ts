@@ -362,6 +362,10 @@ const ROUTES: Record<string, Entry> = {
       "an agent's messages: each tool runs the ordinary commands, so a protected environment's change becomes a draft change request (mcp.test.ts)",
   },
   'DELETE /api/admin/mcp': { unguarded: "ends an agent's session; no flag" },
+  'POST /oauth/register': { unguarded: 'an MCP client registers itself; it may act only once a person grants it access' },
+  'POST /oauth/token': { unguarded: PEOPLE },
+  'POST /api/admin/oauth/authorization': { unguarded: PEOPLE },
+  'DELETE /api/admin/user/mcp-tokens/:id': { unguarded: PEOPLE },
 };
 
 async function created<T>(response: LightMyRequestResponse, status = 201): Promise<T> {

@@ -12,6 +12,8 @@ export interface StoredEvent {
   preData: unknown;
   tags: unknown;
   createdAt: Date;
+  /** The agent a change came through (MCP), or null. */
+  via: string | null;
 }
 
 /** The events written after `afterId`, oldest first: what a change under test recorded. */
@@ -29,6 +31,7 @@ export async function eventsSince(ctx: Pick<TestApp, 'db'>, afterId: number): Pr
     preData: row.pre_data,
     tags: row.tags,
     createdAt: row.created_at,
+    via: row.via,
   }));
 }
 

@@ -32,7 +32,12 @@ export interface UiServer {
  */
 export function useUiServer(
   name: string,
-  options: { seed?: (api: UiServer['api']) => Promise<void>; page?: BrowserContextOptions } = {},
+  options: {
+    seed?: (api: UiServer['api']) => Promise<void>;
+    page?: BrowserContextOptions;
+    /** More of the server's environment, made when it starts (a port and the BASE_URL naming it). */
+    env?: () => Promise<Record<string, string>>;
+  } = {},
 ): UiServer {
   const ui = { problems: [] as string[] } as UiServer;
   let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined;
@@ -46,7 +51,12 @@ export function useUiServer(
     buildWebUi();
     ui.workDir = await mkdtemp(join(tmpdir(), `vexil-ui-${name}-`));
     database = await createServerDatabase();
-    ui.server = await startServer({ DATA_DIR: join(ui.workDir, 'data'), ...database.env, INIT_ADMIN_API_TOKENS: UI_ADMIN_TOKEN });
+    ui.server = await startServer({
+      DATA_DIR: join(ui.workDir, 'data'),
+      ...database.env,
+      INIT_ADMIN_API_TOKENS: UI_ADMIN_TOKEN,
+      ...(await options.env?.()),
+    });
     const created = await ui.api('POST', '/api/admin/user-admin', { username: 'ops', rootRole: 'Admin', password: STRONG_PASSWORD });
     if (created.status !== 201) throw new Error(`Creating the signed-in Admin answered ${created.status}`);
     await options.seed?.(async (method, path, body, authorization) => {

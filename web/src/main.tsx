@@ -33,6 +33,7 @@ import { Playground } from './pages/playground';
 import { ProjectPage } from './pages/project';
 import { ResetPassword } from './pages/reset-password';
 import { Invite } from './pages/invite';
+import { OAuthAuthorize } from './pages/oauth-authorize';
 import { AdminInstance } from './pages/admin-instance';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
@@ -68,6 +69,7 @@ createRoot(document.getElementById('root')!).render(
           <Route path="/login" element={<SignIn />} />
           <Route path="/reset-password" element={<ResetPassword />} />
           <Route path="/invite/:token" element={<Invite />} />
+          <Route path="/oauth/authorize" element={<OAuthAuthorize />} />
           <Route element={<Layout />}>
             <Route index element={<Navigate to="/flags" replace />} />
             <Route path="flags" element={<Flags />} />

@@ -17,7 +17,7 @@ export interface SdkToken {
 
 /** A credential whose last use is to be stamped (at most once a minute), by the area that owns its table. */
 export interface TokenUse {
-  kind: 'api-token' | 'personal-access-token' | 'session' | 'scim-token';
+  kind: 'api-token' | 'personal-access-token' | 'session' | 'scim-token' | 'mcp-token';
   id: number;
 }
 
@@ -26,7 +26,7 @@ export interface TokenUse {
  * `lastUse` names a token whose last-seen stamp is due; this module only reads.
  */
 export type Credential =
-  | { kind: 'actor'; actor: Actor; lastUse?: TokenUse }
+  | { kind: 'actor'; actor: Actor; lastUse?: TokenUse /** Set for a token that works on one endpoint only. */; audience?: 'mcp' }
   | { kind: 'apiToken'; token: SdkToken; lastUse?: TokenUse }
   | { kind: 'invalid' };
 
@@ -45,6 +45,8 @@ function isExpired(expiresAt: Date | null, now: Date): boolean {
 
 /** Personal access tokens look like `user:<secret>`; everything else is an API token (`project:env.secret`). */
 export const PAT_PREFIX = 'user:';
+/** Tokens a person granted an MCP client (OAuth) look like `mcp:<secret>`: they work on the MCP endpoint only. */
+export const MCP_TOKEN_PREFIX = 'mcp:';
 
 /**
  * A user as an actor: the root roles of their groups strengthen their own, custom root roles (their own and their
@@ -111,7 +113,7 @@ async function personCredential(
   db: Db,
   row: ({ id: number; expires_at: Date | null; seen_at: Date | null; user_id: number } & Parameters<typeof userActor>[1]) | undefined,
   now: Date,
-  kind: 'personal-access-token' | 'session',
+  kind: 'personal-access-token' | 'session' | 'mcp-token',
 ): Promise<Credential> {
   if (!row || isExpired(row.expires_at, now)) return { kind: 'invalid' };
   return { kind: 'actor', actor: await userActor(db, { ...row, id: row.user_id }), ...lastUseOf(row.seen_at, now, { kind, id: row.id }) };
@@ -154,9 +156,24 @@ export async function authenticateApiToken(db: Db, secretHash: string, now: Date
   };
 }
 
+/** A token a person granted an MCP client: that person, on the MCP endpoint only. */
+async function authenticateMcpToken(db: Db, secretHash: string, now: Date): Promise<Credential> {
+  const row = await db
+    .selectFrom('oauth_access_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.expires_at', 't.seen_at', ...ACTING_USER_COLUMNS])
+    .where('t.secret_hash', '=', secretHash)
+    .where('u.deactivated_at', 'is', null)
+    .executeTakeFirst();
+  const credential = await personCredential(db, row, now, 'mcp-token');
+  return credential.kind === 'actor' ? { ...credential, audience: 'mcp' } : credential;
+}
+
 export function authenticateToken(db: Db, token: string, now: Date): Promise<Credential> {
   const secretHash = hashToken(token);
-  return token.startsWith(PAT_PREFIX) ? authenticatePat(db, secretHash, now) : authenticateApiToken(db, secretHash, now);
+  if (token.startsWith(PAT_PREFIX)) return authenticatePat(db, secretHash, now);
+  if (token.startsWith(MCP_TOKEN_PREFIX)) return authenticateMcpToken(db, secretHash, now);
+  return authenticateApiToken(db, secretHash, now);
 }
 
 export async function authenticateSession(db: Db, sessionId: string, now: Date): Promise<Credential> {
@@ -212,7 +229,11 @@ export interface ValidatedSdkToken extends Omit<SdkToken, 'id' | 'expiresAt'> {
  * before it serves a token it has not seen). Admin tokens and personal access tokens are never confirmed here.
  */
 export async function validSdkTokens(db: Db, tokens: string[], now: Date): Promise<ValidatedSdkToken[]> {
-  const byHash = new Map(tokens.filter((token) => !token.startsWith(PAT_PREFIX)).map((token) => [hashToken(token), token]));
+  const byHash = new Map(
+    tokens
+      .filter((token) => !token.startsWith(PAT_PREFIX) && !token.startsWith(MCP_TOKEN_PREFIX))
+      .map((token) => [hashToken(token), token]),
+  );
   if (byHash.size === 0) return [];
   const rows = await db
     .selectFrom('api_tokens')

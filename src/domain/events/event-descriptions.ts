@@ -372,6 +372,14 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Personal access token deleted',
     summary: (e, who) => `${who} deleted the personal access token ${bold(fields(e.preData).description)}`,
   },
+  'mcp-token-created': {
+    label: 'Agent granted access',
+    summary: (e, who) => `${who} granted the agent ${bold(fields(e.data).clientName)} access through MCP until ${fields(e.data).expiresAt}`,
+  },
+  'mcp-token-revoked': {
+    label: 'Agent access revoked',
+    summary: (_e, who) => `${who} revoked an agent's access through MCP`,
+  },
   'tag-created': {
     label: 'Tag created',
     summary: (e, who) => `${who} created tag ${bold(`${fields(e.data).type}:${fields(e.data).value}`)}`,

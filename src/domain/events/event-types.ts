@@ -157,6 +157,8 @@ export const SPEC_EVENT_TYPES = [
  * accepts only the spec's list (its contract); the current search accepts both.
  */
 export const VEXIL_EVENT_TYPES = [
+  'mcp-token-created',
+  'mcp-token-revoked',
   'user-password-changed',
   'user-sessions-ended',
   'user-signed-in',

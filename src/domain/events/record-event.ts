@@ -79,6 +79,7 @@ const UNSEEN_BY_SDKS = [
   'api-token-',
   'user-',
   'pat-',
+  'mcp-token-',
   'addon-',
   'change-',
   'setting-',

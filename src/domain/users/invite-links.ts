@@ -153,7 +153,7 @@ const REFUSED = 'This invite link is unknown, turned off or expired; ask an Admi
 /** The link a secret names, if it may still be used; a 400 otherwise (Unleash's `GET /invite/:token/validate`). */
 export async function validInviteLink(db: Db, secret: string, now: Date) {
   const row = await db.selectFrom('invite_links').selectAll().where('secret_hash', '=', hashToken(secret)).executeTakeFirst();
-  if (!row || !row.enabled || row.expires_at <= now) throw new BadDataError(REFUSED);
+  if (!row?.enabled || row.expires_at <= now) throw new BadDataError(REFUSED);
   return row;
 }
 

@@ -16,6 +16,7 @@ import { stampApiTokenUse } from '../../domain/api-tokens/api-tokens.js';
 import { stampPatUse } from '../../domain/personal-access-tokens/personal-access-tokens.js';
 import { stampSessionUse } from '../../domain/users/sessions.js';
 import { stampScimTokenUse } from '../../domain/scim/scim-token.js';
+import { stampMcpTokenUse } from '../../domain/agent-authorization/agent-authorization.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
 import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -66,6 +67,9 @@ export function can(permission: Permission, projectOf?: ProjectOf, environmentOf
 
 export const SESSION_COOKIE = 'vexil-session';
 
+/** Where MCP clients talk to Vexil, and the only place their OAuth tokens work. */
+export const MCP_ENDPOINT = '/api/admin/mcp';
+
 /** The last-seen stamp of a token or session, written by the area that owns its table. */
 function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
   switch (use.kind) {
@@ -77,6 +81,8 @@ function stampTokenUse(db: Db, use: TokenUse, now: Date): Promise<void> {
       return stampSessionUse(db, use.id, now);
     case 'scim-token':
       return stampScimTokenUse(db, use.id, now);
+    case 'mcp-token':
+      return stampMcpTokenUse(db, use.id, now);
   }
 }
 
@@ -194,6 +200,10 @@ export function registerAccessControl(
         }
         if (access.kind === 'sdk') {
           throw new PermissionError('This API takes an SDK token: a client token for servers, a frontend token for browsers');
+        }
+        // A token granted to an agent is for the MCP endpoint (its audience), not the whole admin API.
+        if (credential.audience === 'mcp' && request.routeOptions.url !== MCP_ENDPOINT) {
+          throw new UnauthorizedError("This token was granted to an agent for Vexil's MCP endpoint only");
         }
         request.actor = credential.actor;
     }

@@ -1,6 +1,7 @@
 export type { Schemas } from './client';
 export type { Action, EventQuery, FeatureSearchQuery, FlagChangeBody, FlagEnvironmentPath, FlagPath, ImportDocument } from './areas/common';
 export { keys } from './areas/common';
+export type { McpAuthorizationQuery } from './areas/access';
 export { flagRequests } from './areas/flags';
 import { accessActions, accessQueries } from './areas/access';
 import { changeRequestsActions, changeRequestsQueries } from './areas/change-requests';

@@ -2,6 +2,9 @@ import { queryOptions } from '@tanstack/react-query';
 import { api, ok } from '../client';
 import { action, byId, keys, type JsonBody } from './common';
 
+/** The parameters of an agent's authorization request (OAuth), as its client put them in the address it opened. */
+export type McpAuthorizationQuery = JsonBody<'/api/admin/oauth/authorization', 'post'> extends infer Body ? Omit<Body, 'approve'> : never;
+
 /** People and what they may do: the signed-in user, users, groups, service accounts, project access, API tokens. */
 export const accessQueries = {
   me: () => queryOptions({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/admin/user')), staleTime: 60_000 }),
@@ -18,6 +21,14 @@ export const accessQueries = {
       queryFn: () => ok(provider === 'oidc' ? api.GET('/api/admin/auth/oidc/settings') : api.GET('/api/admin/auth/saml/settings')),
     }),
   scimToken: () => queryOptions({ queryKey: keys.scimToken, queryFn: () => ok(api.GET('/api/admin/scim/token')) }),
+  myMcpTokens: () => queryOptions({ queryKey: keys.mcpTokens, queryFn: () => ok(api.GET('/api/admin/user/mcp-tokens')) }),
+  /** An agent's authorization request, as the consent page shows it; a bad one is an error, never retried. */
+  mcpAuthorizationRequest: (query: McpAuthorizationQuery) =>
+    queryOptions({
+      queryKey: ['mcp-authorization', query],
+      queryFn: () => ok(api.GET('/api/admin/oauth/authorization', { params: { query } })),
+      retry: false,
+    }),
   mySessions: () => queryOptions({ queryKey: keys.sessionsOf('me'), queryFn: () => ok(api.GET('/api/admin/user/sessions')) }),
   userSessions: (userId: number) =>
     queryOptions({ queryKey: keys.sessionsOf(userId), queryFn: () => ok(api.GET('/api/admin/user-admin/{id}/sessions', byId(userId))) }),
@@ -94,6 +105,11 @@ export const accessActions = {
   deleteRole: action((id: number) => ok(api.DELETE('/api/admin/roles/{id}', byId(id))), [keys.roles, keys.users, keys.events]),
   createScimToken: action(() => ok(api.POST('/api/admin/scim/token')), [keys.scimToken, keys.events]),
   deleteScimToken: action(() => ok(api.DELETE('/api/admin/scim/token')), [keys.scimToken, keys.events]),
+  answerMcpAuthorization: action(
+    (body: JsonBody<'/api/admin/oauth/authorization', 'post'>) => ok(api.POST('/api/admin/oauth/authorization', { body })),
+    [keys.mcpTokens, keys.events],
+  ),
+  revokeMcpToken: action((id: number) => ok(api.DELETE('/api/admin/user/mcp-tokens/{id}', byId(id))), [keys.mcpTokens, keys.events]),
   endMySession: action(
     (sessionId: number) => ok(api.DELETE('/api/admin/user/sessions/{sessionId}', { params: { path: { sessionId: String(sessionId) } } })),
     [keys.sessions, keys.events],

@@ -44,6 +44,8 @@ export const keys = {
   signOns: (offset: number) => ['signons', offset],
   signInSettings: (provider: 'oidc' | 'saml') => ['sign-in-settings', provider],
   scimToken: ['scim-token'],
+  /** The agents holding a token of the signed-in person (MCP). */
+  mcpTokens: ['mcp-tokens'],
   signInOptions: ['sign-in-options'],
   uiConfig: ['ui-config'],
   maintenance: ['maintenance'],
