@@ -17,6 +17,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../db/unit-of-work.js';
 import { assertProjectVisible, projectsHiddenFrom } from '../domain/access/project-visibility.js';
 import { getFeature } from '../domain/features/features.js';
+import { getProject, listProjects } from '../domain/projects/projects.js';
+import { protectedEnvironmentsOf } from '../domain/protected-environments/protection.js';
 import { searchFeatures } from '../domain/search/feature-search.js';
 import { translateDatabaseError } from '../db/pg-errors.js';
 import { ApiError } from '../shared/errors.js';
@@ -77,6 +79,11 @@ function callerOf(authInfo: AuthInfo | undefined): McpCaller['extra'] {
 }
 
 const FLAG_URI = /^vexil:\/\/flags\/([^/]+)\/([^/]+)$/;
+const PROJECT_URI = /^vexil:\/\/projects\/([^/]+)$/;
+
+async function protectedEnvironmentNames(db: RouteDeps['db'], project: string): Promise<string[]> {
+  return (await protectedEnvironmentsOf(db, [project])).map((row) => row.environment);
+}
 
 /**
  * The MCP server of one session: the tools, flags as resources and the workflow prompt. Each call runs as the caller
@@ -148,32 +155,54 @@ export function createMcpServer(deps: RouteDeps, sessions: McpSessions, log: Fas
         description: 'A flag with its state and strategies in every environment',
         mimeType: 'application/json',
       },
+      {
+        uriTemplate: 'vexil://projects/{project}',
+        name: 'project',
+        title: 'A project',
+        description: 'A project with its environments and the environments that require change requests',
+        mimeType: 'application/json',
+      },
     ],
   }));
 
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     const { actor } = callerOf(extra.authInfo);
     const { features } = await searchFeatures(deps.db, { limit: '100', sortBy: 'createdAt', sortOrder: 'desc' }, actor, deps.clock.now());
+    const hidden = await projectsHiddenFrom(deps.db, actor);
+    const projects = (await listProjects(deps.db)).filter((project) => !hidden.has(project.id));
     return {
-      resources: features.map((flag) => ({
-        uri: `vexil://flags/${flag.project}/${flag.name}`,
-        name: flag.name,
-        title: `${flag.name} (${flag.project})`,
-        ...(flag.description ? { description: flag.description } : {}),
-        mimeType: 'application/json',
-      })),
+      resources: [
+        ...projects.map((project) => ({
+          uri: `vexil://projects/${project.id}`,
+          name: project.id,
+          title: `Project ${project.name}`,
+          mimeType: 'application/json',
+        })),
+        ...features.map((flag) => ({
+          uri: `vexil://flags/${flag.project}/${flag.name}`,
+          name: flag.name,
+          title: `${flag.name} (${flag.project})`,
+          ...(flag.description ? { description: flag.description } : {}),
+          mimeType: 'application/json',
+        })),
+      ],
     };
   });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { actor } = callerOf(extra.authInfo);
-    const match = FLAG_URI.exec(request.params.uri);
-    if (!match) throw new McpError(ErrorCode.InvalidParams, 'Resources are flags: vexil://flags/{project}/{name}');
-    const [project, name] = [decodeURIComponent(match[1]!), decodeURIComponent(match[2]!)];
+    const flag = FLAG_URI.exec(request.params.uri);
+    const project = PROJECT_URI.exec(request.params.uri);
+    if (!flag && !project) {
+      throw new McpError(ErrorCode.InvalidParams, 'Resources are vexil://flags/{project}/{name} and vexil://projects/{project}');
+    }
+    const projectId = decodeURIComponent((flag ?? project)![1]!);
     try {
-      await assertProjectVisible(deps.db, actor, project);
-      const flag = await getFeature(deps.db, project, name, actor);
-      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(flag) }] };
+      await assertProjectVisible(deps.db, actor, projectId);
+      const read = flag
+        ? await getFeature(deps.db, projectId, decodeURIComponent(flag[2]!), actor)
+        : { ...(await getProject(deps.db, projectId)), changeRequestEnvironments: await protectedEnvironmentNames(deps.db, projectId) };
+      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(read) }] };
     } catch (error) {
       if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, error.message);
       throw error;

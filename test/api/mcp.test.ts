@@ -168,6 +168,47 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(development.strategies.length, 1);
   });
 
+  test('a custom role that may change development only: the tools act there and are refused in production', async () => {
+    const project = await createProject(ctx, { environments: ['development', 'production'] });
+    const role = await ctx.admin.post('/api/admin/roles', {
+      name: uniqueName('Developer'),
+      type: 'custom',
+      permissions: [
+        { name: 'CREATE_FEATURE' },
+        { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'development' },
+        { name: 'CREATE_FEATURE_STRATEGY', environment: 'development' },
+      ],
+    });
+    expectStatus(role, 201);
+    const developer = await personalToken('Viewer');
+    expectStatus(
+      await ctx.admin.put(`${projectPath(project)}/users/${developer.id}/roles`, { roles: [(role.json() as { id: number }).id] }),
+      200,
+    );
+    const client = await connect(developer.token);
+    const name = uniqueName('scoped');
+    assert.equal((await call(client, 'create_flag', { projectId: project, name, type: 'release', description: 'x' })).isError, undefined);
+    const development = await call(client, 'set_flag_rollout', { featureName: name, environment: 'development', rolloutPercentage: 50 });
+    assert.equal(development.structuredContent.applied, true, textOf(development));
+    for (const [tool, args, permission] of [
+      ['set_flag_rollout', { featureName: name, environment: 'production', rolloutPercentage: 50 }, 'CREATE_FEATURE_STRATEGY'],
+      ['toggle_flag_environment', { featureName: name, environment: 'production', enabled: true }, 'UPDATE_FEATURE_ENVIRONMENT'],
+    ] as const) {
+      const refused = await call(client, tool, args);
+      assert.deepEqual(refused.structuredContent.permissions, [permission], tool);
+    }
+    const stored = (await ctx.admin.get(featurePath(project, name))).json() as {
+      environments: Array<{ name: string; enabled: boolean; strategies: unknown[] }>;
+    };
+    assert.deepEqual(
+      stored.environments.map((env) => [env.name, env.enabled, env.strategies.length]),
+      [
+        ['development', false, 1],
+        ['production', false, 0],
+      ],
+    );
+  });
+
   test('a toggle in a protected environment makes a draft change request, which open_change_request sends for review', async () => {
     const project = await createProject(ctx, { environments: ['development', 'production'] });
     await enableChangeRequests(ctx, project);
@@ -193,6 +234,16 @@ describe('MCP over Streamable HTTP', () => {
     assert.deepEqual(status.structuredContent.changes, [{ feature: flag, action: 'updateEnabled' }]);
     const request = (await ctx.admin.get(`${projectPath(project)}/change-requests/${id}`)).json() as { state: string };
     assert.equal(request.state, 'In review');
+    const resource = await client.readResource({ uri: `vexil://projects/${project}` });
+    const read = JSON.parse((resource.contents[0] as { text: string }).text) as {
+      id: string;
+      environments: string[];
+      changeRequestEnvironments: string[];
+    };
+    assert.deepEqual(
+      [read.id, read.environments, read.changeRequestEnvironments],
+      [project, ['development', 'production'], ['production']],
+    );
   });
 
   test("no tool shows a private project's flags to a token of someone who is no member of it", async () => {
@@ -239,6 +290,15 @@ describe('MCP over Streamable HTTP', () => {
       false,
     );
     await assert.rejects(outsider.readResource({ uri: `vexil://flags/${secret}/${hiddenFlag}` }), /Could not find project/);
+    await assert.rejects(outsider.readResource({ uri: `vexil://projects/${secret}` }), /Could not find project/);
+    assert.equal(
+      resources.resources.some((r) => r.uri === `vexil://projects/${secret}`),
+      false,
+    );
+    assert.equal(
+      (await insider.listResources()).resources.some((r) => r.uri === `vexil://projects/${secret}`),
+      true,
+    );
 
     const seen = (await call(insider, 'get_flag_state', { featureName: hiddenFlag })).structuredContent;
     assert.equal(seen.name, hiddenFlag);
