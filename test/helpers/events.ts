@@ -12,8 +12,8 @@ export interface StoredEvent {
   preData: unknown;
   tags: unknown;
   createdAt: Date;
-  /** The agent a change came through (MCP), or null. */
-  via: string | null;
+  /** The agent a change came through (MCP); absent on every other change. */
+  via?: string;
 }
 
 /** The events written after `afterId`, oldest first: what a change under test recorded. */
@@ -31,7 +31,7 @@ export async function eventsSince(ctx: Pick<TestApp, 'db'>, afterId: number): Pr
     preData: row.pre_data,
     tags: row.tags,
     createdAt: row.created_at,
-    via: row.via,
+    ...(row.via === null ? {} : { via: row.via }),
   }));
 }
 

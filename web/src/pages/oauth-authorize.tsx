@@ -28,6 +28,12 @@ function requestFrom(search: URLSearchParams): McpAuthorizationQuery {
   };
 }
 
+/** Where the browser goes next, as a person recognises it: the site, or the application's own scheme (`cursor://…`). */
+function destinationOf(uri: string): string {
+  const url = new URL(uri);
+  return url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`;
+}
+
 /**
  * Where an agent's client sends the person (MCP's OAuth authorization): who asks, what it will be able to do, and a
  * choice. Nothing is granted without the click; a request that names an unknown client or an address it did not
@@ -71,7 +77,8 @@ export function OAuthAuthorize() {
               <li>Access ends after {described.data.expiresInHours} hours; revoke it sooner on your profile.</li>
             </ul>
             <p className="muted small">
-              Afterwards your browser goes to <code>{new URL(described.data.redirectUri).origin}</code>.
+              The agent names itself: allow only a request you started from your editor just now. Afterwards your browser goes to{' '}
+              <code>{destinationOf(described.data.redirectUri)}</code>.
             </p>
             <ErrorMessage error={answer.error} />
             <div className="row">
