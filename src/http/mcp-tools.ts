@@ -11,7 +11,7 @@ import {
   wrapSnippet,
   type WrapLanguage,
 } from '../domain/agents/code-guidance.js';
-import { changeOrPropose, type ChangeOutcome } from '../domain/change-requests/change-or-propose.js';
+import { changeOrPropose } from '../domain/change-requests/change-or-propose.js';
 import type { FeatureChange } from '../domain/change-requests/change-actions.js';
 import { updateTitle } from '../domain/change-requests/change-request-contents.js';
 import { changeChangeRequestState } from '../domain/change-requests/change-request-states.js';
@@ -112,16 +112,21 @@ const flagPage = (call: ToolCall, project: string, flag: string) =>
 const changeRequestPage = (call: ToolCall, project: string, id: number) =>
   call.link(`/projects/${encodeURIComponent(project)}/change-requests/${id}`);
 
-/** What became of a change to a flag in an environment, told to the agent: done, or waiting for review in a draft. */
-function outcomeAnswer(
+/**
+ * Makes a change to a flag in an environment, or adds it to the caller's draft change request where the environment
+ * requires one (`changeOrPropose`), and tells the agent which: done, or waiting for review, with the page to see.
+ */
+async function changeFlag(
   call: ToolCall,
   project: string,
-  flag: string,
+  environment: string,
+  change: FeatureChange,
   done: string,
-  outcome: ChangeOutcome,
   facts: Record<string, unknown>,
-): ToolAnswer {
-  if (outcome.kind === 'applied') return { text: done, structured: { ...facts, applied: true }, link: flagPage(call, project, flag) };
+): Promise<ToolAnswer> {
+  const outcome = await call.act((uow) => changeOrPropose(uow, { project, environment }, change));
+  if (outcome.kind === 'applied')
+    return { text: done, structured: { ...facts, applied: true }, link: flagPage(call, project, change.feature) };
   const link = changeRequestPage(call, project, outcome.changeRequestId);
   return {
     text: `The environment requires change requests, so nothing changed yet: the change was added to your draft change request #${outcome.changeRequestId}. Send it for review with open_change_request; it applies once approved. ${link}`,
@@ -183,10 +188,6 @@ async function existingFlags(call: ToolCall, description: string, codeContext: s
     }
   }
   return [...found.values()].slice(0, 10);
-}
-
-async function strategyChange(call: ToolCall, project: string, environment: string, change: FeatureChange): Promise<ChangeOutcome> {
-  return call.act((uow) => changeOrPropose(uow, { project, environment }, change));
 }
 
 export const MCP_TOOLS: McpTool[] = [
@@ -421,13 +422,12 @@ export const MCP_TOOLS: McpTool[] = [
       const change: FeatureChange = existing
         ? { action: 'updateStrategy', feature: featureName, payload: { ...strategy, id: existing.id } }
         : { action: 'addStrategy', feature: featureName, payload: strategy };
-      const outcome = await strategyChange(call, project, environment, change);
-      return outcomeAnswer(
+      return changeFlag(
         call,
         project,
-        featureName,
+        environment,
+        change,
         `"${featureName}" now rolls out to ${rolloutPercentage}% in ${environment}${environmentOf(view, environment).enabled ? '' : ' (the flag is off there: turn it on with toggle_flag_environment)'}.`,
-        outcome,
         { featureName, project, environment, rolloutPercentage },
       );
     },
@@ -446,12 +446,8 @@ export const MCP_TOOLS: McpTool[] = [
     effect: 'write',
     async run({ projectId, featureName, environment, enabled }, call) {
       const project = await flagProject(call, featureName, projectId);
-      const outcome = await strategyChange(call, project, environment, {
-        action: 'updateEnabled',
-        feature: featureName,
-        payload: { enabled },
-      });
-      return outcomeAnswer(call, project, featureName, `"${featureName}" is ${enabled ? 'on' : 'off'} in ${environment}.`, outcome, {
+      const change: FeatureChange = { action: 'updateEnabled', feature: featureName, payload: { enabled } };
+      return changeFlag(call, project, environment, change, `"${featureName}" is ${enabled ? 'on' : 'off'} in ${environment}.`, {
         featureName,
         project,
         environment,
@@ -487,15 +483,13 @@ export const MCP_TOOLS: McpTool[] = [
       const payload = { id: strategyId, name, title, disabled, parameters, constraints, segments, variants, ...fields } as StrategyInput & {
         id: string;
       };
-      const outcome = await strategyChange(call, project, environment, { action: 'updateStrategy', feature: featureName, payload });
-      return outcomeAnswer(
-        call,
-        project,
+      const change: FeatureChange = { action: 'updateStrategy', feature: featureName, payload };
+      return changeFlag(call, project, environment, change, `Strategy ${strategyId} of "${featureName}" in ${environment} is updated.`, {
         featureName,
-        `Strategy ${strategyId} of "${featureName}" in ${environment} is updated.`,
-        outcome,
-        { featureName, project, environment, strategyId },
-      );
+        project,
+        environment,
+        strategyId,
+      });
     },
   }),
   tool({
@@ -512,19 +506,13 @@ export const MCP_TOOLS: McpTool[] = [
     effect: 'destructive',
     async run({ projectId, featureName, environment, strategyId }, call) {
       const project = await flagProject(call, featureName, projectId);
-      const outcome = await strategyChange(call, project, environment, {
-        action: 'deleteStrategy',
-        feature: featureName,
-        payload: { id: strategyId },
-      });
-      return outcomeAnswer(
-        call,
-        project,
+      const change: FeatureChange = { action: 'deleteStrategy', feature: featureName, payload: { id: strategyId } };
+      return changeFlag(call, project, environment, change, `Strategy ${strategyId} of "${featureName}" in ${environment} is removed.`, {
         featureName,
-        `Strategy ${strategyId} of "${featureName}" in ${environment} is removed.`,
-        outcome,
-        { featureName, project, environment, strategyId },
-      );
+        project,
+        environment,
+        strategyId,
+      });
     },
   }),
   tool({
@@ -556,16 +544,13 @@ export const MCP_TOOLS: McpTool[] = [
       const [guarded] = (await protectedEnvironmentsOf(call.deps.db, [project])).filter((row) =>
         view.environments.some((env) => env.name === row.environment),
       );
-      const outcome = await strategyChange(call, project, guarded?.environment ?? view.environments[0]?.environment ?? 'development', {
-        action: 'archiveFeature',
-        feature: flagName,
-      });
-      return outcomeAnswer(
+      const environment = guarded?.environment ?? view.environments[0]?.environment ?? 'development';
+      return changeFlag(
         call,
         project,
-        flagName,
+        environment,
+        { action: 'archiveFeature', feature: flagName },
         `"${flagName}" is archived: SDKs no longer receive it. It can be revived from the archive.`,
-        outcome,
         { ...facts, archived: true },
       );
     },

@@ -139,6 +139,42 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal((byOther.json() as { total: number }).total, 0);
   });
 
+  test('update_flag_strategy keeps what it is not given, and remove_flag_strategy removes the strategy', async () => {
+    const project = await createProject(ctx);
+    const constraint = { contextName: 'region', operator: 'IN', values: ['eu'], inverted: false, caseInsensitive: false };
+    const rollout = {
+      name: 'flexibleRollout',
+      constraints: [constraint],
+      parameters: { rollout: '10', stickiness: 'default', groupId: 'g' },
+    };
+    const flag = await createFlag(ctx, project, { strategies: [rollout] });
+    const client = await connect((await personalToken('Editor')).token);
+    const strategiesOf = async () => {
+      const state = await call(client, 'get_flag_state', { featureName: flag, environment: 'development' });
+      return (
+        state.structuredContent.environments as Array<{
+          strategies: Array<{ id: string; name: string; title: string | null; parameters: Record<string, string>; constraints: unknown[] }>;
+        }>
+      )[0]!.strategies;
+    };
+    const [before] = await strategiesOf();
+    const updated = await call(client, 'update_flag_strategy', {
+      featureName: flag,
+      environment: 'development',
+      strategyId: before!.id,
+      parameters: { rollout: '30', stickiness: 'default', groupId: 'g' },
+      title: 'Thirty',
+    });
+    assert.equal(updated.structuredContent.applied, true, textOf(updated));
+    const [after] = await strategiesOf();
+    assert.deepEqual([after!.id, after!.name, after!.title, after!.parameters.rollout], [before!.id, 'flexibleRollout', 'Thirty', '30']);
+    assert.deepEqual(after!.constraints, before!.constraints);
+
+    const removed = await call(client, 'remove_flag_strategy', { featureName: flag, environment: 'development', strategyId: before!.id });
+    assert.equal(removed.structuredContent.applied, true, textOf(removed));
+    assert.deepEqual(await strategiesOf(), []);
+  });
+
   test("a Viewer's token reads, but every write tool is refused with the permission named, and nothing changes", async () => {
     const project = await createProject(ctx);
     const flag = await createFlag(ctx, project, { strategies: [{ name: 'default' }] });

@@ -26,7 +26,13 @@ export interface TokenUse {
  * `lastUse` names a token whose last-seen stamp is due; this module only reads.
  */
 export type Credential =
-  | { kind: 'actor'; actor: Actor; lastUse?: TokenUse /** Set for a token that works on one endpoint only. */; audience?: 'mcp' }
+  | {
+      kind: 'actor';
+      actor: Actor;
+      lastUse?: TokenUse;
+      /** Set for a token that works on one endpoint only (a token a person granted an MCP client). */
+      audience?: 'mcp';
+    }
   | { kind: 'apiToken'; token: SdkToken; lastUse?: TokenUse }
   | { kind: 'invalid' };
 
