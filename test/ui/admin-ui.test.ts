@@ -128,7 +128,8 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     await flagForm.getByLabel('Description').fill('The one-page checkout');
     await flagForm.getByRole('button', { name: 'Create flag' }).click();
     await page.waitForURL(flagUrl());
-    assert.match(await textOf(page.getByRole('heading', { level: 1 })), new RegExp(`${FLAG}\\s+release`));
+    // The project's page stays until the flag page's script has arrived: wait for the flag's heading.
+    await page.getByRole('heading', { level: 1, name: new RegExp(`${FLAG}\\s+release`) }).waitFor();
     await shows(page, 'The one-page checkout');
   });
 
@@ -326,7 +327,8 @@ describe('the admin UI in a browser', { timeout: 240_000 }, () => {
     assert.equal(await page.getByRole('form', { name: 'Webhook configuration' }).count(), 0, 'the form is not left filled');
     await page.getByRole('link', { name: 'Open the integration' }).click();
     await page.waitForURL(/\/integrations\/\d+$/);
-    assert.equal(await textOf(page.getByRole('heading', { level: 1 })), 'Deploy bot');
+    // The list stays until the integration's page has drawn: wait for its heading.
+    await page.getByRole('heading', { level: 1, name: 'Deploy bot', exact: true }).waitFor();
 
     // A change to deliver: mark the flag stale.
     const integrationUrl = page.url();

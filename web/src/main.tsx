@@ -1,40 +1,13 @@
+// First: the opened page's script is asked for before the heavier modules below are evaluated.
+import { PAGES, PageView, PUBLIC_PAGES } from './page-table';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { ApiError, whenSignedOut } from './api/errors';
 import { Layout } from './components/layout';
-import { AdminEnvironments } from './pages/admin-environments';
-import { AdminContextFields } from './pages/admin-context-fields';
-import { AdminSegments } from './pages/admin-segments';
-import { AdminTagTypes } from './pages/admin-tag-types';
-import { AdminProjects } from './pages/admin-projects';
-import { AdminTokens } from './pages/admin-tokens';
-import { AdminUsers } from './pages/admin-users';
-import { AdminGroups } from './pages/admin-groups';
-import { AdminRoles } from './pages/admin-roles';
-import { AdminReleaseTemplates } from './pages/admin-release-templates';
-import { AdminSdkSettings } from './pages/admin-sdk-settings';
-import { AdminSignIn } from './pages/admin-sign-in';
-import { AdminStrategies } from './pages/admin-strategies';
-import { ConnectSdk } from './pages/connect-sdk';
-import { AdminServiceAccounts } from './pages/admin-service-accounts';
-import { ProjectAccess } from './pages/project-access';
-import { ApplicationPage, Applications } from './pages/applications';
-import { ChangeRequestPage } from './pages/change-request';
-import { ChangeRequests } from './pages/change-requests';
-import { EventLog } from './pages/event-log';
-import { FlagPage } from './pages/flag/flag-page';
-import { Flags } from './pages/flags/flags-page';
-import { IntegrationPage, Integrations } from './pages/integrations';
+import { Loading } from './components/ui';
 import { NotFound } from './pages/not-found';
-import { Profile } from './pages/profile';
-import { Playground } from './pages/playground';
-import { ProjectPage } from './pages/project';
-import { ResetPassword } from './pages/reset-password';
-import { Invite } from './pages/invite';
-import { OAuthAuthorize } from './pages/oauth-authorize';
-import { AdminInstance } from './pages/admin-instance';
 import { SignIn } from './pages/sign-in';
 import './styles.css';
 
@@ -65,45 +38,21 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>
-        <Routes>
-          <Route path="/login" element={<SignIn />} />
-          <Route path="/reset-password" element={<ResetPassword />} />
-          <Route path="/invite/:token" element={<Invite />} />
-          <Route path="/oauth/authorize" element={<OAuthAuthorize />} />
-          <Route element={<Layout />}>
-            <Route index element={<Navigate to="/flags" replace />} />
-            <Route path="flags" element={<Flags />} />
-            <Route path="projects/:projectId" element={<ProjectPage />} />
-            <Route path="projects/:projectId/access" element={<ProjectAccess />} />
-            <Route path="projects/:projectId/flags/:flagName" element={<FlagPage />} />
-            <Route path="projects/:projectId/change-requests/:id" element={<ChangeRequestPage />} />
-            <Route path="applications" element={<Applications />} />
-            <Route path="applications/:appName" element={<ApplicationPage />} />
-            <Route path="playground" element={<Playground />} />
-            <Route path="connect" element={<ConnectSdk />} />
-            <Route path="admin/sdk-settings" element={<AdminSdkSettings />} />
-            <Route path="admin/instance" element={<AdminInstance />} />
-            <Route path="admin/sign-in" element={<AdminSignIn />} />
-            <Route path="events" element={<EventLog />} />
-            <Route path="change-requests" element={<ChangeRequests />} />
-            <Route path="integrations" element={<Integrations />} />
-            <Route path="integrations/:id" element={<IntegrationPage />} />
-            <Route path="admin/projects" element={<AdminProjects />} />
-            <Route path="admin/environments" element={<AdminEnvironments />} />
-            <Route path="admin/tokens" element={<AdminTokens />} />
-            <Route path="admin/users" element={<AdminUsers />} />
-            <Route path="admin/groups" element={<AdminGroups />} />
-            <Route path="admin/roles" element={<AdminRoles />} />
-            <Route path="admin/release-templates" element={<AdminReleaseTemplates />} />
-            <Route path="admin/strategies" element={<AdminStrategies />} />
-            <Route path="admin/service-accounts" element={<AdminServiceAccounts />} />
-            <Route path="admin/tag-types" element={<AdminTagTypes />} />
-            <Route path="admin/segments" element={<AdminSegments />} />
-            <Route path="admin/context-fields" element={<AdminContextFields />} />
-            <Route path="profile" element={<Profile />} />
-            <Route path="*" element={<NotFound />} />
-          </Route>
-        </Routes>
+        <Suspense fallback={<Loading what="the page" />}>
+          <Routes>
+            <Route path="/login" element={<SignIn />} />
+            {PUBLIC_PAGES.map(([path, page]) => (
+              <Route key={path} path={path} element={<PageView page={page} />} />
+            ))}
+            <Route element={<Layout />}>
+              <Route index element={<Navigate to="/flags" replace />} />
+              {PAGES.map(([path, page]) => (
+                <Route key={path} path={path} element={<PageView page={page} />} />
+              ))}
+              <Route path="*" element={<NotFound />} />
+            </Route>
+          </Routes>
+        </Suspense>
       </BrowserRouter>
     </QueryClientProvider>
   </StrictMode>,

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { queries } from '../api/queries';
 import { ErrorMessage, Loading } from './ui';
@@ -124,7 +124,16 @@ export function Layout() {
             You have read-only access: you can look at everything, and an Admin can give you a role that changes things.
           </p>
         )}
-        {me.isPending ? <Loading what="your account" /> : me.error ? <ErrorMessage error={me.error} /> : <Outlet />}
+        {me.isPending ? (
+          <Loading what="your account" />
+        ) : me.error ? (
+          <ErrorMessage error={me.error} />
+        ) : (
+          // A page's script arrives when it is first opened (main.tsx); the navigation stays meanwhile.
+          <Suspense fallback={<Loading what="the page" />}>
+            <Outlet />
+          </Suspense>
+        )}
       </main>
     </div>
   );
