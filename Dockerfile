@@ -4,7 +4,7 @@
 #   docker run -p 3063:3063 -e UPSTREAM_URL=… -e TOKENS=… vexil node --disable-proto=throw dist/edge/main.js     # Vexil Edge
 
 # The build: every dependency (TypeScript, Vite), then the server and the admin UI into dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,13 +16,13 @@ RUN node scripts/build.mjs
 
 # What runs needs the production dependencies alone: the development ones are over 500 MB. Their type
 # declarations and source maps (28 MB of the 114) are read by editors and debuggers, never by Node.
-FROM node:20-bookworm-slim AS production-dependencies
+FROM node:26-trixie-slim AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force \
     && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete
 
-FROM node:20-bookworm-slim
+FROM node:26-trixie-slim
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     # glibc's allocator gives memory back to the system sooner, with fewer arenas: an idle process keeps less

@@ -6,19 +6,26 @@
  * adds to its base.
  *
  * `node --import tsx scripts/check-container-image.ts` (CI runs it where podman can be installed). The machines that
- * run it reach no container registry, so the base image is a stand-in of the same name, made once: Debian bookworm
- * (debootstrap, minbase) with this machine's Node 20 in /usr/local, as node:20-bookworm-slim has it. A user's
- * machine pulls the real one.
+ * run it reach no container registry, so the Dockerfile's base image is a stand-in of the same name, made once: Debian
+ * (debootstrap, minbase, of the release the base is named after) with the Node running this script in /usr/local, as
+ * the official node image has it. `.ci/run` runs it on the Node line the Dockerfile names. A user's machine pulls the
+ * real one.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Unleash } from 'unleash-client';
 import { freePort } from '../test/helpers/free-port.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const BASE_IMAGE = 'docker.io/library/node:20-bookworm-slim';
+/** The Dockerfile's base (its `FROM node:<line>-<debian release>-slim`), one name for every stage. */
+const BASE = (() => {
+  const from = /^FROM node:(\d+)-([a-z]+)-slim\b/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  if (!from) throw new Error('the Dockerfile has no FROM node:<line>-<debian release>-slim');
+  return { line: from[1]!, release: from[2]! };
+})();
+const BASE_IMAGE = `docker.io/library/node:${BASE.line}-${BASE.release}-slim`;
 const IMAGE = 'localhost/vexil:check';
 const work = mkdtempSync(join(tmpdir(), 'vexil-image-'));
 
@@ -51,22 +58,29 @@ function skip(reason: string): never {
   process.exit(0);
 }
 
-/** The stand-in for node:20-bookworm-slim: Debian bookworm, minimal, with this machine's Node and npm. */
+/** The stand-in for the base image: that Debian release, minimal, with the Node running this script and its npm. */
 function makeBaseImage(): void {
   if (imageExists(BASE_IMAGE)) return;
+  if (process.versions.node.split('.')[0] !== BASE.line) {
+    throw new Error(`the stand-in for ${BASE_IMAGE} needs Node ${BASE.line}, and this is Node ${process.versions.node}`);
+  }
   const rootfs = join(work, 'rootfs');
-  process.stdout.write('Making the stand-in base image (debootstrap, about half a minute)\n');
-  execFileSync('debootstrap', ['--variant=minbase', 'bookworm', rootfs, 'http://deb.debian.org/debian'], { stdio: 'ignore' });
-  copyFileSync('/usr/bin/node', join(rootfs, 'usr/local/bin/node'));
+  process.stdout.write(`Making the stand-in base image (debootstrap of Debian ${BASE.release}, about a minute)\n`);
+  // debootstrap's own default mirror: no host is chosen here. Node's official build needs libatomic, which the
+  // official images install too.
+  execFileSync('debootstrap', ['--variant=minbase', '--include=libatomic1', BASE.release, rootfs], { stdio: 'ignore' });
+  copyFileSync(process.execPath, join(rootfs, 'usr/local/bin/node'));
   mkdirSync(join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
-  cpSync('/usr/lib/node_modules/npm', join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
+  // The npm on PATH (its bin/npm-cli.js, behind whatever links lead to it), whichever Node's prefix it came with.
+  const npmDir = join(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()), '../..');
+  cpSync(npmDir, join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
   symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(rootfs, 'usr/local/bin/npm'));
   symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(rootfs, 'usr/local/bin/npx'));
   // The image's builds reach the npm registry as this machine does, trusting the certificates it trusts.
   mkdirSync(join(rootfs, 'etc/ssl/certs'), { recursive: true });
   copyFileSync('/etc/ssl/certs/ca-certificates.crt', join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
   writeFileSync(join(rootfs, 'usr/local/etc/npmrc'), 'cafile=/etc/ssl/certs/ca-certificates.crt\n');
-  // node:20-bookworm-slim has a user "node" (uid and gid 1000) for images to run as.
+  // The official node images have a user "node" (uid and gid 1000) for images to run as.
   execFileSync('chroot', [
     rootfs,
     'sh',
