@@ -55,7 +55,8 @@ const domainAreaRules = DOMAIN_FLOORS.flatMap((areas, floorIndex) => {
 
 const FLOORS = {
   shared: '^src/shared/',
-  config: '^src/config\\.ts$',
+  // The process's set-up, which every floor may read: its configuration, and its telemetry.
+  config: '^src/(config|telemetry)\\.ts$',
   db: '^src/db/',
   domain: '^src/domain/',
   workers: '^src/workers/',

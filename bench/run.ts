@@ -431,11 +431,16 @@ async function main(): Promise<void> {
       only: { type: 'boolean', default: false },
       'lag-seconds': { type: 'string', default: '10' },
       streams: { type: 'string', default: '10000' },
+      /** NAME=VALUE, repeatable: settings for the server under test (e.g. OpenTelemetry's, by bench/telemetry-cost.ts). */
+      'server-env': { type: 'string', multiple: true, default: [] },
     },
   });
-  const env: Record<string, string> = values['database-url']
-    ? { DATABASE_URL: values['database-url'] }
-    : { DATA_DIR: values['data-dir'] ?? './bench-data' };
+  const env: Record<string, string> = {
+    ...(values['database-url'] ? { DATABASE_URL: values['database-url'] } : { DATA_DIR: values['data-dir'] ?? './bench-data' }),
+    ...Object.fromEntries(
+      values['server-env'].map((setting) => [setting.slice(0, setting.indexOf('=')), setting.slice(setting.indexOf('=') + 1)]),
+    ),
+  };
   const duration = Number(values.duration);
   const only = values.only && values.cases !== undefined;
   // Three starts, the median reported: the first may pay for cold file caches.

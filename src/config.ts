@@ -143,6 +143,16 @@ export interface IntegrationsConfig {
   retentionDays: number;
 }
 
+/**
+ * OpenTelemetry export of traces and flag evaluation events: on when an OTLP endpoint is set. The OpenTelemetry SDK
+ * reads the rest of its standard variables itself (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_*…).
+ */
+export interface TelemetryConfig {
+  enabled: boolean;
+  /** The share of server-side flag evaluations recorded as `feature_flag.evaluation` events, from 0 to 1. */
+  flagEvaluationEventsRatio: number;
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -597,6 +607,23 @@ function readPretrustedTokens(env: Env): EdgeConfig['pretrustedTokens'] {
     const project = parts[1]!;
     return { secret: token, environment: parts[2]!, projects: project === '*' || project === '[]' ? ['*'] : [project] };
   });
+}
+
+function readRatio(env: Env, variable: string, fallback: number): number {
+  const raw = env[variable]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || value > 1) invalid(variable, 'a number from 0 to 1', raw);
+  return value;
+}
+
+/** Read by the server's and the edge's entry before anything else loads: instrumentation must precede the modules it patches. */
+export function loadTelemetryConfig(env: Env = process.env): TelemetryConfig {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  return {
+    enabled: Boolean(endpoint) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true',
+    flagEvaluationEventsRatio: readRatio(env, 'FLAG_EVALUATION_EVENTS_RATIO', 0.01),
+  };
 }
 
 export function loadEdgeConfig(env: Env = process.env): EdgeConfig {

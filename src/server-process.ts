@@ -11,6 +11,7 @@ import { bootstrap, composeApp, startWorkers } from './server.js';
 import { createLogger } from './http/plugins/logging.js';
 import { listenWhileStarting } from './http/starting-probe.js';
 import { systemClock } from './shared/clock.js';
+import type { Telemetry } from './telemetry.js';
 import { hardenPrototypes } from './shared/prototype-hardening.js';
 
 function readConfig(): Config {
@@ -34,7 +35,8 @@ setFlagsFromString('--heap-growing-percent=50');
 /** Milliseconds since the process started: static imports have been loaded by the time main runs. */
 const sinceProcessStart = () => Math.round(performance.now());
 
-async function main(): Promise<void> {
+/** The server, from its configuration to listening, and its graceful shutdown; `main.ts` starts it. */
+export async function runServer(telemetry: Telemetry | undefined): Promise<void> {
   hardenPrototypes();
   const modulesLoadedAt = sinceProcessStart();
   const config = readConfig();
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
       await workers.stopScheduling();
       await Promise.all([app.close(), workers.stop()]);
       await database.close();
+      await telemetry?.shutdown();
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'Shutdown failed');
@@ -130,8 +133,3 @@ async function main(): Promise<void> {
     );
   }
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`Vexil failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});

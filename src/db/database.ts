@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
+import { createRequire } from 'node:module';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig, PostgresConfig } from '../config.js';
@@ -118,7 +120,8 @@ class Reachability {
  * (and its WebAssembly) and the other way round: start-up time and memory go to the engine in use.
  */
 async function openPostgres({ url, listenUrl, poolSize, changePollMs }: PostgresConfig): Promise<DatabaseHandle> {
-  const { default: pg } = await import('pg');
+  // Required, not imported: OpenTelemetry's pg instrumentation patches modules as require() loads them.
+  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
   let pool: pg.Pool | undefined;
   const reachability = new Reachability(() => pool!.query('SELECT 1'));
   const onConnectionError = reachability.lost;
@@ -277,11 +280,40 @@ async function listenOnPostgres(
  * liveness probe, a request's first bytes, a stream's drain), so long exports and bursts share the engine
  * with everything else instead of running back to back.
  */
+const tracer = trace.getTracer('vexil');
+
+/**
+ * An embedded query as a database span, as OpenTelemetry's pg instrumentation makes one for PostgreSQL: the statement
+ * (Kysely keeps values apart, so none is in it) under the span of the request that ran it. Without telemetry the
+ * tracer is a no-op.
+ */
+function traced<T>(statement: string, run: () => Promise<T>): Promise<T> {
+  const operation = /^\s*(\w+)/.exec(statement)?.[1]?.toUpperCase() ?? 'QUERY';
+  return tracer.startActiveSpan(
+    operation,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'db.system.name': 'postgresql', 'db.namespace': 'pglite', 'db.operation.name': operation, 'db.query.text': statement },
+    },
+    async (span) => {
+      try {
+        return await run();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
 function takingTurns(pglite: PGlite): PGlite {
   const turns = {
     query: async (...args: Parameters<PGlite['query']>) => {
       await setImmediate();
-      return pglite.query(...args);
+      return traced(args[0], () => pglite.query(...args));
     },
     close: () => pglite.close(),
   };

@@ -20,6 +20,7 @@ import { registerErrorHandler } from '../http/plugins/error-handler.js';
 import { registerJsonBodyParser } from '../http/plugins/json-body.js';
 import { registerRequestLog } from '../http/plugins/logging.js';
 import { registerRequestMetrics } from '../http/plugins/request-metrics.js';
+import { registerRequestTracing } from '../http/plugins/request-tracing.js';
 import { serverOptions } from '../http/plugins/server-options.js';
 import { BulkMetricsSchema, ClientMetricsSchema, ClientRegistrationSchema, sdkSchemas } from '../http/sdk.schemas.js';
 import { AuthenticationRequired, PermissionError, ServiceUnavailableError, UnauthorizedError } from '../shared/errors.js';
@@ -228,6 +229,7 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
   registerJsonBodyParser(app);
   registerRequestLog(app, 'debug');
   registerRequestMetrics(app, services.metrics);
+  registerRequestTracing(app);
   registerErrorHandler(app);
   registerAddressLists(app, services);
   for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas, ...edgeSchemas]) app.addSchema(schema);

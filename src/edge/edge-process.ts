@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadEdgeConfig, type EdgeConfig } from '../config.js';
 import { createLogger } from '../http/plugins/logging.js';
 import { hardenPrototypes } from '../shared/prototype-hardening.js';
+import type { Telemetry } from '../telemetry.js';
 import { startEdge } from './edge-server.js';
 
 function readConfig(): EdgeConfig {
@@ -16,7 +17,7 @@ function readConfig(): EdgeConfig {
   }
 }
 
-// As the server does (src/main.ts): the old generation grows by half rather than fourfold before it is collected, so
+// As the server does (src/server-process.ts): the old generation grows by half rather than fourfold before it is collected, so
 // memory stays near the live set (the flags held) between collections.
 setFlagsFromString('--heap-growing-percent=50');
 
@@ -28,8 +29,8 @@ function withoutCredentials(url: string): string {
   return shown.toString();
 }
 
-/** `npm run edge`: Vexil Edge, configured as Unleash Edge is (environment variables of the same names). */
-async function main(): Promise<void> {
+/** Vexil Edge, configured as Unleash Edge is (environment variables of the same names); `edge/main.ts` starts it. */
+export async function runEdge(telemetry: Telemetry | undefined): Promise<void> {
   hardenPrototypes();
   const config = readConfig();
   const log = createLogger(config.logLevel);
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     edge.app.log.info({ signal }, 'Shutting down: finishing requests in flight and sending the usage gathered');
     try {
       await edge.stop();
+      await telemetry?.shutdown();
       process.exit(0);
     } catch (error) {
       edge.app.log.error({ err: error }, 'Shutdown failed');
@@ -58,8 +60,3 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`Vexil Edge failed to start: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});

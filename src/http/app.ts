@@ -14,6 +14,7 @@ import { createLogger, registerRequestLog } from './plugins/logging.js';
 import { serverOptions } from './plugins/server-options.js';
 import { registerWebUi } from './plugins/web-ui.js';
 import { registerRequestMetrics } from './plugins/request-metrics.js';
+import { registerRequestTracing } from './plugins/request-tracing.js';
 import { documentOperation, registerOpenApi } from './plugins/openapi.js';
 import { useSharedSchemas } from './plugins/validation.js';
 import { routeModules, sharedSchemas } from './routes.js';
@@ -44,6 +45,7 @@ export async function buildApp(deps: RouteDeps, options: BuildAppOptions = {}): 
   registerJsonBodyParser(app);
   registerRequestLog(app);
   registerRequestMetrics(app, deps.metrics);
+  registerRequestTracing(app);
 
   await app.register(cookie);
 

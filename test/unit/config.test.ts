@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig, loadEdgeConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadEdgeConfig, loadTelemetryConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   test('has working defaults: port 4242 on the embedded database in ./data', () => {
@@ -378,5 +378,36 @@ describe('the SMTP server for password reset emails', () => {
       sender: 'flags@example.com',
     });
     assert.equal(loadConfig({}).email, undefined);
+  });
+});
+
+describe('OpenTelemetry', () => {
+  test('is off without an OTLP endpoint, on with one unless OTEL_SDK_DISABLED, and samples 1% of evaluations by default', () => {
+    assert.deepEqual(loadTelemetryConfig({}), { enabled: false, flagEvaluationEventsRatio: 0.01 });
+    assert.deepEqual(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), {
+      enabled: true,
+      flagEvaluationEventsRatio: 0.01,
+    });
+    assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).enabled, true);
+    assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).enabled, false);
+    for (const [given, ratio] of [
+      ['0', 0],
+      ['1', 1],
+      ['0.25', 0.25],
+      ['.5', 0.5],
+      ['1.0', 1],
+    ] as const) {
+      assert.equal(loadTelemetryConfig({ FLAG_EVALUATION_EVENTS_RATIO: given }).flagEvaluationEventsRatio, ratio);
+    }
+  });
+
+  test('refuses an evaluation event ratio that is not a number from 0 to 1', () => {
+    for (const given of ['1.5', '-0.1', 'half', '10%', '2']) {
+      assert.throws(
+        () => loadTelemetryConfig({ FLAG_EVALUATION_EVENTS_RATIO: given }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message === `FLAG_EVALUATION_EVENTS_RATIO must be a number from 0 to 1 (got "${given}")`,
+      );
+    }
   });
 });

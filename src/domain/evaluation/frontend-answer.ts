@@ -1,6 +1,7 @@
 import type { ClientFeature } from '../client-features/environment-configuration.js';
 import type { EvaluationContext } from './context.js';
 import { engineFor, type FlagConfiguration, type Outcome } from './engine.js';
+import { recordSampledEvaluation } from './ofrep.js';
 
 /** A flag as the frontend API lists it (Unleash's frontendApiFeatureSchema). */
 function toggleJson(outcome: Outcome): string {
@@ -28,6 +29,7 @@ export function frontendAnswer(
   const parts: string[] = [];
   for (const flag of engine.compiledList(features)) {
     const outcome = engine.evaluate(flag, context);
+    recordSampledEvaluation(outcome);
     if (outcome.enabled || all) parts.push(toggleJson(outcome));
   }
   // One join: growing the string toggle by toggle costs more than the evaluations.

@@ -2,6 +2,7 @@ import type { ClientFeature, ClientStrategy } from '../client-features/environme
 import type { EvaluationContext } from './context.js';
 import type { EvaluationCounter } from '../usage/usage-tally.js';
 import { type Engine, engineFor, type FlagConfiguration, type Outcome } from './engine.js';
+import { flagEvaluationEventsOn, flagEvaluationSampled, recordFlagEvaluation } from '../../shared/flag-evaluation-events.js';
 
 /**
  * OpenFeature's Remote Evaluation Protocol (OFREP) over Vexil's flags: each flag evaluated by Vexil's engine,
@@ -99,6 +100,13 @@ export function ofrepEvaluation(outcome: Outcome): OfrepEvaluation {
   return { key, value: true, reason, variant: 'on', metadata };
 }
 
+/** An evaluation recorded as a telemetry event when it is among the sampled (every server-side evaluation calls it). */
+export function recordSampledEvaluation(outcome: Outcome): void {
+  if (!flagEvaluationSampled()) return;
+  const { key, value, reason, variant, metadata } = ofrepEvaluation(outcome);
+  recordFlagEvaluation({ key, project: metadata.project, variant, value, reason });
+}
+
 /** The evaluation serialised, once per answer and configuration. */
 function ofrepJson(outcome: Outcome): string {
   outcome.ofrepJson ??= JSON.stringify(ofrepEvaluation(outcome));
@@ -115,6 +123,7 @@ export function evaluateOneForOpenFeature(
   const engine = engineFor(configuration);
   const outcome = engine.evaluate(engine.flag(feature.name)!, context);
   counter.evaluated(feature.name, outcome.enabled);
+  recordSampledEvaluation(outcome);
   return ofrepJson(outcome);
 }
 
@@ -162,11 +171,13 @@ export function evaluateForOpenFeature(
   const engine = engineFor(configuration);
   const { offJson, offNames, on } = bulkPartsOf(features, engine);
   counter.allOff(offNames);
+  if (flagEvaluationEventsOn()) for (const name of offNames) recordSampledEvaluation(engine.flag(name)!.off);
   const flags = engine.compiledList(on);
   const parts = new Array<string>(flags.length);
   for (let index = 0; index < flags.length; index++) {
     const outcome = engine.evaluate(flags[index]!, context);
     counter.evaluated(outcome.flag.name, outcome.enabled);
+    recordSampledEvaluation(outcome);
     parts[index] = ofrepJson(outcome);
   }
   return { off: offJson, on: parts.join(',') };

@@ -7,6 +7,7 @@ import type { Actor } from '../../db/unit-of-work.js';
 import type { ClientFeatureStore } from '../client-features/client-feature-store.js';
 import { projectsHiddenFrom } from '../access/project-visibility.js';
 import { type CompiledStrategy, engineFor, type FlagConfiguration } from './engine.js';
+import { recordSampledEvaluation } from './ofrep.js';
 
 /** Unleash's playgroundFeatureSchema: the outcome of one flag, and why, strategy by strategy. */
 export interface PlaygroundFeature {
@@ -70,6 +71,7 @@ export function playground(features: ClientFeature[], configuration: FlagConfigu
   return engine.compiledList(features).map((flag) => {
     const { feature } = flag;
     const outcome = engine.evaluate(flag, context);
+    recordSampledEvaluation(outcome);
     const data = flag.strategies.map((strategy) => explain(strategy, context));
     const anyOn = data.some((strategy) => strategy.result.enabled === true);
     const anyUnknown = data.some((strategy) => strategy.result.enabled === 'unknown');

@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
+import { type RunningServer, startServer, stopServer } from '../helpers/server-process.js';
+import { createServerDatabase, usingPostgres } from '../helpers/test-database.js';
+
+/**
+ * OpenTelemetry as an operator turns it on: Vexil started as `npm start` runs it with only the standard OTEL_*
+ * variables, exporting OTLP/HTTP (JSON) to a collector the test runs; spans and events are read from what arrives.
+ */
+const ADMIN_TOKEN = '*:*.telemetry-test-admin-token-0123456789';
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
+type Attributes = Array<{ key: string; value: Record<string, unknown> }>;
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Attributes;
+}
+interface LogRecord {
+  eventName?: string;
+  traceId?: string;
+  attributes: Attributes;
+}
+
+/** An OTLP attribute list as a plain object (OTLP JSON wraps each value by its type). */
+function attributesOf(attributes: Attributes = []): Record<string, unknown> {
+  return Object.fromEntries(attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
+}
+
+/** What `find` finds once it has arrived at the collector; fails after `timeoutMs`. */
+async function arrived<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline)
+      throw new Error(
+        `nothing arrived within ${timeoutMs} ms; the collector has ${collector.requests.map((request) => request.path).join(', ')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let collector: HttpReceiver;
+let webhookReceiver: HttpReceiver;
+let server: RunningServer;
+let dataDir: string;
+let dropDatabase: () => Promise<void>;
+
+function spans(): Array<Span & { service: string }> {
+  return collector.requests
+    .filter((request) => request.path === '/v1/traces')
+    .flatMap((request) =>
+      (
+        JSON.parse(request.body).resourceSpans as Array<{ resource: { attributes: Attributes }; scopeSpans: Array<{ spans: Span[] }> }>
+      ).flatMap((resource) =>
+        resource.scopeSpans.flatMap((scope) =>
+          scope.spans.map((span) => ({ ...span, service: String(attributesOf(resource.resource.attributes)['service.name']) })),
+        ),
+      ),
+    );
+}
+
+function evaluationEvents(): LogRecord[] {
+  return collector.requests
+    .filter((request) => request.path === '/v1/logs')
+    .flatMap((request) =>
+      (JSON.parse(request.body).resourceLogs as Array<{ scopeLogs: Array<{ logRecords: LogRecord[] }> }>).flatMap((resource) =>
+        resource.scopeLogs.flatMap((scope) => scope.logRecords),
+      ),
+    )
+    .filter((record) => record.eventName === 'feature_flag.evaluation');
+}
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('OpenTelemetry export', () => {
+  before(async () => {
+    collector = await startHttpReceiver();
+    webhookReceiver = await startHttpReceiver();
+    dataDir = await mkdtemp(join(tmpdir(), 'vexil-telemetry-'));
+    const database = await createServerDatabase();
+    dropDatabase = database.drop;
+    server = await startServer({
+      ...database.env,
+      DATA_DIR: dataDir,
+      INIT_ADMIN_API_TOKENS: ADMIN_TOKEN,
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_METRICS_EXPORTER: 'none',
+      // Exported within a fifth of a second rather than the default five, so the test need not wait.
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_BLRP_SCHEDULE_DELAY: '200',
+      FLAG_EVALUATION_EVENTS_RATIO: '1',
+    });
+  });
+
+  after(async () => {
+    await stopServer(server);
+    await Promise.all([collector.close(), webhookReceiver.close()]);
+    await rm(dataDir, { recursive: true, force: true });
+    await dropDatabase();
+  });
+
+  test("a request's span continues the caller's trace, is named by its route, says the actor's kind and holds its queries", async () => {
+    const created = await call(
+      'POST',
+      '/api/admin/projects/default/features',
+      { name: 'traced-flag' },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+    );
+    assert.equal(created.status, 201);
+
+    const request = await arrived(() => spans().find((span) => span.traceId === CALLER_TRACE && span.kind === 2));
+    assert.equal(request.name, 'POST /api/admin/projects/:projectId/features');
+    assert.equal(request.parentSpanId, CALLER_SPAN);
+    assert.equal(request.service, 'vexil');
+    const attributes = attributesOf(request.attributes);
+    assert.equal(attributes['http.route'], '/api/admin/projects/:projectId/features');
+    assert.equal(attributes['vexil.actor.kind'], 'admin-token');
+    assert.equal(attributes['http.response.status_code'] ?? attributes['http.status_code'], 201);
+
+    // The flag's insert, as a database span of the same trace (PGlite's own, or the pg instrumentation's).
+    const queries = await arrived(() => {
+      const found = spans().filter((span) => span.traceId === CALLER_TRACE && span.kind === 3 && /INSERT/i.test(span.name));
+      return found.length > 0 ? found : undefined;
+    });
+    const insert = queries
+      .map((span) => attributesOf(span.attributes))
+      .find((query) => /insert into "features"/i.test(String(query['db.query.text'] ?? query['db.statement'])));
+    assert.ok(insert, `no insert into features among ${JSON.stringify(queries.map((span) => span.name))}`);
+    assert.equal(insert['db.system.name'] ?? insert['db.system'], 'postgresql');
+    assert.equal(usingPostgres() ? insert['db.namespace'] !== 'pglite' : insert['db.namespace'] === 'pglite', true);
+
+    // Nothing exported carries the token.
+    assert.ok(collector.requests.every((exported) => !exported.body.includes('telemetry-test-admin-token')));
+  });
+
+  test('the frontend API records feature_flag.evaluation events (the sample is all of them here) in the request’s trace', async () => {
+    assert.equal((await call('POST', '/api/admin/projects/default/features', { name: 'evaluated-flag' })).status, 201);
+    const enabled = await call('POST', '/api/admin/projects/default/features/evaluated-flag/environments/development/on');
+    assert.equal(enabled.status, 200);
+    const token = await call('POST', '/api/admin/api-tokens', {
+      tokenName: 'web',
+      type: 'frontend',
+      environment: 'development',
+      projects: ['*'],
+    });
+    assert.equal(token.status, 201);
+
+    const traceId = 'aaaabbbbccccddddeeeeffff00001111';
+    const answer = await fetch(`${server.baseUrl}/api/frontend/all?userId=42`, {
+      headers: { authorization: token.body.secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+    });
+    assert.equal(answer.status, 200);
+
+    const events = await arrived(() => {
+      const found = evaluationEvents().filter((event) => event.traceId === traceId);
+      return found.length >= 2 ? found : undefined;
+    });
+    const byFlag = Object.fromEntries(
+      events.map((event) => [attributesOf(event.attributes)['feature_flag.key'], attributesOf(event.attributes)]),
+    );
+    assert.deepEqual(byFlag['evaluated-flag'], {
+      'feature_flag.key': 'evaluated-flag',
+      'feature_flag.provider.name': 'Vexil',
+      'feature_flag.set.id': 'default',
+      'feature_flag.result.variant': 'on',
+      'feature_flag.result.value': true,
+      'feature_flag.result.reason': 'static',
+    });
+    assert.deepEqual(byFlag['traced-flag'], {
+      'feature_flag.key': 'traced-flag',
+      'feature_flag.provider.name': 'Vexil',
+      'feature_flag.set.id': 'default',
+      'feature_flag.result.variant': 'off',
+      'feature_flag.result.value': false,
+      'feature_flag.result.reason': 'disabled',
+    });
+    const request = spans().find((span) => span.traceId === traceId && span.kind === 2);
+    assert.equal(request && attributesOf(request.attributes)['vexil.actor.kind'], 'frontend-token');
+  });
+
+  test('a webhook delivery carries W3C trace context, and its outbound call is a span of that trace', async () => {
+    const addon = await call('POST', '/api/admin/addons', {
+      provider: 'webhook',
+      enabled: true,
+      events: ['feature-created'],
+      parameters: { url: `${webhookReceiver.origin}/hook` },
+    });
+    assert.equal(addon.status, 201);
+    assert.equal((await call('POST', '/api/admin/projects/default/features', { name: 'announced-flag' })).status, 201);
+
+    const [delivery] = await webhookReceiver.waitForRequests(1, 15_000);
+    const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(delivery!.headers.traceparent));
+    assert.ok(traceparent, `no traceparent header: ${JSON.stringify(delivery!.headers)}`);
+    const outbound = await arrived(() => spans().find((span) => span.spanId === traceparent[2]));
+    assert.equal(outbound.traceId, traceparent[1]);
+    assert.equal(outbound.kind, 3);
+    assert.match(String(attributesOf(outbound.attributes)['url.full']), /\/hook$/);
+  });
+
+  test('health probes make no spans', async () => {
+    assert.equal((await fetch(`${server.baseUrl}/health`)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(
+      spans()
+        .filter((span) => /health/.test(span.name))
+        .map((span) => span.name),
+      [],
+    );
+  });
+});
