@@ -503,7 +503,7 @@ export interface EdgeOffline {
  * Unleash Edge settings Vexil Edge does not take: refused by name with what to do instead, never ignored, so no one
  * relies on one unknowingly.
  */
-const EDGE_SETTINGS_NOT_SUPPORTED: Record<string, string> = {
+export const EDGE_SETTINGS_NOT_SUPPORTED: Record<string, string> = {
   REDIS_HOST: 'give the whole address in REDIS_URL',
   REDIS_PORT: 'give the whole address in REDIS_URL',
   REDIS_USERNAME: 'give the user in REDIS_URL (redis://user:password@host:port)',
@@ -628,8 +628,7 @@ export function loadTelemetryConfig(env: Env = process.env): TelemetryConfig {
 
 export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
   for (const [variable, instead] of Object.entries(EDGE_SETTINGS_NOT_SUPPORTED)) {
-    if (env[variable]?.trim())
-      throw new ConfigError(`${variable} is not supported by Vexil Edge: ${instead} (see "Vexil Edge" in the README)`);
+    if (env[variable]?.trim()) throw new ConfigError(`${variable} is not supported by Vexil Edge: ${instead} (see docs/edge.md)`);
   }
   const logFormat = env.LOG_FORMAT?.trim();
   if (logFormat && logFormat !== 'json') invalid('LOG_FORMAT', 'json (Vexil Edge logs JSON lines)', logFormat);

@@ -9,7 +9,7 @@ import { startServer, stopServer, type RunningServer } from '../helpers/server-p
 import { createTestDatabase, usingPostgres } from '../helpers/test-database.js';
 
 /**
- * The backup and restore procedures of the README, followed to the letter against real server processes: a
+ * The backup and restore procedures of docs/operations.md, followed to the letter against real server processes: a
  * copy of a stopped embedded data directory, and pg_dump / pg_restore of a PostgreSQL database.
  */
 const run = promisify(execFile);

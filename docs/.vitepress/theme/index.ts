@@ -1,0 +1,4 @@
+import DefaultTheme from 'vitepress/theme';
+import './reference-tables.css';
+
+export default DefaultTheme;
