@@ -412,6 +412,25 @@ export const TELEMETRY_SETTINGS: Setting[] = [
   },
   { name: 'OTEL_SDK_DISABLED', default: 'false', meaning: '`true` keeps telemetry off even with an endpoint set', example: 'false' },
   {
+    name: 'OTEL_METRICS_EXPORTER',
+    default: 'otlp',
+    meaning: "`none` keeps Vexil's metrics to the Prometheus endpoint; `otlp` sends them to the collector as well, by the same names",
+    example: 'otlp',
+  },
+  {
+    name: 'OTEL_METRIC_EXPORT_INTERVAL',
+    default: '60000',
+    meaning: 'milliseconds between two exports of the metrics (100–86400000)',
+    example: '15000',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    default: 'http/protobuf',
+    meaning: '`http/protobuf`, `http/json` or `grpc`: how every signal reaches the collector',
+    example: 'http/json',
+  },
+  { name: 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', default: '', meaning: 'the same, for the metrics alone', example: 'http/protobuf' },
+  {
     name: 'FLAG_EVALUATION_EVENTS_RATIO',
     default: '0.01',
     meaning:
@@ -458,9 +477,9 @@ export function configurationReference(): string {
     ...list(TELEMETRY_SETTINGS),
     '',
     'The OpenTelemetry SDK reads the other standard variables itself, among them `OTEL_SERVICE_NAME` (`vexil`, or',
-    '`vexil-edge`), `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf` by default; `http/json` and `grpc`),',
-    '`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, and `OTEL_RESOURCE_ATTRIBUTES`',
-    '([Operations](operations.md#tracing-opentelemetry)).',
+    '`vexil-edge`), `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, and',
+    '`OTEL_RESOURCE_ATTRIBUTES`',
+    '([Operations](operations.md#tracing-and-opentelemetry)).',
     '',
   ].join('\n');
 }

@@ -151,7 +151,12 @@ export interface TelemetryConfig {
   enabled: boolean;
   /** The share of server-side flag evaluations recorded as `feature_flag.evaluation` events, from 0 to 1. */
   flagEvaluationEventsRatio: number;
+  /** Vexil's metrics, by the names the Prometheus endpoint gives them, exported over OTLP as well; absent with OTEL_METRICS_EXPORTER=none. */
+  metrics?: { protocol: OtlpProtocol; exportIntervalMs: number };
 }
+
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -620,9 +625,25 @@ function readRatio(env: Env, variable: string, fallback: number): number {
 /** Read by the server's and the edge's entry before anything else loads: instrumentation must precede the modules it patches. */
 export function loadTelemetryConfig(env: Env = process.env): TelemetryConfig {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const metricsExporter = env.OTEL_METRICS_EXPORTER?.trim() || 'otlp';
+  if (metricsExporter !== 'otlp' && metricsExporter !== 'none') invalid('OTEL_METRICS_EXPORTER', 'otlp or none', metricsExporter);
+  // The metrics' own protocol, else the one every signal uses, as the OpenTelemetry SDK reads them.
+  const protocolVariable = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim()
+    ? 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env[protocolVariable]?.trim() || 'http/protobuf';
+  if (!OTLP_PROTOCOLS.includes(protocol as OtlpProtocol)) invalid(protocolVariable, 'http/protobuf, http/json or grpc', protocol);
   return {
     enabled: Boolean(endpoint) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true',
     flagEvaluationEventsRatio: readRatio(env, 'FLAG_EVALUATION_EVENTS_RATIO', 0.01),
+    ...(metricsExporter === 'otlp'
+      ? {
+          metrics: {
+            protocol: protocol as OtlpProtocol,
+            exportIntervalMs: readInteger(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000, 100, 86_400_000),
+          },
+        }
+      : {}),
   };
 }
 

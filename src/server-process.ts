@@ -73,6 +73,7 @@ export async function runServer(telemetry: Telemetry | undefined): Promise<void>
   const setUp = await bootstrap(deps, config.initAdminApiTokens);
   const bootstrappedAt = sinceProcessStart();
   const { app, services } = await composeApp(deps, { logger: log });
+  telemetry?.exportMetricsOf(services.metrics.registry);
   await app.ready();
   const appBuiltAt = sinceProcessStart();
   app.log.info(

@@ -6,25 +6,63 @@
  * It must start before the modules it instruments are loaded (node:http through Fastify, pg), so each entry
  * (main.ts, edge/main.ts) starts it and only then imports the rest.
  */
-import { ConfigError, loadTelemetryConfig, type TelemetryConfig } from './config.js';
+import type { Registry } from 'prom-client';
+import { ConfigError, loadTelemetryConfig, type OtlpProtocol, type TelemetryConfig } from './config.js';
 import { sampleFlagEvaluations } from './shared/flag-evaluation-events.js';
 
 export interface Telemetry {
+  /** Exports the metrics of this registry (the Prometheus endpoint's) over OTLP from now on, when metrics are on. */
+  exportMetricsOf(registry: Registry): void;
   /** Sends what is still buffered, then stops exporting. */
   shutdown(): Promise<void>;
 }
 
+/** The OTLP metric exporter for a protocol, as the SDK itself chooses one; it reads its endpoint and headers itself. */
+async function metricExporter(protocol: OtlpProtocol) {
+  switch (protocol) {
+    case 'grpc':
+      return new (await import('@opentelemetry/exporter-metrics-otlp-grpc')).OTLPMetricExporter();
+    case 'http/json':
+      return new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter();
+    case 'http/protobuf':
+      return new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter();
+  }
+}
+
 export async function startTelemetry(config: TelemetryConfig, serviceName: string): Promise<Telemetry | undefined> {
   if (!config.enabled) return undefined;
-  const [{ NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { UndiciInstrumentation }] = await Promise.all([
+  const [
+    { NodeSDK },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { UndiciInstrumentation },
+    { PeriodicExportingMetricReader },
+    { PrometheusMetricProducer },
+  ] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-undici'),
+    import('@opentelemetry/sdk-metrics'),
+    import('./shared/prometheus-metric-producer.js'),
   ]);
+  // Vexil's metrics are prom-client's: one reader exports them by their Prometheus names (the SDK would otherwise make
+  // one from the environment, with none of them).
+  const metrics = new PrometheusMetricProducer();
+  const metricReaders = config.metrics
+    ? [
+        new PeriodicExportingMetricReader({
+          exporter: await metricExporter(config.metrics.protocol),
+          exportIntervalMillis: config.metrics.exportIntervalMs,
+          exportTimeoutMillis: Math.min(30_000, config.metrics.exportIntervalMs),
+          metricProducers: [metrics],
+        }),
+      ]
+    : [];
   // OTEL_SERVICE_NAME, when set, names the service instead (the SDK reads it).
   process.env.OTEL_SERVICE_NAME ||= serviceName;
   const sdk = new NodeSDK({
+    metricReaders,
     instrumentations: [
       new HttpInstrumentation({
         // A liveness probe every few seconds would bury the traces that matter.
@@ -37,7 +75,12 @@ export async function startTelemetry(config: TelemetryConfig, serviceName: strin
   });
   sdk.start();
   sampleFlagEvaluations(config.flagEvaluationEventsRatio);
-  return { shutdown: () => sdk.shutdown() };
+  return {
+    exportMetricsOf: (registry) => {
+      metrics.registry = registry;
+    },
+    shutdown: () => sdk.shutdown(),
+  };
 }
 
 /** Telemetry as the entries start it: an invalid setting stops start-up with one line, as any other setting does. */

@@ -36,6 +36,7 @@ export async function runEdge(telemetry: Telemetry | undefined): Promise<void> {
   const log = createLogger(config.logLevel);
   const startedAt = performance.now();
   const edge = await startEdge(config, log);
+  telemetry?.exportMetricsOf(edge.services.metrics.registry);
   await edge.app.listen({ port: config.port, host: config.host });
   edge.app.log.info(
     { startupMs: Math.round(performance.now() - startedAt), changes: edge.services.flags.status.changes },

@@ -104,7 +104,7 @@ describe('OpenTelemetry export', () => {
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
       // Exported within a fifth of a second rather than the default five, so the test need not wait.
       OTEL_BSP_SCHEDULE_DELAY: '200',
       OTEL_BLRP_SCHEDULE_DELAY: '200',
@@ -215,6 +215,53 @@ describe('OpenTelemetry export', () => {
     assert.equal(outbound.traceId, traceparent[1]);
     assert.equal(outbound.kind, 3);
     assert.match(String(attributesOf(outbound.attributes)['url.full']), /\/hook$/);
+  });
+
+  test("Vexil's metrics arrive over OTLP by the names, kinds and values Prometheus scrapes", async () => {
+    const scrape = await (await fetch(`${server.baseUrl}/internal-backstage/prometheus`)).text();
+    const kinds = new Map([...scrape.matchAll(/^# TYPE (\S+) (counter|gauge|histogram)$/gm)].map((match) => [match[1]!, match[2]!]));
+    // Those with a sample now (a labelled metric nothing has counted yet has none in either format).
+    const scraped = [...kinds.keys()].filter((name) => new RegExp(`^${name}(_bucket|_sum|_count)?[{ ]`, 'm').test(scrape));
+    assert.ok(scraped.includes('http_request_duration_seconds') && scraped.some((name) => name.startsWith('vexil_')));
+
+    type OtlpMetric = {
+      name: string;
+      sum?: { isMonotonic: boolean };
+      gauge?: unknown;
+      histogram?: { dataPoints: Array<{ attributes: Attributes; count: string; bucketCounts: string[]; explicitBounds: number[] }> };
+    };
+    const exported = () =>
+      new Map(
+        collector.requests
+          .filter((request) => request.path === '/v1/metrics')
+          .flatMap((request) =>
+            (JSON.parse(request.body).resourceMetrics as Array<{ scopeMetrics: Array<{ metrics: OtlpMetric[] }> }>).flatMap((resource) =>
+              resource.scopeMetrics.flatMap((scope) => scope.metrics),
+            ),
+          )
+          .map((metric) => [metric.name, metric]),
+      );
+    // The flags the tests above made, as a histogram series of their own (exports are cumulative: a later one has all).
+    const creations = (found: Map<string, OtlpMetric>) =>
+      found.get('http_request_duration_seconds')?.histogram?.dataPoints.find((point) => {
+        const attributes = attributesOf(point.attributes);
+        return attributes.route === '/api/admin/projects/:projectId/features' && attributes.method === 'POST' && Number(point.count) >= 3;
+      });
+    const metrics = await arrived(() => {
+      const found = exported();
+      return scraped.every((name) => found.has(name)) && creations(found) ? found : undefined;
+    });
+    for (const name of scraped) {
+      const metric = metrics.get(name)!;
+      const kind = metric.histogram ? 'histogram' : metric.gauge ? 'gauge' : metric.sum?.isMonotonic ? 'counter' : 'other';
+      assert.equal(kind, kinds.get(name), name);
+    }
+    const created = creations(metrics)!;
+    assert.equal(created.bucketCounts.length, created.explicitBounds.length + 1);
+    assert.equal(
+      created.bucketCounts.reduce((sum, count) => sum + Number(count), 0),
+      Number(created.count),
+    );
   });
 
   test('health probes make no spans', async () => {

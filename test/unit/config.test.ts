@@ -383,10 +383,12 @@ describe('the SMTP server for password reset emails', () => {
 
 describe('OpenTelemetry', () => {
   test('is off without an OTLP endpoint, on with one unless OTEL_SDK_DISABLED, and samples 1% of evaluations by default', () => {
-    assert.deepEqual(loadTelemetryConfig({}), { enabled: false, flagEvaluationEventsRatio: 0.01 });
+    const metrics = { protocol: 'http/protobuf', exportIntervalMs: 60_000 };
+    assert.deepEqual(loadTelemetryConfig({}), { enabled: false, flagEvaluationEventsRatio: 0.01, metrics });
     assert.deepEqual(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), {
       enabled: true,
       flagEvaluationEventsRatio: 0.01,
+      metrics,
     });
     assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).enabled, true);
     assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).enabled, false);
@@ -398,6 +400,32 @@ describe('OpenTelemetry', () => {
       ['1.0', 1],
     ] as const) {
       assert.equal(loadTelemetryConfig({ FLAG_EVALUATION_EVENTS_RATIO: given }).flagEvaluationEventsRatio, ratio);
+    }
+  });
+
+  test('exports the metrics over OTLP unless OTEL_METRICS_EXPORTER=none, by the metrics protocol, else the common one', () => {
+    assert.equal(loadTelemetryConfig({ OTEL_METRICS_EXPORTER: 'none' }).metrics, undefined);
+    assert.deepEqual(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_METRIC_EXPORT_INTERVAL: '15000' }).metrics, {
+      protocol: 'grpc',
+      exportIntervalMs: 15_000,
+    });
+    assert.deepEqual(
+      loadTelemetryConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }).metrics?.protocol,
+      'http/json',
+    );
+    for (const [env, message] of [
+      [{ OTEL_METRICS_EXPORTER: 'prometheus' }, 'OTEL_METRICS_EXPORTER must be otlp or none (got "prometheus")'],
+      [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }, 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf, http/json or grpc (got "http")'],
+      [
+        { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'udp' },
+        'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL must be http/protobuf, http/json or grpc (got "udp")',
+      ],
+      [{ OTEL_METRIC_EXPORT_INTERVAL: '10' }, 'OTEL_METRIC_EXPORT_INTERVAL must be a whole number from 100 to 86400000 (got "10")'],
+    ] as const) {
+      assert.throws(
+        () => loadTelemetryConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.message === message,
+      );
     }
   });
 
