@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { createServerDatabase, usingPostgres } from '../helpers/test-database.js
  * OpenTelemetry as an operator turns it on: Vexil started as `npm start` runs it with only the standard OTEL_*
  * variables, exporting OTLP/HTTP (JSON) to a collector the test runs; spans and events are read from what arrives.
  */
+const EDGE_MAIN = join(import.meta.dirname, '../../src/edge/main.ts');
 const ADMIN_TOKEN = '*:*.telemetry-test-admin-token-0123456789';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -262,6 +264,60 @@ describe('OpenTelemetry export', () => {
       created.bucketCounts.reduce((sum, count) => sum + Number(count), 0),
       Number(created.count),
     );
+  });
+
+  test("the edge traces its requests as vexil-edge, and its calls upstream continue into the server's spans", async () => {
+    const token = await call('POST', '/api/admin/api-tokens', {
+      tokenName: 'edge',
+      type: 'client',
+      environment: 'development',
+      projects: ['*'],
+    });
+    assert.equal(token.status, 201);
+    const edge = spawn(process.execPath, ['--import', 'tsx', EDGE_MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        UPSTREAM_URL: server.baseUrl,
+        TOKENS: token.body.secret,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_METRICS_EXPORTER: 'none',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => edge.once('exit', resolve));
+    try {
+      let output = '';
+      edge.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      edge.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const edgeUrl = await arrived(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]);
+      const traceId = 'eeee0000eeee0000eeee0000eeee0000';
+      const answer = await fetch(`${edgeUrl}/api/client/features`, {
+        headers: { authorization: token.body.secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+      });
+      assert.equal(answer.status, 200);
+
+      const request = await arrived(() => spans().find((span) => span.traceId === traceId && span.kind === 2));
+      assert.equal(request.service, 'vexil-edge');
+      assert.equal(request.name, 'GET /api/client/features');
+      assert.equal(attributesOf(request.attributes)['vexil.actor.kind'], 'client-token');
+      // The edge's own calls to the server (its start-up fetch, its stream): each the parent of the server's span.
+      const upstream = await arrived(() =>
+        spans().find(
+          (span) =>
+            span.service === 'vexil-edge' &&
+            span.kind === 3 &&
+            spans().some((served) => served.service === 'vexil' && served.kind === 2 && served.parentSpanId === span.spanId),
+        ),
+      );
+      assert.ok(String(attributesOf(upstream.attributes)['url.full']).startsWith(server.baseUrl));
+    } finally {
+      edge.kill('SIGTERM');
+      await exited;
+    }
   });
 
   test('health probes make no spans', async () => {
