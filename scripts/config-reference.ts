@@ -410,6 +410,12 @@ export const TELEMETRY_SETTINGS: Setting[] = [
     meaning: 'the collector for traces alone (its whole URL, `…/v1/traces`); turns telemetry on as well',
     example: 'http://collector.internal:4318/v1/traces',
   },
+  {
+    name: 'OTEL_SERVICE_NAME',
+    default: 'vexil',
+    meaning: 'the service the traces, events and metrics name (`vexil-edge` by default for the edge)',
+    example: 'flags',
+  },
   { name: 'OTEL_SDK_DISABLED', default: 'false', meaning: '`true` keeps telemetry off even with an endpoint set', example: 'false' },
   {
     name: 'OTEL_METRICS_EXPORTER',
@@ -476,9 +482,8 @@ export function configurationReference(): string {
     '',
     ...list(TELEMETRY_SETTINGS),
     '',
-    'The OpenTelemetry SDK reads the other standard variables itself, among them `OTEL_SERVICE_NAME` (`vexil`, or',
-    '`vexil-edge`), `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, and',
-    '`OTEL_RESOURCE_ATTRIBUTES`',
+    'The OpenTelemetry SDK reads the other standard variables itself, among them `OTEL_EXPORTER_OTLP_HEADERS`,',
+    '`OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, and `OTEL_RESOURCE_ATTRIBUTES`',
     '([Operations](operations.md#tracing-and-opentelemetry)).',
     '',
   ].join('\n');

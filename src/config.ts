@@ -151,6 +151,8 @@ export interface TelemetryConfig {
   enabled: boolean;
   /** The share of server-side flag evaluations recorded as `feature_flag.evaluation` events, from 0 to 1. */
   flagEvaluationEventsRatio: number;
+  /** OTEL_SERVICE_NAME: the service the traces name, when not the process's own (`vexil`, `vexil-edge`). */
+  serviceName?: string;
   /** Vexil's metrics, by the names the Prometheus endpoint gives them, exported over OTLP as well; absent with OTEL_METRICS_EXPORTER=none. */
   metrics?: { protocol: OtlpProtocol; exportIntervalMs: number };
 }
@@ -633,9 +635,11 @@ export function loadTelemetryConfig(env: Env = process.env): TelemetryConfig {
     : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = env[protocolVariable]?.trim() || 'http/protobuf';
   if (!OTLP_PROTOCOLS.includes(protocol as OtlpProtocol)) invalid(protocolVariable, 'http/protobuf, http/json or grpc', protocol);
+  const serviceName = env.OTEL_SERVICE_NAME?.trim();
   return {
     enabled: Boolean(endpoint) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true',
     flagEvaluationEventsRatio: readRatio(env, 'FLAG_EVALUATION_EVENTS_RATIO', 0.01),
+    ...(serviceName ? { serviceName } : {}),
     ...(metricsExporter === 'otlp'
       ? {
           metrics: {

@@ -59,9 +59,8 @@ export async function startTelemetry(config: TelemetryConfig, serviceName: strin
         }),
       ]
     : [];
-  // OTEL_SERVICE_NAME, when set, names the service instead (the SDK reads it).
-  process.env.OTEL_SERVICE_NAME ||= serviceName;
   const sdk = new NodeSDK({
+    serviceName: config.serviceName ?? serviceName,
     metricReaders,
     instrumentations: [
       new HttpInstrumentation({

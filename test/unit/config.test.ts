@@ -391,6 +391,7 @@ describe('OpenTelemetry', () => {
       metrics,
     });
     assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).enabled, true);
+    assert.equal(loadTelemetryConfig({ OTEL_SERVICE_NAME: ' flags ' }).serviceName, 'flags');
     assert.equal(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).enabled, false);
     for (const [given, ratio] of [
       ['0', 0],
