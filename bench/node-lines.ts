@@ -45,7 +45,10 @@ process.stdout.write(`Node lines: ${lines.map((line) => line.version).join(', ')
 for (const benchCase of values.cases ?? HEADLINE_CASES) {
   const reports = lines.map((line) => runCase(line.node, benchCase));
   process.stdout.write(`\n## ${benchCase}\n\n`);
-  const rows = reports.map((report) => report.filter((line) => line.startsWith('| ')));
+  // The case table's rows (case, then c=1 and c=N req/s, p50, p99) are merged side by side; any other line, the
+  // edge's rows among them, is printed once per line, one under the other.
+  const caseRow = (line: string) => line.startsWith('| ') && line.split('|').length === 9;
+  const rows = reports.map((report) => report.filter(caseRow));
   if (rows[0]!.length > 0) {
     // Table rows: the case, then each line's c=1 and c=N figures (req/s, p50, p99) in one row.
     const cells = (row: string) =>
@@ -63,7 +66,7 @@ for (const benchCase of values.cases ?? HEADLINE_CASES) {
       process.stdout.write(`| ${cells(row)[0]} | ${figures.join(' | ')} |\n`);
     });
   }
-  const others = reports.map((report) => report.filter((line) => !line.startsWith('| ')));
+  const others = reports.map((report) => report.filter((line) => !caseRow(line)));
   others[0]!.forEach((_, index) => {
     for (const [lineIndex, line] of lines.entries()) process.stdout.write(`${line.version}: ${others[lineIndex]![index] ?? ''}\n`);
   });

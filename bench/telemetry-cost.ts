@@ -1,10 +1,10 @@
 /**
  * What OpenTelemetry costs the frontend API, the busiest path it instruments:
  *   npm run bench:telemetry -- --data-dir ./bench-data [--duration 10]
- * Runs bench/run.ts's frontend API case (a new userId each request) on the seeded data three times: telemetry off;
+ * Runs bench/run.ts's frontend API case (a new userId each request) on the seeded data four times: telemetry off;
  * on, every request traced and exported over OTLP/HTTP to a collector this script runs (it takes and drops what
- * arrives), with the default 1% of evaluations recorded as `feature_flag.evaluation` events; and with every
- * evaluation recorded. Prints each run's table row and what reached the collector.
+ * arrives), with no evaluation recorded as a `feature_flag.evaluation` event, with the default 1%, and with every
+ * one. Prints each run's table row and what reached the collector.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -34,6 +34,7 @@ const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
 
 const runs: Array<{ name: string; settings: string[] }> = [
   { name: 'telemetry off', settings: [] },
+  { name: 'traces on, no evaluation events', settings: [`OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint}`, 'FLAG_EVALUATION_EVENTS_RATIO=0'] },
   { name: 'traces on, 1% of evaluations as events (default)', settings: [`OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint}`] },
   {
     name: 'traces on, every evaluation as an event',
