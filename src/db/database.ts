@@ -274,12 +274,6 @@ async function listenOnPostgres(
   };
 }
 
-/**
- * PGlite runs each query synchronously on the event loop, and the dialect hands its one connection straight to
- * the next waiter. Waiting one turn of the event loop before each query lets pending I/O in between (a
- * liveness probe, a request's first bytes, a stream's drain), so long exports and bursts share the engine
- * with everything else instead of running back to back.
- */
 const tracer = trace.getTracer('vexil');
 
 /**
@@ -309,6 +303,12 @@ function traced<T>(statement: string, run: () => Promise<T>): Promise<T> {
   );
 }
 
+/**
+ * PGlite runs each query synchronously on the event loop, and the dialect hands its one connection straight to
+ * the next waiter. Waiting one turn of the event loop before each query lets pending I/O in between (a
+ * liveness probe, a request's first bytes, a stream's drain), so long exports and bursts share the engine
+ * with everything else instead of running back to back.
+ */
 function takingTurns(pglite: PGlite): PGlite {
   const turns = {
     query: async (...args: Parameters<PGlite['query']>) => {
