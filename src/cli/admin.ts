@@ -24,11 +24,15 @@ import type { FlagsFile } from '../domain/flags-file/flags-file.js';
 import { changeUserPassword } from '../domain/users/users.js';
 import { createLogger } from '../http/plugins/logging.js';
 import { systemClock } from '../shared/clock.js';
+import { hardenPrototypes } from '../shared/prototype-hardening.js';
 import { generatedPassword, hashPassword } from '../shared/secrets.js';
 import { flagsFileYaml, locatedProblems, parseFlagsYaml } from './flags-yaml.js';
 import { adminApi, ApiAnswerError, CommandError } from './http-api.js';
 import { checkImport, type ImportCheck } from './import-check.js';
 import { readUnleash } from './unleash-source.js';
+
+// It reads flags files and a remote Unleash's answers: no key of those reaches a prototype, as in the server.
+hardenPrototypes();
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 

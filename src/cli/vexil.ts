@@ -1,5 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --disable-proto=throw
+import { hardenPrototypes } from '../shared/prototype-hardening.js';
 import { runMcpBridge } from './mcp.js';
+
+// It relays what a server sends: no key of that reaches a prototype, as in the server itself.
+hardenPrototypes();
 
 // The `vexil` command a package install puts on the PATH (`npx vexil mcp`). The server is `npm start`; operator
 // commands are `npm run admin`.

@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, type Selectable, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { NoTarget, ScimError, type ScimPatchOperation, type ScimResource, scimPatch } from 'scim-patch';
-import { prototypeKeyIn } from '../../shared/prototype-hardening.js';
+import { prototypeKeyInValue, prototypeSegmentOf } from '../../shared/prototype-hardening.js';
 import { type Filter, parse as parseFilter } from 'scim2-parse-filter';
 import { BadDataError, NameExistsError, type ErrorDetail } from '../../shared/errors.js';
 
@@ -186,11 +186,18 @@ function isEmptyList(resource: object, path: string | undefined): boolean {
 export function applyPatch(resource: object, operations: PatchOperation[]): Record<string, unknown> {
   let patched = structuredClone(resource) as unknown as ScimResource;
   for (const [index, operation] of operations.entries()) {
-    // scim-patch walks a path's attribute names as property names, `__proto__` included.
-    const prototypeKey = prototypeKeyIn(operation.path?.split(/[^A-Za-z0-9_$]+/) ?? []);
+    // scim-patch walks a path's attribute names as property names, `__proto__` included, and every key of a value
+    // object as a dotted path of its own (the JSON parser refuses those too; this holds for any other caller).
+    const prototypeKey = operation.path === undefined ? undefined : prototypeSegmentOf(operation.path);
     if (prototypeKey !== undefined) {
       throw new ScimBadRequest(`The PATCH path "${operation.path}" names no attribute`, 'invalidPath', [
         { path: `/body/Operations/${index}/path`, message: `"${prototypeKey}" is not an attribute` },
+      ]);
+    }
+    const valueKey = prototypeKeyInValue(operation.value, `/body/Operations/${index}/value`);
+    if (valueKey !== undefined) {
+      throw new ScimBadRequest(`The PATCH value's key "${valueKey.key}" names no attribute`, 'invalidValue', [
+        { path: valueKey.at, message: `"${valueKey.key}" is not an attribute` },
       ]);
     }
     if (operation.op.toLowerCase() === 'remove' && isEmptyList(patched, operation.path)) continue;

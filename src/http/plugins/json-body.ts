@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BadDataError } from '../../shared/errors.js';
+import { prototypeKeyInValue } from '../../shared/prototype-hardening.js';
 
 /** Deeper than any Vexil body needs (a change request payload is about six levels), far below the stack's limit. */
 export const MAX_JSON_NESTING = 32;
@@ -57,12 +58,20 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       );
     }
     return parseJson(request, text, (error, body) => {
-      // Fastify's parser (secure-json-parse) refuses these keys; say so, rather than call the JSON invalid.
-      if (error && /"(__proto__|constructor)"\s*:/.test(text)) {
+      // Fastify's parser (secure-json-parse) refuses `__proto__` and `constructor` keys; the walk below also refuses
+      // them at any depth as segments of a dotted key, which libraries walking key paths would follow.
+      const refusedByParser = error !== null && /"(__proto__|constructor)"\s*:/.test(text);
+      const prototypeKey = refusedByParser
+        ? { key: '__proto__" or "constructor', at: '/body' }
+        : error
+          ? undefined
+          : prototypeKeyInValue(body, '/body');
+      if (prototypeKey) {
         return done(
-          new BadDataError('The request body uses "__proto__" or "constructor.prototype" as a key, which no Vexil body has', [
-            { path: '/body', message: "keys that reach an object's prototype are refused" },
-          ]),
+          new BadDataError(
+            `The request body uses "${prototypeKey.key}" as a key, which reaches an object's prototype and no Vexil body has`,
+            [{ path: prototypeKey.at, message: "keys that reach an object's prototype (__proto__, constructor, prototype) are refused" }],
+          ),
           undefined,
         );
       }
