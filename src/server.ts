@@ -46,7 +46,7 @@ const EVALUATION_USAGE_APPLICATION = 'openfeature';
 
 /** The set-up of every start (admin tokens, the first admin user), once across instances starting together. */
 export function bootstrap(deps: UnitOfWorkDeps, initAdminApiTokens: string[]): Promise<BootstrapResult> {
-  return inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => setUpInstallation(uow, initAdminApiTokens));
+  return inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => setUpInstallation(uow, initAdminApiTokens), { inMaintenance: 'installation' });
 }
 
 export interface ComposedApp {

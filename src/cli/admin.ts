@@ -73,7 +73,9 @@ async function resetPassword(login: string): Promise<string> {
     const password = generatedPassword();
     const passwordHash = await hashPassword(password);
     // Recorded as the system actor (`user-password-changed`), like every change, without the password.
-    await inUnitOfWork({ db: database.db, clock: systemClock }, SYSTEM_ACTOR, (uow) => changeUserPassword(uow, user.id, passwordHash));
+    await inUnitOfWork({ db: database.db, clock: systemClock }, SYSTEM_ACTOR, (uow) => changeUserPassword(uow, user.id, passwordHash), {
+      inMaintenance: 'account recovery',
+    });
     return `The password of "${user.username ?? login}" is now ${password}\nIt is shown only this once; their sessions have ended.\n`;
   } finally {
     await database.close();

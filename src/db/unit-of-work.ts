@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { Db, Tx } from './database.js';
+import { assertWritesAllowed, type MaintenanceExemption } from './maintenance-gate.js';
 import type { RootRoleName } from './schema.js';
 
 /**
@@ -64,6 +65,11 @@ export interface UnitOfWorkOptions {
   changeRequestId?: number;
   /** Do the work, then roll it back: what a dry run answers is what the real run would do, checks included. */
   rollback?: boolean;
+  /**
+   * Why this work may commit while maintenance mode is on. Without one, a unit of work is refused with a 503 while it
+   * is on, whoever starts it (a route, a tool, a worker): the one place every write passes.
+   */
+  inMaintenance?: MaintenanceExemption;
 }
 
 /** Thrown inside the transaction to roll back a dry run; never leaves inUnitOfWork. */
@@ -85,6 +91,8 @@ export function inUnitOfWork<T>(
       const queue = last ? lastTasks : tasks;
       if (!queue.has(key)) queue.set(key, task);
     };
+    // A dry run changes nothing, and answers what the real run would do even in maintenance mode.
+    if (!options.rollback) await assertWritesAllowed(tx, options.inMaintenance);
     const result = await work({ tx, actor, now: deps.clock.now(), beforeCommit, changeRequestId: options.changeRequestId });
     for (const task of tasks.values()) await task();
     for (const task of lastTasks.values()) await task();

@@ -75,7 +75,7 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
   /** Records a refused sign-in in the audit (within the address's budget), in a unit of work of its own. */
   const recordRefusal = async (attempt: SignInAttempt, reason: string) => {
     if (!throttle.mayRecordRefusal(attempt.origin.address, deps.clock.now())) return;
-    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordRefusedSignIn(uow, attempt, reason));
+    await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordRefusedSignIn(uow, attempt, reason), { inMaintenance: 'sign-in' });
   };
 
   /**
@@ -155,8 +155,11 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         reply.clearCookie(SAML_REQUEST_COOKIE, { path: SAML_PATHS });
         try {
           const answer = await provider.finish(request.body.SAMLResponse, request.cookies[SAML_REQUEST_COOKIE]);
-          const sessionId = await inUnitOfWork(deps, provider.actor, (uow) =>
-            provider.signIn(uow, answer, deps.config.sessionTtlHours, sessionOrigin(request)),
+          const sessionId = await inUnitOfWork(
+            deps,
+            provider.actor,
+            (uow) => provider.signIn(uow, answer, deps.config.sessionTtlHours, sessionOrigin(request)),
+            { inMaintenance: 'sign-in' },
           );
           return setSessionCookie(reply, sessionId).redirect(safeReturnPath(request.body.RelayState), 302);
         } catch (error) {
@@ -212,8 +215,11 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
         const callbackUrl = new URL(deps.config.oidc!.redirectUri);
         callbackUrl.search = new URL(request.url, 'http://callback').search;
         const { identity, returnTo } = await oidc.finish(callbackUrl, request.cookies[OIDC_STATE_COOKIE]);
-        const sessionId = await inUnitOfWork(deps, oidc.actor, (uow) =>
-          oidc.signIn(uow, identity, deps.config.sessionTtlHours, sessionOrigin(request)),
+        const sessionId = await inUnitOfWork(
+          deps,
+          oidc.actor,
+          (uow) => oidc.signIn(uow, identity, deps.config.sessionTtlHours, sessionOrigin(request)),
+          { inMaintenance: 'sign-in' },
         );
         setSessionCookie(reply, sessionId);
         return reply.clearCookie(OIDC_STATE_COOKIE, { path: OIDC_PATHS }).redirect(returnTo, 302);
@@ -279,11 +285,16 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       } else if (error instanceof UnauthorizedError) await recordRefusal(attempt, error.message);
       throw error;
     });
-    const { user, sessionId } = await inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
-      const opened = await startSession(uow, userId, deps.config.sessionTtlHours, attempt.origin);
-      await recordSignIn(uow, attempt, userId);
-      return opened;
-    });
+    const { user, sessionId } = await inUnitOfWork(
+      deps,
+      SYSTEM_ACTOR,
+      async (uow) => {
+        const opened = await startSession(uow, userId, deps.config.sessionTtlHours, attempt.origin);
+        await recordSignIn(uow, attempt, userId);
+        return opened;
+      },
+      { inMaintenance: 'sign-in' },
+    );
     throttle.recordSuccess(username, request.ip);
     return setSessionCookie(reply, sessionId).send(user);
   });

@@ -773,17 +773,7 @@ export const MCP_TOOLS: McpTool[] = [
   }),
 ];
 
-/** Refuses a write while maintenance mode is on, as the admin API does. */
-export async function assertWritable(deps: RouteDeps): Promise<void> {
-  if (await deps.maintenanceMode.enabled()) {
-    throw new ServiceUnavailableError('Vexil is in maintenance mode: changes are refused until an Admin turns it off');
-  }
-}
-
-/** A unit of work for a tool call, as `act` gives routes. */
+/** A unit of work for a tool call, as `act` gives routes (refused in maintenance mode, as every unit of work is). */
 export function toolUnitOfWork(deps: RouteDeps, actor: Actor) {
-  return async <T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> => {
-    await assertWritable(deps);
-    return inUnitOfWork(deps, actor, work);
-  };
+  return <T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> => inUnitOfWork(deps, actor, work);
 }

@@ -32,7 +32,7 @@ export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
   }));
 
   app.post('/api/admin/maintenance', route(can('ADMIN'), { body: MaintenanceSchema }), async (request, reply) => {
-    await act(request, (uow) => setMaintenanceMode(uow, request.body.enabled));
+    await act(request, (uow) => setMaintenanceMode(uow, request.body.enabled), { inMaintenance: 'the maintenance switch' });
     deps.maintenanceMode.invalidate();
     return reply.status(204).send();
   });

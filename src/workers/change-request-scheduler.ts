@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { maintenanceModeIn } from '../db/maintenance-gate.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
 import { RepeatingWorker } from './repeating-pass.js';
@@ -43,6 +44,8 @@ export class ChangeRequestScheduler extends RepeatingWorker<SchedulerPass> {
   async runOnce(): Promise<SchedulerPass> {
     const now = this.deps.clock.now();
     const pass: SchedulerPass = { applied: [], failed: [] };
+    // Maintenance mode stops every write: a due request waits for the first pass after it ends.
+    if (await maintenanceModeIn(this.deps.db)) return pass;
     for (const id of await dueChangeRequestIds(this.deps.db, now, BATCH)) {
       try {
         if (await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => applyDueChangeRequest(uow, id), { changeRequestId: id })) {

@@ -13,6 +13,7 @@ export function startClientRetention(deps: {
   log: Pick<FastifyBaseLogger, 'info' | 'error'>;
 }): { stop(): Promise<void> } {
   return runHourly(
+    deps.db,
     async () => {
       const pruned = await pruneClientBookkeeping(deps.db, deps.clock.now(), deps.config.sdkBookkeeping);
       if (pruned.instances + pruned.applications > 0) deps.log.info(pruned, 'Forgot SDK instances and applications no longer seen');

@@ -97,7 +97,9 @@ class DeliveryRunner {
     this.deps.metrics?.integrationDeliveries.inc({ ...labels, outcome });
     this.deps.metrics?.integrationDeliveryLag.observe(labels, (this.deps.clock.now().getTime() - eventRow.created_at.getTime()) / 1000);
     try {
-      await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => recordDeliveryAttempt(uow, delivery, attempt));
+      await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => recordDeliveryAttempt(uow, delivery, attempt), {
+        inMaintenance: 'integration deliveries',
+      });
     } catch (error) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       this.deps.log.error({ err: error, ...logged }, 'Could not record an integration delivery attempt');

@@ -21,7 +21,7 @@ export async function writeEvaluationUsage(deps: UnitOfWorkDeps, tally: UsageTal
     const toggles = Object.entries(report.bucket.toggles);
     for (let start = 0; start < toggles.length; start += FLAGS_PER_WRITE) {
       const part = { ...report, bucket: { ...report.bucket, toggles: Object.fromEntries(toggles.slice(start, start + FLAGS_PER_WRITE)) } };
-      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordClientMetrics(uow.tx, token, part, uow.now));
+      await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => recordClientMetrics(uow.tx, token, part, uow.now), { inMaintenance: 'SDK reports' });
       // Other work waiting for the connection or the event loop goes first.
       await new Promise((resolve) => setImmediate(resolve));
     }

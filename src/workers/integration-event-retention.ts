@@ -34,6 +34,7 @@ export function startIntegrationEventRetention(deps: RetentionDeps & { log: Pick
   stop(): Promise<void>;
 } {
   return runHourly(
+    deps.db,
     async () => {
       const deleted = await pruneIntegrationEvents(deps);
       if (deleted > 0) deps.log.info({ deleted, retentionDays: deps.config.integrations.retentionDays }, 'Pruned old integration events');

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { maintenanceModeIn } from '../db/maintenance-gate.js';
 import { inUnitOfWork } from '../db/unit-of-work.js';
 import type { Clock } from '../shared/clock.js';
 import { RepeatingWorker } from './repeating-pass.js';
@@ -44,6 +45,8 @@ export class ReleasePlanScheduler extends RepeatingWorker<ReleasePlanPass> {
   async runOnce(): Promise<ReleasePlanPass> {
     const now = this.deps.clock.now();
     const pass: ReleasePlanPass = { progressed: [], paused: [] };
+    // Maintenance mode stops every write: a due milestone and a crossed safeguard wait for the first pass after it.
+    if (await maintenanceModeIn(this.deps.db)) return pass;
     for (const { planId, milestoneId } of await dueMilestones(this.deps.db, now, BATCH)) {
       try {
         if (await inUnitOfWork(this.deps, SYSTEM_ACTOR, (uow) => progressIfDue(uow, planId, milestoneId))) pass.progressed.push(planId);

@@ -9,6 +9,7 @@ export function startResetLinkRetention(deps: { db: Db; clock: Clock; log: Pick<
   stop(): Promise<void>;
 } {
   return runHourly(
+    deps.db,
     async () => {
       const pruned = await pruneResetLinks(deps.db, deps.clock.now());
       if (pruned > 0) deps.log.info({ pruned }, 'Deleted used and expired password reset links');

@@ -366,6 +366,25 @@ function scheduler(): { scheduler: ChangeRequestScheduler; errors: string[] } {
 const inAnHour = () => new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
 
 describe('scheduling', () => {
+  test('while maintenance mode is on the scheduler applies nothing, even when due; the first pass after it does', async () => {
+    const { project, flags } = await createProjectWithFlags(ctx);
+    await enableChangeRequests(ctx, project);
+    const request = await approvedChangeRequest(team, project, { action: 'addStrategy', feature: flags[0]!, payload: { name: 'default' } });
+    await moveTo(team.reviewer.client, project, request.id, { state: 'Scheduled', scheduledAt: inAnHour() });
+    ctx.clock.advance(3_600_000);
+    const { scheduler: instance, errors } = scheduler();
+    expectStatus(await ctx.admin.post('/api/admin/maintenance', { enabled: true }), 204);
+    try {
+      assert.deepEqual(await instance.runOnce(), { applied: [], failed: [] });
+      const waiting = await getChangeRequest(ctx.admin, project, request.id);
+      assert.deepEqual([waiting.state, waiting.schedule?.status], ['Scheduled', 'pending']);
+    } finally {
+      expectStatus(await ctx.admin.post('/api/admin/maintenance', { enabled: false }), 204);
+    }
+    assert.deepEqual(await instance.runOnce(), { applied: [request.id], failed: [] });
+    assert.deepEqual(errors, []);
+  });
+
   test('a scheduled request is applied by the scheduler once it is due, by the system, once', async () => {
     const { project, flags } = await createProjectWithFlags(ctx);
     await enableChangeRequests(ctx, project);

@@ -1,13 +1,10 @@
 import type { Db } from '../../db/database.js';
+import { MAINTENANCE_SETTING, maintenanceModeIn } from '../../db/maintenance-gate.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 
-/** Unleash's name for the setting, and the `id` its `setting-updated` events carry. */
-const MAINTENANCE_SETTING = 'maintenance.mode';
-
-export async function readMaintenanceMode(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('settings').select('content').where('name', '=', MAINTENANCE_SETTING).executeTakeFirst();
-  return (row?.content as { enabled?: boolean } | undefined)?.enabled === true;
+export function readMaintenanceMode(db: Db): Promise<boolean> {
+  return maintenanceModeIn(db);
 }
 
 /** Turns maintenance mode on or off; a change records `setting-updated`, which every instance hears. */

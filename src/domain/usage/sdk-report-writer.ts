@@ -68,7 +68,7 @@ export class SdkReportWriter {
     // While reports wait, a new one waits behind them: a registration must not be overtaken by an older one.
     if (this.held.length === 0 && this.options.databaseUp?.() !== false) {
       try {
-        await inUnitOfWork(this.deps, SYSTEM_ACTOR, work);
+        await inUnitOfWork(this.deps, SYSTEM_ACTOR, work, { inMaintenance: 'SDK reports' });
         return 'written';
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
@@ -101,7 +101,7 @@ export class SdkReportWriter {
     while (this.held.length > 0) {
       const report = this.held[0]!;
       try {
-        await inUnitOfWork(this.deps, SYSTEM_ACTOR, report.work);
+        await inUnitOfWork(this.deps, SYSTEM_ACTOR, report.work, { inMaintenance: 'SDK reports' });
         this.options.onOutcome?.(report.kind, 'written_late');
       } catch (error) {
         if (isDatabaseUnavailable(error)) return;
