@@ -1,3 +1,4 @@
+import { actorOf } from './plugins/route-access.js';
 import { Type } from '@sinclair/typebox';
 import { boundedRead } from '../db/bounded-read.js';
 import { getApplication, listApplications } from '../domain/client-features/applications.js';
@@ -28,7 +29,7 @@ import {
   UnknownFlagsSchema,
 } from './sdk.schemas.js';
 import { readBoundsOf } from './read-bounds.js';
-import { can } from './plugins/access.js';
+import { can, FLAG_NAME_PARAM } from './plugins/access.js';
 
 const route = routesTagged(['Metrics']);
 const AppName = Type.String({ minLength: 1, maxLength: 255 });
@@ -48,7 +49,7 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
       ok: ApplicationSchema,
     }),
     async (request) => {
-      const application = await getApplication(deps.db, request.params.appName, deps.clock.now());
+      const application = await getApplication(deps.db, actorOf(request), request.params.appName, deps.clock.now());
       if (!application) throw new NotFoundError(`Could not find the application "${request.params.appName}"`);
       return application;
     },
@@ -67,7 +68,9 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
     '/api/admin/metrics/applications/:appName/overview',
     route(can('READ'), { params: Type.Object({ appName: AppName }), ok: ApplicationOverviewSchema }),
     async (request, reply) =>
-      boundedRead(deps.db, readBoundsOf(deps, reply), (db) => applicationOverview(db, request.params.appName, deps.clock.now())),
+      boundedRead(deps.db, readBoundsOf(deps, reply), (db) =>
+        applicationOverview(db, actorOf(request), request.params.appName, deps.clock.now()),
+      ),
   );
 
   app.get(
@@ -111,7 +114,7 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.get(
     '/api/admin/client-metrics/features/:name',
-    route(can('READ'), { params: Type.Object({ name: UrlFriendlyName }), ok: FeatureUsageSummarySchema }),
+    route(can('READ', FLAG_NAME_PARAM), { params: Type.Object({ name: UrlFriendlyName }), ok: FeatureUsageSummarySchema }),
     async (request) => ({
       version: 1,
       maturity: 'stable',
@@ -122,7 +125,7 @@ export const applicationRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.get(
     '/api/admin/client-metrics/features/:name/raw',
-    route(can('READ'), {
+    route(can('READ', FLAG_NAME_PARAM), {
       params: Type.Object({ name: UrlFriendlyName }),
       querystring: Type.Object({
         hoursBack: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, default: 24, errorMessage: 'hoursBack is 1 to 720 (30 days)' })),

@@ -1,3 +1,4 @@
+import { actorOf } from './plugins/route-access.js';
 import { Type } from '@sinclair/typebox';
 import {
   createContextField,
@@ -30,6 +31,8 @@ const route = routesTagged(['Context']);
 const CONTEXT = '/api/admin/context';
 
 const PROJECT_CONTEXT = '/api/admin/projects/:projectId/context';
+/** The global routes change the instance's own fields; a project's own are changed by who may change the project. */
+const INSTANCE_FIELDS = { project: null };
 const ProjectFieldParams = Type.Object({ projectId: UrlFriendlyName, name: UrlFriendlyName });
 const ProjectLegalValueParams = Type.Object({
   projectId: UrlFriendlyName,
@@ -39,7 +42,7 @@ const ProjectLegalValueParams = Type.Object({
 
 export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
   app.get(CONTEXT, route(can('READ'), { querystring: ContextFieldsQuerySchema, ok: ContextFieldsSchema }), async (request) =>
-    listContextFields(deps.db, { includeProjects: request.query.include === 'project' }),
+    listContextFields(deps.db, { includeProjects: request.query.include === 'project', visibleTo: actorOf(request) }),
   );
 
   // A project's own fields, managed by whoever may change the project (its Owners, and Admins).
@@ -76,7 +79,7 @@ export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
     route(can('READ'), { params: ProjectFieldParams, ok: ContextFieldStrategiesSchema }),
     async (request) => {
       await findContextField(deps.db, request.params.name, false, { project: request.params.projectId });
-      return { strategies: await listContextFieldStrategies(deps.db, request.params.name, request.params.projectId) };
+      return { strategies: await listContextFieldStrategies(deps.db, actorOf(request), request.params.name, request.params.projectId) };
     },
   );
 
@@ -123,24 +126,24 @@ export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
   });
 
   app.get(`${CONTEXT}/:name`, route(can('READ'), { params: NameParams, ok: ContextFieldSchema }), async (request) =>
-    findContextField(deps.db, request.params.name),
+    findContextField(deps.db, request.params.name, false, { visibleTo: actorOf(request) }),
   );
 
   app.get(`${CONTEXT}/:name/strategies`, route(can('READ'), { params: NameParams, ok: ContextFieldStrategiesSchema }), async (request) => ({
-    strategies: await listContextFieldStrategies(deps.db, request.params.name),
+    strategies: await listContextFieldStrategies(deps.db, actorOf(request), request.params.name),
   }));
 
   app.put(
     `${CONTEXT}/:name`,
     route(can('UPDATE_CONTEXT_FIELD'), { params: NameParams, body: UpdateContextFieldSchema, ok: ContextFieldSchema }),
-    async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body)),
+    async (request) => act(request, (uow) => updateContextField(uow, request.params.name, request.body, INSTANCE_FIELDS)),
   );
 
   app.post(
     `${CONTEXT}/:name/legal-values`,
     route(can('UPDATE_CONTEXT_FIELD'), { params: NameParams, body: LegalValueSchema }),
     async (request, reply) => {
-      await act(request, (uow) => setLegalValue(uow, request.params.name, request.body));
+      await act(request, (uow) => setLegalValue(uow, request.params.name, request.body, INSTANCE_FIELDS));
       return reply.status(200).send();
     },
   );
@@ -151,13 +154,13 @@ export const contextFieldRoutes: RouteModule = async (app, { deps, act }) => {
       params: Type.Object({ name: UrlFriendlyName, value: Type.String({ minLength: 1, maxLength: 100 }) }),
     }),
     async (request, reply) => {
-      await act(request, (uow) => removeLegalValue(uow, request.params.name, request.params.value));
+      await act(request, (uow) => removeLegalValue(uow, request.params.name, request.params.value, INSTANCE_FIELDS));
       return reply.status(200).send();
     },
   );
 
   app.delete(`${CONTEXT}/:name`, route(can('DELETE_CONTEXT_FIELD'), { params: NameParams }), async (request, reply) => {
-    await act(request, (uow) => deleteContextField(uow, request.params.name));
+    await act(request, (uow) => deleteContextField(uow, request.params.name, INSTANCE_FIELDS));
     return reply.status(200).send();
   });
 };

@@ -49,9 +49,8 @@ import {
   ValidateFeatureSchema,
   VariantsSchema,
 } from './features.schemas.js';
-import { can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
+import { alsoIn, can, FLAG_PARAM, PROJECT_PARAM } from './plugins/access.js';
 import { actorOf } from './plugins/route-access.js';
-import { assertActorMay } from '../domain/access/permissions.js';
 import { validationError } from './plugins/error-handler.js';
 import { validateDocument } from './plugins/validation.js';
 
@@ -204,11 +203,15 @@ export const featureRoutes: RouteModule = async (app, { deps, act }) => {
 
   app.post(
     `${FEATURE}/changeProject`,
-    route(can('UPDATE_FEATURE', PROJECT_PARAM), { params: FeatureParams, body: ChangeProjectSchema }),
+    // Moving a flag in is creating one there: the target project must be visible and allow it too.
+    route(
+      alsoIn(can('UPDATE_FEATURE', PROJECT_PARAM), 'CREATE_FEATURE', (request) => [
+        (request.body as { newProjectId: string }).newProjectId,
+      ]),
+      { params: FeatureParams, body: ChangeProjectSchema },
+    ),
     async (request, reply) => {
       const { projectId, featureName } = request.params;
-      // Moving a flag in is creating one there: the target project must allow it too.
-      assertActorMay(actorOf(request), 'CREATE_FEATURE', request.body.newProjectId);
       await act(request, (uow) => changeFeatureProject(uow, projectId, featureName, request.body.newProjectId));
       return reply.status(200).send();
     },

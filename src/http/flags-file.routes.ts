@@ -1,3 +1,4 @@
+import { actorOf } from './plugins/route-access.js';
 import { Type } from '@sinclair/typebox';
 import { applyAnswer, applyWholeFlagsFile } from '../domain/flags-file/apply-flags-file.js';
 import { exportFlagsFile } from '../domain/flags-file/export-flags-file.js';
@@ -21,7 +22,8 @@ export const flagsFileRoutes: RouteModule = async (app, { deps, act }) => {
       querystring: Type.Object({ project: Type.Optional(UrlFriendlyName), archived: Type.Optional(Type.Boolean()) }),
       ok: FlagsFileSchema,
     }),
-    async (request) => exportFlagsFile(deps.db, { project: request.query.project, includeArchived: request.query.archived }),
+    async (request) =>
+      exportFlagsFile(deps.db, actorOf(request), { project: request.query.project, includeArchived: request.query.archived }),
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import { inUnitOfWork, type Actor, type UnitOfWork } from '../db/unit-of-work.js';
-import { assertActorMay } from '../domain/access/permissions.js';
-import { assertProjectVisible, projectsHiddenFrom } from '../domain/access/project-visibility.js';
+import { authorize } from '../domain/access/authorize.js';
+import { projectsHiddenFrom } from '../domain/access/project-visibility.js';
 import {
   assessChange,
   cleanupSteps,
@@ -103,7 +103,7 @@ async function flagProject(call: ToolCall, featureName: string, projectId?: stri
   if (project === undefined || (projectId !== undefined && projectId !== project)) {
     throw new NotFoundError(`Could not find flag "${featureName}"${projectId ? ` in project "${projectId}"` : ''}`);
   }
-  await assertProjectVisible(call.deps.db, call.actor, project);
+  await authorize(call.deps.db, call.actor, { permission: 'READ', project: project });
   return project;
 }
 
@@ -221,7 +221,7 @@ export const MCP_TOOLS: McpTool[] = [
     }),
     effect: 'read',
     async run({ projectId, query, limit }, call) {
-      if (projectId) await assertProjectVisible(call.deps.db, call.actor, projectId);
+      if (projectId) await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
       const { features, total } = await searchFeatures(
         call.deps.db,
         { ...(query ? { query } : {}), ...(projectId ? { project: `IS:${projectId}` } : {}), limit: String(limit ?? 25) },
@@ -297,8 +297,7 @@ export const MCP_TOOLS: McpTool[] = [
     effect: 'write',
     async run({ projectId, name, type, description, impressionData }, call) {
       const project = projectId ?? 'default';
-      await assertProjectVisible(call.deps.db, call.actor, project);
-      assertActorMay(call.actor, 'CREATE_FEATURE', project);
+      await authorize(call.deps.db, call.actor, { permission: 'CREATE_FEATURE', project });
       await validateFeatureName(call.deps.db, name, project);
       await call.act((uow) =>
         createFeature(uow, { project, name, type, description, ...(impressionData === undefined ? {} : { impressionData }) }),
@@ -587,7 +586,7 @@ export const MCP_TOOLS: McpTool[] = [
     input: args({ projectId: ProjectId, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '25 unless given' })) }),
     effect: 'read',
     async run({ projectId, limit }, call) {
-      if (projectId) await assertProjectVisible(call.deps.db, call.actor, projectId);
+      if (projectId) await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
       const search = (filter: Record<string, string>) =>
         searchFeatures(
           call.deps.db,
@@ -633,7 +632,7 @@ export const MCP_TOOLS: McpTool[] = [
     }),
     effect: 'read',
     async run({ environment, context, projectId, featureName }, call) {
-      if (projectId) await assertProjectVisible(call.deps.db, call.actor, projectId);
+      if (projectId) await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
       const [{ features, configuration }] = (await playgroundEnvironments(
         call.deps,
         call.actor,
@@ -672,7 +671,8 @@ export const MCP_TOOLS: McpTool[] = [
   tool({
     name: 'search_events',
     title: 'Who changed what',
-    description: "The event log: one flag's history for anyone who may see the flag; the whole log (by project, type or agent) for Admins.",
+    description:
+      'The event log (by flag, project, type or agent): the events of flags and projects the caller can see; the whole log for Admins.',
     input: args({
       featureName: Type.Optional(FeatureName),
       projectId: ProjectId,
@@ -683,8 +683,8 @@ export const MCP_TOOLS: McpTool[] = [
     effect: 'read',
     async run({ featureName, projectId, type, via, limit }, call) {
       if (featureName) await flagProject(call, featureName, projectId);
-      else assertActorMay(call.actor, 'ADMIN');
-      const { events, total } = await searchEvents(call.deps.db, {
+      else if (projectId) await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
+      const { events, total } = await searchEvents(call.deps.db, call.actor, {
         ...(featureName ? { feature: `IS:${featureName}` } : {}),
         ...(projectId ? { project: `IS:${projectId}` } : {}),
         ...(type ? { type: `IS:${type}` } : {}),
@@ -722,7 +722,7 @@ export const MCP_TOOLS: McpTool[] = [
     }),
     effect: 'write',
     async run({ projectId, environment, title }, call) {
-      await assertProjectVisible(call.deps.db, call.actor, projectId);
+      await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
       const draft = (await listPendingChangeRequests(call.deps.db, projectId, call.actor)).find(
         (cr) => cr.environment === environment && cr.state === 'Draft',
       );
@@ -749,7 +749,7 @@ export const MCP_TOOLS: McpTool[] = [
     input: args({ projectId: Name('Project id'), id: Type.Integer({ minimum: 1, description: 'The change request number' }) }),
     effect: 'read',
     async run({ projectId, id }, call) {
-      await assertProjectVisible(call.deps.db, call.actor, projectId);
+      await authorize(call.deps.db, call.actor, { permission: 'READ', project: projectId });
       const view = await getChangeRequest(call.deps.db, projectId, id);
       const changes = view.features.flatMap((feature) =>
         feature.changes.map((change) => ({ feature: feature.name, action: change.action })),

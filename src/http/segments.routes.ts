@@ -1,3 +1,4 @@
+import { actorOf } from './plugins/route-access.js';
 import { Type } from '@sinclair/typebox';
 import {
   createSegment,
@@ -93,6 +94,6 @@ export const segmentRoutes: RouteModule = async (app, { deps, act }) => {
   });
 
   app.get(`${SEGMENTS}/:id/strategies`, route(can('READ'), { params: IdParams, ok: SegmentStrategiesSchema }), async (request) => ({
-    strategies: await listSegmentStrategies(deps.db, Number(request.params.id)),
+    strategies: await listSegmentStrategies(deps.db, actorOf(request), Number(request.params.id)),
   }));
 };

@@ -1,3 +1,4 @@
+import { READER_EVENT_TYPES } from '../../src/domain/events/event-log.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expectError, expectStatus, getOk } from '../helpers/assertions.js';
@@ -227,27 +228,53 @@ describe('bad search input is a 400 naming the parameter', () => {
     expectError(await ctx.admin.get('/api/admin/search/events?limit=1&limit=2'), 400, 'BadDataError');
   });
 
-  test('searching the log takes the ADMIN permission, as reading the whole log does; without credentials it is a 401', async () => {
-    // The log holds people's emails, addresses and sign-in refusals: a Viewer reading it through search read all of it.
+  test("anyone signed in searches the events of flags and projects they can see; people's and tokens' events stay the Admins'", async () => {
+    // Unleash answers event search to anyone signed in, and a flag's history page reads it.
     const viewer = await createUserSession(ctx, 'Viewer');
+    const hidden = uniqueName('hidden');
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: hidden, name: hidden, mode: 'private' }), 201);
+    const hiddenFlag = uniqueName('hidden-flag');
+    expectStatus(await ctx.admin.post(`/api/admin/projects/${hidden}/features`, { name: hiddenFlag }), 201);
+    expectError(
+      await ctx.as().post('/auth/simple/login', { username: 'nobody-here', password: 'wrong-password' }),
+      401,
+      'PasswordMismatch',
+    );
     for (const cookie of [editor.cookie, viewer.cookie]) {
       const client = ctx.withCookie(cookie);
+      const flagEvents = await client.get(`/api/admin/search/events?project=IS:${project}&type=IS:feature-created`);
+      expectStatus(flagEvents, 200);
+      assert.deepEqual(
+        (flagEvents.json() as SearchResult).events.map((e) => e.featureName),
+        [flags.beta, flags.alpha],
+      );
+      assert.equal((flagEvents.json() as SearchResult).total, 2);
       for (const url of [
-        `/api/admin/search/events?project=IS:${project}`,
         '/api/admin/search/events?type=IS:user-sign-in-refused',
-        '/api/admin/events',
+        '/api/admin/search/events?type=IS:user-created',
+        '/api/admin/search/events?type=IS:api-token-created',
+        `/api/admin/search/events?project=IS:${hidden}`,
+        `/api/admin/search/events?feature=IS:${hiddenFlag}`,
       ]) {
-        const refused = expectError(await client.get(url), 403, 'PermissionError');
-        assert.deepEqual(refused.permissions, ['ADMIN'], url);
+        const answer = await client.get(url);
+        expectStatus(answer, 200);
+        assert.deepEqual((answer.json() as SearchResult).events, [], url);
+        assert.equal((answer.json() as SearchResult).total, 0, url);
       }
+      const everything = await client.get('/api/admin/search/events?limit=1000');
+      const types = new Set((everything.json() as SearchResult).events.map((event) => event.type));
+      for (const type of types) assert.ok(READER_EVENT_TYPES.includes(type as never), type);
+      assert.equal(JSON.stringify(everything.json()).includes(hidden), false);
+      const refused = expectError(await client.get('/api/admin/events'), 403, 'PermissionError');
+      assert.deepEqual(refused.permissions, ['ADMIN']);
     }
     const admin = await createUserSession(ctx, 'Admin');
-    const response = await ctx.withCookie(admin.cookie).get(`/api/admin/search/events?project=IS:${project}&type=IS:feature-created`);
-    expectStatus(response, 200);
-    const body = response.json() as SearchResult;
+    const refusals = await ctx.withCookie(admin.cookie).get('/api/admin/search/events?type=IS:user-sign-in-refused');
+    assert.ok((refusals.json() as SearchResult).total >= 1);
+    const hiddenForAdmin = await ctx.withCookie(admin.cookie).get(`/api/admin/search/events?feature=IS:${hiddenFlag}`);
     assert.deepEqual(
-      body.events.map((e) => e.featureName),
-      [flags.beta, flags.alpha],
+      (hiddenForAdmin.json() as SearchResult).events.map((e) => e.type),
+      ['feature-created'],
     );
     expectError(await ctx.as().get('/api/admin/search/events'), 401, 'AuthenticationRequired');
   });

@@ -1,3 +1,4 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Actor } from '../../db/unit-of-work.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -8,7 +9,7 @@ import { NotFoundError } from '../../shared/errors.js';
  */
 type RestrictedActor = Extract<Actor, { kind: 'user' }>;
 export function isRestricted(actor: Actor): actor is RestrictedActor {
-  return actor.kind === 'user' && actor.rootRole !== 'Admin';
+  return actor.kind === 'user' && !actor.rootPermissions.has('ADMIN');
 }
 
 /** The private projects `actor` is no member of: what every list and read leaves out for them. */
@@ -16,6 +17,20 @@ export async function projectsHiddenFrom(db: Db, actor: Actor): Promise<Readonly
   if (!isRestricted(actor)) return new Set();
   const rows = await db.selectFrom('projects').select('id').where('mode', '=', 'private').execute();
   return new Set(rows.map((row) => row.id).filter((id) => !actor.projects.has(id)));
+}
+
+/**
+ * A condition for a read's `where`: the row's project (`column`, which may be null for what belongs to no project) is
+ * one `actor` may see. Every read that returns or names flags, strategies, change requests, fields or usage of
+ * projects takes it, so a private project is left out where the data is read rather than route by route.
+ */
+export function inProjectVisibleTo(actor: Actor, column: string): Expression<SqlBool> {
+  if (!isRestricted(actor)) return sql<SqlBool>`true`;
+  const memberOf = [...actor.projects.keys()];
+  const hidden = sql`select p.id from projects p where p.mode = 'private'${
+    memberOf.length > 0 ? sql` and p.id not in (${sql.join(memberOf)})` : sql``
+  }`;
+  return sql<SqlBool>`(${sql.ref(column)} is null or ${sql.ref(column)} not in (${hidden}))`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import type { Selectable } from 'kysely';
 import type { ChangeRequestChangesTable, ChangeRequestState, ChangeRequestsTable } from '../../db/schema.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -321,6 +322,8 @@ export async function openChangeRequestsOf(db: Db, actor: Actor): Promise<{ toRe
     .selectAll('cr')
     .where('cr.state', '=', 'In review')
     .where('cr.created_by_user_id', '!=', me)
+    // Reviewing is a project permission an Editor's root role holds everywhere; a private project's stay its own.
+    .where(inProjectVisibleTo(actor, 'cr.project'))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -340,6 +343,7 @@ export async function openChangeRequestsOf(db: Db, actor: Actor): Promise<{ toRe
     .selectAll()
     .where('created_by_user_id', '=', me)
     .where('state', 'in', OPEN_STATES)
+    .where(inProjectVisibleTo(actor, 'project'))
     .orderBy('id')
     .limit(MAX_LISTED)
     .execute();

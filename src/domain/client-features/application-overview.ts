@@ -1,3 +1,5 @@
+import type { Actor } from '../../db/unit-of-work.js';
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import { sql } from 'kysely';
 import semver from 'semver';
 import type { Db } from '../../db/database.js';
@@ -98,7 +100,7 @@ interface OverviewEnvironment {
  * evaluated (the names it asked for that no flag has are its missing features), the projects those flags are in,
  * and the strategies it runs that Vexil does not define.
  */
-export async function applicationOverview(db: Db, appName: string, now: Date) {
+export async function applicationOverview(db: Db, actor: Actor, appName: string, now: Date) {
   const application = await db.selectFrom('client_applications').select('strategies').where('app_name', '=', appName).executeTakeFirst();
   if (!application) throw new NotFoundError(`Could not find the application "${appName}"`);
   const since = new Date(now.getTime() - RECENT_MS);
@@ -119,6 +121,7 @@ export async function applicationOverview(db: Db, appName: string, now: Date) {
       .selectFrom('feature_usage_hourly as h')
       .innerJoin('features as f', 'f.name', 'h.feature_name')
       .where('h.app_name', '=', appName)
+      .where(inProjectVisibleTo(actor, 'f.project'))
       .select(['h.environment', 'f.project', 'f.name'])
       .distinct()
       .execute(),

@@ -1,3 +1,5 @@
+import type { Actor } from '../../db/unit-of-work.js';
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { parseWholeNumber } from '../../shared/filters.js';
@@ -72,7 +74,7 @@ const FLAGS_WINDOW_MS = 7 * 24 * 3_600_000;
  * One application: its instances, the flags it evaluated in the last week (with their counts), and the names it
  * asked for that no flag has.
  */
-export async function getApplication(db: Db, appName: string, now: Date) {
+export async function getApplication(db: Db, actor: Actor, appName: string, now: Date) {
   const application = await db.selectFrom('client_applications').selectAll().where('app_name', '=', appName).executeTakeFirst();
   if (!application) return undefined;
   const [instances, flags, missing] = await Promise.all([
@@ -96,6 +98,7 @@ export async function getApplication(db: Db, appName: string, now: Date) {
       ])
       .where('u.app_name', '=', appName)
       .where('u.hour', '>=', new Date(now.getTime() - FLAGS_WINDOW_MS))
+      .where(inProjectVisibleTo(actor, 'f.project'))
       .groupBy(['u.feature_name', 'f.project', 'u.environment'])
       .orderBy('u.feature_name')
       .orderBy('u.environment')

@@ -1,5 +1,6 @@
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import { isDeepStrictEqual } from 'node:util';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, repeatedKeys, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage, joinWords, strategyUse, type FlagUsage } from '../../shared/flag-usage.js';
@@ -22,8 +23,12 @@ export interface CreateContextFieldInput {
 
 export type UpdateContextFieldInput = Omit<CreateContextFieldInput, 'name' | 'project'>;
 
-/** Where a request reaches fields: a project's own only, or (none) every field. */
-export type FieldScope = { project?: string };
+/**
+ * Where a request reaches fields: a project's own only, the instance's own only (`project: null`, the global routes,
+ * which never reach a project's field), or (none) every field; `visibleTo` leaves out the fields of projects that
+ * actor may not see.
+ */
+export type FieldScope = { project?: string | null; visibleTo?: Actor };
 
 /** Legal values are unique by value; a description is kept only when given. */
 function normalizeLegalValues(legalValues: LegalValue[]): LegalValue[] {
@@ -56,7 +61,7 @@ export async function createContextField(uow: UnitOfWork, input: CreateContextFi
     .returningAll()
     .executeTakeFirstOrThrow();
   const field = toContextFieldView(row);
-  await recordEvent(uow, { type: 'context-field-created', data: field });
+  await recordEvent(uow, { type: 'context-field-created', data: field, project: field.project ?? null });
   return field;
 }
 
@@ -95,7 +100,7 @@ export async function updateContextField(
     .returningAll()
     .executeTakeFirstOrThrow();
   const after = toContextFieldView(row);
-  await recordEvent(uow, { type: 'context-field-updated', data: after, preData: before });
+  await recordEvent(uow, { type: 'context-field-updated', data: after, preData: before, project: after.project ?? null });
   return after;
 }
 
@@ -143,7 +148,7 @@ export async function deleteContextField(uow: UnitOfWork, name: string, scope: F
     throw new ConflictError(`Context field "${name}" is used in constraints of ${joinWords(users)}; remove those constraints first`);
   }
   await uow.tx.deleteFrom('context_fields').where('name', '=', name).execute();
-  await recordEvent(uow, { type: 'context-field-deleted', preData: before });
+  await recordEvent(uow, { type: 'context-field-deleted', preData: before, project: before.project ?? null });
 }
 
 export interface LegalValue {
@@ -179,20 +184,27 @@ export function toContextFieldView(row: Selectable<ContextFieldsTable>): Context
  * The instance's fields (with every project's too when `includeProjects`), or one project's own (as Unleash lists
  * them on the project's page).
  */
-export async function listContextFields(db: Db, which: { project?: string; includeProjects?: boolean } = {}): Promise<ContextFieldView[]> {
+export async function listContextFields(
+  db: Db,
+  which: { project?: string; includeProjects?: boolean; visibleTo?: Actor } = {},
+): Promise<ContextFieldView[]> {
   let query = db.selectFrom('context_fields').selectAll().orderBy('sort_order').orderBy('name');
   if (which.project !== undefined) query = query.where('project', '=', which.project);
   else if (!which.includeProjects) query = query.where('project', 'is', null);
+  if (which.visibleTo) query = query.where(inProjectVisibleTo(which.visibleTo, 'project'));
   return (await query.execute()).map(toContextFieldView);
 }
 
 /** The context field `name` (a 404 when the scope names a project it is not of), locked for the caller's transaction when asked. */
 export async function findContextField(db: Db, name: string, lock = false, scope: FieldScope = {}): Promise<ContextFieldView> {
   let query = db.selectFrom('context_fields').selectAll().where('name', '=', name);
+  if (scope.visibleTo) query = query.where(inProjectVisibleTo(scope.visibleTo, 'project'));
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row || (scope.project !== undefined && row.project !== scope.project)) {
-    throw new NotFoundError(`Could not find context field "${name}"${scope.project !== undefined ? ` in project "${scope.project}"` : ''}`);
+    const where =
+      scope.project === null ? " among the instance's own fields" : scope.project !== undefined ? ` in project "${scope.project}"` : '';
+    throw new NotFoundError(`Could not find context field "${name}"${where}`);
   }
   return toContextFieldView(row);
 }
@@ -222,13 +234,14 @@ export interface ContextFieldStrategyView {
   strategyName: string;
 }
 
-async function strategiesConstrainingOn(db: Db, name: string, project?: string) {
+async function strategiesConstrainingOn(db: Db, name: string, project?: string, visibleTo?: Actor) {
   return db
     .selectFrom('feature_strategies as fs')
     .innerJoin('features as f', 'f.name', 'fs.feature_name')
     .select(['fs.id', 'fs.feature_name', 'f.project', 'fs.environment', 'fs.strategy_name', 'f.archived_at'])
     .where(constrainsOn('fs.constraints', name))
     .$if(project !== undefined, (query) => query.where('f.project', '=', project!))
+    .$if(visibleTo !== undefined, (query) => query.where(inProjectVisibleTo(visibleTo!, 'f.project')))
     .orderBy('fs.feature_name')
     .orderBy('fs.environment')
     .orderBy('fs.sort_order')
@@ -240,8 +253,13 @@ async function strategiesConstrainingOn(db: Db, name: string, project?: string) 
  * Strategies constraining on `name`, archived flags' included. Like Unleash, a name that is not a defined field
  * lists its strategies too (SDKs evaluate any context property), so this is never a 404.
  */
-export async function listContextFieldStrategies(db: Db, name: string, project?: string): Promise<ContextFieldStrategyView[]> {
-  const rows = await strategiesConstrainingOn(db, name, project);
+export async function listContextFieldStrategies(
+  db: Db,
+  visibleTo: Actor,
+  name: string,
+  project?: string,
+): Promise<ContextFieldStrategyView[]> {
+  const rows = await strategiesConstrainingOn(db, name, project, visibleTo);
   return rows.map(strategyUse);
 }
 

@@ -5,7 +5,10 @@ import type { Database, EventsTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
 import { likePattern, parseDay, parseFilter, parseUserIds, parseWholeNumber, type Filter } from '../../shared/filters.js';
 import { describeEvent } from './event-descriptions.js';
-import { SPEC_EVENT_TYPES, isEventType } from './event-types.js';
+import { EVENT_TYPES, type EventType, SPEC_EVENT_TYPES, isEventType } from './event-types.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import { actorMay } from '../access/permissions.js';
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import { ALL_EVENTS_SCOPE, creatorScope, projectScope, typeScope } from './event-counts.js';
 import type { EventTag } from './record-event.js';
 
@@ -175,10 +178,31 @@ function applyFilters(query: EventQuery, parameters: EventSearchParameters): { f
   return { filtered, applied };
 }
 
-export async function searchEvents(db: Db, parameters: EventSearchParameters): Promise<{ events: EventView[]; total: number }> {
+/**
+ * The events someone without the Admin role may read: those of flags, their configuration and change requests, and
+ * of projects, in the projects they can see. Events about people, sign-ins, tokens, roles, integrations and settings
+ * stay the Admins'.
+ */
+const READER_EVENT =
+  /^(feature-(?!(un)?favorited$)|strategy-|context-field-|segment-|tag-|change-|release-plan-|safeguard-|project-(created|updated|deleted|archived|revived|environment-added|environment-removed)$|default-strategy-updated$|features-(exported|imported)$|review-bypassed$)/;
+export const READER_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((type) => READER_EVENT.test(type));
+
+/** The events `actor` may read: all of them for an Admin, the readers' kinds in visible projects for anyone else. */
+function readableBy(actor: Actor, query: EventQuery): EventQuery {
+  if (actorMay(actor, 'ADMIN')) return query;
+  return query.where('type', 'in', READER_EVENT_TYPES).where(inProjectVisibleTo(actor, 'project'));
+}
+
+export async function searchEvents(
+  db: Db,
+  actor: Actor,
+  parameters: EventSearchParameters,
+): Promise<{ events: EventView[]; total: number }> {
   const limit = parseWholeNumber('limit', parameters.limit, 50, 1, 1000);
   const offset = parseWholeNumber('offset', parameters.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  const { filtered, applied } = applyFilters(db.selectFrom('events'), parameters);
+  const { filtered, applied } = applyFilters(readableBy(actor, db.selectFrom('events')), parameters);
+  // The counters count every event: a reader's share is counted exactly, within the read's time bound.
+  if (!actorMay(actor, 'ADMIN')) applied.push('reader');
   // Newest first by time, id breaking ties: every filter has an index in this order (migration 0004).
   // One after the other: a bounded read runs on one connection, where overlapping queries only queue (and pg warns).
   const rows = await filtered.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();

@@ -1,5 +1,6 @@
+import { assertProjectVisible, inProjectVisibleTo } from '../access/project-visibility.js';
 import type { Db } from '../../db/database.js';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { MAX_FILE_FLAGS } from '../flags-file/apply-flags-file.js';
 import { listContextFields } from '../context-fields/context-fields.js';
@@ -79,8 +80,14 @@ export interface ExportQuery {
   project?: string;
 }
 
-async function selectedFeatureRows(db: Db, query: ExportQuery) {
-  let select = db.selectFrom('features').selectAll().where('archived_at', 'is', null).orderBy('created_at').orderBy('name');
+async function selectedFeatureRows(db: Db, actor: Actor, query: ExportQuery) {
+  let select = db
+    .selectFrom('features')
+    .selectAll()
+    .where('archived_at', 'is', null)
+    .where(inProjectVisibleTo(actor, 'project'))
+    .orderBy('created_at')
+    .orderBy('name');
   if (query.features && query.features.length > 0) {
     select = select.where('name', 'in', query.features);
   } else if (query.tag !== undefined) {
@@ -116,10 +123,12 @@ function usedContextNames(strategies: ExportedStrategy[], environments: Exported
   return names;
 }
 
-export async function exportFeatures(db: Db, query: ExportQuery): Promise<ExportResult> {
+/** The flags `query` selects that `actor` may see (a project it may not see is a 404, as its paths are). */
+export async function exportFeatures(db: Db, actor: Actor, query: ExportQuery): Promise<ExportResult> {
+  if (query.project !== undefined) await assertProjectVisible(db, actor, query.project);
   const environments = await listEnvironments(db);
   if (!environments.some((e) => e.name === query.environment)) throw new NotFoundError(`Could not find environment "${query.environment}"`);
-  const rows = await selectedFeatureRows(db, query);
+  const rows = await selectedFeatureRows(db, actor, query);
   if (rows.length > MAX_FILE_FLAGS) {
     throw new BadDataError(
       `An export holds at most ${MAX_FILE_FLAGS} flags, as many as an import takes; choose a project, a tag or flag names`,

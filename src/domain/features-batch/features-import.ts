@@ -1,3 +1,4 @@
+import { assertProjectVisible, projectsHiddenFrom } from '../access/project-visibility.js';
 import type { Db } from '../../db/database.js';
 import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError, PermissionError } from '../../shared/errors.js';
@@ -105,7 +106,9 @@ function strategyKey(
 /** What importing the document would meet here, read in one go (the caller's transaction on import). */
 async function assess(db: Db, actor: Actor, document: ImportDocument): Promise<Assessment> {
   const { project, environment, data } = document;
-  const projects = await listProjects(db);
+  // A project the caller may not see is a 404, as its paths are.
+  await assertProjectVisible(db, actor, project);
+  const [projects, hidden] = await Promise.all([listProjects(db), projectsHiddenFrom(db, actor)]);
   const target = projects.find((p) => p.id === project);
   if (!target) throw new NotFoundError(`Could not find project "${project}"`);
   const environmentRow = await db.selectFrom('environments').select('name').where('name', '=', environment).executeTakeFirst();
@@ -133,7 +136,9 @@ async function assess(db: Db, actor: Actor, document: ImportDocument): Promise<A
     listed.add(feature.name);
     const row = stored.get(feature.name);
     if (row && row.project !== project) {
-      errors.push({ message: MESSAGES.otherProject(project), item: `${feature.name} (in project ${row.project})`, path });
+      // Flag names are unique across projects, so the clash is said; which project holds the flag only when visible.
+      const item = hidden.has(row.project) ? feature.name : `${feature.name} (in project ${row.project})`;
+      errors.push({ message: MESSAGES.otherProject(project), item, path });
     } else if (row?.archived_at) warnings.push({ message: MESSAGES.archived, item: feature.name, path });
     else if (row) warnings.push({ message: MESSAGES.existing, item: feature.name, path });
   }

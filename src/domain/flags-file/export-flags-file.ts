@@ -1,4 +1,6 @@
 import type { Db } from '../../db/database.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import { assertProjectVisible, projectsHiddenFrom } from '../access/project-visibility.js';
 import { listContextFields } from '../context-fields/context-fields.js';
 import { listEnvironments } from '../environments/environments.js';
 import { loadFeatureViews, type StrategyView } from '../features/feature-views.js';
@@ -31,16 +33,19 @@ function fileStrategy(strategy: StrategyView, segmentNames: Map<number, string>)
 }
 
 /** The current configuration as a flags file: what `apply` of it on another instance reproduces. */
-export async function exportFlagsFile(db: Db, scope: ExportScope = {}): Promise<FlagsFile> {
-  const [environments, contextFields, tagTypes, definitions, segments, projects] = await Promise.all([
+export async function exportFlagsFile(db: Db, actor: Actor, scope: ExportScope = {}): Promise<FlagsFile> {
+  // A project the reader may not see is a 404, as its paths are; the whole file leaves such projects out.
+  if (scope.project !== undefined) await assertProjectVisible(db, actor, scope.project);
+  const [environments, contextFields, tagTypes, definitions, segments, projects, hidden] = await Promise.all([
     listEnvironments(db),
-    listContextFields(db, { includeProjects: true }),
+    listContextFields(db, { includeProjects: true, visibleTo: actor }),
     listTagTypes(db),
     listStrategyDefinitions(db),
     listSegments(db),
     listProjects(db),
+    projectsHiddenFrom(db, actor),
   ]);
-  const chosenProjects = projects.filter((p) => scope.project === undefined || p.id === scope.project);
+  const chosenProjects = projects.filter((p) => !hidden.has(p.id) && (scope.project === undefined || p.id === scope.project));
   let query = db
     .selectFrom('features')
     .selectAll()

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { UnitOfWork } from '../../db/unit-of-work.js';
+import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { actorIdentity } from '../access/actor.js';
+import { inProjectVisibleTo } from '../access/project-visibility.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordEvent } from '../events/record-event.js';
 import { normalizeConstraints, validateConstraints } from '../features/constraints.js';
@@ -193,13 +194,18 @@ export async function assertSegmentNameFree(db: Db, name: string): Promise<void>
 }
 
 /** Strategies using the segment, archived flags' included, by flag and environment. */
-export async function strategiesUsingSegment(db: Db, id: number): Promise<Array<SegmentStrategyView & { archived: boolean }>> {
+export async function strategiesUsingSegment(
+  db: Db,
+  id: number,
+  visibleTo?: Actor,
+): Promise<Array<SegmentStrategyView & { archived: boolean }>> {
   const rows = await db
     .selectFrom('feature_strategy_segments as fss')
     .innerJoin('feature_strategies as fs', 'fs.id', 'fss.strategy_id')
     .innerJoin('features as f', 'f.name', 'fs.feature_name')
     .select(['fs.id', 'fs.feature_name', 'f.project', 'fs.environment', 'fs.strategy_name', 'f.archived_at'])
     .where('fss.segment_id', '=', id)
+    .$if(visibleTo !== undefined, (query) => query.where(inProjectVisibleTo(visibleTo!, 'f.project')))
     .orderBy('fs.feature_name')
     .orderBy('fs.environment')
     .orderBy('fs.sort_order')
@@ -208,9 +214,9 @@ export async function strategiesUsingSegment(db: Db, id: number): Promise<Array<
   return rows.map((row) => ({ ...strategyUse(row), archived: row.archived_at !== null }));
 }
 
-export async function listSegmentStrategies(db: Db, id: number): Promise<SegmentStrategyView[]> {
+export async function listSegmentStrategies(db: Db, actor: Actor, id: number): Promise<SegmentStrategyView[]> {
   await findSegment(db, id);
-  return (await strategiesUsingSegment(db, id)).map(({ archived: _archived, ...strategy }) => strategy);
+  return (await strategiesUsingSegment(db, id, actor)).map(({ archived: _archived, ...strategy }) => strategy);
 }
 
 /** The segments a flag's strategy uses (Unleash's `GET /api/admin/segments/strategies/:strategyId`); an unknown strategy is a 404. */

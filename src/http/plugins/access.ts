@@ -18,7 +18,8 @@ import { stampSessionUse } from '../../domain/users/sessions.js';
 import { stampScimTokenUse } from '../../domain/scim/scim-token.js';
 import { stampMcpTokenUse } from '../../domain/agent-authorization/agent-authorization.js';
 import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
-import { actorMay, assertActorMay, type Permission } from '../../domain/access/permissions.js';
+import type { Permission } from '../../domain/access/permissions.js';
+import { authorize, needsProject } from '../../domain/access/authorize.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
@@ -27,6 +28,7 @@ import type { Config } from '../../config.js';
 import {
   actorOf,
   bearerToken,
+  type AlsoProjectsOf,
   type EnvironmentOf,
   type ProjectOf,
   type RouteAccess,
@@ -53,6 +55,9 @@ const SDK_TOKEN_CACHE_SIZE = 10_000;
 /** The project named by the path's `:projectId`. */
 export const PROJECT_PARAM: ProjectOf = (request) => (request.params as { projectId?: string }).projectId;
 
+/** The project of the flag named by the path's `:name` (the usage routes name flags so). */
+export const FLAG_NAME_PARAM: ProjectOf = (request, db) => projectOfFlag(db, (request.params as { name: string }).name);
+
 /** The project of the flag named by the path's `:featureName` (archived flags included). */
 export const FLAG_PARAM: ProjectOf = (request, db) => projectOfFlag(db, (request.params as { featureName: string }).featureName);
 
@@ -63,6 +68,15 @@ export const FLAG_PARAM: ProjectOf = (request, db) => projectOfFlag(db, (request
 export function can(permission: Permission, projectOf?: ProjectOf, environmentOf?: EnvironmentOf): RouteAccess {
   if (!projectOf) return { kind: 'permission', permission };
   return environmentOf ? { kind: 'permission', permission, projectOf, environmentOf } : { kind: 'permission', permission, projectOf };
+}
+
+/**
+ * `access` that also acts in every project `projectsOf` reads from the request (the project a flag moves to): each
+ * must be visible to the caller and grant `permission` there.
+ */
+export function alsoIn(access: RouteAccess, permission: Permission, projectsOf: AlsoProjectsOf['projectsOf']): RouteAccess {
+  if (access.kind !== 'permission') throw new Error('Only a permission can be asked in further projects');
+  return { ...access, alsoProjectsOf: { permission, projectsOf } };
 }
 
 export const SESSION_COOKIE = 'vexil-session';
@@ -98,6 +112,10 @@ async function assertPathProjectVisible(request: FastifyRequest, actor: Actor, d
     const project = await projectOfFlag(db, featureName);
     if (project !== undefined) await assertProjectVisible(db, actor, project);
   }
+}
+
+function alsoProjectsOf(access: { alsoProjectsOf?: AlsoProjectsOf }, request: FastifyRequest) {
+  return access.alsoProjectsOf && { permission: access.alsoProjectsOf.permission, projects: access.alsoProjectsOf.projectsOf(request) };
 }
 
 /**
@@ -214,13 +232,18 @@ export function registerAccessControl(
     if (access?.kind !== 'permission') return;
     const actor = actorOf(request);
     await assertPathProjectVisible(request, actor, deps.db);
-    if (access.projectOf && !actorMay(actor, access.permission)) {
-      // A role may hold a flag permission in some environments only: the path's `:environment` (or what the route
-      // reads from its body) is where it acts.
-      const environment = access.environmentOf ? access.environmentOf(request) : (request.params as { environment?: string }).environment;
-      assertActorMay(actor, access.permission, await access.projectOf(request, deps.db), environment);
+    if (!access.projectOf || !needsProject(actor, access.permission)) {
+      await authorize(deps.db, actor, { permission: access.permission, alsoIn: alsoProjectsOf(access, request) });
       return;
     }
-    assertActorMay(actor, access.permission);
+    // A role may hold a flag permission in some environments only: the path's `:environment` (or what the route
+    // reads from its body) is where it acts.
+    const environment = access.environmentOf ? access.environmentOf(request) : (request.params as { environment?: string }).environment;
+    await authorize(deps.db, actor, {
+      permission: access.permission,
+      project: await access.projectOf(request, deps.db),
+      environment,
+      alsoIn: alsoProjectsOf(access, request),
+    });
   });
 }

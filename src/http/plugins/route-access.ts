@@ -15,7 +15,7 @@ import type { SdkToken, SignalSource } from '../../domain/access/authenticate.js
  */
 export type RouteAccess =
   | { kind: 'public' }
-  | { kind: 'permission'; permission: Permission; projectOf?: ProjectOf; environmentOf?: EnvironmentOf }
+  | { kind: 'permission'; permission: Permission; projectOf?: ProjectOf; environmentOf?: EnvironmentOf; alsoProjectsOf?: AlsoProjectsOf }
   | { kind: 'client' }
   | { kind: 'frontend' }
   | { kind: 'sdk' }
@@ -49,6 +49,12 @@ export const SDK_CHANNEL_PATTERN = '^[0-9a-f]{64}$';
  * validation, and only when the caller's root role lacks the permission.
  */
 export type ProjectOf = (request: FastifyRequest, db: Db) => string | undefined | Promise<string | undefined>;
+
+/** Further projects a request names (validated), each of which it must be able to see and hold `permission` in. */
+export interface AlsoProjectsOf {
+  permission: Permission;
+  projectsOf: (request: FastifyRequest) => string[];
+}
 
 /** The environment a request acts in, where the path has no `:environment` (a body names it). */
 export type EnvironmentOf = (request: FastifyRequest) => string | undefined;
