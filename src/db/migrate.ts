@@ -33,6 +33,7 @@ import * as projectContextFields from './migrations/0030-project-context-fields.
 import * as edgeClients from './migrations/0031-edge-clients.js';
 import * as eventAgents from './migrations/0032-event-agents.js';
 import * as agentAuthorization from './migrations/0033-agent-authorization.js';
+import * as emailVerification from './migrations/0034-email-verification.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0031-edge-clients': edgeClients,
   '0032-event-agents': eventAgents,
   '0033-agent-authorization': agentAuthorization,
+  '0034-email-verification': emailVerification,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

@@ -11,6 +11,8 @@ export interface UsersTable {
   id: Generated<number>;
   username: string | null;
   email: string | null;
+  /** Whether an Admin, an identity provider or SCIM vouched for the email; false for invite sign-ups. */
+  email_verified: Generated<boolean>;
   name: string | null;
   image_url: string | null;
   password_hash: string | null;

@@ -41,10 +41,18 @@ describe('password reset links', () => {
   const signsIn = async (email: string, password: string) =>
     (await ctx.as().post('/auth/simple/login', { username: email, password })).statusCode;
 
-  test("an Admin's link shows whom it is for, sets the password once, and ends the person's sessions", async () => {
+  test("an Admin's link shows whom it is for, sets the password once, and ends the person's sessions and tokens", async () => {
     const { id, email } = await person();
     const session = await ctx.as().post('/auth/simple/login', { username: email, password: STRONG_PASSWORD });
     const cookie = `vexil-session=${session.cookies.find((c) => c.name === 'vexil-session')!.value}`;
+    // What someone who once held the session could have minted from it.
+    const pat = await ctx.withCookie(cookie).post('/api/admin/user/tokens', {
+      description: 'script',
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expectStatus(pat, 201);
+    const patSecret = (pat.json() as { secret: string }).secret;
+    expectStatus(await ctx.as(patSecret).get('/api/admin/user'), 200);
     const response = await ctx.admin.post('/api/admin/user-admin/reset-password', { id: email });
     expectStatus(response, 200);
     const made = response.json() as { resetPasswordUrl: string };
@@ -61,6 +69,7 @@ describe('password reset links', () => {
     assert.equal(await signsIn(email, NEW_PASSWORD), 200);
     assert.equal(await signsIn(email, STRONG_PASSWORD), 401);
     expectError(await ctx.withCookie(cookie).get('/api/admin/user'), 401, 'AuthenticationRequired');
+    expectError(await ctx.as(patSecret).get('/api/admin/user'), 401, 'UnauthorizedError');
     // Once only.
     expectError(await ctx.as().post('/auth/reset/password', { token, password: `${NEW_PASSWORD}x` }), 401, 'InvalidTokenError');
     expectError(await ctx.as().get(`/auth/reset/validate?token=${encodeURIComponent(token)}`), 401, 'InvalidTokenError');

@@ -10,7 +10,7 @@ import { eventsSince, lastEventId } from '../helpers/events.js';
 import { freePort } from '../helpers/free-port.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createProject, projectPath } from '../helpers/projects.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { STRONG_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Sign-in through a real OpenID Connect provider (`oidc-provider`, in this process), driven by a real browser:
 // the user is made at the first sign-in, the groups claim grants project access through SSO-mapped groups and
@@ -379,6 +379,20 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
       audit.signons.map(({ authType, failureReason }) => ({ authType, failureReason })),
       [{ authType: 'oidc', failureReason: 'This account is deactivated; ask an administrator to reactivate it' }],
     );
+  });
+
+  test('an account someone made through an invite link in another person’s name is never linked to that person’s sign-in', async () => {
+    const invite = await ctx.admin.post('/api/admin/invite-link/tokens', { expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    const { secret } = invite.json() as { secret: string };
+    const planted = await ctx.as().post(`/invite/${secret}/signup`, { email: 'ceo@acme.example', name: 'Not the CEO', password: STRONG_PASSWORD });
+    assert.equal(planted.statusCode, 200, planted.body);
+    provider.accounts.set('ceo', { email: 'ceo@acme.example', name: 'The CEO', groups: [] });
+
+    const attempt = await signInAs('ceo');
+    await refusedWith(attempt.page, /was made without confirming that email, so it is not linked/);
+    await attempt.context.close();
+    const rows = await ctx.db.selectFrom('users').select(['oidc_subject', 'email_verified']).where('email', '=', 'ceo@acme.example').execute();
+    assert.deepEqual(rows, [{ oidc_subject: null, email_verified: false }]);
   });
 
   test('the sign-in page offers the provider, and shows the refusal the server set in words, once; never words from the URL', async () => {

@@ -309,6 +309,12 @@ export async function revokeMcpToken(uow: UnitOfWork, id: number): Promise<void>
   });
 }
 
+/** Ends every agent token of a person (a password reset, a deactivation, a new sign-in link); answers how many. */
+export async function revokeAllMcpTokensOf(uow: UnitOfWork, userId: number): Promise<number> {
+  const removed = await uow.tx.deleteFrom('oauth_access_tokens').where('user_id', '=', userId).returning('id').execute();
+  return removed.length;
+}
+
 /** Stamps when an agent token was last used (authentication says when one is due). */
 export async function stampMcpTokenUse(db: Db, id: number, now: Date): Promise<void> {
   await db.updateTable('oauth_access_tokens').set({ seen_at: now }).where('id', '=', id).execute();

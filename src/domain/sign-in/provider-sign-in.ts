@@ -1,3 +1,4 @@
+import { endCredentials } from '../users/deactivation.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { syncSsoGroups } from '../groups/groups.js';
 import { emailAllowed, type SignInPolicy } from '../settings/sign-in-policy.js';
@@ -84,6 +85,12 @@ export async function signInThroughProvider(
       throw new SignInRefused(`The email ${identity.email} belongs to another account; ask an administrator`);
     }
     if (sameEmail?.deactivated_at) throw new SignInRefused(ACCOUNT_DEACTIVATED);
+    if (sameEmail && !sameEmail.email_verified) {
+      // Made through an invite link by whoever typed this address: linking would hand its maker the real person's roles.
+      throw new SignInRefused(
+        `An account with the email ${identity.email} was made without confirming that email, so it is not linked; ask an administrator`,
+      );
+    }
     if (sameEmail && !identity.emailVerified) {
       throw new SignInRefused(
         `An account with the email ${identity.email} exists, and the provider does not say it verified that email, so it is not linked`,
@@ -97,6 +104,8 @@ export async function signInThroughProvider(
     }
     user = sameEmail ?? (await createUser(uow, { email: identity.email, name: identity.name, rootRole: policy.defaultRootRole }));
     await linkSignInIdentity(uow, user.id, provider.issuer, identity.subject);
+    // From now on the provider decides who this is: what the account held before (sessions, tokens) ends.
+    if (sameEmail) await endCredentials(uow, user.id);
   } else {
     // Name and a verified email follow the provider at every later sign-in.
     user = await updateUser(uow, known.id, {

@@ -1,6 +1,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 import { removeAllUsersTokens } from '../personal-access-tokens/personal-access-tokens.js';
+import { revokeAllMcpTokensOf } from '../agent-authorization/agent-authorization.js';
 import { endSessions } from './sessions.js';
 import { assertNotLastAdmin, lockUser } from './users.js';
 
@@ -23,8 +24,23 @@ export async function setUserActive(uow: UnitOfWork, id: number, active: boolean
     await recordEvent(uow, { type: 'user-reactivated', data: who });
     return true;
   }
-  const sessions = await endSessions(uow, id, { allBut: undefined });
-  const tokens = await removeAllUsersTokens(uow, id);
+  const { sessions, tokens } = await endCredentials(uow, id);
   await recordEvent(uow, { type: 'user-deactivated', data: { ...who, sessionsEnded: sessions, tokensDeleted: tokens } });
   return true;
+}
+
+/**
+ * Ends everything a person holds, but `keepSessionId` (the browser changing its own password): sessions, personal
+ * access tokens and agent tokens. What a password reset, a deactivation and a new sign-in link do, so that someone who
+ * once held a session keeps nothing minted from it.
+ */
+export async function endCredentials(
+  uow: UnitOfWork,
+  userId: number,
+  keepSessionId?: string,
+): Promise<{ sessions: number; tokens: number }> {
+  const sessions = await endSessions(uow, userId, { allBut: keepSessionId });
+  if (keepSessionId !== undefined) return { sessions, tokens: 0 };
+  const tokens = (await removeAllUsersTokens(uow, userId)) + (await revokeAllMcpTokensOf(uow, userId));
+  return { sessions, tokens };
 }

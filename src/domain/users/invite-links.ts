@@ -170,6 +170,8 @@ export async function signUpWithInvite(
     ...(person.username ? { username: person.username } : {}),
     rootRole: link.root_role,
     passwordHash: person.passwordHash,
+    // Typed by whoever holds the link: never proof that the address is theirs.
+    emailVerified: false,
   });
   await uow.tx.insertInto('invite_link_users').values({ invite_link_id: link.id, user_id: user.id }).execute();
   await recordEvent(uow, { type: 'public-signup-token-user-added', data: { id: link.id, name: link.name, userId: user.id } });

@@ -1,3 +1,5 @@
+import { revokeAllMcpTokensOf } from '../agent-authorization/agent-authorization.js';
+import { removeAllUsersTokens } from '../personal-access-tokens/personal-access-tokens.js';
 import { sql } from 'kysely';
 import type { RootRoleName } from '../../db/schema.js';
 import type { UnitOfWork, Actor } from '../../db/unit-of-work.js';
@@ -27,9 +29,12 @@ export interface CreateUserInput {
   /** A custom root role held instead of `rootRole`. */
   customRootRoleId?: number | null;
   passwordHash?: string;
+  /** False when the person typed the email themselves (an invite sign-up): no identity provider links to it. */
+  emailVerified?: boolean;
 }
 
 export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promise<UserView> {
+  // Vouched for by whoever makes the account (an Admin, an identity provider, SCIM), unless the input says not.
   if (!input.username && !input.email) {
     throw new BadDataError('A user needs a username or an email', [
       { path: '/body/username', message: 'Give a username, an email, or both' },
@@ -43,6 +48,7 @@ export async function createUser(uow: UnitOfWork, input: CreateUserInput): Promi
       name: input.name ?? null,
       image_url: null,
       password_hash: input.passwordHash ?? null,
+      email_verified: input.emailVerified ?? true,
       root_role: input.rootRole,
       custom_root_role_id: input.customRootRoleId ?? null,
       created_at: uow.now,
@@ -176,6 +182,11 @@ export async function changeUserPassword(uow: UnitOfWork, id: number, passwordHa
     .where('user_id', '=', id)
     .$if(keepSessionId !== undefined, (query) => query.where('id_hash', '!=', hashToken(keepSessionId!)))
     .execute();
+  // A reset (no browser of theirs kept) is for a password someone else may have had: nothing minted with it survives.
+  if (keepSessionId === undefined) {
+    await removeAllUsersTokens(uow, id);
+    await revokeAllMcpTokensOf(uow, id);
+  }
   await recordEvent(uow, {
     type: 'user-password-changed',
     data: { id: user.id, username: user.username, email: user.email },
