@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -358,5 +359,65 @@ describe('logs never carry secrets', () => {
     assert.equal(redactUrl('/api/admin/projects/p?x=1'), '/api/admin/projects/p?x=1');
     assert.ok(!redactUrl('/api/admin/api-tokens/*:*.abc?x=1').includes('abc'));
     assert.equal(redactUrl('/auth/oidc/callback?code=one-time-code&state=s'), '/auth/oidc/callback?code=[redacted]&state=s');
+  });
+
+  test('a run that uses every kind of secret-bearing URL logs none of the secrets', async () => {
+    const lines: string[] = [];
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const app = await startTestApp({ logLevel: 'info', logStream });
+    try {
+      const secrets: string[] = [];
+      expectStatus(
+        await app.admin.post('/api/admin/user-admin', { username: 'logged-person', rootRole: 'Viewer', password: STRONG_PASSWORD }),
+        201,
+      );
+      const reset = await app.admin.post('/api/admin/user-admin/reset-password', { id: 'logged-person' });
+      expectStatus(reset, 200);
+      const resetToken = new URL((reset.json() as { resetPasswordUrl: string }).resetPasswordUrl, 'http://localhost').searchParams.get(
+        'token',
+      )!;
+      secrets.push(resetToken);
+      await app.as().get(`/auth/reset/validate?token=${encodeURIComponent(resetToken)}`);
+      await app.as().get(`/reset-password?token=${encodeURIComponent(resetToken)}`);
+      const invite = await app.admin.post('/api/admin/invite-link/tokens', {
+        name: 'logged',
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      });
+      expectStatus(invite, 201);
+      const inviteSecret = (invite.json() as { secret: string }).secret;
+      secrets.push(inviteSecret);
+      await app.as().get(`/invite/${inviteSecret}/validate`);
+      await app.as().post(`/invite/${inviteSecret}/signup`, { email: 'someone@example.com', name: 'S', password: 'short' });
+      await app.admin.get(`/api/admin/invite-link/tokens/${inviteSecret}`);
+      const projectToken = await app.admin.post('/api/admin/projects/default/api-tokens', {
+        tokenName: 'logged',
+        type: 'client',
+        environment: 'development',
+      });
+      expectStatus(projectToken, 201);
+      const projectSecret = (projectToken.json() as { secret: string }).secret;
+      secrets.push(projectSecret.slice(projectSecret.indexOf('.') + 1));
+      await app.admin.delete(`/api/admin/projects/default/api-tokens/${encodeURIComponent(projectSecret)}`);
+      const token = await app.admin.post('/api/admin/api-tokens', { tokenName: 'logged', type: 'client', environment: 'development' });
+      const secret = (token.json() as { secret: string }).secret;
+      secrets.push(secret.slice(secret.indexOf('.') + 1));
+      await app.admin.delete(`/api/admin/api-tokens/${encodeURIComponent(secret)}`);
+      await app.as().get('/auth/oidc/callback?code=one-time-code-123456&state=s');
+      secrets.push('one-time-code-123456');
+      const logged = lines.join('');
+      assert.ok(logged.includes('/invite/[redacted]/validate'), 'the requests were logged, masked');
+      assert.ok(
+        secrets.every((value) => typeof value === 'string' && value.length >= 16),
+        JSON.stringify(secrets),
+      );
+      for (const value of secrets) assert.equal(logged.includes(value), false, `${value} appears in the log`);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -134,8 +134,9 @@ describe('maintenance mode', () => {
     ).token;
     const scimToken = ((await ctx.admin.post('/api/admin/scim/token')).json() as { token: string }).token;
     const invite = (
-      await ctx.admin.post('/api/admin/invite-link/tokens', { expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
+      await ctx.admin.post('/api/admin/invite-link/tokens', { name: 'invited', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
     ).json() as { secret: string };
+    assert.match(invite.secret, /^\w{16,}/);
     const before = await lastEventId(ctx);
     expectStatus(await ctx.admin.post('/api/admin/maintenance', { enabled: true }), 204);
     const since = await lastEventId(ctx);

@@ -382,16 +382,25 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
   });
 
   test('an account someone made through an invite link in another person’s name is never linked to that person’s sign-in', async () => {
-    const invite = await ctx.admin.post('/api/admin/invite-link/tokens', { expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    const invite = await ctx.admin.post('/api/admin/invite-link/tokens', {
+      name: 'invited',
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     const { secret } = invite.json() as { secret: string };
-    const planted = await ctx.as().post(`/invite/${secret}/signup`, { email: 'ceo@acme.example', name: 'Not the CEO', password: STRONG_PASSWORD });
+    const planted = await ctx
+      .as()
+      .post(`/invite/${secret}/signup`, { email: 'ceo@acme.example', name: 'Not the CEO', password: STRONG_PASSWORD });
     assert.equal(planted.statusCode, 200, planted.body);
     provider.accounts.set('ceo', { email: 'ceo@acme.example', name: 'The CEO', groups: [] });
 
     const attempt = await signInAs('ceo');
     await refusedWith(attempt.page, /was made without confirming that email, so it is not linked/);
     await attempt.context.close();
-    const rows = await ctx.db.selectFrom('users').select(['oidc_subject', 'email_verified']).where('email', '=', 'ceo@acme.example').execute();
+    const rows = await ctx.db
+      .selectFrom('users')
+      .select(['oidc_subject', 'email_verified'])
+      .where('email', '=', 'ceo@acme.example')
+      .execute();
     assert.deepEqual(rows, [{ oidc_subject: null, email_verified: false }]);
   });
 
