@@ -248,13 +248,13 @@ export const authRoutes: RouteModule = async (app, { deps }) => {
       request.log.warn('A password reset email was asked for, but no SMTP server is configured (EMAIL_HOST): an Admin makes reset links');
       return reply.status(200).send();
     }
-    if (!deps.resetEmailLimit.allow(email, deps.clock.now().getTime())) return reply.status(200).send();
-    const reset = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => createResetLinkByEmail(uow, email, deps.config.baseUrl));
-    if (reset) {
-      await deps.mailer
-        .send(resetEmail(reset, reset.link))
-        .catch((error: unknown) => request.log.error({ err: error }, 'The password reset email could not be sent'));
-    }
+    if (!deps.resetEmailLimit.allow(email, request.ip, deps.clock.now().getTime())) return reply.status(200).send();
+    // Answered before the address is looked up and the email sent: how long the answer takes says nothing about
+    // whether the address is someone's.
+    const mailer = deps.mailer;
+    void inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => createResetLinkByEmail(uow, email, deps.config.baseUrl))
+      .then((reset) => (reset ? mailer.send(resetEmail(reset, reset.link)) : undefined))
+      .catch((error: unknown) => request.log.error({ err: error }, 'The password reset email could not be made or sent'));
     return reply.status(200).send();
   });
 

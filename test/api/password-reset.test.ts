@@ -147,4 +147,28 @@ describe('password reset links', () => {
     assert.equal(smtp.received.length, sentBefore + 3, 'three emails an hour to one address, the first included');
     expectError(await ctx.as().post('/auth/reset/password-email', { email: 'not an address' }), 400, 'BadDataError');
   });
+
+  test("the answer comes before the address is looked up or mailed, so a slow relay does not tell who has an account", async () => {
+    const { email } = await person();
+    const sentBefore = smtp.received.length;
+    let release = () => {};
+    smtp.hold.until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      // The relay accepts nothing until released: an answer that waited for it would not come before the bound.
+      const answer = await Promise.race([
+        ctx.as().post('/auth/reset/password-email', { email }),
+        new Promise<'waited for the relay'>((resolve) => setTimeout(() => resolve('waited for the relay'), 5_000)),
+      ]);
+      assert.notEqual(answer, 'waited for the relay');
+      expectStatus(answer as Exclude<typeof answer, string>, 200);
+      assert.equal(smtp.received.length, sentBefore, 'answered while the email was still on its way');
+    } finally {
+      release();
+      smtp.hold.until = undefined;
+    }
+    await eventually(() => smtp.received.length === sentBefore + 1, 5_000);
+    assert.deepEqual(smtp.received.at(-1)?.to, [email]);
+  });
 });

@@ -124,19 +124,39 @@ export async function resetPassword(uow: UnitOfWork, token: string, password: st
 
 /** Reset emails one address may be sent per hour by one instance: anyone may ask, so no one can flood an inbox. */
 export const RESET_EMAILS_PER_HOUR = 3;
-const ADDRESSES_TRACKED = 10_000;
+/** Reset requests one client address may make per hour: enough for an office behind one address, not for a sweep. */
+export const RESET_REQUESTS_PER_CLIENT_HOUR = 30;
+const KEYS_TRACKED = 10_000;
 
-/** Counts reset emails per address over the last hour (this instance's). */
+/** Counts what each key did over the last hour, up to `perHour` (this instance's). */
+class HourlyCount {
+  private readonly seen = new Map<string, number[]>();
+
+  constructor(private readonly perHour: number) {}
+
+  /** Whether the key may do it once more now. */
+  allows(key: string, now: number): boolean {
+    return (this.seen.get(key) ?? []).filter((at) => at > now - 3_600_000).length < this.perHour;
+  }
+
+  count(key: string, now: number): void {
+    const recent = (this.seen.get(key) ?? []).filter((at) => at > now - 3_600_000);
+    if (!this.seen.has(key) && this.seen.size >= KEYS_TRACKED) this.seen.clear();
+    this.seen.set(key, [...recent, now]);
+  }
+}
+
+/** Counts reset emails per address, and reset requests per client address, over the last hour (this instance's). */
 export class ResetEmailLimit {
-  private readonly sent = new Map<string, number[]>();
+  private readonly perAddress = new HourlyCount(RESET_EMAILS_PER_HOUR);
+  private readonly perClient = new HourlyCount(RESET_REQUESTS_PER_CLIENT_HOUR);
 
-  /** Whether another email may go to the address now; counts it when it may. */
-  allow(email: string, now: number): boolean {
-    const key = email.toLowerCase();
-    const recent = (this.sent.get(key) ?? []).filter((at) => at > now - 3_600_000);
-    if (recent.length >= RESET_EMAILS_PER_HOUR) return false;
-    if (!this.sent.has(key) && this.sent.size >= ADDRESSES_TRACKED) this.sent.clear();
-    this.sent.set(key, [...recent, now]);
+  /** Whether another email may go to the address now, asked from `client`; counts it when it may. */
+  allow(email: string, client: string, now: number): boolean {
+    const address = email.toLowerCase();
+    if (!this.perAddress.allows(address, now) || !this.perClient.allows(client, now)) return false;
+    this.perAddress.count(address, now);
+    this.perClient.count(client, now);
     return true;
   }
 }
