@@ -27,7 +27,7 @@ import { protectedEnvironmentsOf } from '../domain/protected-environments/protec
 import { listProjects } from '../domain/projects/projects.js';
 import { searchFeatures } from '../domain/search/feature-search.js';
 import { flagUsageSummary } from '../domain/usage/usage-over-time.js';
-import { BadDataError, NotFoundError, ServiceUnavailableError } from '../shared/errors.js';
+import { BadDataError, NotFoundError } from '../shared/errors.js';
 import type { RouteDeps } from './deps.js';
 
 /** What a tool call runs with: the app's services, the caller (with the agent it came through), and links into the UI. */

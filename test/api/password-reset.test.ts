@@ -148,7 +148,7 @@ describe('password reset links', () => {
     expectError(await ctx.as().post('/auth/reset/password-email', { email: 'not an address' }), 400, 'BadDataError');
   });
 
-  test("the answer comes before the address is looked up or mailed, so a slow relay does not tell who has an account", async () => {
+  test('the answer comes before the address is looked up or mailed, so a slow relay does not tell who has an account', async () => {
     const { email } = await person();
     const sentBefore = smtp.received.length;
     let release = () => {};

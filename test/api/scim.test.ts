@@ -700,7 +700,7 @@ describe('what a SCIM token reaches', () => {
       await scim.delete(`/scim/v2/Users/${person.id}`),
     ]) {
       const error = expectScimError(refused, 403);
-      assert.match(error.detail, /holds the Admin root role: only an Admin changes them, in Vexil/);
+      assert.match(error.detail, /holds a root role that grants ADMIN: only an Admin changes them, in Vexil/);
     }
     assert.deepEqual(scimBody<Resource>(await scim.get(`/scim/v2/Users/${person.id}`), 200), before);
 
@@ -710,12 +710,41 @@ describe('what a SCIM token reaches', () => {
     const newcomer = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName: uniqueName('newcomer') }), 201);
     const groupSince = await lastEventId(ctx);
     const join = { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: newcomer.id }] }] };
-    assert.match(expectScimError(await scim.patch(`/scim/v2/Groups/${group.id}`, join), 403).detail, /holds the Admin root role/);
+    assert.match(expectScimError(await scim.patch(`/scim/v2/Groups/${group.id}`, join), 403).detail, /grants ADMIN/);
     expectScimError(await scim.delete(`/scim/v2/Groups/${group.id}`), 403);
     assert.deepEqual(await eventsSince(ctx, groupSince), []);
     assert.deepEqual(
       (await eventsSince(ctx, since)).map((event) => event.type).filter((type) => type.startsWith('user-')),
       ['user-created'],
+    );
+  });
+
+  test('a custom root role holding ADMIN keeps SCIM out as the built-in Admin does: by what the role allows, not its name', async () => {
+    const scim = await provisioner();
+    const role = await ctx.admin.post('/api/admin/roles', {
+      name: uniqueName('super'),
+      description: 'Everything',
+      type: 'root-custom',
+      permissions: [{ name: 'ADMIN' }],
+    });
+    expectStatus(role, 201);
+    const roleId = (role.json() as { id: number }).id;
+    const groupName = uniqueName('custom-admins');
+    const group = scimBody<Resource>(await scim.post('/scim/v2/Groups', { schemas: [GROUP], displayName: groupName }), 201);
+    expectStatus(await ctx.admin.put(`/api/admin/groups/${group.id}`, { name: groupName, rootRole: roleId }), 200);
+    const newcomer = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName: uniqueName('newcomer') }), 201);
+    const since = await lastEventId(ctx);
+    const join = { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: newcomer.id }] }] };
+    assert.match(expectScimError(await scim.patch(`/scim/v2/Groups/${group.id}`, join), 403).detail, /grants ADMIN/);
+
+    const userName = uniqueName('custom-admin');
+    const person = scimBody<Resource>(await scim.post('/scim/v2/Users', { schemas: [USER], userName }), 201);
+    expectStatus(await ctx.admin.put(`/api/admin/user-admin/${person.id}`, { rootRole: roleId }), 200);
+    const deactivate = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] };
+    assert.match(expectScimError(await scim.patch(`/scim/v2/Users/${person.id}`, deactivate), 403).detail, /grants ADMIN/);
+    assert.deepEqual(
+      (await eventsSince(ctx, since)).map((event) => event.type).filter((type) => type !== 'user-created' && type !== 'user-updated'),
+      [],
     );
   });
 });

@@ -4,6 +4,7 @@ import type { GroupsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { NotFoundError, PermissionError } from '../../shared/errors.js';
 import { createProvisionedGroup, deleteGroup, type ProvisionedGroup, replaceProvisionedGroup } from '../groups/groups.js';
+import { groupGrantsAdmin } from '../users/users.js';
 import {
   applyPatch,
   idOf,
@@ -169,11 +170,14 @@ async function groupRow(db: Db, id: number, forUpdate = false): Promise<GroupRow
   return row;
 }
 
-/** A provisioned group the provider may change: not one an Admin gave the Admin root role, which anyone joining it would hold. */
+/**
+ * A provisioned group the provider may change: not one an Admin gave a root role granting `ADMIN` (the built-in Admin
+ * or a custom one), which anyone joining it would hold.
+ */
 async function changeableGroup(db: Db, id: number, forUpdate = false): Promise<GroupRow> {
   const row = await groupRow(db, id, forUpdate);
-  if (row.root_role === 'Admin') {
-    throw new PermissionError(`Group ${id} holds the Admin root role: only an Admin changes it, in Vexil`, ['ADMIN']);
+  if (await groupGrantsAdmin(db, id)) {
+    throw new PermissionError(`Group ${id} holds a root role that grants ADMIN: only an Admin changes it, in Vexil`, ['ADMIN']);
   }
   return row;
 }

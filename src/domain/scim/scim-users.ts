@@ -213,7 +213,7 @@ async function personRow(db: Db, id: number): Promise<UserRow> {
 async function changeablePerson(tx: Tx, id: number): Promise<UserRow> {
   const row = await personRow(tx, id);
   if (await holdsAdminRole(tx, id)) {
-    throw new PermissionError(`User ${id} holds the Admin root role: only an Admin changes them, in Vexil`, ['ADMIN']);
+    throw new PermissionError(`User ${id} holds a root role that grants ADMIN: only an Admin changes them, in Vexil`, ['ADMIN']);
   }
   return row;
 }

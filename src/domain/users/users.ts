@@ -94,7 +94,18 @@ export interface UpdateUserInput {
   rootRole?: RootRoleRef;
 }
 
-/** People who hold the Admin root role, on their own or through a group: what the last-Admin rule and SCIM look at. */
+/**
+ * A root role (built-in, or custom by id) that grants `ADMIN`: the built-in Admin, or a custom root role holding the
+ * permission. Decided by what the role allows, not by its name.
+ */
+function grantsAdmin(builtIn: string, custom: string) {
+  return sql<boolean>`(${sql.ref(builtIn)} = 'Admin' or ${sql.ref(custom)} in (select rp.role_id from role_permissions rp where rp.permission = 'ADMIN'))`;
+}
+
+/**
+ * People whose roles grant `ADMIN`, their own or a group's, built-in or custom: what the last-Admin rule and SCIM look
+ * at.
+ */
 function adminRoleHolders(db: Db) {
   return db
     .selectFrom('users as u')
@@ -102,17 +113,40 @@ function adminRoleHolders(db: Db) {
     .where('u.is_service', '=', false)
     .where((eb) =>
       eb.or([
-        eb('u.root_role', '=', 'Admin'),
+        grantsAdmin('u.root_role', 'u.custom_root_role_id'),
         eb.exists(
           eb
             .selectFrom('group_users as gu')
             .innerJoin('groups as g', 'g.id', 'gu.group_id')
             .select('gu.user_id')
             .whereRef('gu.user_id', '=', 'u.id')
-            .where('g.root_role', '=', 'Admin'),
+            .where(grantsAdmin('g.root_role', 'g.custom_root_role_id')),
         ),
       ]),
     );
+}
+
+async function roleGrantsAdmin(db: Db, role: { root_role: string | null; custom_root_role_id: number | null }): Promise<boolean> {
+  if (role.root_role === 'Admin') return true;
+  if (role.custom_root_role_id === null) return false;
+  const row = await db
+    .selectFrom('role_permissions')
+    .select('role_id')
+    .where('role_id', '=', role.custom_root_role_id)
+    .where('permission', '=', 'ADMIN')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a group's root role, built-in or custom, grants `ADMIN`: anyone joining it would hold it. */
+export async function groupGrantsAdmin(db: Db, groupId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('groups as g')
+    .select('g.id')
+    .where('g.id', '=', groupId)
+    .where(grantsAdmin('g.root_role', 'g.custom_root_role_id'))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function holdsAdminRole(db: Db, id: number): Promise<boolean> {
@@ -123,8 +157,15 @@ export async function holdsAdminRole(db: Db, id: number): Promise<boolean> {
  * Refuses what would leave no active person holding the Admin root role (deleting, deactivating or demoting the
  * last one), by any path: the API, the UI or SCIM. Nobody could then manage the server without its database.
  */
-export async function assertNotLastAdmin(uow: UnitOfWork, id: number, what: string): Promise<void> {
+export async function assertNotLastAdmin(
+  uow: UnitOfWork,
+  id: number,
+  what: string,
+  newRole?: { root_role: string | null; custom_root_role_id: number | null },
+): Promise<void> {
   if (!(await holdsAdminRole(uow.tx, id))) return;
+  // A new root role that still grants ADMIN leaves the person an Admin.
+  if (newRole && (await roleGrantsAdmin(uow.tx, newRole))) return;
   const other = await adminRoleHolders(uow.tx).where('u.id', '!=', id).where('u.deactivated_at', 'is', null).limit(1).executeTakeFirst();
   if (!other) throw new ConflictError(`User ${id} is the last active Admin and cannot be ${what}; make someone else an Admin first`);
 }
@@ -139,7 +180,9 @@ export async function updateUser(uow: UnitOfWork, id: number, input: UpdateUserI
   if (unchanged(changes, before)) {
     return toUserView(before);
   }
-  if (before.root_role === 'Admin' && changes.root_role !== 'Admin') await assertNotLastAdmin(uow, id, 'given another root role');
+  if (changes.root_role !== before.root_role || changes.custom_root_role_id !== before.custom_root_role_id) {
+    await assertNotLastAdmin(uow, id, 'given another root role', changes);
+  }
   const after = await uow.tx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   const user = toUserView(after);
   await recordEvent(uow, { type: 'user-updated', data: user, preData: toUserView(before) });
