@@ -40,6 +40,8 @@ export async function registerWebUi(app: FastifyInstance, dir: string = WEB_UI_D
     setHeaders: (reply, path) => {
       const hashed = path.startsWith(join(dir, 'assets'));
       reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      // Every HTML answer carries the page's policy, `/index.html` served as a file included: no page is framed.
+      if (path.endsWith('.html')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     },
   });
   const sendApp = (reply: FastifyReply) =>
