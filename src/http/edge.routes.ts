@@ -72,7 +72,7 @@ export const edgeRoutes: RouteModule = async (app, { deps, act }) => {
     '/api/admin/edge-clients/:clientId',
     admin(can('ADMIN'), { params: Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 100 }) }) }),
     async (request, reply) => {
-      await act(request, (uow) => deleteEdgeClient(uow, request.params.clientId));
+      await act(request, (uow) => deleteEdgeClient(uow, master, request.params.clientId));
       return reply.status(200).send();
     },
   );

@@ -1,3 +1,4 @@
+import { eventually } from '../helpers/eventually.js';
 import assert from 'node:assert/strict';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
@@ -84,7 +85,7 @@ describe('edge token issuing', () => {
     assert.deepEqual(await eventsSince(ctx, again), []);
   });
 
-  test('a deleted token is issued anew with another secret; a deleted client signs nothing more', async () => {
+  test('a deleted token is issued anew with another secret; a deleted client signs nothing more, and its tokens end with it', async () => {
     const client = await makeClient();
     const body = { tokens: [{ environment: 'development', projects: ['*'] }] };
     const { token } = ((await issue(client, body)).json() as Issued).tokens[0]!;
@@ -97,8 +98,20 @@ describe('edge token issuing', () => {
     expectStatus(await ctx.as(renewed).get('/api/client/features'), 200);
     expectError(await ctx.as(token).get('/api/client/features'), 401, 'UnauthorizedError');
 
+    const other = ((await issue(client, { tokens: [{ environment: 'production', projects: ['default'] }] })).json() as Issued).tokens[0]!
+      .token;
+    expectStatus(await ctx.as(other).get('/api/client/features'), 200);
+    const since = await lastEventId(ctx);
     expectStatus(await ctx.admin.delete(`/api/admin/edge-clients/${client.clientId}`), 200);
     expectError(await issue(client, body), 401, 'UnauthorizedError');
+    assert.deepEqual(
+      (await eventsSince(ctx, since)).map((event) => event.type),
+      ['api-token-deleted', 'api-token-deleted', 'edge-client-deleted'],
+    );
+    // What the client was issued is gone with it (once SDK token caches hear of the change): its tokens do not outlive it.
+    for (const issuedToken of [renewed, other]) {
+      await eventually(async () => (await ctx.as(issuedToken).get('/api/client/features')).statusCode === 401, 5_000);
+    }
   });
 
   test('an unsigned, stale, tampered, replayed or wrongly signed request is refused and issues nothing', async () => {

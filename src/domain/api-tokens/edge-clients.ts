@@ -6,7 +6,7 @@ import { BadDataError, ConflictError, NotFoundError, UnauthorizedError } from '.
 import { randomSecret } from '../../shared/secrets.js';
 import { actorIdentity } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
-import { ALL, createDerivedClientToken, secretProjectPart, tokenExists } from './api-tokens.js';
+import { ALL, createDerivedClientToken, deleteApiToken, secretProjectPart, tokenExists } from './api-tokens.js';
 
 // Edge clients: an Edge (Unleash Enterprise Edge's protocol) signs `POST /edge/issue-token` with HMAC-SHA256 and is
 // issued client tokens for the environments and projects it asks for. Its secret, and each token's, are derived from
@@ -71,11 +71,35 @@ export async function createEdgeClient(uow: UnitOfWork, name: string, master: st
   return { ...view, clientSecret: clientSecret(master, row) };
 }
 
-/** Deletes an edge client: it can sign nothing more. The tokens it was issued stay until an Admin deletes them. */
-export async function deleteEdgeClient(uow: UnitOfWork, clientId: string): Promise<void> {
+/**
+ * Deletes an edge client and every token it was issued, in one unit of work: an incident responder deleting a leaked
+ * client ends what it holds, not only what it may ask for next. Answers how many tokens went.
+ */
+export async function deleteEdgeClient(uow: UnitOfWork, master: string | undefined, clientId: string): Promise<number> {
+  // Read before the client goes, which takes its rows of issued scopes with it.
+  const issued = await uow.tx.selectFrom('edge_client_tokens').selectAll().where('client_id', '=', clientId).execute();
   const row = await uow.tx.deleteFrom('edge_clients').where('client_id', '=', clientId).returningAll().executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find the edge client "${clientId}"`);
-  await recordEvent(uow, { type: 'edge-client-deleted', preData: toView(row) });
+  await uow.tx.deleteFrom('edge_client_tokens').where('client_id', '=', clientId).execute();
+  let deleted = 0;
+  // Without the master secret no token could have been issued, and none can be derived again.
+  for (const { scope, generation } of master ? issued : []) {
+    const secret = edgeTokenSecret(master!, row, scope, generation);
+    if (await tokenExists(uow.tx, secret)) {
+      await deleteApiToken(uow, secret);
+      deleted++;
+    }
+  }
+  await recordEvent(uow, { type: 'edge-client-deleted', preData: { ...toView(row), tokensDeleted: deleted } });
+  return deleted;
+}
+
+/** The secret of the token a client holds for a scope (`environment\nprojects`): derived, never stored. */
+function edgeTokenSecret(master: string, client: { client_id: string; salt: string }, scope: string, generation: number): string {
+  const [environment, projects = ''] = scope.split('\n');
+  return `${secretProjectPart(projects === '' ? [] : projects.split(','))}:${environment}.${createHash('sha256')
+    .update(derive(master, `vexil-edge-token\n${client.client_id}\n${client.salt}\n${scope}\n${generation}`))
+    .digest('hex')}`;
 }
 
 export interface SignedEdgeRequest {
@@ -167,10 +191,7 @@ export async function issueEdgeTokens(
       .where('scope', '=', scope)
       .forUpdate()
       .executeTakeFirst();
-    const secretOf = (generation: number) =>
-      `${secretProjectPart(projects)}:${request.environment}.${createHash('sha256')
-        .update(derive(master, `vexil-edge-token\n${client.client_id}\n${client.salt}\n${scope}\n${generation}`))
-        .digest('hex')}`;
+    const secretOf = (generation: number) => edgeTokenSecret(master, client, scope, generation);
     let generation = held?.generation ?? 0;
     const exists = await tokenExists(uow.tx, secretOf(generation));
     // A token an Admin deleted is never made again: the client is issued the next generation, with another secret.
