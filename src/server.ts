@@ -1,3 +1,5 @@
+import { HourlyCount } from './shared/hourly-count.js';
+import { REGISTRATIONS_PER_ADDRESS_HOUR } from './domain/agent-authorization/agent-authorization.js';
 import { McpSessions } from './http/mcp-sessions.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DatabaseHandle, Db } from './db/database.js';
@@ -83,6 +85,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       onOutcome: (kind, outcome) => metrics.heldSdkReports.inc({ kind, outcome }),
     }),
     loginThrottle: new LoginThrottle(),
+    oauthRegistrations: new HourlyCount(REGISTRATIONS_PER_ADDRESS_HOUR),
     mailer: deps.config.email ? createMailer(deps.config.email) : undefined,
     resetEmailLimit: new ResetEmailLimit(),
     oidc: deps.config.oidc ? new OidcSignIn(deps.config.oidc, deps) : undefined,

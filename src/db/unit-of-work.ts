@@ -27,6 +27,11 @@ export type Actor =
       projects: ReadonlyMap<string, ProjectAccess>;
       /** The agent acting for this person (an MCP client's name and version), recorded on each event. */
       via?: string;
+      /**
+       * The OAuth client the person granted the token to (its registered name and id), for an agent token: what the
+       * person approved, beside what the client says it is.
+       */
+      grantedTo?: string;
     }
   /** An identity provider creating or updating the user signing in through it. */
   | { kind: 'identity-provider'; name: string }

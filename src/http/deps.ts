@@ -14,6 +14,7 @@ import type { SdkReportWriter } from '../domain/usage/sdk-report-writer.js';
 import type { UsageTally } from '../domain/usage/usage-tally.js';
 import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { ResetEmailLimit } from '../domain/users/password-reset.js';
+import type { HourlyCount } from '../shared/hourly-count.js';
 import type { Mailer } from '../shared/mailer.js';
 import type { EventStreams } from './event-streams.js';
 import type { McpSessions } from './mcp-sessions.js';
@@ -45,6 +46,8 @@ export interface AppServices {
   /** Writes SDK registrations and metrics, holding them while the database is away. */
   sdkReports: SdkReportWriter;
   loginThrottle: LoginThrottle;
+  /** MCP client registrations per client address over the last hour (anyone may register). */
+  oauthRegistrations: HourlyCount;
   /** Sends password reset emails; absent without EMAIL_HOST. */
   mailer: Mailer | undefined;
   resetEmailLimit: ResetEmailLimit;

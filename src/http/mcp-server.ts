@@ -131,7 +131,9 @@ export function createMcpServer(deps: RouteDeps, sessions: McpSessions, log: Fas
         path: problem?.instancePath ?? '',
       });
     }
-    const via = agentName(server.getClientVersion());
+    // What the client says it is, and for an agent token the client the person granted it to: events show both.
+    const declared = agentName(server.getClientVersion());
+    const via = caller.actor.kind === 'user' && caller.actor.grantedTo ? `${declared}, granted to ${caller.actor.grantedTo}` : declared;
     const actor: Actor = caller.actor.kind === 'user' || caller.actor.kind === 'admin-token' ? { ...caller.actor, via } : caller.actor;
     try {
       return toolResult(await tool.run(input, { deps, actor, act: toolUnitOfWork(deps, actor), link }));

@@ -83,6 +83,9 @@ export const oauthRoutes: RouteModule = async (app, { deps }) => {
         if (body.grant_types?.some((grant) => grant !== 'authorization_code' && grant !== 'refresh_token')) {
           throw new OAuthError('invalid_client_metadata', 'Only the authorization_code grant is offered');
         }
+        if (!deps.oauthRegistrations.take(request.ip, deps.clock.now().getTime())) {
+          throw new OAuthError('temporarily_unavailable', 'Too many clients were registered from this address in the last hour', 429);
+        }
         const client = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) =>
           registerClient(uow, { clientName: body.client_name?.trim() || 'An MCP client', redirectUris: body.redirect_uris }),
         );

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MAX_OAUTH_CLIENTS, REGISTRATIONS_PER_ADDRESS_HOUR } from '../../src/domain/agent-authorization/agent-authorization.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
@@ -166,7 +167,11 @@ describe('MCP authorization (OAuth 2.1)', () => {
     assert.equal((granted.data as { clientName: string }).clientName, 'Claude Code');
     assert.doesNotMatch(JSON.stringify(granted), /mcp:[0-9a-f]{64}/);
     const flagCreated = events.find((event) => event.type === 'feature-created' && event.featureName === name)!;
-    assert.deepEqual([flagCreated.createdByUserId, flagCreated.via], [person.id, 'Claude Code 2.0.0']);
+    // What the client says it is, and the client the person granted the token to, which it cannot choose.
+    assert.deepEqual(
+      [flagCreated.createdByUserId, flagCreated.via],
+      [person.id, `Claude Code 2.0.0, granted to "Claude Code" ${clientId}`],
+    );
 
     const elsewhere = await ctx.as(`Bearer ${token.access_token}`).get('/api/admin/projects');
     expectStatus(elsewhere, 401);
@@ -276,5 +281,55 @@ describe('MCP authorization (OAuth 2.1)', () => {
       .as(`Bearer ${second.token.access_token}`)
       .post('/api/admin/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expectStatus(expired, 401);
+  });
+
+  test("an OS handler's scheme, or an app scheme that is no reverse domain, is refused; a name's hidden characters are dropped", async () => {
+    for (const uri of ['ms-msdt:/id PCWDiagnostic', 'search-ms:query=x', 'view-source:https://evil.example', 'x-evil:/whatever']) {
+      const response = await ctx.as().post('/oauth/register', { redirect_uris: [uri] });
+      expectStatus(response, 400);
+      assert.equal((response.json() as { error: string }).error, 'invalid_redirect_uri', uri);
+    }
+    const app = await ctx
+      .as()
+      .post('/oauth/register', { redirect_uris: ['com.example.agent:/callback'], client_name: 'Claude\u202E edoC\u202C Code\u0007' });
+    expectStatus(app, 201);
+    assert.equal((app.json() as { client_name: string }).client_name, 'Claude edoC Code');
+  });
+
+  test('a full table makes room by dropping clients that hold no live token, approved ones included, least recently granted first', async () => {
+    const { count } = await ctx.db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    const long = new Date(ctx.clock.now().getTime() - 7 * 86_400_000);
+    // Approved once, their tokens long gone: what an account holder approving registrations of their own leaves behind.
+    await ctx.db
+      .insertInto('oauth_clients')
+      .values(
+        Array.from({ length: MAX_OAUTH_CLIENTS - Number(count) }, (_, index) => ({
+          client_id: `filler-${index}`,
+          name: 'Filler',
+          redirect_uris: JSON.stringify([REDIRECT]),
+          created_at: long,
+          authorized_at: long,
+        })),
+      )
+      .execute();
+    const registered = await ctx.as().post('/oauth/register', { redirect_uris: [REDIRECT], client_name: 'After the flood' });
+    expectStatus(registered, 201);
+    const after = await ctx.db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(after.count), MAX_OAUTH_CLIENTS);
+  });
+
+  test('one address registers at most twenty clients an hour; the next is told to wait', async () => {
+    ctx.clock.advance(2 * 3_600_000);
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < REGISTRATIONS_PER_ADDRESS_HOUR + 1; attempt++) {
+      answers.push((await ctx.as().post('/oauth/register', { redirect_uris: [REDIRECT], client_name: `flood ${attempt}` })).statusCode);
+    }
+    assert.deepEqual(answers, [...Array<number>(REGISTRATIONS_PER_ADDRESS_HOUR).fill(201), 429]);
   });
 });

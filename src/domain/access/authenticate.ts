@@ -167,12 +167,15 @@ async function authenticateMcpToken(db: Db, secretHash: string, now: Date): Prom
   const row = await db
     .selectFrom('oauth_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.expires_at', 't.seen_at', ...ACTING_USER_COLUMNS])
+    .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
+    .select(['t.id', 't.expires_at', 't.seen_at', 'c.name as client_name', 'c.client_id as oauth_client_id', ...ACTING_USER_COLUMNS])
     .where('t.secret_hash', '=', secretHash)
     .where('u.deactivated_at', 'is', null)
     .executeTakeFirst();
   const credential = await personCredential(db, row, now, 'mcp-token');
-  return credential.kind === 'actor' ? { ...credential, audience: 'mcp' } : credential;
+  if (credential.kind !== 'actor' || credential.actor.kind !== 'user') return credential;
+  const grantedTo = `"${row!.client_name}" ${row!.oauth_client_id}`;
+  return { ...credential, actor: { ...credential.actor, grantedTo }, audience: 'mcp' };
 }
 
 export function authenticateToken(db: Db, token: string, now: Date): Promise<Credential> {

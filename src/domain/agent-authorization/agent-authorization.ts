@@ -14,6 +14,8 @@ import { recordEvent } from '../events/record-event.js';
 
 /** Registrations are open to anyone (as MCP asks), so they are bounded: past this, unused ones give way. */
 export const MAX_OAUTH_CLIENTS = 1000;
+/** Registrations one client address may make per hour: an editor registers once, a flood is refused at its door. */
+export const REGISTRATIONS_PER_ADDRESS_HOUR = 20;
 /** A client never granted a token this long after registering may be dropped to make room. */
 const UNUSED_CLIENT_GRACE_MS = 3_600_000;
 const CODE_LIFETIME_MS = 10 * 60_000;
@@ -37,6 +39,15 @@ export class OAuthError extends Error {
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:']);
 
 /**
+ * The editors whose own schemes predate RFC 8252's reverse-domain rule and are what they register; any other app's
+ * scheme must be a reverse domain name (`com.example.app:`), which no operating system's own handlers use.
+ */
+const EDITOR_SCHEMES = new Set(['cursor:', 'vscode:', 'vscode-insiders:', 'windsurf:', 'zed:']);
+
+/** Schemes that open an operating system's own handlers (diagnostics, search, shells): never an app's callback. */
+const OS_HANDLER_SCHEME = /^(ms-[a-z0-9-]*|search-ms|search|view-source|shell|jar|intent|chrome|edge|firefox|res|mk|its|hcp):$/i;
+
+/**
  * Where a client may be sent back with a code (RFC 8252): an https address, an http one on this machine's loopback
  * (a command-line client's own listener), or a private-use scheme an editor registered (`cursor://…`).
  */
@@ -49,9 +60,15 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (parsed.hash) return 'must not carry a fragment';
   if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (FORBIDDEN_SCHEMES.has(parsed.protocol)) return `must not use the ${parsed.protocol} scheme`;
+  if (FORBIDDEN_SCHEMES.has(parsed.protocol) || OS_HANDLER_SCHEME.test(parsed.protocol)) {
+    return `must not use the ${parsed.protocol} scheme`;
+  }
   if (parsed.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname)) {
     return 'must be https, or http on localhost';
+  }
+  const privateUse = parsed.protocol !== 'http:' && parsed.protocol !== 'https:';
+  if (privateUse && !EDITOR_SCHEMES.has(parsed.protocol) && !parsed.protocol.includes('.')) {
+    return `uses the scheme ${parsed.protocol}, which is neither https nor an app's own reverse-domain scheme (such as com.example.app:)`;
   }
   return undefined;
 }
@@ -64,14 +81,26 @@ export interface ClientRegistration {
 }
 
 /**
+ * A client's name as the consent page and the event log show it: control characters and the bidirectional overrides
+ * that make a name read otherwise than it is written are taken out.
+ */
+export function displayableClientName(name: string): string {
+  return name.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '').trim();
+}
+
+/**
  * Registers a public client (no secret; PKCE guards its codes). No event: anyone may register, and what an unknown
- * party does before a person grants it anything is not the log's; the grant is recorded.
+ * party does before a person grants it anything is not the log's; the grant is recorded. When the table is full, the
+ * clients that hold no live token make room, the least recently granted first (never granted, oldest first), so
+ * neither a flood of registrations nor approvals of one's own can close registration for good.
  */
 export async function registerClient(uow: UnitOfWork, input: { clientName: string; redirectUris: string[] }): Promise<ClientRegistration> {
   for (const [index, uri] of input.redirectUris.entries()) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris[${index}] ${problem}`);
   }
+  const clientName = displayableClientName(input.clientName);
+  if (clientName === '') throw new OAuthError('invalid_client_metadata', 'client_name must hold printable characters');
   const { count } = await uow.tx.selectFrom('oauth_clients').select(sql<number>`count(*)::int`.as('count')).executeTakeFirstOrThrow();
   if (count >= MAX_OAUTH_CLIENTS) {
     const dropped = await uow.tx
@@ -80,12 +109,23 @@ export async function registerClient(uow: UnitOfWork, input: { clientName: strin
         'id',
         'in',
         uow.tx
-          .selectFrom('oauth_clients')
-          .select('id')
-          .where('authorized_at', 'is', null)
-          .where('created_at', '<', new Date(uow.now.getTime() - UNUSED_CLIENT_GRACE_MS))
-          .orderBy('created_at')
-          .limit(1),
+          .selectFrom('oauth_clients as c')
+          .select('c.id')
+          .where('c.created_at', '<', new Date(uow.now.getTime() - UNUSED_CLIENT_GRACE_MS))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_access_tokens as t')
+                  .select('t.id')
+                  .whereRef('t.client_id', '=', 'c.id')
+                  .where('t.expires_at', '>', uow.now),
+              ),
+            ),
+          )
+          .orderBy(sql`c.authorized_at IS NOT NULL`)
+          .orderBy('c.authorized_at')
+          .orderBy('c.created_at')
+          .limit(count - MAX_OAUTH_CLIENTS + 1),
       )
       .executeTakeFirst();
     if (Number(dropped.numDeletedRows) === 0) {
@@ -97,13 +137,13 @@ export async function registerClient(uow: UnitOfWork, input: { clientName: strin
     .insertInto('oauth_clients')
     .values({
       client_id: clientId,
-      name: input.clientName,
+      name: clientName,
       redirect_uris: JSON.stringify(input.redirectUris),
       created_at: uow.now,
       authorized_at: null,
     })
     .execute();
-  return { clientId, clientName: input.clientName, redirectUris: input.redirectUris, issuedAt: uow.now };
+  return { clientId, clientName, redirectUris: input.redirectUris, issuedAt: uow.now };
 }
 
 export interface AuthorizationRequest {

@@ -1,3 +1,4 @@
+import { HourlyCount } from '../../shared/hourly-count.js';
 import type { Db } from '../../db/database.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { InvalidTokenError, NotFoundError } from '../../shared/errors.js';
@@ -126,26 +127,6 @@ export async function resetPassword(uow: UnitOfWork, token: string, password: st
 export const RESET_EMAILS_PER_HOUR = 3;
 /** Reset requests one client address may make per hour: enough for an office behind one address, not for a sweep. */
 export const RESET_REQUESTS_PER_CLIENT_HOUR = 30;
-const KEYS_TRACKED = 10_000;
-
-/** Counts what each key did over the last hour, up to `perHour` (this instance's). */
-class HourlyCount {
-  private readonly seen = new Map<string, number[]>();
-
-  constructor(private readonly perHour: number) {}
-
-  /** Whether the key may do it once more now. */
-  allows(key: string, now: number): boolean {
-    return (this.seen.get(key) ?? []).filter((at) => at > now - 3_600_000).length < this.perHour;
-  }
-
-  count(key: string, now: number): void {
-    const recent = (this.seen.get(key) ?? []).filter((at) => at > now - 3_600_000);
-    if (!this.seen.has(key) && this.seen.size >= KEYS_TRACKED) this.seen.clear();
-    this.seen.set(key, [...recent, now]);
-  }
-}
-
 /** Counts reset emails per address, and reset requests per client address, over the last hour (this instance's). */
 export class ResetEmailLimit {
   private readonly perAddress = new HourlyCount(RESET_EMAILS_PER_HOUR);
