@@ -183,6 +183,32 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
     await context.close();
   });
 
+  test("an Editor is offered only pages they can use: the event log shows the flags' events, Admin pages are not listed", async () => {
+    assert.equal(
+      (await ui.api('POST', '/api/admin/user-admin', { username: 'ellis', rootRole: 'Editor', password: STRONG_PASSWORD })).status,
+      201,
+    );
+    assert.equal((await ui.api('POST', '/api/admin/projects/default/features', { name: 'edited-flag' })).status, 201);
+    const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const editor = await context.newPage();
+    // A refused request (a 403 in the console) fails the file's last check.
+    watchForProblems(editor, ui.problems);
+    await signIn(editor, ui.server.baseUrl, 'ellis', STRONG_PASSWORD);
+    const offered = await editor.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+    for (const page of ['Flags', 'Event log', 'Change requests', 'Roles', 'Segments']) assert.ok(offered.includes(page), page);
+    for (const page of ['API tokens', 'Users', 'Sign-in', 'Groups', 'Service accounts', 'Instance']) {
+      assert.equal(offered.includes(page), false, `${page} is offered to an Editor`);
+    }
+    await editor.goto(`${ui.server.baseUrl}/projects/default/flags/edited-flag`);
+    await shows(editor, 'edited-flag');
+    await editor.getByRole('link', { name: 'Event log' }).click();
+    await editor.getByRole('form', { name: 'Event filters' }).getByLabel('Flag').fill('edited-flag');
+    await editor.getByRole('button', { name: 'Search' }).click();
+    await waitForTexts(editor.getByTestId('event').locator('.event-label'), (texts) => texts.join() === 'Flag created');
+    await editor.screenshot({ path: join(tmpdir(), 'vexil-editor-event-log.png') });
+    await context.close();
+  });
+
   test('an Editor changing a segment used in a protected environment proposes it in a change request', async () => {
     const created = async (response: Promise<Response>) => {
       const answer = await response;
@@ -209,13 +235,13 @@ describe('the admin pages in a browser', { timeout: 180_000 }, () => {
       ).status,
       204,
     );
-    await created(ui.api('POST', '/api/admin/user-admin', { username: 'eddie', rootRole: 'Editor', password: STRONG_PASSWORD }));
+    await created(ui.api('POST', '/api/admin/user-admin', { username: 'edna', rootRole: 'Editor', password: STRONG_PASSWORD }));
 
     const context = await ui.browser.newContext({ viewport: { width: 1360, height: 900 } });
     const editor = await context.newPage();
     watchForProblems(editor, ui.problems);
     editor.on('dialog', (dialog) => void dialog.accept());
-    await signIn(editor, ui.server.baseUrl, 'eddie', STRONG_PASSWORD);
+    await signIn(editor, ui.server.baseUrl, 'edna', STRONG_PASSWORD);
     await editor.goto(`${ui.server.baseUrl}/admin/segments`);
     await editor.getByRole('table', { name: 'Segments' }).locator('tr', { hasText: 'vip' }).getByRole('button', { name: 'Edit' }).click();
     const form = editor.getByRole('form', { name: 'Edit segment vip' });

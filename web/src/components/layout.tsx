@@ -30,7 +30,11 @@ function useChangesFlagsSomewhere(): boolean {
   return me?.permissions.some((entry) => entry.permission !== 'READ') ?? false;
 }
 
-const NAV: Array<[string, string] | string> = [
+/**
+ * The navigation: a link is `[path, label]`, with the permission its page reads with when that is more than `READ`,
+ * so that nobody is offered a page that would only answer them with a refusal.
+ */
+const NAV: Array<[string, string, string?] | string> = [
   ['/flags', 'Flags'],
   ['/applications', 'Applications'],
   ['/playground', 'Playground'],
@@ -41,19 +45,30 @@ const NAV: Array<[string, string] | string> = [
   ['/admin/projects', 'Projects'],
   ['/admin/environments', 'Environments'],
   ['/admin/release-templates', 'Release templates'],
-  ['/admin/tokens', 'API tokens'],
+  ['/admin/tokens', 'API tokens', 'READ_API_TOKEN'],
   ['/admin/sdk-settings', 'SDK settings'],
-  ['/admin/users', 'Users'],
-  ['/admin/sign-in', 'Sign-in'],
-  ['/admin/groups', 'Groups'],
+  ['/admin/users', 'Users', 'ADMIN'],
+  ['/admin/sign-in', 'Sign-in', 'ADMIN'],
+  ['/admin/groups', 'Groups', 'ADMIN'],
   ['/admin/roles', 'Roles'],
-  ['/admin/service-accounts', 'Service accounts'],
+  ['/admin/service-accounts', 'Service accounts', 'ADMIN'],
   ['/admin/strategies', 'Strategies'],
   ['/admin/segments', 'Segments'],
   ['/admin/context-fields', 'Context fields'],
   ['/admin/tag-types', 'Tag types'],
-  ['/admin/instance', 'Instance'],
+  ['/admin/instance', 'Instance', 'ADMIN'],
 ];
+
+/** A link of the navigation, shown only to someone who may read its page. */
+function NavItem({ to, label, needs }: { to: string; label: string; needs: string | undefined }) {
+  const may = useCan(needs ?? 'READ');
+  if (needs !== undefined && !may) return null;
+  return (
+    <NavLink to={to} className="nav">
+      {label}
+    </NavLink>
+  );
+}
 
 function ThemeSwitch() {
   const [theme, setTheme] = useState(document.documentElement.dataset.theme ?? 'system');
@@ -101,9 +116,7 @@ export function Layout() {
               {item}
             </div>
           ) : (
-            <NavLink key={item[0]} to={item[0]} className="nav">
-              {item[1]}
-            </NavLink>
+            <NavItem key={item[0]} to={item[0]} label={item[1]} needs={item[2]} />
           ),
         )}
         <div className="me">
