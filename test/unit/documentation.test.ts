@@ -85,3 +85,21 @@ test('npm run docs:build makes the site, a page for each document', () => {
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test('the Node.js the documents name is the one package.json asks for and the image runs', () => {
+  const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+  const oldest = Number(/\^(\d+)\./.exec(engines.node)![1]);
+  const imageLine = /^FROM node:(\d+)-/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!;
+  const stale: string[] = [];
+  // PERFORMANCE.md measures older lines beside the current one on purpose; every other page describes today.
+  for (const page of PAGES.filter((path) => !path.endsWith('PERFORMANCE.md'))) {
+    const text = readFileSync(page, 'utf8');
+    for (const [mention, line] of text.matchAll(/\bNode(?:\.js)?:? (\d{2})\b/g)) {
+      if (Number(line) < oldest) stale.push(`${relative(ROOT, page)}: "${mention}" (package.json asks for ${engines.node})`);
+    }
+    for (const [mention, line] of text.matchAll(/\bnode:(\d{2})-/g)) {
+      if (line !== imageLine) stale.push(`${relative(ROOT, page)}: "${mention}" (the Dockerfile is on node:${imageLine})`);
+    }
+  }
+  assert.deepEqual(stale, []);
+});
