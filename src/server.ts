@@ -1,6 +1,6 @@
 import { HourlyCount } from './shared/hourly-count.js';
 import { REGISTRATIONS_PER_ADDRESS_HOUR } from './domain/agent-authorization/agent-authorization.js';
-import { McpSessions } from './http/mcp-sessions.js';
+import { McpSessions } from './http/mcp/mcp-sessions.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DatabaseHandle, Db } from './db/database.js';
 import { startEmbeddedMaintenance } from './db/embedded-maintenance.js';

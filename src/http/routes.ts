@@ -1,7 +1,7 @@
 import { agentAccessRoutes } from './agent-access.routes.js';
 import { agentAccessSchemas } from './agent-access.schemas.js';
 import { oauthRoutes } from './oauth.routes.js';
-import { mcpRoutes } from './mcp.routes.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import type { TSchema } from '@sinclair/typebox';
 import { accessRoutes } from './access.routes.js';
 import { accessSchemas } from './access.schemas.js';

@@ -76,11 +76,14 @@ describe('MCP authorization in the browser', () => {
     assert.match(await textOf(page.getByTestId('oauth-client')), /^Claude Code asks to manage feature flags in Vexil as you, ops\.$/);
     await shows(page, 'Access ends after 24 hours; revoke it sooner on your profile.');
 
-    // Allow: the browser goes back to the client's address with the code (nothing listens there; the address is read).
+    // Allow: the browser goes back to the client's address with the code. The page answers there as a client's listener
+    // would, so the navigation ends on it rather than on an error page that would cut the next one short.
+    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'Signed in' }));
     const [callback] = await Promise.all([
       page.waitForRequest((request) => request.url().startsWith(REDIRECT)),
       page.getByRole('button', { name: 'Allow' }).click(),
     ]);
+    await page.waitForURL((url) => url.href.startsWith(REDIRECT));
     const returned = new URL(callback.url());
     assert.equal(returned.searchParams.get('state'), authorizationUrl.searchParams.get('state'));
     await first.finishAuth(returned.searchParams.get('code')!);

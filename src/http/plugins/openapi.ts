@@ -93,6 +93,9 @@ export function documentOperation(route: RouteOptions): void {
     if (!operation) throw new Error(`${key} has no operation name; add it to src/http/operations.ts`);
     schema.operationId = operation.id;
     schema.summary = operation.summary;
+    // The permission the route asks for, as its declaration says: what a caller needs, and what MCP's tools are held to.
+    const access = (route.config as { access?: RouteAccess } | undefined)?.access;
+    if (access?.kind === 'permission') (schema as Record<string, unknown>)['x-permission'] = access.permission;
     const responses = (schema.response ??= {}) as Record<string, unknown>;
     const declaresSuccess = Object.keys(responses).some((status) => status.startsWith('2'));
     if (!declaresSuccess) {

@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../shared/clock.js';
 
 /** One MCP client's session on this instance: its protocol server and transport, and whose credential opened it. */
 export interface McpSession {

@@ -14,18 +14,20 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Actor } from '../db/unit-of-work.js';
-import { assertProjectVisible, projectsHiddenFrom } from '../domain/access/project-visibility.js';
-import { getFeature } from '../domain/features/features.js';
-import { getProject, listProjects } from '../domain/projects/projects.js';
-import { protectedEnvironmentsOf } from '../domain/protected-environments/protection.js';
-import { searchFeatures } from '../domain/search/feature-search.js';
-import { translateDatabaseError } from '../db/pg-errors.js';
-import { ApiError } from '../shared/errors.js';
-import type { RouteDeps } from './deps.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import { authorize } from '../../domain/access/authorize.js';
+import { projectsHiddenFrom } from '../../domain/access/project-visibility.js';
+import { getFeature } from '../../domain/features/features.js';
+import { getProject, listProjects } from '../../domain/projects/projects.js';
+import { protectedEnvironmentsOf } from '../../domain/protected-environments/protection.js';
+import { searchFeatures } from '../../domain/search/feature-search.js';
+import { translateDatabaseError } from '../../db/pg-errors.js';
+import { ApiError } from '../../shared/errors.js';
+import type { RouteDeps } from '../deps.js';
 import type { McpSessions } from './mcp-sessions.js';
-import { MCP_TOOLS, type McpTool, type ToolAnswer, toolUnitOfWork } from './mcp-tools.js';
-import { compileJsonValidator } from './plugins/validation.js';
+import { MCP_TOOLS } from './mcp-tools.js';
+import { authorizeToolCall, type McpTool, type ToolAnswer, toolUnitOfWork } from './tools/tool.js';
+import { compileJsonValidator } from '../plugins/validation.js';
 
 /** What the route hands the protocol with each HTTP request: the caller as authenticated for that request. */
 export interface McpCaller extends AuthInfo {
@@ -136,7 +138,8 @@ export function createMcpServer(deps: RouteDeps, sessions: McpSessions, log: Fas
     const via = caller.actor.kind === 'user' && caller.actor.grantedTo ? `${declared}, granted to ${caller.actor.grantedTo}` : declared;
     const actor: Actor = caller.actor.kind === 'user' || caller.actor.kind === 'admin-token' ? { ...caller.actor, via } : caller.actor;
     try {
-      return toolResult(await tool.run(input, { deps, actor, act: toolUnitOfWork(deps, actor), link }));
+      const project = await authorizeToolCall(tool, input, deps.db, actor);
+      return toolResult(await tool.run(input, { deps, actor, project, act: toolUnitOfWork(deps, actor), link }));
     } catch (thrown) {
       const error = thrown instanceof ApiError ? thrown : translateDatabaseError(thrown);
       if (error) {
@@ -200,7 +203,7 @@ export function createMcpServer(deps: RouteDeps, sessions: McpSessions, log: Fas
     }
     const projectId = decodeURIComponent((flag ?? project)![1]!);
     try {
-      await assertProjectVisible(deps.db, actor, projectId);
+      await authorize(deps.db, actor, { permission: 'READ', project: projectId });
       const read = flag
         ? await getFeature(deps.db, projectId, decodeURIComponent(flag[2]!), actor)
         : { ...(await getProject(deps.db, projectId)), changeRequestEnvironments: await protectedEnvironmentNames(deps.db, projectId) };

@@ -3,13 +3,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../db/unit-of-work.js';
-import { AuthenticationRequired } from '../shared/errors.js';
-import { routesTagged, type RouteModule } from './deps.js';
+import type { Actor } from '../../db/unit-of-work.js';
+import { AuthenticationRequired } from '../../shared/errors.js';
+import { routesTagged, type RouteModule } from '../deps.js';
 import { createMcpServer, type McpCaller } from './mcp-server.js';
-import { oauthAddresses } from './oauth-addresses.js';
-import { can, MCP_ENDPOINT } from './plugins/access.js';
-import { actorOf, bearerToken } from './plugins/route-access.js';
+import { oauthAddresses } from '../oauth-addresses.js';
+import { can, MCP_ENDPOINT } from '../plugins/access.js';
+import { actorOf, bearerToken } from '../plugins/route-access.js';
 
 const route = routesTagged(['MCP']);
 
