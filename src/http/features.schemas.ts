@@ -34,24 +34,21 @@ const Payload = StrictObject({
 const WeightType = StringEnum(['variable', 'fix'], 'weightType must be variable or fix');
 const Weight = Type.Integer({ minimum: 0, maximum: 1000, errorMessage: 'weight must be a whole number from 0 to 1000' });
 
-export const StrategyVariantSchema = StrictObject(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    weight: Weight,
-    weightType: Type.Optional(WeightType),
-    stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    payload: Type.Optional(Payload),
-  },
-  { $id: 'strategyVariantSchema' },
-);
+/** What a variant is, of a strategy and of an environment alike. */
+const VARIANT_FIELDS = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  weight: Weight,
+  weightType: Type.Optional(WeightType),
+  stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  payload: Type.Optional(Payload),
+};
 
+export const StrategyVariantSchema = StrictObject(VARIANT_FIELDS, { $id: 'strategyVariantSchema' });
+
+/** An environment's variant, which may also name who always gets it. */
 export const VariantSchema = StrictObject(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    weight: Weight,
-    weightType: Type.Optional(WeightType),
-    stickiness: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    payload: Type.Optional(Payload),
+    ...VARIANT_FIELDS,
     overrides: Type.Optional(Type.Array(StrictObject({ contextName: Type.String({ minLength: 1 }), values: Type.Array(Type.String()) }))),
   },
   { $id: 'variantSchema' },

@@ -35,6 +35,22 @@ function errorOf(name: string, statusCode: number) {
   };
 }
 
+/** The base of an error a client may try again after: `Retry-After` says in how many seconds, when it can be told. */
+function retryableErrorOf(name: string, statusCode: number) {
+  return class extends errorOf(name, statusCode) {
+    constructor(
+      message: string,
+      readonly retryAfterSeconds?: number,
+    ) {
+      super(message);
+    }
+
+    override headers(): Record<string, string> {
+      return this.retryAfterSeconds === undefined ? {} : { 'retry-after': String(this.retryAfterSeconds) };
+    }
+  };
+}
+
 export class BadDataError extends errorOf('BadDataError', 400) {}
 
 /**
@@ -95,34 +111,12 @@ export class ContentTypeError extends errorOf('ContentTypeError', 415) {}
 export class PayloadTooLargeError extends errorOf('PayloadTooLargeError', 413) {}
 
 /** Too many attempts; `Retry-After` says in how many seconds the next one is accepted. */
-export class TooManyRequestsError extends errorOf('TooManyRequestsError', 429) {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
-
-  override headers(): Record<string, string> {
-    return { 'retry-after': String(this.retryAfterSeconds) };
-  }
-}
+export class TooManyRequestsError extends retryableErrorOf('TooManyRequestsError', 429) {}
 
 export class UnknownError extends errorOf('UnknownError', 500) {}
 
-export class ServiceUnavailableError extends errorOf('ServiceUnavailableError', 503) {
-  constructor(
-    message: string,
-    /** When the client may try again, as `Retry-After` (seconds), when it can be told. */
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-  }
-
-  override headers(): Record<string, string> {
-    return this.retryAfterSeconds === undefined ? {} : { 'retry-after': String(this.retryAfterSeconds) };
-  }
-}
+/** The server cannot answer for now (maintenance, shutdown, its database away); `Retry-After` when it can be told. */
+export class ServiceUnavailableError extends retryableErrorOf('ServiceUnavailableError', 503) {}
 
 /**
  * The details of a list whose entries must differ in a key: one per entry repeating an earlier one's, at `path`
