@@ -1,3 +1,4 @@
+import { ChangeFeed } from './domain/events/change-feed.js';
 import { HourlyCount } from './shared/hourly-count.js';
 import { REGISTRATIONS_PER_ADDRESS_HOUR } from './domain/agent-authorization/agent-authorization.js';
 import { McpSessions } from './http/mcp/mcp-sessions.js';
@@ -59,17 +60,30 @@ export interface ComposedApp {
 /** The app and the services it holds; closing the app ends its streams first and then its services. */
 export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<ComposedApp> {
   const metrics = new Metrics(metricsSourcesOf(deps));
-  const clientFeatures = new ClientFeatureStore((environment, only, alsoSegments) =>
-    loadEnvironmentConfiguration(deps.db, environment, only, alsoSegments),
+  // Work no request waits for is logged once the app's logger exists, and counted, so a failing reload is seen.
+  let log: FastifyBaseLogger | undefined;
+  const backgroundFailure = (work: string, what: string) => (error: unknown, environment?: string) => {
+    metrics.backgroundFailures.inc({ work });
+    log?.error({ err: error, environment }, `${what} failed; it is tried again on the next change or read`);
+  };
+  const changeFeed = new ChangeFeed(
+    configurationChanges(deps, deps.config.database.kind === 'postgres' ? deps.config.database.changePollMs : 0),
+    backgroundFailure('change feed subscriber', 'A subscriber of the change feed'),
   );
-  await clientFeatures.start(configurationChanges(deps, deps.config.database.kind === 'postgres' ? deps.config.database.changePollMs : 0));
+  const clientFeatures = new ClientFeatureStore(
+    (environment, only, alsoSegments) => loadEnvironmentConfiguration(deps.db, environment, only, alsoSegments),
+    backgroundFailure('sdk store rebuild', "Rebuilding an environment's SDK configuration"),
+  );
+  changeFeed.subscribe((payload) => clientFeatures.changed(payload));
   metrics.countCachedClientAnswers(() => clientFeatures.cachedAnswers());
   const frontendApiOrigins = new FrontendApiOrigins(deps.db, deps.config.frontendApiOrigins);
-  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
+  changeFeed.onChangeOf(CHANGED_SETTINGS, () => frontendApiOrigins.invalidate());
   const maintenanceMode = new MaintenanceMode(deps.db);
-  clientFeatures.onChangeOf(CHANGED_SETTINGS, () => maintenanceMode.invalidate());
+  changeFeed.onChangeOf(CHANGED_SETTINGS, () => maintenanceMode.invalidate());
+  await changeFeed.start();
   const services: AppServices = {
     metrics,
+    changeFeed,
     clientFeatures,
     frontendApiOrigins,
     maintenanceMode,
@@ -94,6 +108,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     mcpSessions: new McpSessions(deps.clock),
   };
   const app = await buildApp({ ...deps, ...services }, options);
+  log = app.log;
   services.sdkReports.logTo(app.log);
   // Open streams end before the server waits for requests in flight: SDKs reconnect, to another instance.
   app.addHook('preClose', async () => {
@@ -106,7 +121,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     );
     await services.sdkReports.stop();
     services.mailer?.close();
-    await clientFeatures.stop();
+    await changeFeed.stop();
   });
   // A provider that is down must not stop Vexil from starting; the log says so at once, and sign-ins retry.
   for (const [provider, what] of [

@@ -1,3 +1,4 @@
+import { ChangeFeed } from '../domain/events/change-feed.js';
 import type { FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
@@ -233,8 +234,16 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     config.source.kind === 'offline'
       ? await readOffline(config, config.source, log)
       : await followUpstream(config, config.source, usage, evaluationUsage, log);
-  const store = new ClientFeatureStore(supply.flags.source);
-  await store.start(supply.flags.changes);
+  const store = new ClientFeatureStore(supply.flags.source, (error, environment) => {
+    metrics.backgroundFailures.inc({ work: 'sdk store rebuild' });
+    log.warn(
+      { err: error, environment },
+      "Rebuilding an environment's SDK configuration failed; it is tried again on the next change or read",
+    );
+  });
+  const changeFeed = new ChangeFeed(supply.flags.changes, (error) => log.warn({ err: error }, 'A change feed subscriber failed'));
+  changeFeed.subscribe((payload) => store.changed(payload));
+  await changeFeed.start();
   metrics.countCachedClientAnswers(() => store.cachedAnswers());
 
   registerEdgeGauges(metrics, supply.flags, usage);
@@ -271,7 +280,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
       await Promise.all(passes.map((pass) => pass.stop()));
       await app.close();
       await supply.stop();
-      await store.stop();
+      await changeFeed.stop();
     },
   };
 }

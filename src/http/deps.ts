@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { inUnitOfWork, type UnitOfWork, type UnitOfWorkDeps, type UnitOfWorkOptions } from '../db/unit-of-work.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle, Db } from '../db/database.js';
+import type { ChangeFeed } from '../domain/events/change-feed.js';
 import type { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import type { NewApplicationLimit } from '../domain/client-features/new-application-limit.js';
 import type { FrontendApiOrigins } from '../domain/settings/frontend-api-origins.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
 
 /** The long-lived services the app holds for its lifetime, built by the composition root (src/server.ts). */
 export interface AppServices {
+  /** What every committed change tells this process, for whatever keeps something a change may outdate. */
+  changeFeed: ChangeFeed;
   clientFeatures: ClientFeatureStore;
   newApplicationLimit: NewApplicationLimit;
   frontendApiOrigins: FrontendApiOrigins;

@@ -77,6 +77,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly backgroundFailures = new Counter({
+    name: 'vexil_background_failures_total',
+    help: 'Work no request waited for that failed and will be tried again: the SDK store rebuilding an environment for streaming SDKs, or a subscriber of the change feed',
+    labelNames: ['work'] as const,
+    registers: [this.registry],
+  });
+
   private figures: Promise<DatabaseFigures> | undefined;
   private figuresReadAt = 0;
 

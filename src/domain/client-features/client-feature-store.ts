@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Unlisten } from '../../db/database.js';
 import { CHANGED_FLAGS, CHANGED_SEGMENTS, changedFlagOf } from '../../db/notification-channels.js';
-import type { ConfigurationChanges } from '../events/configuration-changes.js';
 import type { ClientFeature, ClientSegment, EnvironmentConfiguration } from './environment-configuration.js';
 import { isDatabaseUnavailable } from '../../db/pg-errors.js';
 
@@ -291,20 +289,17 @@ export class ClientFeatureStore {
   private readonly environments = new Map<string, EnvironmentEntry>();
   private readonly firstLoads = new Map<string, Promise<EnvironmentConfiguration>>();
   private readonly listeners = new Set<ChangeListener>();
-  private readonly changeHooks: Array<{ kind: string; hook: () => void }> = [];
   /** What each scope's watchers are told of a change, by scope key; gone with the change. */
   private readonly updatesByChange = new WeakMap<ConfigurationChange, Map<string, StreamedUpdate>>();
-  private unlisten: Unlisten | undefined;
 
-  constructor(private readonly load: ConfigurationSource) {}
-
-  async start(changes: ConfigurationChanges): Promise<void> {
-    this.unlisten = await changes((payload) => this.onChange(payload));
-  }
-
-  async stop(): Promise<void> {
-    await this.unlisten?.();
-  }
+  /**
+   * `onBackgroundFailure` hears of a rebuild no reader waited for (one for streaming SDKs) that failed: it is tried
+   * again on the next change or read, and the failure is logged and counted where the store is built.
+   */
+  constructor(
+    private readonly load: ConfigurationSource,
+    private readonly onBackgroundFailure: (error: unknown, environment: string) => void,
+  ) {}
 
   /** Answers held for the current configurations, every environment's together (a gauge of the metrics). */
   cachedAnswers(): number {
@@ -313,23 +308,14 @@ export class ClientFeatureStore {
     return count;
   }
 
-  /**
-   * Called when a committed change touched `kind` (`CHANGED_*` of notification-channels.ts), or may have: after
-   * listening (re)started, anything may have changed.
-   */
-  onChangeOf(kind: string, hook: () => void): void {
-    this.changeHooks.push({ kind, hook });
-  }
-
   /** Streaming: called with the changes of each rebuild of an environment. Returns the unsubscribe function. */
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private onChange(payload: string | undefined): void {
-    const kinds = payload === undefined ? undefined : new Set(payload.split(','));
-    for (const { kind, hook } of this.changeHooks) if (!kinds || kinds.has(kind)) hook();
+  /** A committed change, as the change feed tells it: what it touched is stale, and rebuilt now for streaming SDKs. */
+  changed(payload: string | undefined): void {
     const change = pendingOf(payload);
     if (!change) return;
     for (const entry of this.environments.values()) {
@@ -338,7 +324,7 @@ export class ClientFeatureStore {
     }
     if (this.listeners.size === 0) return;
     for (const environment of this.environments.keys()) {
-      this.configuration(environment).catch(() => undefined);
+      this.configuration(environment).catch((error: unknown) => this.onBackgroundFailure(error, environment));
     }
   }
 
@@ -403,7 +389,9 @@ export class ClientFeatureStore {
     }
     entry.reloading = undefined;
     // A change that arrives while this load runs marks the entry stale again; load once more for it.
-    if (entry.stale && this.listeners.size > 0) queueMicrotask(() => this.configuration(environment).catch(() => undefined));
+    if (entry.stale && this.listeners.size > 0) {
+      queueMicrotask(() => this.configuration(environment).catch((error: unknown) => this.onBackgroundFailure(error, environment)));
+    }
     if (configuration.revision === entry.configuration.revision) return entry.configuration;
     const change = diff(entry.configuration, configuration, names);
     // Events SDKs cannot see (tokens, users, comments…) change nothing they read: the revision, and so every

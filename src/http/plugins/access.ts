@@ -17,7 +17,7 @@ import { stampPatUse } from '../../domain/personal-access-tokens/personal-access
 import { stampSessionUse } from '../../domain/users/sessions.js';
 import { stampScimTokenUse } from '../../domain/scim/scim-token.js';
 import { stampMcpTokenUse } from '../../domain/agent-authorization/agent-authorization.js';
-import type { ClientFeatureStore } from '../../domain/client-features/client-feature-store.js';
+import type { ChangeFeed } from '../../domain/events/change-feed.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import { authorize, needsProject } from '../../domain/access/authorize.js';
 import { projectOfFlag } from '../../domain/features/feature-lookup.js';
@@ -125,7 +125,7 @@ function alsoProjectsOf(access: { alsoProjectsOf?: AlsoProjectsOf }, request: Fa
  */
 export function registerAccessControl(
   scope: FastifyInstance,
-  deps: { db: Db; clock: Clock; config: Config; clientFeatures: ClientFeatureStore },
+  deps: { db: Db; clock: Clock; config: Config; changeFeed: ChangeFeed },
 ): void {
   const signIn = signInDescription(deps.config);
   scope.decorateRequest('actor', null);
@@ -133,7 +133,7 @@ export function registerAccessControl(
   scope.decorateRequest('signalSource', null);
   // SDKs poll every few seconds; their tokens are cached so that a poll answered 304 touches no database.
   const sdkTokens = new Map<string, { token: SdkToken; until: number }>();
-  deps.clientFeatures.onChangeOf(CHANGED_ACCESS, () => sdkTokens.clear());
+  deps.changeFeed.onChangeOf(CHANGED_ACCESS, () => sdkTokens.clear());
 
   scope.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.access) {
