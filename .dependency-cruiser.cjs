@@ -86,8 +86,27 @@ module.exports = {
       name: 'route-files-stand-alone',
       comment: 'A route file imports schemas and the domain, never another route file.',
       severity: 'error',
-      from: { path: '^src/http/[^/]+\\.routes\\.ts$' },
-      to: { path: '^src/http/[^/]+\\.routes\\.ts$' },
+      from: { path: '^src/http/.+\\.routes\\.ts$' },
+      to: { path: '^src/http/.+\\.routes\\.ts$' },
+    },
+    {
+      name: 'faces-stand-apart',
+      comment:
+        'src/http is a room per face (admin-api, sdk-api, sign-in, mcp) over what they share (plugins and the files at its top): a face imports the shared part and no other face; what two faces need moves to the top.',
+      severity: 'error',
+      from: { path: '^src/http/(admin-api|sdk-api|sign-in|mcp)/' },
+      to: { path: '^src/http/(admin-api|sdk-api|sign-in|mcp)/', pathNot: ['^src/http/$1/'] },
+    },
+    {
+      name: 'edge-serves-the-sdk-face',
+      comment:
+        'Vexil Edge serves what SDKs read: of src/http it takes the SDK face and the shared plugins and declarations, nothing of the admin API, sign-in or MCP.',
+      severity: 'error',
+      from: { path: '^src/edge/' },
+      to: {
+        path: '^src/http/',
+        pathNot: ['^src/http/(sdk-api|plugins)/', '^src/http/(deps|common\\.schemas|sdk\\.schemas|features\\.schemas)\\.ts$'],
+      },
     },
     {
       name: 'migrations-are-frozen',

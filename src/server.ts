@@ -25,7 +25,7 @@ import { ResetEmailLimit } from './domain/users/password-reset.js';
 import { createMailer } from './shared/mailer.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
 import type { AppDeps, AppServices } from './http/deps.js';
-import { EventStreams } from './http/event-streams.js';
+import { EventStreams } from './http/sdk-api/event-streams.js';
 import { Metrics } from './shared/metrics.js';
 import { ChangeRequestScheduler } from './workers/change-request-scheduler.js';
 import { startClientRetention } from './workers/client-retention.js';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { EdgeConfig, EdgeOffline, EdgeUpstream } from '../config.js';
 import { ClientFeatureStore } from '../domain/client-features/client-feature-store.js';
 import { UsageTally } from '../domain/usage/usage-tally.js';
-import { EventStreams } from '../http/event-streams.js';
+import { EventStreams } from '../http/sdk-api/event-streams.js';
 import { hashToken } from '../shared/secrets.js';
 import { AddressRanges } from '../shared/address-ranges.js';
 import { Metrics } from '../shared/metrics.js';

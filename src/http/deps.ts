@@ -17,7 +17,7 @@ import type { LoginThrottle } from '../domain/users/login-throttle.js';
 import type { ResetEmailLimit } from '../domain/users/password-reset.js';
 import type { HourlyCount } from '../shared/hourly-count.js';
 import type { Mailer } from '../shared/mailer.js';
-import type { EventStreams } from './event-streams.js';
+import type { EventStreams } from './sdk-api/event-streams.js';
 import type { McpSessions } from './mcp/mcp-sessions.js';
 import { actorOf, type RouteAccess } from './plugins/route-access.js';
 import type { Clock } from '../shared/clock.js';

@@ -328,7 +328,25 @@ export const CreateInvitedUserSchema = StrictObject(
   { $id: 'createInvitedUserSchema' },
 );
 
+/** The SCIM token, which an Admin makes and replaces here for the identity provider to use at /scim/v2. */
+export const ScimTokenSchema = Type.Object(
+  { token: Type.String({ description: 'The SCIM token, shown this once' }) },
+  { $id: 'scimTokenSchema' },
+);
+
+export const ScimTokenStatusSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'Whether a SCIM token exists, so provisioning is on' }),
+    createdAt: Nullable(DateTime),
+    createdBy: Nullable(Type.String()),
+    seenAt: Nullable(DateTime),
+  },
+  { $id: 'scimTokenStatusSchema' },
+);
+
 export const userSchemas = [
+  ScimTokenSchema,
+  ScimTokenStatusSchema,
   InviteLinkSchema,
   CreatedInviteLinkSchema,
   InviteLinksSchema,

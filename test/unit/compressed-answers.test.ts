@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
-import { compressedOnce, storedAsIs, zlibStreamOf } from '../../src/http/compressed-answers.js';
+import { compressedOnce, storedAsIs, zlibStreamOf } from '../../src/http/sdk-api/compressed-answers.js';
 
 /**
  * A zlib stream spliced from parts compressed once and parts stored as they are must read, with zlib's own inflate
