@@ -15,6 +15,13 @@ export type Db = Kysely<Database>;
 /** A transaction: what row locks need (on the root handle a lock would end with its own statement). */
 export type Tx = Transaction<Database>;
 
+/**
+ * The handle a read that may lock its rows takes: a transaction when it locks (`lock: true`), any handle otherwise. A
+ * row lock outside a transaction ends with its statement and protects nothing; with this type, asking for one on the
+ * root handle does not compile.
+ */
+export type LockingHandle<Lock extends boolean> = Lock extends true ? Tx : Db;
+
 /** Stops listening. */
 export type Unlisten = () => Promise<void>;
 

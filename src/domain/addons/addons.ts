@@ -9,7 +9,7 @@ import { BadDataError, type ErrorDetail, NotFoundError } from '../../shared/erro
 import { isEventType } from '../events/event-types.js';
 import { recordEvent } from '../events/record-event.js';
 import { ensureTagType } from '../tags/tag-types.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 /** Unleash's `addonCreateUpdateSchema`. */
 export interface AddonInput {
@@ -368,7 +368,11 @@ export async function listAddons(db: Db): Promise<AddonView[]> {
 }
 
 /** The stored configuration `id`, secrets included, locked for the caller's transaction when asked. */
-export async function findAddonRow(db: Db, id: number, lock = false): Promise<Selectable<AddonsTable>> {
+export async function findAddonRow<Lock extends boolean = false>(
+  db: LockingHandle<Lock>,
+  id: number,
+  lock?: Lock,
+): Promise<Selectable<AddonsTable>> {
   let query = db.selectFrom('addons').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

@@ -5,7 +5,7 @@ import { actorRootRole } from '../access/actor.js';
 import { hashToken, randomSecret } from '../../shared/secrets.js';
 import { recordEvent } from '../events/record-event.js';
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import { iso } from '../../shared/dates.js';
 
 export interface CreateApiTokenInput {
@@ -286,7 +286,7 @@ export async function listApiTokens(db: Db, tokenName?: string): Promise<ApiToke
 }
 
 /** Finds a token by its full secret or its id, locking the row for the caller's transaction. */
-export async function findApiTokenForUpdate(tx: Db, reference: string): Promise<ApiTokenView | undefined> {
+export async function findApiTokenForUpdate(tx: Tx, reference: string): Promise<ApiTokenView | undefined> {
   const query = tx.selectFrom('api_tokens').selectAll().forUpdate();
   const row = await (/^[0-9]{1,9}$/.test(reference)
     ? query.where('id', '=', Number(reference))

@@ -8,7 +8,7 @@ import { actorMay } from '../access/permissions.js';
 import { iso } from '../../shared/dates.js';
 import { isFeatureChange, type ChangeInput, type ChangeRequestScope } from './change-actions.js';
 import { changeConflict, defaultChangeFor, flagConflict, loadLiveState, type LiveState, type StoredChange } from './change-conflicts.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 import { protectionOfProjects } from '../protected-environments/protection.js';
 
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
@@ -275,7 +275,12 @@ async function imageUrls(db: Db, ids: number[]): Promise<Map<number, string | nu
   return new Map(rows.map((row) => [row.id, row.image_url]));
 }
 
-export async function findChangeRequest(db: Db, project: string, id: number, lock = false): Promise<ChangeRequestRow> {
+export async function findChangeRequest<Lock extends boolean = false>(
+  db: LockingHandle<Lock>,
+  project: string,
+  id: number,
+  lock?: Lock,
+): Promise<ChangeRequestRow> {
   let query = db.selectFrom('change_requests').selectAll().where('id', '=', id).where('project', '=', project);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

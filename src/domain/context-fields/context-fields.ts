@@ -6,7 +6,7 @@ import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage, joinWords, strategyUse, type FlagUsage } from '../../shared/flag-usage.js';
 import { sql, type Selectable } from 'kysely';
 import type { ContextFieldsTable } from '../../db/schema.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 // Unleash's default position for a new field: after the built-in ones.
 const DEFAULT_SORT_ORDER = 10;
@@ -196,7 +196,12 @@ export async function listContextFields(
 }
 
 /** The context field `name` (a 404 when the scope names a project it is not of), locked for the caller's transaction when asked. */
-export async function findContextField(db: Db, name: string, lock = false, scope: FieldScope = {}): Promise<ContextFieldView> {
+export async function findContextField<Lock extends boolean = false>(
+  db: LockingHandle<Lock>,
+  name: string,
+  lock?: Lock,
+  scope: FieldScope = {},
+): Promise<ContextFieldView> {
   let query = db.selectFrom('context_fields').selectAll().where('name', '=', name);
   if (scope.visibleTo) query = query.where(inProjectVisibleTo(scope.visibleTo, 'project'));
   if (lock) query = query.forUpdate();

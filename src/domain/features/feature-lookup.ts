@@ -2,17 +2,17 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, NotFoundError } from '../../shared/errors.js';
 import { guardDirectChange } from '../protected-environments/guard.js';
 import type { FeatureRow, Variant } from './feature-views.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 /**
  * The flag `name` of `project`, locked for the caller's transaction when asked. A flag that exists in another
  * project is not found here: paths name both, as in Unleash.
  */
-export async function findFeature(
-  tx: Db,
+export async function findFeature<Lock extends boolean = false>(
+  tx: LockingHandle<Lock>,
   project: string,
   name: string,
-  options: { lock?: boolean; archived?: boolean } = {},
+  options: { lock?: Lock; archived?: boolean } = {},
 ): Promise<FeatureRow> {
   let query = tx.selectFrom('features').selectAll().where('name', '=', name).where('project', '=', project);
   if (options.lock) query = query.forUpdate();

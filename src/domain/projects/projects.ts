@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 import type { ProjectsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -60,7 +60,7 @@ export async function listProjects(db: Db): Promise<ProjectView[]> {
   return rows.map((row) => toProjectView(row, environments.get(row.id) ?? []));
 }
 
-async function findProject(db: Db, id: string, lock = false): Promise<ProjectView> {
+async function findProject<Lock extends boolean = false>(db: LockingHandle<Lock>, id: string, lock?: Lock): Promise<ProjectView> {
   let query = db.selectFrom('projects').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

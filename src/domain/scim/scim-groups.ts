@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Tx } from '../../db/database.js';
+import type { Db, LockingHandle, Tx } from '../../db/database.js';
 import type { GroupsTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { NotFoundError, PermissionError } from '../../shared/errors.js';
@@ -158,13 +158,13 @@ export async function listScimGroups(db: Db, query: { filter?: string }, page: P
 }
 
 /** A group SCIM reaches: one it created, never one an Admin made in Vexil. */
-async function groupRow(db: Db, id: number, forUpdate = false): Promise<GroupRow> {
+async function groupRow<Lock extends boolean = false>(db: LockingHandle<Lock>, id: number, forUpdate?: Lock): Promise<GroupRow> {
   const row = await db
     .selectFrom('groups')
     .selectAll()
     .where('id', '=', id)
     .where('scim_managed', '=', true)
-    .$if(forUpdate, (select) => select.forUpdate())
+    .$if(forUpdate === true, (select) => select.forUpdate())
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find group ${id}`);
   return row;
@@ -174,8 +174,8 @@ async function groupRow(db: Db, id: number, forUpdate = false): Promise<GroupRow
  * A provisioned group the provider may change: not one an Admin gave a root role granting `ADMIN` (the built-in Admin
  * or a custom one), which anyone joining it would hold.
  */
-async function changeableGroup(db: Db, id: number, forUpdate = false): Promise<GroupRow> {
-  const row = await groupRow(db, id, forUpdate);
+async function changeableGroup<Lock extends boolean = false>(db: LockingHandle<Lock>, id: number, forUpdate?: Lock): Promise<GroupRow> {
+  const row = await groupRow<Lock>(db, id, forUpdate);
   if (await groupGrantsAdmin(db, id)) {
     throw new PermissionError(`Group ${id} holds a root role that grants ADMIN: only an Admin changes it, in Vexil`, ['ADMIN']);
   }

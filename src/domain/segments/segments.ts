@@ -10,7 +10,7 @@ import type { Constraint } from '../features/feature-views.js';
 import { describeFlagUsage, strategyUse } from '../../shared/flag-usage.js';
 import { sql, type Selectable } from 'kysely';
 import type { SegmentsTable } from '../../db/schema.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 /** Unleash's `upsertSegmentSchema`: creating and updating take the whole segment. */
 export interface UpsertSegmentInput {
@@ -179,7 +179,7 @@ export async function getSegment(db: Db, id: number): Promise<AdminSegmentView> 
 }
 
 /** The segment `id`, locked for the caller's transaction when asked. */
-export async function findSegment(db: Db, id: number, lock = false): Promise<SegmentView> {
+export async function findSegment<Lock extends boolean = false>(db: LockingHandle<Lock>, id: number, lock?: Lock): Promise<SegmentView> {
   let query = db.selectFrom('segments').selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError, repeatedKeys } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { describeFlagUsage } from '../../shared/flag-usage.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 export const PARAMETER_TYPES = ['string', 'percentage', 'list', 'number', 'boolean'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
@@ -51,7 +51,7 @@ export async function listStrategyDefinitions(db: Db): Promise<StrategyDefinitio
   return rows.map(toView);
 }
 
-function definitionRow(db: Db, name: string, lock = false) {
+function definitionRow<Lock extends boolean = false>(db: LockingHandle<Lock>, name: string, lock?: Lock) {
   let query = db.selectFrom('strategy_definitions').selectAll().where('name', '=', name);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();

@@ -3,7 +3,7 @@ import type { TagTypesTable } from '../../db/schema.js';
 import { NameExistsError, NotFoundError } from '../../shared/errors.js';
 import type { EventTag } from '../events/record-event.js';
 import { loadFeatureTags } from '../features/feature-views.js';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 
 /** A tag type as Unleash's `tagTypeSchema` shows it. */
 export interface TagTypeView {
@@ -22,7 +22,7 @@ export async function listTagTypes(db: Db): Promise<TagTypeView[]> {
 }
 
 /** The tag type `name`, locked for the caller's transaction when asked. */
-export async function findTagType(db: Db, name: string, lock = false): Promise<TagTypeView> {
+export async function findTagType<Lock extends boolean = false>(db: LockingHandle<Lock>, name: string, lock?: Lock): Promise<TagTypeView> {
   let query = db.selectFrom('tag_types').select(['name', 'description', 'icon']).where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
@@ -52,7 +52,11 @@ export async function assertTagTypesExist(db: Db, types: string[]): Promise<void
  * The flag `name` in whichever project it is: tag paths name the flag only, as in Unleash. Archived flags keep
  * their tags and may be tagged, as in Unleash, so they are found too.
  */
-export async function findFlagByName(db: Db, name: string, lock = false): Promise<{ name: string; project: string }> {
+export async function findFlagByName<Lock extends boolean = false>(
+  db: LockingHandle<Lock>,
+  name: string,
+  lock?: Lock,
+): Promise<{ name: string; project: string }> {
   let query = db.selectFrom('features').select(['name', 'project']).where('name', '=', name);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();

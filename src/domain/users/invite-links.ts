@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 import type { InviteLinksTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -68,7 +68,7 @@ export async function listInviteLinks(db: Db, now: Date): Promise<InviteLinkView
 }
 
 /** `reference` is the link's secret (as Unleash's paths take it) or its id. */
-async function findLink(db: Db, reference: string, lock = false) {
+async function findLink<Lock extends boolean = false>(db: LockingHandle<Lock>, reference: string, lock?: Lock) {
   let query = db.selectFrom('invite_links').selectAll();
   query = /^\d{1,9}$/.test(reference) ? query.where('id', '=', Number(reference)) : query.where('secret_hash', '=', hashToken(reference));
   if (lock) query = query.forUpdate();

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, LockingHandle } from '../../db/database.js';
 import type { PersonalAccessTokensTable, UsersTable } from '../../db/schema.js';
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
@@ -72,13 +72,13 @@ export async function listServiceAccounts(db: Db): Promise<ServiceAccountView[]>
   );
 }
 
-async function findServiceAccount(db: Db, id: number, lock: boolean) {
+async function findServiceAccount<Lock extends boolean>(db: LockingHandle<Lock>, id: number, lock: Lock) {
   const row = await db
     .selectFrom('users')
     .selectAll()
     .where('id', '=', id)
     .where('is_service', '=', true)
-    .$if(lock, (query) => query.forUpdate())
+    .$if(lock === true, (query) => query.forUpdate())
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`Could not find service account ${id}`);
   return row;
