@@ -34,6 +34,11 @@ const DATABASE_READ_INTERVAL_MS = 5_000;
 export class Metrics {
   readonly registry = new Registry();
 
+  /** A counter of this process's registry, by the labels given. */
+  private counter<Label extends string>(name: string, help: string, labelNames: readonly Label[]): Counter<Label> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
   readonly httpRequestDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route (its pattern, not the URL) and status',
@@ -42,12 +47,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly clientApiRequests = new Counter({
-    name: 'vexil_client_api_requests_total',
-    help: 'Requests of SDKs to the client and frontend APIs, by endpoint and status',
-    labelNames: ['endpoint', 'status_code'] as const,
-    registers: [this.registry],
-  });
+  readonly clientApiRequests = this.counter(
+    'vexil_client_api_requests_total',
+    'Requests of SDKs to the client and frontend APIs, by endpoint and status',
+    ['endpoint', 'status_code'],
+  );
 
   readonly streamingConnections = new Gauge({
     name: 'vexil_client_streaming_connections',
@@ -55,12 +59,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly integrationDeliveries = new Counter({
-    name: 'vexil_integration_deliveries_total',
-    help: 'Delivery attempts to integrations by this instance, by outcome: success, successWithErrors, retrying (failed, to be tried again) or failed (given up)',
-    labelNames: ['integration', 'provider', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly integrationDeliveries = this.counter(
+    'vexil_integration_deliveries_total',
+    'Delivery attempts to integrations by this instance, by outcome: success, successWithErrors, retrying (failed, to be tried again) or failed (given up)',
+    ['integration', 'provider', 'outcome'],
+  );
 
   readonly integrationDeliveryLag = new Histogram({
     name: 'vexil_integration_delivery_lag_seconds',
@@ -70,19 +73,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly heldSdkReports = new Counter({
-    name: 'vexil_sdk_reports_held_total',
-    help: 'SDK reports (registrations, metrics) this instance could not write when they came, the database being away: held in memory, written_late when it answered again, or dropped (past the bound, or no longer writable)',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly heldSdkReports = this.counter(
+    'vexil_sdk_reports_held_total',
+    'SDK reports (registrations, metrics) this instance could not write when they came, the database being away: held in memory, written_late when it answered again, or dropped (past the bound, or no longer writable)',
+    ['kind', 'outcome'],
+  );
 
-  readonly backgroundFailures = new Counter({
-    name: 'vexil_background_failures_total',
-    help: 'Work no request waited for that failed and will be tried again: the SDK store rebuilding an environment for streaming SDKs, or a subscriber of the change feed',
-    labelNames: ['work'] as const,
-    registers: [this.registry],
-  });
+  readonly backgroundFailures = this.counter(
+    'vexil_background_failures_total',
+    'Work no request waited for that failed and will be tried again: the SDK store rebuilding an environment for streaming SDKs, or a subscriber of the change feed',
+    ['work'],
+  );
 
   private figures: Promise<DatabaseFigures> | undefined;
   private figuresReadAt = 0;

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Actor, UnitOfWork } from '../../db/unit-of-work.js';
 import { BadDataError, ConflictError, repeatedKeys, NameExistsError, NotFoundError } from '../../shared/errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { describeFlagUsage, joinWords, strategyUse, type FlagUsage } from '../../shared/flag-usage.js';
+import { BY_FLAG_AND_PLACE, describeFlagUsage, joinWords, strategyUse, type FlagUsage } from '../../shared/flag-usage.js';
 import { sql, type Selectable } from 'kysely';
 import type { ContextFieldsTable } from '../../db/schema.js';
 import type { Db, LockingHandle } from '../../db/database.js';
@@ -247,10 +247,7 @@ async function strategiesConstrainingOn(db: Db, name: string, project?: string, 
     .where(constrainsOn('fs.constraints', name))
     .$if(project !== undefined, (query) => query.where('f.project', '=', project!))
     .$if(visibleTo !== undefined, (query) => query.where(inProjectVisibleTo(visibleTo!, 'f.project')))
-    .orderBy('fs.feature_name')
-    .orderBy('fs.environment')
-    .orderBy('fs.sort_order')
-    .orderBy('fs.id')
+    .orderBy(BY_FLAG_AND_PLACE)
     .execute();
 }
 

@@ -7,7 +7,7 @@ import { guardDirectChange } from '../protected-environments/guard.js';
 import { recordEvent } from '../events/record-event.js';
 import { normalizeConstraints, validateConstraints } from '../features/constraints.js';
 import type { Constraint } from '../features/feature-views.js';
-import { describeFlagUsage, strategyUse } from '../../shared/flag-usage.js';
+import { BY_FLAG_AND_PLACE, describeFlagUsage, strategyUse } from '../../shared/flag-usage.js';
 import { sql, type Selectable } from 'kysely';
 import type { SegmentsTable } from '../../db/schema.js';
 import type { Db, LockingHandle } from '../../db/database.js';
@@ -206,10 +206,7 @@ export async function strategiesUsingSegment(
     .select(['fs.id', 'fs.feature_name', 'f.project', 'fs.environment', 'fs.strategy_name', 'f.archived_at'])
     .where('fss.segment_id', '=', id)
     .$if(visibleTo !== undefined, (query) => query.where(inProjectVisibleTo(visibleTo!, 'f.project')))
-    .orderBy('fs.feature_name')
-    .orderBy('fs.environment')
-    .orderBy('fs.sort_order')
-    .orderBy('fs.id')
+    .orderBy(BY_FLAG_AND_PLACE)
     .execute();
   return rows.map((row) => ({ ...strategyUse(row), archived: row.archived_at !== null }));
 }

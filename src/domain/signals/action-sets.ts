@@ -1,3 +1,4 @@
+import { projectOfFlag } from '../features/feature-lookup.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ActionSetsTable } from '../../db/schema.js';
@@ -101,13 +102,8 @@ async function assertValid(uow: UnitOfWork, project: string, input: ActionSetInp
         { path: `${path}/project`, message: `must be "${project}" (got "${actionProject}")` },
       ]);
     }
-    const flag = await uow.tx
-      .selectFrom('features')
-      .select('name')
-      .where('name', '=', featureName)
-      .where('project', '=', project)
-      .executeTakeFirst();
-    if (!flag)
+    // Read through the area that owns flags (archived ones included, as an action may name one).
+    if ((await projectOfFlag(uow.tx, featureName)) !== project)
       throw new BadDataError('Unknown flag', [
         { path: `${path}/featureName`, message: `project "${project}" has no flag "${featureName}"` },
       ]);

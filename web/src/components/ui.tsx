@@ -112,6 +112,30 @@ export function Loaded<T>({
   return <>{children(query.data as T)}</>;
 }
 
+/** A list once loaded: `empty` said in words when it has nothing, else what `children` makes of its items. */
+export function LoadedList<T, Item>({
+  query,
+  what,
+  items,
+  empty,
+  children,
+}: {
+  query: { data?: T; error: unknown; isPending: boolean };
+  what: string;
+  items: (data: T) => Item[];
+  empty: string;
+  children: (items: Item[]) => ReactNode;
+}) {
+  return (
+    <Loaded query={query} what={what}>
+      {(data) => {
+        const list = items(data);
+        return list.length === 0 ? <p className="muted">{empty}</p> : children(list);
+      }}
+    </Loaded>
+  );
+}
+
 /** Page controls. Without a `total` (lists the API does not count), Next is offered while a page comes back full. */
 export function Pager({
   offset,

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { actions, queries } from '../api/queries';
 import { useMe } from '../components/layout';
 import { SessionTable } from '../components/sessions';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, NewPasswordField, Table, useAction } from '../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, LoadedList, NewPasswordField, Table, useAction } from '../components/ui';
 
 /** The signed-in person's open sessions: where each was opened, ended one by one or all but this one at once. */
 function YourSessions() {
@@ -52,33 +52,29 @@ function YourAgents() {
     <section aria-label="Agents with access">
       <h2>Agents with access</h2>
       <p className="muted small">Coding agents you let act as you through Vexil's MCP server. Revoke one and it stops at once.</p>
-      <Loaded query={tokens} what="your agents">
-        {(data) =>
-          data.tokens.length === 0 ? (
-            <p className="muted">No agent holds access.</p>
-          ) : (
-            <Table label="Agents with access" columns={['Agent', 'Granted', 'Expires', 'Last used', '']}>
-              {data.tokens.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.clientName}</td>
-                  <td className="small">{formatDate(token.createdAt)}</td>
-                  <td className="small">{formatDate(token.expiresAt)}</td>
-                  <td className="small">{token.seenAt ? formatDate(token.seenAt) : 'never'}</td>
-                  <td>
-                    <ConfirmButton
-                      question={`Revoke ${token.clientName}'s access?`}
-                      onConfirm={() => revoke.mutate(token.id)}
-                      disabled={revoke.isPending}
-                    >
-                      Revoke
-                    </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          )
-        }
-      </Loaded>
+      <LoadedList query={tokens} what="your agents" items={(data) => data.tokens} empty="No agent holds access.">
+        {(held) => (
+          <Table label="Agents with access" columns={['Agent', 'Granted', 'Expires', 'Last used', '']}>
+            {held.map((token) => (
+              <tr key={token.id}>
+                <td>{token.clientName}</td>
+                <td className="small">{formatDate(token.createdAt)}</td>
+                <td className="small">{formatDate(token.expiresAt)}</td>
+                <td className="small">{token.seenAt ? formatDate(token.seenAt) : 'never'}</td>
+                <td>
+                  <ConfirmButton
+                    question={`Revoke ${token.clientName}'s access?`}
+                    onConfirm={() => revoke.mutate(token.id)}
+                    disabled={revoke.isPending}
+                  >
+                    Revoke
+                  </ConfirmButton>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </LoadedList>
       <ErrorMessage error={revoke.error} />
     </section>
   );

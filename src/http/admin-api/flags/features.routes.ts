@@ -54,8 +54,7 @@ import { actorOf } from '../../plugins/route-access.js';
 import { validationError } from '../../plugins/error-handler.js';
 import { validateDocument } from '../../plugins/validation.js';
 
-const tags = ['Features'];
-const route = routesTagged(tags);
+const route = routesTagged(['Features']);
 const FeatureParams = Type.Object({ projectId: UrlFriendlyName, featureName: UrlFriendlyName });
 const EnvironmentParams = Type.Object({
   projectId: UrlFriendlyName,

@@ -71,8 +71,7 @@ import {
   ScimTokenStatusSchema,
 } from '../../users.schemas.js';
 
-const tags = ['Users'];
-const route = routesTagged(tags);
+const route = routesTagged(['Users']);
 
 export const userRoutes: RouteModule = async (app, { deps, act }) => {
   app.get('/api/admin/user-admin/admin-count', route(can('ADMIN'), { ok: AdminCountSchema }), async () => countAdmins(deps.db));

@@ -13,6 +13,7 @@ import {
   Loaded,
   NewPasswordField,
   OneTimeSecret,
+  LoadedList,
   Pager,
   Table,
   useAction,
@@ -208,37 +209,33 @@ function InviteLinks() {
         </button>
       </form>
       {create.data && <OneTimeSecret label={`Invite link "${create.data.name}"`} secret={create.data.url} />}
-      <Loaded query={links} what="the invite links">
-        {(data) =>
-          data.tokens.length === 0 ? (
-            <p className="muted">No invite links yet.</p>
-          ) : (
-            <Table label="Invite links" columns={['Name', 'State', 'Expires', 'Accounts made', '']}>
-              {data.tokens.map((link) => (
-                <tr key={link.id}>
-                  <td>{link.name}</td>
-                  <td>{link.enabled ? <span className="badge success">Working</span> : <span className="badge">Off</span>}</td>
-                  <td className="small">{formatDate(link.expiresAt)}</td>
-                  <td className="small">
-                    {link.users.length === 0 ? 'None' : link.users.map((user) => user.email ?? user.username).join(', ')}
-                  </td>
-                  <td>
-                    {link.enabled && (
-                      <ConfirmButton
-                        question={`Turn off the invite link "${link.name}"?`}
-                        onConfirm={() => setEnabled.mutate({ id: link.id, enabled: false })}
-                        disabled={setEnabled.isPending}
-                      >
-                        Turn off
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          )
-        }
-      </Loaded>
+      <LoadedList query={links} what="the invite links" items={(data) => data.tokens} empty="No invite links yet.">
+        {(tokens) => (
+          <Table label="Invite links" columns={['Name', 'State', 'Expires', 'Accounts made', '']}>
+            {tokens.map((link) => (
+              <tr key={link.id}>
+                <td>{link.name}</td>
+                <td>{link.enabled ? <span className="badge success">Working</span> : <span className="badge">Off</span>}</td>
+                <td className="small">{formatDate(link.expiresAt)}</td>
+                <td className="small">
+                  {link.users.length === 0 ? 'None' : link.users.map((user) => user.email ?? user.username).join(', ')}
+                </td>
+                <td>
+                  {link.enabled && (
+                    <ConfirmButton
+                      question={`Turn off the invite link "${link.name}"?`}
+                      onConfirm={() => setEnabled.mutate({ id: link.id, enabled: false })}
+                      disabled={setEnabled.isPending}
+                    >
+                      Turn off
+                    </ConfirmButton>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </LoadedList>
       <ErrorMessage error={setEnabled.error} />
     </section>
   );
