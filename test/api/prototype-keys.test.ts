@@ -8,6 +8,7 @@ import { eventsSince, lastEventId } from '../helpers/events.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createProjectWithFlag, featurePath } from '../helpers/projects.js';
 import { createSdkToken } from '../helpers/sdk-fixtures.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 // No key or path a request gives walks into an object's prototype: `__proto__`, `constructor` and `prototype` in a
@@ -283,18 +284,6 @@ const PROTOTYPE_KEY_FORMS = [
   'x[constructor][prototype][polluted]',
   'emails[type eq "work"].__proto__',
 ];
-
-/** A small seeded generator (mulberry32), so a failing round can be run again. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `body` with `key` added to one of its objects, chosen at random at any depth (the top one when it has none). */
 function plantKey(body: unknown, key: string, random: () => number): unknown {

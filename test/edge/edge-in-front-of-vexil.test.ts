@@ -13,7 +13,8 @@ import { EVENTS, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-cl
 import type { EvaluationContext } from '../../src/domain/evaluation/context.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { startTestEdge, type TestEdge } from '../helpers/edge.js';
-import { Draw, randomConfiguration, randomContext, seededRandom } from '../helpers/engine-differential.js';
+import { Draw, randomConfiguration, randomContext } from '../helpers/engine-differential.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
 import { eventually } from '../helpers/eventually.js';

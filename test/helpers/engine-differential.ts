@@ -1,3 +1,4 @@
+import { seededRandom } from './seeded-random.js';
 import { hostname } from 'node:os';
 import UnleashClientModule from 'unleash-client/lib/client.js';
 import type { FeatureInterface } from 'unleash-client/lib/feature.js';
@@ -19,18 +20,6 @@ import { CONSTRAINT_OPERATORS, type Constraint, type Variant } from '../../src/d
 type ClientClass = typeof UnleashClientModule.default;
 const UnleashClient =
   (UnleashClientModule as unknown as { default?: ClientClass }).default ?? (UnleashClientModule as unknown as ClientClass);
-
-/** A small, seeded generator (mulberry32): the same seed gives the same configurations and contexts. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Draw {
   constructor(readonly next: () => number) {}
