@@ -20,7 +20,9 @@ export type MaintenanceExemption =
   /** Setting up an empty database at start. */
   | 'installation'
   /** The admin command's `reset-password`: an operator's way back in when no Admin can sign in. */
-  | 'account recovery';
+  | 'account recovery'
+  /** The audit record of an export: reading goes on in maintenance, and who took the configuration out is still logged. */
+  | 'the record of an export';
 
 export const MAINTENANCE_MESSAGE =
   'Vexil is in maintenance mode: changes are refused until an Admin turns it off (POST /api/admin/maintenance)';

@@ -67,6 +67,10 @@ describe('maintenance mode', () => {
       expectStatus(await ctx.admin.get(`/api/admin/projects/default/features/${flag}`), 200);
       expectStatus(await ctx.admin.post('/api/admin/features/validate', { name: uniqueName('free') }), 200);
       expectStatus(await ctx.admin.post('/api/admin/playground', { environment: 'development', context: {} }), 200);
+      // An export is a read: it answers, and who took the configuration out is still recorded.
+      const exportedSince = await lastEventId(ctx);
+      expectStatus(await ctx.admin.post('/api/admin/features-batch/export', { environment: 'development', features: [flag] }), 200);
+      onlyEvent(await eventsSince(ctx, exportedSince), 'features-exported');
       expectStatus(await ctx.as().post('/auth/simple/login', { username, password: STRONG_PASSWORD }), 200);
       const served = await ctx.as(token).get('/api/client/features');
       expectStatus(served, 200);

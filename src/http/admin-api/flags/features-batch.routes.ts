@@ -25,7 +25,7 @@ export const featuresBatchRoutes: RouteModule = async (app, { deps, act }) => {
     async (request, reply) => {
       const { downloadFile, ...query } = request.body as ExportQuery & { downloadFile?: boolean };
       const result = await exportFeatures(deps.db, actorOf(request), query);
-      await act(request, (uow) => recordExport(uow, query, result));
+      await act(request, (uow) => recordExport(uow, query, result), { inMaintenance: 'the record of an export' });
       if (downloadFile) {
         const day = deps.clock.now().toISOString().slice(0, 10);
         reply.header('content-disposition', `attachment; filename="export-${query.environment}-${day}.json"`);
