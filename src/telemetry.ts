@@ -6,9 +6,11 @@
  * It must start before the modules it instruments are loaded (node:http through Fastify, pg), so each entry
  * (main.ts, edge/main.ts) starts it and only then imports the rest.
  */
+import type { Span } from '@opentelemetry/api';
 import type { Registry } from 'prom-client';
 import { ConfigError, loadTelemetryConfig, type OtlpProtocol, type TelemetryConfig } from './config.js';
 import { sampleFlagEvaluations } from './shared/flag-evaluation-events.js';
+import { redactUrl } from './shared/redact-url.js';
 
 export interface Telemetry {
   /** Exports the metrics of this registry (the Prometheus endpoint's) over OTLP from now on, when metrics are on. */
@@ -66,6 +68,12 @@ export async function startTelemetry(config: TelemetryConfig, serviceName: strin
       new HttpInstrumentation({
         // A liveness probe every few seconds would bury the traces that matter.
         ignoreIncomingRequestHook: (request) => /^\/(health|ready|internal-backstage\/)/.test(request.url ?? ''),
+        // A request's address carries secrets (reset tokens, invite secrets, token secrets in paths): spans keep it
+        // with them masked, as the request log does.
+        requestHook: (span, request) => {
+          // Incoming requests have a `url`; outgoing ones go to addresses an operator configured.
+          if ('url' in request && request.url) maskUrlAttributes(span, request.url);
+        },
       }),
       // Statement text only: Kysely sends parameters apart, and their values (names, emails) stay out of traces.
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
@@ -80,6 +88,17 @@ export async function startTelemetry(config: TelemetryConfig, serviceName: strin
     },
     shutdown: () => sdk.shutdown(),
   };
+}
+
+/** The URL attributes of an incoming request's span (old and stable semantic conventions), with secrets masked. */
+function maskUrlAttributes(span: Span, url: string): void {
+  const masked = redactUrl(url);
+  const [path = masked, query] = masked.split('?', 2);
+  span.setAttribute('http.target', masked);
+  span.setAttribute('url.path', path);
+  if (query !== undefined) span.setAttribute('url.query', query);
+  const full = (span as unknown as { attributes?: Record<string, unknown> }).attributes?.['http.url'];
+  if (typeof full === 'string') span.setAttribute('http.url', redactUrl(full));
 }
 
 /** Telemetry as the entries start it: an invalid setting stops start-up with one line, as any other setting does. */

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { bootstrap, composeApp } from '../../src/server.js';
-import { redactUrl } from '../../src/http/plugins/logging.js';
+import { redactUrl } from '../../src/shared/redact-url.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';

@@ -151,8 +151,18 @@ describe('OpenTelemetry export', () => {
     assert.equal(insert['db.system.name'] ?? insert['db.system'], 'postgresql');
     assert.equal(usingPostgres() ? insert['db.namespace'] !== 'pglite' : insert['db.namespace'] === 'pglite', true);
 
-    // Nothing exported carries the token.
+    // Nothing exported carries the token, nor a secret a request's address carried (its span keeps it masked).
+    const resetToken = 'telemetry-secret-reset-token-0123456789';
+    assert.equal((await call('GET', `/auth/reset/validate?token=${resetToken}`)).status, 401);
+    const masked = await arrived(() =>
+      spans().find((span) => {
+        const target = attributesOf(span.attributes);
+        return String(target['url.query'] ?? target['http.target'] ?? '').includes('token=[redacted]');
+      }),
+    );
+    assert.ok(masked, 'the reset request was traced');
     assert.ok(collector.requests.every((exported) => !exported.body.includes('telemetry-test-admin-token')));
+    assert.ok(collector.requests.every((exported) => !exported.body.includes(resetToken)));
   });
 
   test('the frontend API records feature_flag.evaluation events (the sample is all of them here) in the request’s trace', async () => {

@@ -1,23 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../../config.js';
-
-/**
- * Paths whose segment after the match is a secret: API token secrets (the instance's and a project's), invite link
- * secrets (their sign-up and validation pages, and the Admin's routes of a link).
- */
-const SECRET_PATH_SEGMENT = /(\/api\/admin\/(?:projects\/[^/?#]+\/)?api-tokens\/|\/invite\/|\/api\/admin\/invite-link\/tokens\/)[^/?#]+/g;
-
-/**
- * Query parameters that carry a credential: reset tokens, one-time authorization codes, stream channels (an SDK
- * token's hash, which opens its stream), and any parameter named for a secret.
- */
-const SECRET_QUERY_PARAMETER = /([?&](?:token|secret|code|channel|password|api[_-]?key)=)[^&#]*/gi;
-
-/** A URL as logs show it: every secret it carries, in its path or its query, masked. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PATH_SEGMENT, '$1[redacted]').replace(SECRET_QUERY_PARAMETER, '$1[redacted]');
-}
+import { redactUrl } from '../../shared/redact-url.js';
 
 /** Structured JSON logs (pino) that never carry credentials; to standard output unless a stream is given. */
 export function createLogger(level: LogLevel, stream?: DestinationStream): Logger {
