@@ -21,7 +21,7 @@ export interface AccessRequest {
  */
 export async function authorize(db: Db, actor: Actor, request: AccessRequest): Promise<void> {
   const projects = [request.project, ...(request.alsoIn?.projects ?? [])].filter((project) => project !== undefined);
-  if (isRestricted(actor)) for (const project of projects) await assertProjectVisible(db, actor, project);
+  for (const project of projects) await assertProjectVisible(db, actor, project);
   assertActorMay(actor, request.permission, request.project, request.environment);
   for (const project of request.alsoIn?.projects ?? []) assertActorMay(actor, request.alsoIn!.permission, project);
 }

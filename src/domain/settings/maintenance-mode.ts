@@ -3,13 +3,9 @@ import { MAINTENANCE_SETTING, maintenanceModeIn } from '../../db/maintenance-gat
 import type { UnitOfWork } from '../../db/unit-of-work.js';
 import { recordEvent } from '../events/record-event.js';
 
-export function readMaintenanceMode(db: Db): Promise<boolean> {
-  return maintenanceModeIn(db);
-}
-
 /** Turns maintenance mode on or off; a change records `setting-updated`, which every instance hears. */
 export async function setMaintenanceMode(uow: UnitOfWork, enabled: boolean): Promise<void> {
-  const current = await readMaintenanceMode(uow.tx);
+  const current = await maintenanceModeIn(uow.tx);
   if (current === enabled) return;
   await uow.tx
     .insertInto('settings')
@@ -34,7 +30,7 @@ export class MaintenanceMode {
   constructor(private readonly db: Db) {}
 
   enabled(): Promise<boolean> {
-    this.cached ??= readMaintenanceMode(this.db).catch(() => {
+    this.cached ??= maintenanceModeIn(this.db).catch(() => {
       this.cached = undefined;
       return false;
     });

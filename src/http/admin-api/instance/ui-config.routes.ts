@@ -12,7 +12,8 @@ import {
 import { instanceStatistics } from '../../../domain/insights/instance-statistics.js';
 import { stringify } from 'csv-stringify/sync';
 import { Type } from '@sinclair/typebox';
-import { readMaintenanceMode, setMaintenanceMode } from '../../../domain/settings/maintenance-mode.js';
+import { maintenanceModeIn } from '../../../db/maintenance-gate.js';
+import { setMaintenanceMode } from '../../../domain/settings/maintenance-mode.js';
 import { VERSION } from '../../../shared/version.js';
 
 const route = routesTagged(['Admin UI']);
@@ -28,7 +29,7 @@ export const uiConfigRoutes: RouteModule = async (app, { deps, act }) => {
   }));
 
   app.get('/api/admin/maintenance', route(can('READ'), { ok: MaintenanceSchema }), async () => ({
-    enabled: await readMaintenanceMode(deps.db),
+    enabled: await maintenanceModeIn(deps.db),
   }));
 
   app.post('/api/admin/maintenance', route(can('ADMIN'), { body: MaintenanceSchema }), async (request, reply) => {
