@@ -294,6 +294,19 @@ describe('MCP authorization (OAuth 2.1)', () => {
       .post('/oauth/register', { redirect_uris: ['com.example.agent:/callback'], client_name: 'Claude\u202E edoC\u202C Code\u0007' });
     expectStatus(app, 201);
     assert.equal((app.json() as { client_name: string }).client_name, 'Claude edoC Code');
+    // A name of nothing but hidden characters names nothing: refused, and no client is registered.
+    const before = await ctx.db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    const hidden = await ctx.as().post('/oauth/register', { redirect_uris: [REDIRECT], client_name: '\u202E\u0007\u200B' });
+    expectStatus(hidden, 400);
+    assert.equal((hidden.json() as { error: string }).error, 'invalid_client_metadata');
+    const after = await ctx.db
+      .selectFrom('oauth_clients')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(after.count), Number(before.count));
   });
 
   test('a full table makes room by dropping clients that hold no live token, approved ones included, least recently granted first', async () => {
