@@ -3,7 +3,14 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { eventually } from './eventually.js';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { hardenPrototypes } from '../../src/shared/prototype-hardening.js';
 import { STRONG_PASSWORD, startTestApp, type TestApp } from './test-app.js';
+
+// Any test that drives a browser hardens this process as the app runs, but for one thing, and before it starts an app
+// (the first hardening wins): Playwright's colour library sets `__proto__` when it writes a failing call's log, and
+// with the accessor refused a failing browser test reports the refusal instead of what failed. The refusal is the
+// API tests' to hold (prototype-keys).
+hardenPrototypes({ refuseProtoAccessor: false });
 
 /** Debian's Chromium (`apt-get install chromium`); `.ci/run` installs it when it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';

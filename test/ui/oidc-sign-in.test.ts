@@ -103,6 +103,13 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
     await provider?.close();
   });
 
+  test('a browser call that fails says what failed (this app, started here, is hardened after the browser helpers)', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl}/login`);
+    await assert.rejects(page.locator('#nothing-has-this-id').click({ timeout: 100 }), /Timeout 100ms exceeded/);
+    await page.close();
+  });
+
   test('the first sign-in creates the user, recorded as made by the provider; a later one updates name and email', async () => {
     provider.accounts.set('ada', { email: 'ada@acme.example', name: 'Ada Lovelace', groups: [] });
     const before = await lastEventId(ctx);
@@ -226,9 +233,13 @@ describe('signing in with OpenID Connect', { timeout: 180_000 }, () => {
   test('a replayed callback, and a used code under a new sign-in, are refused', async () => {
     provider.accounts.set('rita', { email: 'rita@acme.example', name: 'Rita', groups: [] });
     let firstCallback = '';
-    const { context, page } = await signInAs('rita', { onCallback: (url) => (firstCallback ||= url) });
-    assert.ok(await sessionUser(page), 'the first use signs in');
-    await page.context().clearCookies();
+    const first = await signInAs('rita', { onCallback: (url) => (firstCallback ||= url) });
+    assert.ok(await sessionUser(first.page), 'the first use signs in');
+    // The replay comes from a browser without the first one's cookies. (Clearing the signed-in page's cookies instead
+    // raced its own polling: a 401 sends that page to the sign-in page while the replay is under way.)
+    await first.context.close();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     await page.goto(firstCallback);
     await refusedWith(page, /not started in this browser|already been used/);
 
