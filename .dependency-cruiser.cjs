@@ -33,9 +33,9 @@ const DOMAIN_FLOORS = [
     'agent-authorization',
   ],
   ['features', 'users'],
-  ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap'],
+  ['segments', 'tags', 'projects', 'release-plans', 'client-features', 'groups', 'signals', 'bootstrap', 'code-references'],
   ['change-requests', 'evaluation', 'addons', 'sign-in', 'scim'],
-  ['flags-file', 'search'],
+  ['flags-file', 'search', 'experiments'],
   ['features-batch', 'insights'],
   ['agents'],
 ];
@@ -107,6 +107,21 @@ module.exports = {
         path: '^src/http/',
         pathNot: ['^src/http/(sdk-api|plugins)/', '^src/http/(deps|common\\.schemas|sdk\\.schemas|features\\.schemas)\\.ts$'],
       },
+    },
+    {
+      name: 'client-code-stands-alone',
+      comment:
+        'src/client runs in applications (OpenFeature tracking): it imports nothing of the server, and nothing imports it but tests.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'nothing-runs-client-code',
+      comment: 'The server and the edge do not import what applications run.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/client/' },
+      to: { path: '^src/client/' },
     },
     {
       name: 'migrations-are-frozen',

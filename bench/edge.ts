@@ -15,18 +15,21 @@ import { createSdkToken, type Server, TOKEN } from './server.js';
 
 const MAIN = join(import.meta.dirname, '../dist/edge/main.js');
 /**
- * The environment `npm run edge` sets before `node` (glibc's allocator settings), read from package.json's script so
- * that the edge measured is the edge shipped.
+ * The environment `npm run edge` sets before `node` (glibc's allocator settings) and the options it gives Node (the
+ * young generation's size), read from package.json's script so that the edge measured is the edge shipped.
  */
 const EDGE_SCRIPT = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')).scripts.edge as string;
+const [EDGE_SCRIPT_ASSIGNMENTS = '', EDGE_SCRIPT_COMMAND = ''] = EDGE_SCRIPT.split(/\bnode\b/);
 const EDGE_SCRIPT_ENV = Object.fromEntries(
-  EDGE_SCRIPT.slice(0, EDGE_SCRIPT.indexOf('node '))
-    .trim()
+  EDGE_SCRIPT_ASSIGNMENTS.trim()
     .split(/\s+/)
     .map((assignment) => assignment.split('=')),
 ) as Record<string, string>;
+const EDGE_NODE_OPTIONS = EDGE_SCRIPT_COMMAND.trim()
+  .split(/\s+/)
+  .filter((argument) => argument.startsWith('--'));
 
-interface EdgeProcess {
+export interface EdgeProcess {
   process: ChildProcess;
   baseUrl: string;
   /** The edge's own account of its start-up (its "serving" log line). */
@@ -36,10 +39,15 @@ interface EdgeProcess {
   stop(): Promise<void>;
 }
 
-async function startEdgeProcess(env: Record<string, string>, token: string): Promise<EdgeProcess> {
+/** Starts dist/edge/main.js on a free port, on one CPU when `pinnedTo` names it (as a container given one CPU is). */
+export async function startEdgeProcess(env: Record<string, string>, token: string, pinnedTo?: number): Promise<EdgeProcess> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const [command, args] =
+    pinnedTo === undefined
+      ? [process.execPath, [...EDGE_NODE_OPTIONS, MAIN]]
+      : ['taskset', ['-c', String(pinnedTo), process.execPath, ...EDGE_NODE_OPTIONS, MAIN]];
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...EDGE_SCRIPT_ENV, INTERFACE: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', process.stderr],
   });
@@ -251,4 +259,78 @@ export async function edgeLines(server: Server, options: { duration: number; pro
     await rm(backupFolder, { recursive: true, force: true });
   }
   return lines;
+}
+
+/**
+ * `count` changes, one after another, each the toggle of a flag on the server, timed from sending it to the update
+ * on a stream opened on the second of two chained edges (server → edge → edge → SDK): what an SDK behind a
+ * regional edge that follows a central one waits for.
+ */
+export async function changesThroughChainedEdges(
+  server: Server,
+  client: string,
+  count: number,
+): Promise<{ count: number; reached: number; p50: number; p99: number; max: number }> {
+  const flag = `edge-chain-${Date.now()}`;
+  await call(server.baseUrl, 'POST', '/api/admin/projects/default/features', { name: flag });
+  await call(server.baseUrl, 'POST', `/api/admin/projects/default/features/${flag}/environments/production/strategies`, {
+    name: 'default',
+  });
+  const central = await startEdgeProcess({ UPSTREAM_URL: server.baseUrl, TOKENS: client }, client);
+  const regional = await startEdgeProcess({ UPSTREAM_URL: central.baseUrl, TOKENS: client }, client);
+  const socket = connect(Number(new URL(regional.baseUrl).port), '127.0.0.1');
+  try {
+    while (!(await fetch(`${regional.baseUrl}/api/client/features/${flag}`, { headers: { authorization: client } })).ok) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.setEncoding('utf8');
+    let connected: () => void = () => {};
+    let updated: () => void = () => {};
+    const greeting = new Promise<void>((resolve) => (connected = resolve));
+    let text = '';
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.includes('unleash-connected')) connected();
+      // Only whole events count: an update is announced by its event line and ends with a blank line.
+      let at = text.indexOf('event: unleash-updated');
+      while (at >= 0 && text.indexOf('\n\n', at) >= 0) {
+        text = text.slice(text.indexOf('\n\n', at) + 2);
+        updated();
+        at = text.indexOf('event: unleash-updated');
+      }
+      if (at < 0) text = text.slice(-64);
+    });
+    socket.write(
+      `GET /api/client/streaming?namePrefix=${flag} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${client}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    await greeting;
+    const latencies: number[] = [];
+    for (let change = 0; change < count; change++) {
+      const arrived = new Promise<boolean>((resolve) => {
+        updated = () => resolve(true);
+        setTimeout(() => resolve(false), 10_000).unref();
+      });
+      const sentAt = performance.now();
+      await call(
+        server.baseUrl,
+        'POST',
+        `/api/admin/projects/default/features/${flag}/environments/production/${change % 2 === 0 ? 'on' : 'off'}`,
+      );
+      if (await arrived) latencies.push(performance.now() - sentAt);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      count,
+      reached: latencies.length,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      max: sorted.at(-1) ?? Number.NaN,
+    };
+  } finally {
+    socket.destroy();
+    await regional.stop();
+    await central.stop();
+    await call(server.baseUrl, 'DELETE', `/api/admin/projects/default/features/${flag}`);
+    await call(server.baseUrl, 'DELETE', `/api/admin/archive/${flag}`);
+  }
 }

@@ -13,6 +13,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   copyFileSync,
   cpSync,
   existsSync,
@@ -24,9 +25,12 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import autocannon from 'autocannon';
 import { Unleash } from 'unleash-client';
+import { parseAllDocuments } from 'yaml';
 import { freePort } from '../test/helpers/free-port.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
   if (!existsSync('/usr/sbin/runc')) skip('runc is not installed (apt-get install runc)');
   if (spawnSync('debootstrap', ['--version']).status !== 0 && !imageExists(BASE_IMAGE)) skip('debootstrap is not installed');
   const containers: string[] = [];
+  const pods: string[] = [];
   const volume = `vexil-check-${process.pid}`;
   try {
     makeBaseImage();
@@ -342,6 +347,32 @@ async function main(): Promise<void> {
       `${(edgeStopped.ms / 1000).toFixed(1)} s`,
     );
 
+    await checkEdgeMemory(second, containers);
+
+    // `vexil refs scan` from the image, its grammars kept gzipped there, on a folder mounted read-only.
+    const code = join(work, 'code');
+    mkdirSync(code);
+    writeFileSync(join(code, 'app.py'), 'client.is_enabled("image-python-flag")\n');
+    writeFileSync(join(code, 'app.ts'), "unleash.isEnabled('image-ts-flag');\n");
+    writeFileSync(join(code, 'app.dart'), "final on = unleash.isEnabled('image-dart-flag');\n");
+    const scanned = podman(
+      ['run', '--rm', '--read-only', '--volume', `${code}:/code:ro`, IMAGE, 'node', 'dist/cli/vexil.js', 'refs', 'scan', '/code', '--json'],
+      {
+        quiet: true,
+        allowFailure: true,
+      },
+    );
+    const flagsFound = scanned
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { flag: string }).flag)
+      .sort();
+    check(
+      'vexil refs scan runs from the image',
+      JSON.stringify(flagsFound) === JSON.stringify(['image-dart-flag', 'image-python-flag', 'image-ts-flag']),
+      flagsFound.join(', '),
+    );
+
     // A crash leaves the data directory's lock behind, written under the old container's host name.
     podman(['kill', '--signal', 'KILL', second.name], { quiet: true });
     containers.push('vexil-check-3');
@@ -352,13 +383,364 @@ async function main(): Promise<void> {
       afterCrash.ok,
       `healthy ${(third.healthyMs / 1000).toFixed(1)} s after podman run`,
     );
+    await checkKubernetes(pods);
   } finally {
+    for (const pod of pods) podman(['kube', 'down', pod], { quiet: true, allowFailure: true });
+    for (const name of ['vexil']) podman(['secret', 'rm', name], { quiet: true, allowFailure: true });
     for (const name of containers) podman(['rm', '--force', name], { quiet: true, allowFailure: true });
     podman(['volume', 'rm', '--force', volume], { quiet: true, allowFailure: true });
     rmSync(work, { recursive: true, force: true });
   }
   process.stdout.write(`${failures === 0 ? 'The container image passed every check' : `${failures} container image checks failed`}\n`);
   process.exit(failures === 0 ? 0 : 1);
+}
+
+/** The edge's container as the Kubernetes manifests run it: its command, and the environment they set by value. */
+function edgeAsDeployed(): { command: string[]; env: Record<string, string> } {
+  const manifest = parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes/base/edge.yaml'), 'utf8'))
+    .map((document) => document.toJS())
+    .find((resource) => resource.kind === 'Deployment') as {
+    spec: { template: { spec: { containers: Array<{ command: string[]; env: Array<{ name: string; value?: string }> }> } } };
+  };
+  const container = manifest.spec.template.spec.containers[0]!;
+  const env = Object.fromEntries(container.env.flatMap(({ name, value }) => (value === undefined ? [] : [[name, value]])));
+  return { command: container.command, env };
+}
+
+const EDGE_MEMORY_FLAGS = 5000;
+const EDGE_MEMORY_STREAMS = 1000;
+const EDGE_MEMORY_LIMIT_MIB = 128;
+
+/**
+ * Vexil Edge inside Unleash Edge's published limit, as the manifests run it: a container given 128 MiB and no swap,
+ * following a server that holds 5,000 flags, with 1,000 streams open and both SDK APIs under load at once. It must
+ * not be killed, must keep answering, and its peak resident memory must leave headroom under the limit.
+ */
+async function checkEdgeMemory(server: Container, containers: string[]): Promise<void> {
+  const names = Array.from({ length: EDGE_MEMORY_FLAGS }, (_, index) => `memory-check-${String(index).padStart(5, '0')}`);
+  for (let from = 0; from < names.length; from += 1000) {
+    const chunk = names.slice(from, from + 1000);
+    const imported = await api(server.baseUrl, 'POST', '/api/admin/features-batch/import', {
+      project: 'default',
+      environment: 'development',
+      data: {
+        features: chunk.map((name) => ({ name, type: 'release' })),
+        featureStrategies: chunk.map((name) => ({
+          name: 'flexibleRollout',
+          featureName: name,
+          parameters: { rollout: '50', stickiness: 'default', groupId: name },
+          constraints: [],
+          segments: [],
+        })),
+        featureEnvironments: chunk.map((name) => ({ name, featureName: name, enabled: true })),
+        tagTypes: [],
+      },
+    });
+    if (!imported.ok) throw new Error(`the import of flags for the memory check answered ${imported.status}: ${await imported.text()}`);
+  }
+  const token = async (type: 'client' | 'frontend') =>
+    (
+      (await (
+        await api(server.baseUrl, 'POST', '/api/admin/api-tokens', {
+          tokenName: `memory-${type}`,
+          type,
+          environment: 'development',
+          projects: ['*'],
+        })
+      ).json()) as { secret: string }
+    ).secret;
+  const [client, frontend] = [await token('client'), await token('frontend')];
+  const port = await freePort();
+  const name = 'vexil-check-edge-memory';
+  containers.push(name);
+  const deployed = edgeAsDeployed();
+  // The manifests' backup volume is a disk, not memory: a folder of the host the container's user may write.
+  const backup = join(work, 'edge-backup');
+  mkdirSync(backup, { mode: 0o777 });
+  chmodSync(backup, 0o777);
+  podman([
+    'run',
+    '--detach',
+    '--name',
+    name,
+    '--network=host',
+    '--read-only',
+    '--volume',
+    `${backup}:/backup`,
+    `--memory=${EDGE_MEMORY_LIMIT_MIB}m`,
+    `--memory-swap=${EDGE_MEMORY_LIMIT_MIB}m`,
+    ...Object.entries({ ...deployed.env, PORT: String(port), UPSTREAM_URL: server.baseUrl, TOKENS: client }).flatMap(([key, value]) => [
+      '--env',
+      `${key}=${value}`,
+    ]),
+    IMAGE,
+    ...deployed.command,
+  ]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const held = await waitFor(
+    'the edge limited to 128 MiB serves',
+    async () => {
+      const answer = await fetch(`${baseUrl}/api/client/features`, { headers: { authorization: client } });
+      return answer.ok ? ((await answer.json()) as { features: unknown[] }).features.length : undefined;
+    },
+    60_000,
+  );
+  const sockets: Socket[] = [];
+  const request = `GET /api/client/streaming HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${client}\r\nAccept: text/event-stream\r\n\r\n`;
+  let connected = 0;
+  for (let opened = 0; opened < EDGE_MEMORY_STREAMS; opened++) {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let greeted = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (!greeted && chunk.includes('unleash-connected')) {
+        greeted = true;
+        connected++;
+      }
+    });
+    socket.on('error', () => undefined);
+    sockets.push(socket);
+  }
+  let user = 0;
+  const load = (path: string, authorization: string, perRequest?: () => string) =>
+    autocannon({
+      url: `${baseUrl}${path}`,
+      connections: 16,
+      duration: 15,
+      headers: { authorization },
+      ...(perRequest ? { requests: [{ setupRequest: (next) => ({ ...next, path: perRequest() }) }] } : {}),
+    });
+  // The edge's anonymous memory (its heaps: what the kernel cannot drop, only kill for) sampled from the host while
+  // the load runs. The container's cgroup also counts the file pages it read (Node's binary, the code), which the
+  // kernel reclaims before it kills anything; its peak is shown beside.
+  const hostPid = podman(['inspect', '--format', '{{.State.Pid}}', name], { quiet: true });
+  let peakAnonymousMiB = 0;
+  const sampler = setInterval(() => {
+    try {
+      const kiB = Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${hostPid}/status`, 'utf8'))?.[1]);
+      peakAnonymousMiB = Math.max(peakAnonymousMiB, kiB / 1024);
+    } catch {
+      // The process is gone: the first check says so.
+    }
+  }, 50);
+  const [frontendLoad, clientLoad] = await Promise.all([
+    load('/api/frontend', frontend, () => `/api/frontend?userId=u${++user}`),
+    load('/api/client/features', client),
+  ]).finally(() => clearInterval(sampler));
+  const cgroupPeakBytes = podman(
+    ['exec', name, 'sh', '-c', 'cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes'],
+    { quiet: true, allowFailure: true },
+  );
+  const stillAnswers = (await fetch(`${baseUrl}/internal-backstage/health`).catch(() => undefined))?.ok === true;
+  for (const socket of sockets) socket.destroy();
+  // cgroup v1 does not always tell podman of an OOM kill: a container that stopped running was killed.
+  const killed = podman(['inspect', '--format', '{{.State.Running}} {{.State.OOMKilled}} {{.State.ExitCode}}', name], {
+    quiet: true,
+    allowFailure: true,
+  });
+  const errors = (result: autocannon.Result) => result.non2xx + result.errors + result.timeouts;
+  check(
+    `Vexil Edge in ${EDGE_MEMORY_LIMIT_MIB} MiB holding ${held.value.toLocaleString('en')} flags, ${EDGE_MEMORY_STREAMS.toLocaleString('en')} streams open and both SDK APIs under load: never killed, still answering`,
+    killed.startsWith('true false') && stillAnswers && connected === EDGE_MEMORY_STREAMS && errors(frontendLoad) + errors(clientLoad) === 0,
+    `${connected} streams greeted; frontend ${frontendLoad.requests.average.toFixed(0)} req/s, client features ${clientLoad.requests.average.toFixed(0)} req/s, ${errors(frontendLoad) + errors(clientLoad)} errors; running, OOM-killed, exit code: ${killed}`,
+  );
+  check(
+    // 89 to 96 MiB from run to run (when V8 collects decides it): an eighth of the limit stays free in any.
+    `its own memory at its peak leaves at least an eighth of the ${EDGE_MEMORY_LIMIT_MIB} MiB free`,
+    peakAnonymousMiB > 0 && peakAnonymousMiB <= (EDGE_MEMORY_LIMIT_MIB * 7) / 8,
+    `anonymous memory at most ${peakAnonymousMiB.toFixed(0)} MiB; the container's cgroup, file pages included, at most ${(Number(cgroupPeakBytes) / 2 ** 20).toFixed(0)} MiB`,
+  );
+  stop(name);
+
+  // Given too little for the same flags, it says so and stops, rather than serving until the first busy minute.
+  const small = 'vexil-check-edge-small';
+  containers.push(small);
+  podman(
+    [
+      'run',
+      '--name',
+      small,
+      '--network=host',
+      '--read-only',
+      '--memory=96m',
+      '--memory-swap=96m',
+      ...Object.entries({
+        ...deployed.env,
+        PORT: String(await freePort()),
+        UPSTREAM_URL: server.baseUrl,
+        TOKENS: client,
+        BACKUP_FOLDER: '',
+      }).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+      IMAGE,
+      ...deployed.command,
+    ],
+    { quiet: true, allowFailure: true },
+  );
+  const refused = podman(['inspect', '--format', '{{.State.ExitCode}}', small], { quiet: true, allowFailure: true });
+  // What the container wrote to its standard error comes on podman's.
+  const logs = spawnSync('podman', ['--runtime', '/usr/sbin/runc', 'logs', small], { env: podmanEnv, encoding: 'utf8' });
+  const said = `${logs.stdout}${logs.stderr}`;
+  check(
+    'an edge given 96 MiB for the same flags stops at start and says what to change',
+    refused === '1' && /cannot start: it holds [\d,]+ flags, .* raise the limit to \d+ MiB/.test(said),
+    said.split('\n').find((line) => line.includes('cannot start')) ?? `exit code ${refused}`,
+  );
+}
+
+/**
+ * The Kubernetes manifests as an operator deploys them: the small overlay rendered by `kubectl kustomize`, its image
+ * pointed at the one just built and its pods on the host's network (ports, a fresh database on the PostgreSQL at
+ * 127.0.0.1:5432 as the external one, the edge's upstream), then played by `podman kube play` with the Secret they
+ * reference made the way podman reads one. The server comes up on its probes' paths, and the edge serves its SDK
+ * paths from it.
+ */
+async function checkKubernetes(pods: string[]): Promise<void> {
+  if (spawnSync('kubectl', ['version', '--client']).status !== 0) {
+    process.stdout.write('The Kubernetes manifests are not played: kubectl is not installed\n');
+    return;
+  }
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  try {
+    await admin.connect();
+  } catch {
+    process.stdout.write('The Kubernetes manifests are not played: no PostgreSQL on 127.0.0.1:5432 to be the external database\n');
+    return;
+  }
+  const database = `vexil_kube_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${database}`);
+  try {
+    const [serverPort, edgePort] = [await freePort(), await freePort()];
+    const adminToken = '*:*.kubernetes-check-admin-token-0123456789';
+    const overlay = join(work, 'overlay');
+    mkdirSync(overlay);
+    const env = (container: string, values: Record<string, string>) =>
+      `      containers:\n        - name: ${container}\n          env:\n${Object.entries(values)
+        .map(([name, value]) => `            - name: ${name}\n              value: "${value}"`)
+        .join('\n')}`;
+    // On the host's network a pod publishes no ports, so its probes name the port by number.
+    const onHost = (deployment: string, container: string, port: number, probes: string[], values: Record<string, string>) =>
+      [
+        '  - target:',
+        '      kind: Deployment',
+        `      name: ${deployment}`,
+        '    patch: |-',
+        '      - op: add',
+        '        path: /spec/template/spec/hostNetwork',
+        '        value: true',
+        '      - op: remove',
+        '        path: /spec/template/spec/containers/0/ports',
+        ...probes.flatMap((probe) => [
+          '      - op: replace',
+          `        path: /spec/template/spec/containers/0/${probe}/httpGet/port`,
+          `        value: ${port}`,
+        ]),
+        '  - patch: |-',
+        '      apiVersion: apps/v1',
+        '      kind: Deployment',
+        '      metadata:',
+        `        name: ${deployment}`,
+        '      spec:',
+        '        template:',
+        '          spec:',
+        ...env(container, values)
+          .split('\n')
+          .map((line) => `      ${line}`),
+      ].join('\n');
+    writeFileSync(
+      join(overlay, 'kustomization.yaml'),
+      [
+        'resources:',
+        // kustomize takes only relative paths to what an overlay builds on.
+        `  - ${relative(overlay, join(ROOT, 'deploy/kubernetes/overlays/small'))}`,
+        'images:',
+        '  - name: ghcr.io/vexil/vexil',
+        '    newName: localhost/vexil',
+        '    newTag: check',
+        'patches:',
+        onHost('vexil-server', 'vexil', serverPort, ['livenessProbe', 'readinessProbe', 'startupProbe'], {
+          PORT: String(serverPort),
+          HOST: '127.0.0.1',
+        }),
+        onHost('vexil-edge', 'edge', edgePort, ['livenessProbe', 'readinessProbe'], {
+          PORT: String(edgePort),
+          UPSTREAM_URL: `http://127.0.0.1:${serverPort}`,
+        }),
+      ].join('\n'),
+    );
+    const rendered = spawnSync('kubectl', ['kustomize', overlay], { encoding: 'utf8' });
+    if (rendered.status !== 0) throw new Error(`kubectl kustomize: ${rendered.stderr}`);
+    // podman plays Deployments (one replica each); the other kinds are for a cluster.
+    const documents = rendered.stdout.split(/^---$/m).filter((document) => /^kind: Deployment$/m.test(document));
+    const deploymentOf = (name: string) => documents.find((document) => new RegExp(`^  name: ${name}$`, 'm').test(document))!;
+    // The Secret the manifests reference, as podman 4 reads one for kube play: its keys, each value in base64.
+    const secret = (data: Record<string, string>) => {
+      podman(['secret', 'rm', 'vexil'], { quiet: true, allowFailure: true });
+      const file = join(work, 'secret.json');
+      writeFileSync(
+        file,
+        JSON.stringify(Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]))),
+      );
+      podman(['secret', 'create', 'vexil', file], { quiet: true });
+    };
+    const play = (name: string, document: string) => {
+      const file = join(work, `${name}.yaml`);
+      writeFileSync(file, document);
+      pods.push(file);
+      podman(['kube', 'play', file], { quiet: true });
+    };
+    secret({ 'database-url': `postgres://postgres@127.0.0.1:5432/${database}`, 'admin-token': adminToken, 'edge-tokens': 'none' });
+    play('server', deploymentOf('vexil-server'));
+    const server = `http://127.0.0.1:${serverPort}`;
+    await waitFor('the server in its pod answers /health', async () => ((await fetch(`${server}/health`)).ok ? true : undefined), 120_000);
+    const probes = await Promise.all(['/health/live', '/ready'].map(async (path) => (await fetch(`${server}${path}`)).status));
+    check(
+      'the server played from the manifests answers its probes (liveness, readiness)',
+      probes.every((status) => status === 200),
+      probes.join(', '),
+    );
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${server}${path}`, {
+        method,
+        headers: { authorization: adminToken, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const flag = `kube-check-${Date.now()}`;
+    await call('POST', '/api/admin/projects/default/features', { name: flag });
+    await call('POST', `/api/admin/projects/default/features/${flag}/environments/development/strategies`, { name: 'default' });
+    await call('POST', `/api/admin/projects/default/features/${flag}/environments/development/on`);
+    const token = (
+      (await (
+        await call('POST', '/api/admin/api-tokens', { tokenName: 'kube-edge', type: 'client', environment: 'development', projects: ['*'] })
+      ).json()) as {
+        secret: string;
+      }
+    ).secret;
+    secret({ 'database-url': `postgres://postgres@127.0.0.1:5432/${database}`, 'admin-token': adminToken, 'edge-tokens': token });
+    play('edge', deploymentOf('vexil-edge'));
+    const edge = `http://127.0.0.1:${edgePort}`;
+    const ready = await waitFor(
+      'the edge in its pod is ready',
+      async () => ((await fetch(`${edge}/internal-backstage/ready`)).ok ? true : undefined),
+      60_000,
+    );
+    const served = (await (await fetch(`${edge}/api/client/features`, { headers: { authorization: token } })).json()) as {
+      features: Array<{ name: string; enabled: boolean }>;
+    };
+    check(
+      'the edge played from the manifests serves the flag from the server it points at',
+      served.features.some((feature) => feature.name === flag && feature.enabled),
+      `ready ${(ready.ms / 1000).toFixed(1)} s after kube play`,
+    );
+    const edgeContainer = podman(['ps', '--format', '{{.Names}}'], { quiet: true })
+      .split('\n')
+      .find((name) => name.startsWith('vexil-edge-pod') && name.endsWith('-edge'));
+    const user = edgeContainer ? podman(['exec', edgeContainer, 'id', '-u'], { quiet: true, allowFailure: true }) : '(no edge container)';
+    check('the edge pod runs as uid 1000, as the manifests say', user === '1000', user);
+  } finally {
+    for (const pod of pods.splice(0)) podman(['kube', 'down', pod], { quiet: true, allowFailure: true });
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
 }
 
 await main();

@@ -190,6 +190,31 @@ export const SERVER_SETTINGS: Setting[] = [
   },
   { name: 'IMPACT_METRICS_RETENTION_DAYS', default: '7', meaning: 'how long impact metrics are kept, per minute (1–90)', example: '14' },
   {
+    name: 'EXPERIMENT_EVENTS_PER_MINUTE',
+    default: '600000',
+    meaning: 'exposures and tracked events one SDK token may send per minute, together; past it a 429 (see [Experiments](experiments.md))',
+    example: '100000',
+  },
+  {
+    name: 'EXPERIMENT_EMBEDDED_EVENTS_MAX',
+    default: '1000000',
+    meaning:
+      'on the embedded database only: the tracked events it keeps at most; past it the track endpoints answer 503 and say to move to PostgreSQL',
+    example: '200000',
+  },
+  {
+    name: 'EXPERIMENT_EVENT_RETENTION_DAYS',
+    default: '90',
+    meaning: 'how long tracked events are kept (7–3650): longer than any conversion window plus the CUPED lookback',
+    example: '45',
+  },
+  {
+    name: 'EXPERIMENT_ANALYSIS_TIMEOUT_MS',
+    default: '60000',
+    meaning: "how long one experiment's analysis may run on PostgreSQL before it is cancelled (1000–3600000)",
+    example: '120000',
+  },
+  {
     name: 'OIDC_ISSUER',
     default: '',
     meaning:
@@ -345,6 +370,63 @@ export const EDGE_SETTINGS: Setting[] = [
     example: '30',
   },
   { name: 'UPSTREAM_REQUEST_TIMEOUT', default: '5', meaning: 'seconds one request to the upstream may take (1–600)', example: '10' },
+  { name: 'EDGE_REQUEST_TIMEOUT', default: '5', meaning: "seconds an SDK's request may take to arrive whole (1–600)", example: '10' },
+  { name: 'EDGE_KEEPALIVE_TIMEOUT', default: '5', meaning: 'seconds an idle connection of an SDK stays open (1–600)', example: '15' },
+  {
+    name: 'APP_NAME',
+    default: 'vexil-edge',
+    meaning: 'the name the edge gives itself in its requests to the upstream',
+    example: 'edge-eu',
+  },
+  {
+    name: 'INSTANCE_ID',
+    default: 'vexil-edge-<HOSTNAME>',
+    meaning: 'the instance id the edge sends the upstream (its host name unless given)',
+    example: 'edge-eu-1',
+  },
+  {
+    name: 'HOSTNAME',
+    default: '',
+    meaning: "the machine's name, as containers set it: the instance id when INSTANCE_ID is not given",
+    example: 'edge-7f9c',
+  },
+  {
+    name: 'DISABLE_TOKENS_ENDPOINT',
+    default: 'false',
+    meaning: '`true` leaves out /internal-backstage/tokens (the tokens the edge serves, their secrets masked)',
+    example: 'true',
+  },
+  {
+    name: 'DISABLE_FEATURES_ENDPOINT',
+    default: 'false',
+    meaning: '`true` leaves out /internal-backstage/features (the flags the edge holds, per environment)',
+    example: 'true',
+  },
+  {
+    name: 'DISABLE_METRICS_ENDPOINT',
+    default: 'false',
+    meaning: '`true` leaves out /internal-backstage/metrics (Prometheus)',
+    example: 'true',
+  },
+  {
+    name: 'DISABLE_METRICS_BATCH_ENDPOINT',
+    default: 'false',
+    meaning: 'taken as Unleash Edge takes it: Vexil Edge has no such endpoint, so nothing changes',
+    example: 'true',
+  },
+  {
+    name: 'DISABLE_INSTANCE_DATA_ENDPOINT',
+    default: 'false',
+    meaning: 'taken as Unleash Edge takes it: Vexil Edge has no such endpoint, so nothing changes',
+    example: 'true',
+  },
+  {
+    name: 'STREAMING',
+    default: 'false',
+    meaning: 'taken for Unleash Edge: streaming is always served to SDKs, whatever it says',
+    example: 'true',
+  },
+  { name: 'DELTA', default: 'false', meaning: 'taken for Unleash Edge: delta is always served to SDKs, whatever it says', example: 'true' },
   {
     name: 'TRUST_PROXY',
     default: 'false',

@@ -48,6 +48,7 @@ export interface Config {
   integrations: IntegrationsConfig;
   sdkBookkeeping: SdkBookkeepingConfig;
   impactMetrics: ImpactMetricsConfig;
+  experiments: ExperimentsConfig;
   /** Sign-in through the company's OpenID Connect provider; absent when OIDC_ISSUER is not set. */
   oidc?: OidcConfig;
   /** SAML 2.0 sign-in, when SAML_METADATA_URL is set. */
@@ -71,6 +72,18 @@ export interface ImpactMetricsConfig {
   seriesTotal: number;
   /** How long per-minute values are kept. */
   retentionDays: number;
+}
+
+/** Bounds on what experiments take from SDKs and from the database. */
+export interface ExperimentsConfig {
+  /** Exposures and tracked events one SDK token may send per minute, together. */
+  eventsPerMinutePerToken: number;
+  /** On the embedded database: the tracked events it keeps at most (larger experiments belong on PostgreSQL). */
+  embeddedTrackedEventCap: number;
+  /** How long tracked events are kept: longer than any window plus CUPED's lookback. */
+  trackedEventRetentionDays: number;
+  /** How long one analysis may run on PostgreSQL before it is cancelled. */
+  analysisTimeoutMs: number;
 }
 
 /** Who an identity provider may bring in, as the server starts (until an Admin sets the sign-in policy). */
@@ -305,6 +318,18 @@ function readProviderUrl(variable: string, raw: string, expected: string): { url
   return { url, allowHttp };
 }
 
+/** Bounds on what experiments take from SDKs and from the database. */
+export interface ExperimentsConfig {
+  /** Exposures and tracked events one SDK token may send per minute, together. */
+  eventsPerMinutePerToken: number;
+  /** On the embedded database: the tracked events it keeps at most (larger experiments belong on PostgreSQL). */
+  embeddedTrackedEventCap: number;
+  /** How long tracked events are kept: longer than any window plus CUPED's lookback. */
+  trackedEventRetentionDays: number;
+  /** How long one analysis may run on PostgreSQL before it is cancelled. */
+  analysisTimeoutMs: number;
+}
+
 /** Who an identity provider may bring in until an Admin sets it: `<PREFIX>_DEFAULT_ROLE`, `_AUTO_CREATE`, `_EMAIL_DOMAINS`. */
 function readStartingPolicy(env: Env, prefix: 'OIDC' | 'SAML'): StartingSignInPolicy {
   const role = env[`${prefix}_DEFAULT_ROLE`]?.trim() || 'Viewer';
@@ -421,6 +446,12 @@ export function loadConfig(env: Env = process.env): Config {
       seriesTotal: readInteger(env, 'IMPACT_METRICS_SERIES_TOTAL', 10_000, 1, 1_000_000),
       retentionDays: readInteger(env, 'IMPACT_METRICS_RETENTION_DAYS', 7, 1, 90),
     },
+    experiments: {
+      eventsPerMinutePerToken: readInteger(env, 'EXPERIMENT_EVENTS_PER_MINUTE', 600_000, 1, 100_000_000),
+      embeddedTrackedEventCap: readInteger(env, 'EXPERIMENT_EMBEDDED_EVENTS_MAX', 1_000_000, 1, 100_000_000),
+      trackedEventRetentionDays: readInteger(env, 'EXPERIMENT_EVENT_RETENTION_DAYS', 90, 7, 3650),
+      analysisTimeoutMs: readInteger(env, 'EXPERIMENT_ANALYSIS_TIMEOUT_MS', 60_000, 1000, 3_600_000),
+    },
     ...(oidc ? { oidc } : {}),
     ...(saml ? { saml } : {}),
     passwordSignIn: !oidcOnly,
@@ -485,6 +516,14 @@ export interface EdgeConfig {
   /** Addresses and ranges that may call the SDK APIs (all when empty), and those that may not. */
   allowList: string[];
   denyList: string[];
+  /** Unleash Edge's backstage views switched off (DISABLE_TOKENS_ENDPOINT, DISABLE_FEATURES_ENDPOINT, DISABLE_METRICS_ENDPOINT). */
+  backstage: { disableTokens: boolean; disableFeatures: boolean; disableMetrics: boolean };
+  /** How the edge names itself to its upstream (Unleash Edge's APP_NAME and INSTANCE_ID). */
+  appName: string;
+  instanceId: string;
+  /** How long an SDK's request may take, and an idle connection stay open (EDGE_REQUEST_TIMEOUT, EDGE_KEEPALIVE_TIMEOUT). */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export interface EdgeUpstream {
@@ -530,6 +569,46 @@ export const EDGE_SETTINGS_NOT_SUPPORTED: Record<string, string> = {
   BASE_PATH: 'the edge serves at the root; let a reverse proxy strip a prefix',
   WORKERS: 'an edge is one Node process; run several behind a load balancer (they agree on ETags)',
   DISABLE_ALL_ENDPOINT: 'the /all paths are always served, to frontend tokens only',
+  // Unleash Edge 20.x's other settings Vexil Edge has no counterpart for (docs/edge.md has the table of them all).
+  REDIS_SECURE: 'write the scheme in REDIS_URL (rediss:// for TLS)',
+  REDIS_READ_CONNECTION_TIMEOUT_MILLISECONDS: "Redis is given Vexil Edge's own timeouts",
+  REDIS_WRITE_CONNECTION_TIMEOUT_MILLISECONDS: "Redis is given Vexil Edge's own timeouts",
+  S3_FORCE_PATH_STYLE: 'keep the backup in BACKUP_FOLDER or REDIS_URL',
+  PEM_CERT_FILE: 'client certificates towards the upstream are not supported; put the upstream behind a proxy that adds one',
+  UPSTREAM_SOCKET_TIMEOUT: 'UPSTREAM_REQUEST_TIMEOUT bounds each request to the upstream, connecting included',
+  CLIENT_KEEPALIVE_TIMEOUT: "connections to the upstream are kept as Node's HTTP client keeps them",
+  CONSUMPTION: "consumption reporting is Unleash's commercial offering",
+  PROMETHEUS_REMOTE_WRITE_URL: 'scrape /internal-backstage/metrics, or send metrics over OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT)',
+  PROMETHEUS_PUSH_INTERVAL: 'scrape /internal-backstage/metrics, or send metrics over OpenTelemetry (OTEL_METRIC_EXPORT_INTERVAL)',
+  PROMETHEUS_USERNAME: 'scrape /internal-backstage/metrics, or send metrics over OpenTelemetry',
+  PROMETHEUS_PASSWORD: 'scrape /internal-backstage/metrics, or send metrics over OpenTelemetry',
+  PROMETHEUS_USER_ID: 'scrape /internal-backstage/metrics, or send metrics over OpenTelemetry',
+  EC2_INSTANCE_ID: 'name the instance with INSTANCE_ID',
+  CLIENT_ID:
+    "Unleash Enterprise Edge's token issuing is answered by a Vexil server (docs/edge.md), not asked by Vexil Edge: give it TOKENS",
+  UNLEASH_CLIENT_SECRET: "Unleash Enterprise Edge's token issuing is answered by a Vexil server, not asked by Vexil Edge: give it TOKENS",
+  DESIRED_ENVIRONMENTS: "Unleash Enterprise Edge's token issuing is answered by a Vexil server, not asked by Vexil Edge: give it TOKENS",
+  DESIRED_PROJECTS: "Unleash Enterprise Edge's token issuing is answered by a Vexil server, not asked by Vexil Edge: give it TOKENS",
+  EDGE_AUTH_HEADER: 'SDKs send their token in Authorization; a reverse proxy can rename a header',
+  UPSTREAM_AUTH_HEADER: 'the upstream is sent the token in Authorization',
+  TOKEN_HEADER: 'SDKs send their token in Authorization; a reverse proxy can rename a header',
+  EDGE_HOSTING: "only for Unleash's hosted Edge",
+  TLS_SERVER_KEY: 'terminate TLS in front of the edge (a load balancer or reverse proxy)',
+  TLS_SERVER_CERT: 'terminate TLS in front of the edge (a load balancer or reverse proxy)',
+  TLS_SERVER_PORT: 'terminate TLS in front of the edge (a load balancer or reverse proxy)',
+  REDIRECT_HTTP_TO_HTTPS: 'terminate TLS, and redirect to it, in front of the edge',
+  CORS_ORIGIN: 'the frontend API answers every origin (frontend tokens are public); restrict origins in a reverse proxy',
+  CORS_ALLOWED_HEADERS: 'the frontend API allows the headers frontend SDKs send',
+  CORS_MAX_AGE: 'the frontend API sets its own preflight age',
+  CORS_EXPOSED_HEADERS: 'the frontend API exposes the headers frontend SDKs read',
+  CORS_METHODS: 'the frontend API allows the methods frontend SDKs use',
+  SENTRY_DSN: 'errors are in the logs and in OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)',
+  SENTRY_TRACING_RATE: 'traces go to OpenTelemetry (OTEL_TRACES_SAMPLER_ARG)',
+  SENTRY_DEBUG: 'errors are in the logs and in OpenTelemetry traces',
+  SENTRY_ENABLE_LOGS: 'errors are in the logs and in OpenTelemetry traces',
+  DATADOG_URL: "send OpenTelemetry to the Datadog agent's OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT)",
+  PROXY_TRUSTED_SERVERS: 'TRUST_PROXY=true trusts the proxy in front; put the edge behind the one it should trust',
+  CA_CERTIFICATE_FILE: 'give Node the certificate with NODE_EXTRA_CA_CERTS',
 };
 
 function readEdgeUpstream(env: Env): string {
@@ -679,5 +758,26 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
     pretrustedTokens: readPretrustedTokens(env),
     allowList: readAddressList(env, 'ALLOW_LIST'),
     denyList: readAddressList(env, 'DENY_LIST'),
+    backstage: {
+      disableTokens: readBoolean(env, 'DISABLE_TOKENS_ENDPOINT', false),
+      disableFeatures: readBoolean(env, 'DISABLE_FEATURES_ENDPOINT', false),
+      disableMetrics: readBoolean(env, 'DISABLE_METRICS_ENDPOINT', false),
+    },
+    appName: env.APP_NAME?.trim() || 'vexil-edge',
+    instanceId: env.INSTANCE_ID?.trim() || `vexil-edge-${env.HOSTNAME?.trim() || 'unknown'}`,
+    requestTimeoutMs: seconds('EDGE_REQUEST_TIMEOUT', 5, 1, 600),
+    keepAliveTimeoutMs: seconds('EDGE_KEEPALIVE_TIMEOUT', 5, 1, 600),
+    ...readUnleashEdgeSwitches(env),
   };
+}
+
+/**
+ * Unleash Edge switches Vexil Edge takes and has nothing to change for: streaming and delta are always served,
+ * and the endpoints these disable do not exist here. Each must still be a boolean, as Unleash Edge requires.
+ */
+function readUnleashEdgeSwitches(env: Env): Record<string, never> {
+  for (const variable of ['STREAMING', 'DELTA', 'DISABLE_METRICS_BATCH_ENDPOINT', 'DISABLE_INSTANCE_DATA_ENDPOINT']) {
+    readBoolean(env, variable, false);
+  }
+  return {};
 }

@@ -54,10 +54,13 @@ export async function runServer(telemetry: Telemetry | undefined): Promise<void>
     }
     throw error;
   });
-  // While PostgreSQL is awaited and migrated, the port answers /health (starting) and 503 to everything else.
+  // While PostgreSQL is awaited and migrated, the port answers the liveness path (starting) and 503 to everything else.
   const startingProbe = databaseConfig.kind === 'postgres' ? await listenWhileStarting(config.port, config.host) : undefined;
   if (startingProbe)
-    log.info({ url: startingProbe.url }, `Starting: /health answers "STARTING" at ${startingProbe.url} until the server is ready`);
+    log.info(
+      { url: startingProbe.url },
+      `Starting: /health/live answers "STARTING" and /health a 503 at ${startingProbe.url} until the server is ready`,
+    );
   if (databaseConfig.kind === 'postgres') await waitForDatabase(database.db, databaseConfig.waitMs, log);
   const databaseOpenAt = sinceProcessStart();
   await migrateToLatest(database.db);

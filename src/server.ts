@@ -34,6 +34,9 @@ import { startDeliveryWorker } from './workers/delivery-worker.js';
 import { startEvaluationUsageWriter, writeEvaluationUsage } from './workers/evaluation-usage-writer.js';
 import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
+import { startExperimentUpkeep } from './workers/experiment-upkeep.js';
+import { ExperimentIngest } from './domain/experiments/ingest.js';
+import { ExperimentAnalyses } from './domain/experiments/results.js';
 
 /**
  * The composition root: the one place that builds the server's long-lived services (the SDK store and its change
@@ -81,6 +84,10 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
   const maintenanceMode = new MaintenanceMode(deps.db);
   changeFeed.onChangeOf(CHANGED_SETTINGS, () => maintenanceMode.invalidate());
   await changeFeed.start();
+  const ingest = new ExperimentIngest(deps.db, deps.clock, {
+    eventsPerMinutePerToken: deps.config.experiments.eventsPerMinutePerToken,
+    ...(deps.config.database.kind === 'pglite' ? { embeddedTrackedEventCap: deps.config.experiments.embeddedTrackedEventCap } : {}),
+  });
   const services: AppServices = {
     metrics,
     changeFeed,
@@ -106,7 +113,15 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
     saml: deps.config.saml ? new SamlSignIn(deps.config.saml, deps) : undefined,
     streams: new EventStreams(metrics.streamingConnections),
     mcpSessions: new McpSessions(deps.clock),
+    experimentIngest: ingest,
+    assignments: ingest,
+    experimentAnalyses: new ExperimentAnalyses(deps.db, deps.clock, {
+      allowPrivateNetworks: deps.config.integrations.allowPrivateNetworks,
+      statementTimeoutMs: deps.config.experiments.analysisTimeoutMs,
+    }),
   };
+  changeFeed.subscribe(() => services.experimentIngest.changed());
+  services.experimentIngest.start(backgroundFailure('experiment assignments', "Writing experiments' assignments"));
   const app = await buildApp({ ...deps, ...services }, options);
   log = app.log;
   services.sdkReports.logTo(app.log);
@@ -120,6 +135,7 @@ export async function composeApp(deps: AppDeps, options: BuildAppOptions = {}): 
       app.log.error({ err: error }, 'Recording the usage of OpenFeature evaluations failed'),
     );
     await services.sdkReports.stop();
+    await services.experimentIngest.stop();
     services.mailer?.close();
     await changeFeed.stop();
   });
@@ -163,6 +179,11 @@ export async function startWorkers(
   const clientRetention = startClientRetention({ ...workerDeps, log: log.child({ component: 'sdk-bookkeeping' }) });
   const resetLinkRetention = startResetLinkRetention({ ...workerDeps, log: log.child({ component: 'password-reset' }) });
   const evaluationUsageWriter = startEvaluationUsageWriter(deps, services.evaluationUsage, log);
+  const experimentUpkeep = startExperimentUpkeep({
+    ...workerDeps,
+    analyses: services.experimentAnalyses,
+    log: log.child({ component: 'experiments' }),
+  });
   return {
     /** Scheduled changes stop before requests in flight finish, so none starts during shutdown. */
     async stopScheduling() {
@@ -177,6 +198,7 @@ export async function startWorkers(
         clientRetention.stop(),
         resetLinkRetention.stop(),
         evaluationUsageWriter.stop(),
+        experimentUpkeep.stop(),
       ]);
     },
   };

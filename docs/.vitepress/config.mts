@@ -34,6 +34,7 @@ export default defineConfig({
           { text: 'The event log and feature search', link: '/event-log-and-search' },
           { text: 'Integrations', link: '/integrations' },
           { text: 'Progressive delivery', link: '/progressive-delivery' },
+          { text: 'Experiments', link: '/experiments' },
           { text: 'Coding agents (MCP)', link: '/mcp' },
           { text: 'Moving in from Unleash', link: '/moving-from-unleash' },
         ],
@@ -42,7 +43,9 @@ export default defineConfig({
         text: 'Running Vexil',
         items: [
           { text: 'Operations', link: '/operations' },
+          { text: 'Kubernetes', link: '/kubernetes' },
           { text: 'Vexil Edge', link: '/edge' },
+          { text: 'Moving from Unleash Edge', link: '/moving-from-unleash-edge' },
           { text: 'Users and access', link: '/users-and-access' },
           { text: 'Company sign-in and provisioning', link: '/sso-and-scim' },
           { text: 'Security', link: '/SECURITY' },

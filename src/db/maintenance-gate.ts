@@ -13,7 +13,10 @@ export type MaintenanceExemption =
   | 'the maintenance switch'
   /** Signing in: sessions, the sign-in audit, and accounts an identity provider creates as people sign in. */
   | 'sign-in'
-  /** What SDKs report (registrations, usage metrics) and the safeguards those metrics trip. */
+  /**
+   * What SDKs report (registrations, usage metrics, experiments' exposures and tracked events), the safeguards those
+   * metrics trip, and the phase an experiment starts when its weights changed before.
+   */
   | 'SDK reports'
   /** The outbox worker's record of each attempt to deliver events already committed. */
   | 'integration deliveries'

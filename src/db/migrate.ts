@@ -34,6 +34,9 @@ import * as edgeClients from './migrations/0031-edge-clients.js';
 import * as eventAgents from './migrations/0032-event-agents.js';
 import * as agentAuthorization from './migrations/0033-agent-authorization.js';
 import * as emailVerification from './migrations/0034-email-verification.js';
+import * as experiments from './migrations/0035-experiments.js';
+import * as experimentDataSources from './migrations/0036-experiment-data-sources.js';
+import * as codeReferences from './migrations/0037-code-references.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -71,6 +74,9 @@ const migrations: Record<string, Migration> = {
   '0032-event-agents': eventAgents,
   '0033-agent-authorization': agentAuthorization,
   '0034-email-verification': emailVerification,
+  '0035-experiments': experiments,
+  '0036-experiment-data-sources': experimentDataSources,
+  '0037-code-references': codeReferences,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

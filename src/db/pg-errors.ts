@@ -53,10 +53,23 @@ const uniqueViolations: Record<string, (value: string) => ApiError> = {
   signal_endpoints_name_key: (name) => new NameExistsError(`A signal endpoint named "${name}" already exists`),
   groups_name_key: (name) => new NameExistsError(`A group named "${name}" already exists`),
   context_fields_pkey: (name) => new NameExistsError(`A context field named "${name}" already exists`),
+  experiment_metrics_name_key: (key) => {
+    const [environment, name] = key.split(', ');
+    return new NameExistsError(`Environment "${environment}" already has a metric named "${name}"`);
+  },
+  experiment_data_sources_name_key: (name) => new NameExistsError(`A data source named "${name}" already exists`),
+  experiments_name_key: (key) => {
+    const [project, name] = key.split(', ');
+    return new NameExistsError(`Project "${project}" already has an experiment named "${name}"`);
+  },
 };
 
 /** Referencing rows that do not exist (insert) or deleting rows still referenced (delete). */
 const foreignKeyViolations: Record<string, { missing: (value: string) => ApiError; inUse: (value: string) => ApiError }> = {
+  experiments_data_source_id_fkey: {
+    missing: (id) => new NotFoundError(`Could not find data source ${id}`),
+    inUse: () => new ConflictError('The data source is still analysed by experiments; delete them or move them off it first'),
+  },
   api_token_projects_project_fkey: {
     missing: (project) => new NotFoundError(`Could not find project "${project}"`),
     inUse: (project) => new ConflictError(`Project "${project}" is still used by API tokens; delete those tokens first`),

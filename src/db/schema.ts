@@ -764,6 +764,138 @@ export interface ClientInstancesTable {
   seen_at: Date;
 }
 
+export interface ExperimentMetricsTable {
+  id: Generated<number>;
+  environment: string;
+  name: string;
+  description: string | null;
+  kind: 'proportion' | 'mean' | 'ratio';
+  event: string;
+  aggregation: 'sum' | 'count';
+  denominator_event: string | null;
+  denominator_aggregation: 'sum' | 'count' | null;
+  window_hours: number | null;
+  cap: number | null;
+  lower_is_better: boolean;
+  created_at: Date;
+}
+
+export interface ExperimentsTable {
+  id: Generated<number>;
+  project: string;
+  name: string;
+  hypothesis: string | null;
+  feature_name: string;
+  environment: string;
+  strategy_id: string | null;
+  engine: 'bayesian' | 'frequentist';
+  difference: 'relative' | 'absolute';
+  alpha: number;
+  sequential_tuning: number | null;
+  cuped_lookback_days: number | null;
+  correction: 'none' | 'holm' | 'benjamini-hochberg';
+  status: 'draft' | 'running' | 'stopped' | 'shipped';
+  shipped_variant: string | null;
+  created_by_user_id: number | null;
+  created_at: Date;
+  started_at: Date | null;
+  stopped_at: Date | null;
+  data_source_id: Generated<number | null>;
+  experiment_key: Generated<string | null>;
+}
+
+export interface ExperimentDataSourcesTable {
+  id: Generated<number>;
+  name: string;
+  kind: 'postgres';
+  connection_sealed: string;
+  address: string;
+  assignment_query: string;
+  events_query: string;
+  created_at: Date;
+}
+
+export interface CodeReferencePushesTable {
+  repository: string;
+  branch: string;
+  commit_sha: string;
+  url_template: string | null;
+  pushed_at: Date;
+  reference_count: number;
+}
+
+export interface CodeReferencesTable {
+  id: Generated<string>;
+  repository: string;
+  branch: string;
+  feature_name: string;
+  file: string;
+  line: number;
+  column_number: number;
+  language: string;
+  call: string;
+  expression: string;
+  context: Json;
+}
+
+export interface CodeReferenceRemovalsTable {
+  feature_name: string;
+  repository: string;
+  branch: string;
+  commit_sha: string;
+  removed_at: Date;
+}
+
+export interface ExperimentMetricRolesTable {
+  experiment_id: number;
+  metric_id: number;
+  role: 'goal' | 'guardrail' | 'secondary';
+  position: number;
+}
+
+export interface ExperimentPhasesTable {
+  experiment_id: number;
+  phase: number;
+  started_at: Date;
+  ended_at: Date | null;
+  group_id: string;
+  stickiness: string;
+  variants: Json;
+  variant_mismatches: Generated<number>;
+}
+
+export interface ExperimentExposuresTable {
+  experiment_id: number;
+  phase: number;
+  unit_hash: Buffer;
+  variant: number;
+  first_at: Date;
+  source: number;
+}
+
+export interface TrackedEventsTable {
+  environment: string;
+  event: string;
+  unit_hash: Buffer;
+  at: Date;
+  value: number;
+}
+
+export interface TrackedEventDropsTable {
+  environment: string;
+  event: string;
+  dropped: number;
+  last_seen_at: Date;
+}
+
+export interface ExperimentSnapshotsTable {
+  id: Generated<number>;
+  experiment_id: number;
+  phase: number;
+  taken_at: Date;
+  results: Json;
+}
+
 export interface Database {
   client_applications: ClientApplicationsTable;
   client_instances: ClientInstancesTable;
@@ -798,6 +930,18 @@ export interface Database {
   invite_link_users: InviteLinkUsersTable;
   project_access: ProjectAccessTable;
   server_keys: ServerKeysTable;
+  experiment_metrics: ExperimentMetricsTable;
+  experiments: ExperimentsTable;
+  experiment_metric_roles: ExperimentMetricRolesTable;
+  experiment_phases: ExperimentPhasesTable;
+  experiment_exposures: ExperimentExposuresTable;
+  tracked_events: TrackedEventsTable;
+  tracked_event_drops: TrackedEventDropsTable;
+  experiment_snapshots: ExperimentSnapshotsTable;
+  experiment_data_sources: ExperimentDataSourcesTable;
+  code_reference_pushes: CodeReferencePushesTable;
+  code_references: CodeReferencesTable;
+  code_reference_removals: CodeReferenceRemovalsTable;
   action_set_events: ActionSetEventsTable;
   release_plan_templates: ReleasePlanTemplatesTable;
   release_plans: ReleasePlansTable;

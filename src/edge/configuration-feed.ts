@@ -20,6 +20,18 @@ export interface FeedStatus {
   changes: 'streamed' | 'polled' | 'file';
 }
 
+/** One followed token's refresh, in Unleash Edge's backstage shape (its field names are snake_case there). */
+export interface BackstageRefresh {
+  token: { token: string; type: 'backend'; environment: string; projects: string[]; status: 'Validated' };
+  etag: string | null;
+  next_refresh: string | null;
+  last_refreshed: string | null;
+  last_feature_count: number | null;
+  last_check: string | null;
+  revision_id: number | null;
+  failure_count: number;
+}
+
 const byName = (a: ClientFeature, b: ClientFeature) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 const emptyConfiguration = (environment: string): EnvironmentConfiguration => ({
@@ -69,6 +81,16 @@ export abstract class ConfigurationFeed {
       this.handlers.delete(handler);
     };
   };
+
+  /** Each environment's flags and segments, as Unleash Edge's `/internal-backstage/features` shows what it holds. */
+  held(): Array<[string, EnvironmentConfiguration]> {
+    return [...this.environments];
+  }
+
+  /** What is fetched from the upstream, per followed token, as Unleash Edge's backstage lists its refreshes. */
+  refreshes(): BackstageRefresh[] {
+    return [];
+  }
 
   flagCounts(): Array<[string, number]> {
     return [...this.environments].map(([environment, configuration]) => [environment, configuration.features.length]);

@@ -1,4 +1,5 @@
 import cors from '@fastify/cors';
+import type { AssignmentRecorder } from '../domain/experiments/ingest.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
@@ -44,6 +45,12 @@ export interface EdgeServices {
   /** Follow a client token that is not covered yet (no TOKENS given: Unleash Edge's dynamic mode), or refuse it. */
   followNewTokens: boolean;
   trustProxy: boolean;
+  /** Forwards experiments' assignments of the edge's own evaluations upstream (following an upstream only). */
+  assignments?: AssignmentRecorder;
+  /** Which of Unleash Edge's backstage views are switched off. */
+  backstage: { disableTokens: boolean; disableFeatures: boolean; disableMetrics: boolean };
+  /** How long an SDK's request may take, and an idle connection stay open. */
+  timeouts: { requestMs: number; keepAliveMs: number };
   /** ALLOW_LIST and DENY_LIST, when set. */
   allowList: AddressRanges | undefined;
   denyList: AddressRanges | undefined;
@@ -57,7 +64,8 @@ const edgeRoute = routesTagged(['Unleash Edge']);
 
 const HealthSchema = Type.Object({ status: Type.Literal('OK') });
 const ReadySchema = Type.Object({
-  status: Type.Union([Type.Literal('READY'), Type.Literal('NOT_READY')]),
+  status: Type.Union([Type.Literal('READY'), Type.Literal('NOTREADY')]),
+  error: Type.Optional(Type.String()),
   upstream: Type.Object({
     reachable: Type.Boolean(),
     lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
@@ -138,8 +146,10 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
     operationalRoute(PUBLIC, { response: { 200: ReadySchema, 503: ReadySchema } }),
     async (_request, reply) => {
       const { status } = services.flags;
+      const ready = services.flags.ready();
       const body = {
-        status: services.flags.ready() ? ('READY' as const) : ('NOT_READY' as const),
+        status: ready ? ('READY' as const) : ('NOTREADY' as const),
+        ...(ready ? {} : { error: 'Edge is not ready to serve requests' }),
         upstream: {
           reachable: status.reachable,
           lastSuccessAt: status.lastSuccessAt?.toISOString() ?? null,
@@ -147,9 +157,30 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
           changes: status.changes,
         },
       };
-      return reply.status(body.status === 'READY' ? 200 : 503).send(body);
+      return reply.status(ready ? 200 : 503).send(body);
     },
   );
+
+  // Unleash Edge's views of what it holds, each switched off as there (DISABLE_TOKENS_ENDPOINT,
+  // DISABLE_FEATURES_ENDPOINT). No secret is in either: tokens show their scope and `****`.
+  if (!services.backstage.disableTokens) {
+    app.get('/internal-backstage/tokens', { schema: { tags: ['Operational'] }, config: { access: PUBLIC } }, async () => {
+      const { tokens, invalidCount } = services.tokens.listed();
+      return { tokenRefreshes: services.flags.refreshes(), tokenValidationStatus: tokens, invalidTokenCount: invalidCount };
+    });
+  }
+  if (!services.backstage.disableFeatures) {
+    app.get('/internal-backstage/features', { schema: { tags: ['Operational'] }, config: { access: PUBLIC } }, async () =>
+      Object.fromEntries(
+        services.flags
+          .held()
+          .map(([environment, configuration]) => [
+            environment,
+            { version: 2, features: configuration.features, segments: [...configuration.segments.values()] },
+          ]),
+      ),
+    );
+  }
 
   // A chained edge asks this one, as this one asks its upstream; a token this edge cannot check now is not confirmed.
   app
@@ -161,7 +192,7 @@ function registerOperationalRoutes(app: FastifyInstance, services: EdgeServices)
       };
     });
 
-  for (const path of ['/internal-backstage/metrics', '/internal-backstage/prometheus']) {
+  for (const path of services.backstage.disableMetrics ? [] : ['/internal-backstage/metrics', '/internal-backstage/prometheus']) {
     app.get(path, { schema: { tags: ['Operational'] }, config: { access: PUBLIC } }, async (_request, reply) => {
       const { contentType, body } = await services.metrics.exposition();
       return reply.type(contentType).send(body);
@@ -223,6 +254,8 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
   const app = Fastify({
     ...serverOptions(logger as FastifyBaseLogger),
     trustProxy: services.trustProxy,
+    requestTimeout: services.timeouts.requestMs,
+    keepAliveTimeout: services.timeouts.keepAliveMs,
     serverFactory: serverWithShortcut(shortcut),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preClose', async () => shortcut.close());
@@ -234,7 +267,12 @@ export async function buildEdgeApp(services: EdgeServices, logger: Logger): Prom
   registerAddressLists(app, services);
   for (const schema of [...commonSchemas, ...sdkSchemas, ...ofrepSchemas, ...edgeSchemas]) app.addSchema(schema);
   app.decorateRequest('sdkToken', null);
-  const deps: SdkReadDeps = { clientFeatures: services.store, streams: services.streams, evaluationUsage: services.evaluationUsage };
+  const deps: SdkReadDeps = {
+    clientFeatures: services.store,
+    streams: services.streams,
+    evaluationUsage: services.evaluationUsage,
+    ...(services.assignments ? { assignments: services.assignments } : {}),
+  };
   // Browsers call the frontend API and OFREP from their applications' pages, wherever those are: CORS is set up for
   // those routes alone, once, rather than decided for every request (the client API's 304s included).
   await app.register(async (browser) => {

@@ -4,6 +4,7 @@ import { createLogger } from '../http/plugins/logging.js';
 import { hardenPrototypes } from '../shared/prototype-hardening.js';
 import type { Telemetry } from '../telemetry.js';
 import { startEdge } from './edge-server.js';
+import { memoryFitOfThisProcess } from './memory-fit.js';
 
 function readConfig(): EdgeConfig {
   try {
@@ -36,6 +37,13 @@ export async function runEdge(telemetry: Telemetry | undefined): Promise<void> {
   const log = createLogger(config.logLevel);
   const startedAt = performance.now();
   const edge = await startEdge(config, log);
+  const flagsHeld = edge.services.flags.flagCounts().reduce((sum, [, count]) => sum + count, 0);
+  const fit = memoryFitOfThisProcess(flagsHeld);
+  if (fit.refusal) {
+    process.stderr.write(`Vexil Edge cannot start: ${fit.refusal}\n`);
+    process.exit(1);
+  }
+  if (fit.warning) log.warn(fit.warning);
   telemetry?.exportMetricsOf(edge.services.metrics.registry);
   await edge.app.listen({ port: config.port, host: config.host });
   edge.app.log.info(

@@ -16,6 +16,7 @@ import type { ConfigurationFeed } from './configuration-feed.js';
 import { BackupFolder, type BackupStore, type EdgeBackup, RedisBackup } from './edge-backup.js';
 import { EdgeTokens, OfflineTokens, type TokenChecker } from './edge-tokens.js';
 import { EdgeUsage } from './edge-usage.js';
+import { EdgeAssignments } from './edge-assignments.js';
 import { UpstreamClient, UpstreamRefused } from './upstream-client.js';
 import { UpstreamMirror } from './upstream-mirror.js';
 
@@ -34,9 +35,14 @@ export interface RunningEdge {
 }
 
 /** Where an edge's flags and tokens come from, with the periodic work that keeps them current. */
+/** How often the assignments of the edge's evaluations are forwarded upstream. */
+const ASSIGNMENTS_INTERVAL_MS = 2000;
+
 interface FlagSupply {
   flags: ConfigurationFeed;
   tokens: TokenChecker;
+  /** Forwards experiments' assignments of the edge's evaluations upstream (none offline: nobody to forward to). */
+  assignments?: EdgeAssignments;
   /** The periodic work, each with what it does (for the log when a round fails) and its interval. */
   rounds: Array<{ what: string; run: () => Promise<void>; intervalMs: number }>;
   followNewTokens: boolean;
@@ -56,7 +62,10 @@ async function followUpstream(
   evaluationUsage: UsageTally,
   log: Logger,
 ): Promise<FlagSupply> {
-  const upstream = new UpstreamClient(source.upstreamUrl, config.upstreamTimeoutMs);
+  const upstream = new UpstreamClient(source.upstreamUrl, config.upstreamTimeoutMs, {
+    appName: config.appName,
+    instanceId: config.instanceId,
+  });
   const tokens = new EdgeTokens(upstream, () => Date.now());
   tokens.trust(config.pretrustedTokens);
   const backups = await backupStores(config, log);
@@ -87,7 +96,23 @@ async function followUpstream(
   const scheduleBackup = () => {
     if (backups.length > 0 && !backupDue) backupDue = setTimeout(writeBackup, 50);
   };
-  const mirror = new UpstreamMirror(upstream, scheduleBackup);
+  // A change upstream may be an experiment starting or ending: which flags to forward assignments for is asked again.
+  let experimentsDue: NodeJS.Timeout | undefined;
+  const askExperimentsSoon = () => {
+    experimentsDue ??= setTimeout(() => {
+      experimentsDue = undefined;
+      assignments.refresh().catch((error: unknown) => log.warn({ err: error }, 'Asking the upstream for its experiments failed'));
+    }, 100);
+  };
+  const mirror = new UpstreamMirror(upstream, () => {
+    scheduleBackup();
+    askExperimentsSoon();
+  });
+  const assignments = new EdgeAssignments(
+    upstream,
+    (environment) => mirror.secretFor(environment),
+    () => mirror.flagCounts().map(([environment]) => environment),
+  );
 
   // The newest of the backups there are (a folder and a Redis may both hold one).
   const read = await Promise.all(
@@ -153,9 +178,11 @@ async function followUpstream(
 
   await followConfiguredTokens().catch((error: unknown) => log.error({ err: error }, 'Following TOKENS failed'));
   if (!mirror.status.lastSuccessAt && unfollowed.size === 0) mirror.status.reachable = true;
+  await assignments.refresh().catch((error: unknown) => log.warn({ err: error }, 'Asking the upstream for its experiments failed'));
   return {
     flags: mirror,
     tokens,
+    assignments,
     followNewTokens: source.tokens.length === 0,
     settle,
     rounds: [
@@ -165,8 +192,10 @@ async function followUpstream(
         run: async () => {
           if (unfollowed.size > 0) await followConfiguredTokens();
           await mirror.refresh();
+          await assignments.refresh();
         },
       },
+      { what: "Forwarding experiments' assignments upstream", intervalMs: ASSIGNMENTS_INTERVAL_MS, run: () => assignments.send() },
       {
         what: 'Checking the tokens with the upstream',
         intervalMs: config.tokenRevalidationIntervalMs,
@@ -179,8 +208,10 @@ async function followUpstream(
     ],
     async stop() {
       mirror.stop();
+      clearTimeout(experimentsDue);
       // What was gathered since the last interval goes upstream if it can; otherwise it is lost with the process.
       await sendUsage();
+      await assignments.send().catch(() => undefined);
       await settle();
       await Promise.all(backups.map((store) => store.close()));
     },
@@ -252,6 +283,7 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     store,
     flags: supply.flags,
     tokens: supply.tokens,
+    ...(supply.assignments ? { assignments: supply.assignments } : {}),
     usage,
     evaluationUsage,
     streams,
@@ -260,6 +292,8 @@ export async function startEdge(config: EdgeConfig, log: Logger): Promise<Runnin
     trustProxy: config.trustProxy,
     allowList: config.allowList.length > 0 ? new AddressRanges(config.allowList) : undefined,
     denyList: config.denyList.length > 0 ? new AddressRanges(config.denyList) : undefined,
+    backstage: config.backstage,
+    timeouts: { requestMs: config.requestTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
     now: () => new Date(),
   };
   const app = await buildEdgeApp(services, log);

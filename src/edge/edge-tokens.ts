@@ -16,7 +16,35 @@ export interface TokenChecker {
   byHash(hash: string): TokenCheck;
   /** What `check` would answer at once, without asking anyone: only for a token already trusted. */
   trusted(secret: string): Extract<TokenCheck, { kind: 'valid' }> | undefined;
+  /** The tokens it serves, as Unleash Edge's `/internal-backstage/tokens` lists them (their secrets masked). */
+  listed(): { tokens: BackstageToken[]; invalidCount: number };
 }
+
+/** A token as Unleash Edge's backstage shows one: its scope, and `****` where its secret is. */
+export interface BackstageToken {
+  token: string;
+  type: 'backend' | 'frontend';
+  environment: string;
+  projects: string[];
+  status: 'Validated' | 'Trusted';
+}
+
+/**
+ * A token's visible part, `<project>:<environment>.****`. Unleash Edge shows six characters of the secret at each
+ * end; Vexil shows none, since anyone who reaches the backstage can read it.
+ */
+export function maskedToken(scope: Pick<UpstreamToken, 'environment' | 'projects'>): string {
+  const project = scope.projects.length === 1 ? scope.projects[0]! : scope.projects.includes('*') ? '*' : '[]';
+  return `${project}:${scope.environment}.****`;
+}
+
+const backstageToken = (scope: Omit<UpstreamToken, 'token'>, status: BackstageToken['status']): BackstageToken => ({
+  token: maskedToken(scope),
+  type: scope.type === 'frontend' ? 'frontend' : 'backend',
+  environment: scope.environment,
+  projects: scope.projects,
+  status,
+});
 
 interface KnownToken {
   sdkToken: SdkToken;
@@ -100,6 +128,11 @@ export class EdgeTokens implements TokenChecker {
 
   byHash(hash: string): TokenCheck {
     return this.known.get(hash)?.check ?? { kind: 'invalid' };
+  }
+
+  listed(): { tokens: BackstageToken[]; invalidCount: number } {
+    const tokens = [...this.known].map(([hash, { scope }]) => backstageToken(scope, this.pretrusted.has(hash) ? 'Trusted' : 'Validated'));
+    return { tokens, invalidCount: this.refused.size };
   }
 
   trusted(secret: string): Extract<TokenCheck, { kind: 'valid' }> | undefined {
@@ -207,5 +240,9 @@ export class OfflineTokens implements TokenChecker {
 
   byHash(hash: string): TokenCheck {
     return this.known.get(hash) ?? { kind: 'invalid' };
+  }
+
+  listed(): { tokens: BackstageToken[]; invalidCount: number } {
+    return { tokens: [...this.known.values()].map((check) => backstageToken(check.scope, 'Trusted')), invalidCount: 0 };
   }
 }

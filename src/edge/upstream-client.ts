@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RunningExperimentView } from '../domain/experiments/ingest.js';
 import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
 import { createParser } from 'eventsource-parser';
 import type { DeltaEvent } from '../domain/client-features/client-feature-store.js';
@@ -119,11 +120,14 @@ export class UpstreamClient {
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs: number,
+    /** How the edge names itself upstream (Unleash Edge's APP_NAME and INSTANCE_ID). */
+    private readonly identity: { appName: string; instanceId: string } = { appName: 'vexil-edge', instanceId: 'vexil-edge' },
   ) {}
 
   private headers(token: string | undefined): Record<string, string> {
     return {
-      'unleash-appname': 'vexil-edge',
+      'unleash-appname': this.identity.appName,
+      'unleash-instanceid': this.identity.instanceId,
       'unleash-sdk': `vexil-edge:${VERSION}`,
       'unleash-connection-id': this.connectionId,
       'unleash-client-spec': '5.2.0',
@@ -269,6 +273,19 @@ export class UpstreamClient {
       if ((type !== 'client' && type !== 'frontend') || typeof token.environment !== 'string' || !Array.isArray(token.projects)) return [];
       return [{ ...token, type }];
     });
+  }
+
+  /** The flags in a running experiment (a Vexil upstream's `/api/client/experiments`; an Unleash one answers 404). */
+  async runningExperiments(token: string): Promise<RunningExperimentView[]> {
+    const answer = await this.send('GET', '/api/client/experiments', token);
+    const experiments = (answer.body as { experiments?: unknown } | undefined)?.experiments;
+    if (!Array.isArray(experiments)) throw new UpstreamUnavailable('GET /api/client/experiments answered no list');
+    return experiments as RunningExperimentView[];
+  }
+
+  /** Forwards the assignments of the edge's own evaluations, to be evaluated again and kept upstream. */
+  async sendExposures(token: string, exposures: Array<{ featureName: string; context: Record<string, unknown> }>): Promise<void> {
+    await this.send('POST', '/api/client/exposures', token, { body: { exposures } });
   }
 
   /** Sends usage gathered at the edge, with a client token of the environment it was counted in. */

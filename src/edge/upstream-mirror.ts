@@ -2,7 +2,8 @@ import type { DeltaEvent } from '../domain/client-features/client-feature-store.
 import type { ClientFeature, ClientSegment } from '../domain/client-features/environment-configuration.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashToken } from '../shared/secrets.js';
-import { ConfigurationFeed, type FeedStatus } from './configuration-feed.js';
+import { type BackstageRefresh, ConfigurationFeed, type FeedStatus } from './configuration-feed.js';
+import { maskedToken } from './edge-tokens.js';
 import type { BackedUpSync } from './edge-backup.js';
 import { UpstreamRefused, type StreamedChange, type UpstreamClient, type UpstreamToken } from './upstream-client.js';
 
@@ -76,6 +77,26 @@ export class UpstreamMirror extends ConfigurationFeed {
         features,
         segments,
       }));
+  }
+
+  override refreshes(): BackstageRefresh[] {
+    const at = this.status.lastSuccessAt?.toISOString() ?? null;
+    return [...this.syncs.values()].map((sync) => ({
+      token: {
+        token: maskedToken(sync),
+        type: 'backend' as const,
+        environment: sync.environment,
+        projects: sync.projects,
+        status: 'Validated' as const,
+      },
+      etag: sync.etag ?? null,
+      next_refresh: null,
+      last_refreshed: sync.loaded ? at : null,
+      last_feature_count: sync.loaded ? sync.features.length : null,
+      last_check: at,
+      revision_id: sync.revision ?? null,
+      failure_count: this.status.reachable ? 0 : 1,
+    }));
   }
 
   /** A followed client token of the environment, to send its usage upstream with. */

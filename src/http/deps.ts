@@ -21,6 +21,8 @@ import type { EventStreams } from './sdk-api/event-streams.js';
 import type { McpSessions } from './mcp/mcp-sessions.js';
 import { actorOf, type RouteAccess } from './plugins/route-access.js';
 import type { Clock } from '../shared/clock.js';
+import type { AssignmentRecorder, ExperimentIngest } from '../domain/experiments/ingest.js';
+import type { ExperimentAnalyses } from '../domain/experiments/results.js';
 import type { Metrics } from '../shared/metrics.js';
 
 /** What the app is built from: the database (and how to hear its notifications), the clock, the configuration. */
@@ -49,6 +51,12 @@ export interface AppServices {
   /** Writes SDK registrations and metrics, holding them while the database is away. */
   sdkReports: SdkReportWriter;
   loginThrottle: LoginThrottle;
+  /** Experiments' exposures and tracked events from SDKs, bounded per token. */
+  experimentIngest: ExperimentIngest;
+  /** The same ingest, as the SDK read routes record the assignments of their evaluations. */
+  assignments: AssignmentRecorder;
+  /** Experiments' analyses, one at a time per experiment and not again within 30 seconds. */
+  experimentAnalyses: ExperimentAnalyses;
   /** MCP client registrations per client address over the last hour (anyone may register). */
   oauthRegistrations: HourlyCount;
   /** Sends password reset emails; absent without EMAIL_HOST. */
@@ -77,7 +85,10 @@ export const sendJson = (reply: FastifyReply, json: string | Buffer) => reply.ty
 export type RouteModule = FastifyPluginAsyncTypebox<{ deps: RouteDeps; act: ReturnType<typeof actingFor> }>;
 
 /** What the SDK read routes need: a store of configurations, the streams, the OFREP usage tally; no database. */
-export type SdkReadDeps = Pick<RouteDeps, 'clientFeatures' | 'streams' | 'evaluationUsage'>;
+export type SdkReadDeps = Pick<RouteDeps, 'clientFeatures' | 'streams' | 'evaluationUsage'> & {
+  /** Records experiments' assignments of the evaluations answered here: the server keeps them, an edge forwards them. */
+  assignments?: AssignmentRecorder;
+};
 
 /**
  * A route module of what SDKs read (client API, frontend API, OFREP), which Vexil Edge registers too, with the

@@ -23,7 +23,11 @@ const FEATURE_ENV = `${FEATURE}/environments/:environment`;
 const CHANGE_REQUEST = `${PROJECT}/change-requests/:id`;
 
 export const OPERATIONS: Record<string, Operation> = {
-  'GET /health': op('getHealth', 'Liveness: the process answers, without touching the database'),
+  'GET /health': op(
+    'getHealth',
+    'Health as Unleash has it: GOOD once the server serves (503 while it starts), without touching the database',
+  ),
+  'GET /health/live': op('getHealthLive', 'Liveness: the process runs, also while it waits for its database at start-up'),
   'GET /api/admin/events/export': { ...op('exportEvents', 'Export the event log as NDJSON or CSV, streamed'), errors: [503] },
   'GET /ready': { ...op('getReady', 'Readiness: the database answers'), errors: [503] },
   'GET /health/ready': { ...op('getHealthReady', 'Readiness: the database answers (the same as /ready)'), errors: [503] },
@@ -73,6 +77,63 @@ export const OPERATIONS: Record<string, Operation> = {
   'PUT /api/admin/user-admin/:id': op('updateUser', 'Update a user'),
   'DELETE /api/admin/user-admin/:id': op('deleteUser', 'Delete a user', 200),
   'POST /api/admin/user-admin/:id/change-password': op('changeUserPassword', "Set a user's password", 200),
+  'GET /api/admin/environments/:environment/experiment-metrics': op(
+    'getExperimentMetrics',
+    "An environment's experiment metrics, and the event names SDKs tracked that none measures",
+  ),
+  'POST /api/admin/environments/:environment/experiment-metrics': op(
+    'createExperimentMetric',
+    'Define a metric: events tracked in the environment, as one value per unit',
+  ),
+  'PUT /api/admin/environments/:environment/experiment-metrics/:metricName': op('updateExperimentMetric', 'Change a metric'),
+  'DELETE /api/admin/environments/:environment/experiment-metrics/:metricName': op(
+    'deleteExperimentMetric',
+    'Delete a metric no experiment measures',
+    200,
+  ),
+  'POST /api/admin/code-references': op(
+    'pushCodeReferences',
+    "Replace a repository branch's code references with those of a commit (vexil refs push); the same commit again changes nothing",
+  ),
+  [`GET ${FEATURE}/removal-readiness`]: op(
+    'getFeatureRemovalReadiness',
+    'Whether a flag can leave the code, per production environment: keep, ready to remove (keep the on or off branch) or ready to archive, with the reasons',
+  ),
+  [`GET ${FEATURE}/code-references`]: op('getFeatureCodeReferences', 'Where code reads a flag, and the commit its last reference left in'),
+  'GET /api/admin/experiment-data-sources': op('getExperimentDataSources', 'The warehouses experiments may be analysed in'),
+  'POST /api/admin/experiment-data-sources': op(
+    'createExperimentDataSource',
+    'Add a warehouse (PostgreSQL, read-only credentials kept sealed) with the queries that read its assignments and events',
+  ),
+  'DELETE /api/admin/experiment-data-sources/:dataSourceName': op(
+    'deleteExperimentDataSource',
+    'Remove a warehouse no experiment uses',
+    200,
+  ),
+  'POST /api/admin/experiment-data-sources/:dataSourceName/test': op(
+    'testExperimentDataSource',
+    'Connect to a warehouse and check its queries give the columns the analysis reads',
+  ),
+  [`GET ${PROJECT}/experiments`]: op('getExperiments', "A project's experiments"),
+  [`POST ${PROJECT}/experiments`]: op('createExperiment', "Draft an experiment on the variants of a flag's strategy in one environment"),
+  [`GET ${PROJECT}/experiments/:experimentName`]: op('getExperiment', 'Get an experiment, its metrics and phases'),
+  [`PUT ${PROJECT}/experiments/:experimentName`]: op('updateExperiment', 'Change an experiment (once started, not what it compares)'),
+  [`DELETE ${PROJECT}/experiments/:experimentName`]: op('deleteExperiment', 'Delete an experiment that is not running', 200),
+  [`POST ${PROJECT}/experiments/:experimentName/start`]: op('startExperiment', "Start an experiment: its variants' weights become phase 1"),
+  [`POST ${PROJECT}/experiments/:experimentName/stop`]: op('stopExperiment', 'Stop an experiment: exposures are no longer counted'),
+  [`POST ${PROJECT}/experiments/:experimentName/ship`]: op(
+    'shipExperimentVariant',
+    'Decide an experiment: its strategy gives the variant to everyone (a change request where the environment needs one)',
+  ),
+  [`GET ${PROJECT}/experiments/:experimentName/results`]: { ...op('getExperimentResults', "An experiment's newest results"), ...BOUNDED },
+  [`POST ${PROJECT}/experiments/:experimentName/results`]: {
+    ...op('refreshExperimentResults', 'Analyse an experiment now and keep the results'),
+    ...BOUNDED,
+  },
+  [`GET ${PROJECT}/experiments/:experimentName/results/history`]: op(
+    'getExperimentResultsHistory',
+    "Every analysis of an experiment's phase, for the chart",
+  ),
   'GET /api/admin/release-plan-templates': op('getReleasePlanTemplates', 'List release plan templates'),
   'POST /api/admin/release-plan-templates': op(
     'createReleasePlanTemplate',
@@ -594,6 +655,26 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/client/streaming': op('streamClientFeatures', 'Server-Sent Events: a hydration, then every change'),
   'POST /api/client/register': op('registerClientApplication', 'Register an SDK instance', 202),
   'POST /api/client/metrics': op('registerClientMetrics', 'Report flag usage from an SDK', 202),
+  'GET /api/client/experiments': op(
+    'getRunningExperiments',
+    "The running experiments of the token's environment: what an edge forwards assignments for",
+  ),
+  'GET /api/frontend/experiments': op(
+    'getFrontendRunningExperiments',
+    "The running experiments of the token's environment: what OpenFeature's exposure hook sends exposures for",
+  ),
+  'POST /api/client/exposures': op(
+    'registerClientExposures',
+    'Report which variant units saw, from SDKs that evaluate locally (experiments)',
+    202,
+  ),
+  'POST /api/client/track': op(
+    'trackClientEvents',
+    "Report what units did (OpenFeature's track): the events experiments' metrics measure",
+    202,
+  ),
+  'POST /api/frontend/exposures': op('registerFrontendExposures', 'Report which variant units saw, from frontend SDKs (experiments)', 202),
+  'POST /api/frontend/track': op('trackFrontendEvents', "Report what units did from frontend SDKs (OpenFeature's track)", 202),
   'POST /api/client/metrics/bulk': op('clientBulkMetrics', 'Report usage and registrations in bulk (Unleash Edge)', 202),
   'POST /edge/issue-token': op(
     'edgeCreateOrReturnTokens',

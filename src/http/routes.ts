@@ -28,6 +28,8 @@ import { eventRoutes } from './admin-api/instance/events.routes.js';
 import { eventSchemas } from './admin-api/instance/events.schemas.js';
 import { favoriteRoutes } from './admin-api/flags/favorites.routes.js';
 import { featureDependencyRoutes } from './admin-api/flags/feature-dependencies.routes.js';
+import { codeReferenceRoutes } from './admin-api/flags/code-references.routes.js';
+import { codeReferenceSchemas } from './admin-api/flags/code-references.schemas.js';
 import { dependencySchemas } from './admin-api/flags/feature-dependencies.schemas.js';
 import { featureLifecycleRoutes } from './admin-api/flags/feature-lifecycle.routes.js';
 import { lifecycleSchemas } from './admin-api/flags/feature-lifecycle.schemas.js';
@@ -54,6 +56,9 @@ import { strategyRoutes } from './admin-api/flags/strategies.routes.js';
 import { strategyDefinitionRoutes } from './admin-api/flags/strategy-definitions.routes.js';
 import { strategyDefinitionSchemas } from './admin-api/flags/strategy-definitions.schemas.js';
 import { releasePlanRoutes } from './admin-api/flags/release-plans.routes.js';
+import { experimentRoutes } from './admin-api/flags/experiments.routes.js';
+import { experimentSchemas } from './admin-api/flags/experiments.schemas.js';
+import { experimentEventRoutes, experimentEventSchemas } from './sdk-api/experiment-events.routes.js';
 import { releasePlanSchemas } from './admin-api/flags/release-plans.schemas.js';
 import { signalRoutes } from './admin-api/instance/signals.routes.js';
 import { signalSchemas } from './admin-api/instance/signals.schemas.js';
@@ -91,6 +96,7 @@ export const routeModules: RouteModule[] = [
   contextFieldRoutes,
   favoriteRoutes,
   featureDependencyRoutes,
+  codeReferenceRoutes,
   featureLifecycleRoutes,
   eventRoutes,
   featureSearchRoutes,
@@ -110,6 +116,8 @@ export const routeModules: RouteModule[] = [
   featuresBatchRoutes,
   ofrepRoutes,
   releasePlanRoutes,
+  experimentRoutes,
+  experimentEventRoutes,
   signalRoutes,
 ];
 
@@ -129,6 +137,7 @@ export const sharedSchemas: TSchema[] = [
   ...segmentSchemas,
   ...contextFieldSchemas,
   ...dependencySchemas,
+  ...codeReferenceSchemas,
   ...lifecycleSchemas,
   ...eventSchemas,
   ...featureSearchSchemas,
@@ -141,6 +150,8 @@ export const sharedSchemas: TSchema[] = [
   ...featuresBatchSchemas,
   ...ofrepSchemas,
   ...releasePlanSchemas,
+  ...experimentSchemas,
+  ...experimentEventSchemas,
   ...signalSchemas,
   ...agentAccessSchemas,
 ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/pg-errors.js';
+import { LIVENESS_PATH } from './health.routes.js';
 
 /** What the port answers while the server waits for its database: alive, not ready. */
 export interface StartingProbe {
@@ -12,14 +13,15 @@ export interface StartingProbe {
 }
 
 /**
- * Answers on the server's port while it waits for PostgreSQL (and migrates), before the app can be built: `/health`
- * is 200 `{"health":"STARTING"}`, so a liveness probe does not kill a server that is only waiting, and everything
- * else, `/ready` included, is a 503 in Unleash's error format with `Retry-After`.
+ * Answers on the server's port while it waits for PostgreSQL (and migrates), before the app can be built: the
+ * liveness path `/health/live` is 200 `{"health":"STARTING"}`, so an orchestrator does not kill a server that is only
+ * waiting, and everything else is a 503 in Unleash's error format with `Retry-After` — `/health` included, as
+ * Unleash has it, so a script that waits for `/health` before its first call does not race the start.
  */
 export async function listenWhileStarting(port: number, host: string): Promise<StartingProbe> {
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://starting').pathname;
-    if (request.method === 'GET' && path === '/health') {
+    if (request.method === 'GET' && path === LIVENESS_PATH) {
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"health":"STARTING"}');
       return;
     }

@@ -88,12 +88,12 @@ const BUILT_IN_PROTOTYPES: ReadonlyArray<{ proto: object; overrides: ReadonlySet
  * throws, as Node's `--disable-proto=throw` makes it; `Object.prototype` and the other built-in prototypes are
  * frozen, so a walk through `constructor.prototype` can neither add a property (the gadget such bugs need) nor replace
  * `hasOwnProperty` or `toString` under every object (which took a server down); objects below them still set their
- * own `toString` or `message`.
+ * own `toString` or `message`. `refuseProtoAccessor: false` is for browser tests alone (see test/helpers/browser.ts).
  */
-export function hardenPrototypes(): void {
+export function hardenPrototypes(options: { refuseProtoAccessor?: boolean } = {}): void {
   if (Object.isFrozen(Object.prototype)) return;
   const accessor = Object.getOwnPropertyDescriptor(Object.prototype, '__proto__');
-  if (accessor?.get) {
+  if (accessor?.get && options.refuseProtoAccessor !== false) {
     const refuse = (): never => {
       throw new TypeError('Object.prototype.__proto__ is disabled in Vexil (as with --disable-proto=throw)');
     };

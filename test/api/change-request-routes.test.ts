@@ -58,6 +58,7 @@ const plan = (s: Setting) => `${env(s)}/release_plans/${s.planId}`;
 const PEOPLE = 'signs in, or changes people, groups, roles, tokens or sign-in settings; no flag';
 const READS = 'reads or evaluates; changes nothing';
 const SDKS = 'what SDKs report about themselves; no flag';
+const EXPERIMENTS = "an experiment's definition, lifecycle or sources: it reads a flag's variants and changes no strategy";
 const AUTOMATION = 'configures an automation; what it later does to flags is guarded when it runs (the signal below)';
 const DEFINITIONS = 'changes what strategies, context fields or tags may be, not any stored strategy, constraint or rollout';
 const METADATA = "changes a flag's name, description, type, tags, lifecycle, favourite or stale mark, as Unleash lets through too";
@@ -237,6 +238,22 @@ const ROUTES: Record<string, Entry> = {
   [`DELETE ${P}/api-tokens/:token`]: { unguarded: PEOPLE },
   'POST /api/admin/ui-config/cors': { unguarded: PEOPLE },
   'POST /api/admin/release-plan-templates': { unguarded: DEFINITIONS },
+  'POST /api/admin/environments/:environment/experiment-metrics': { unguarded: EXPERIMENTS },
+  'PUT /api/admin/environments/:environment/experiment-metrics/:metricName': { unguarded: EXPERIMENTS },
+  'DELETE /api/admin/environments/:environment/experiment-metrics/:metricName': { unguarded: EXPERIMENTS },
+  'POST /api/admin/code-references': { unguarded: 'records where code reads flags (vexil refs push); changes no flag' },
+  'POST /api/admin/experiment-data-sources': { unguarded: EXPERIMENTS },
+  'DELETE /api/admin/experiment-data-sources/:dataSourceName': { unguarded: EXPERIMENTS },
+  'POST /api/admin/experiment-data-sources/:dataSourceName/test': { unguarded: READS },
+  [`POST ${P}/experiments`]: { unguarded: EXPERIMENTS },
+  [`PUT ${P}/experiments/:experimentName`]: { unguarded: EXPERIMENTS },
+  [`DELETE ${P}/experiments/:experimentName`]: { unguarded: EXPERIMENTS },
+  [`POST ${P}/experiments/:experimentName/start`]: { unguarded: EXPERIMENTS },
+  [`POST ${P}/experiments/:experimentName/stop`]: { unguarded: EXPERIMENTS },
+  [`POST ${P}/experiments/:experimentName/results`]: { unguarded: READS },
+  [`POST ${P}/experiments/:experimentName/ship`]: {
+    unguarded: 'changes the strategy through changeOrPropose: a change request in a protected environment (test/api/experiments.test.ts)',
+  },
   'PUT /api/admin/release-plan-templates/:id': { unguarded: DEFINITIONS },
   'DELETE /api/admin/release-plan-templates/:id': { unguarded: DEFINITIONS },
   'POST /api/admin/release-plan-templates/archive/:id': { unguarded: DEFINITIONS },
@@ -345,6 +362,10 @@ const ROUTES: Record<string, Entry> = {
   [`PUT ${P}/change-requests/:id/state`]: { unguarded: OWN_WORKFLOW },
   'POST /api/client/register': { unguarded: SDKS },
   'POST /api/client/metrics': { unguarded: SDKS },
+  'POST /api/client/exposures': { unguarded: SDKS },
+  'POST /api/client/track': { unguarded: SDKS },
+  'POST /api/frontend/exposures': { unguarded: SDKS },
+  'POST /api/frontend/track': { unguarded: SDKS },
   'POST /api/client/metrics/bulk': { unguarded: SDKS },
   'POST /edge/validate': { unguarded: READS },
   'POST /api/frontend': { unguarded: READS },

@@ -97,7 +97,7 @@ describe('health while exports stream', () => {
     for (const bytes of streamedBefore) assert.ok(bytes > 0 && bytes < wholeExport, `an export had streamed ${bytes} bytes`);
   });
 
-  test('/ready and /health/ready are a 503 when the database does not answer; /health still answers', async () => {
+  test('/ready and /health/ready are a 503 when the database does not answer; /health and /health/live still answer', async () => {
     // The same app on a database that refuses connections (nothing listens on port 1).
     const unreachable = new Kysely<Database>({
       dialect: new PostgresDialect({
@@ -114,7 +114,10 @@ describe('health while exports stream', () => {
         assert.equal(response.statusCode, 503, url);
         assert.equal((response.json() as { name: string }).name, 'ServiceUnavailableError');
       }
-      assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+      for (const url of ['/health', '/health/live']) {
+        const response = await app.inject({ method: 'GET', url });
+        assert.deepEqual([url, response.statusCode, response.json()], [url, 200, { health: 'GOOD' }]);
+      }
     } finally {
       await app.close();
       await unreachable.destroy();

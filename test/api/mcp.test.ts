@@ -64,18 +64,23 @@ describe('MCP over Streamable HTTP', () => {
     assert.deepEqual(names, [
       'change_request_status',
       'cleanup_flag',
+      'create_experiment',
       'create_flag',
       'detect_flag',
       'evaluate',
       'evaluate_change',
       'flag_usage',
+      'get_experiment_results',
+      'get_flag_code_references',
       'get_flag_state',
+      'get_removal_readiness',
       'list_flags',
       'list_projects',
       'open_change_request',
       'remove_flag_strategy',
       'search_events',
       'set_flag_rollout',
+      'ship_experiment_variant',
       'stale_flags',
       'toggle_flag_environment',
       'update_flag_strategy',
@@ -173,6 +178,38 @@ describe('MCP over Streamable HTTP', () => {
     const removed = await call(client, 'remove_flag_strategy', { featureName: flag, environment: 'development', strategyId: before!.id });
     assert.equal(removed.structuredContent.applied, true, textOf(removed));
     assert.deepEqual(await strategiesOf(), []);
+  });
+
+  test('get_flag_code_references tells an agent where code reads a flag, and when none does any more; get_removal_readiness whether it may go', async () => {
+    const project = await createProject(ctx);
+    const flag = await createFlag(ctx, project);
+    const repository = uniqueName('acme/agent');
+    const push = (commit: string, files: string[]) =>
+      ctx.admin.post('/api/admin/code-references', {
+        repository,
+        branch: 'main',
+        commit,
+        references: files.map((file) => ({ flag, file, line: 3, language: 'Python', call: 'is_enabled', expression: `"${flag}"` })),
+      });
+    expectStatus(await push('aaaaaaa', ['app/views.py', 'app/tasks.py']), 200);
+    const client = await connect((await personalToken('Viewer')).token);
+    const found = await call(client, 'get_flag_code_references', { featureName: flag });
+    assert.equal(
+      textOf(found).trimEnd(),
+      `2 references to ${flag}:\n${repository} (main) app/tasks.py:3 is_enabled("${flag}")\n${repository} (main) app/views.py:3 is_enabled("${flag}")`,
+    );
+    assert.equal(found.structuredContent.total, 2);
+    expectStatus(await push('bbbbbbb', []), 200);
+    const gone = await call(client, 'get_flag_code_references', { featureName: flag });
+    const readiness = await call(client, 'get_removal_readiness', { featureName: flag });
+    assert.equal(
+      textOf(readiness).trimEnd(),
+      `production: ready to archive (no pushed code reads it since commit bbbbbbb of ${repository}; never evaluated here)`,
+    );
+    assert.equal(
+      textOf(gone).trimEnd(),
+      `No code reads ${flag} any more: its last reference left in commit bbbbbbb of ${repository} (main).`,
+    );
   });
 
   test("a Viewer's token reads, but every write tool is refused with the permission named, and nothing changes", async () => {
@@ -301,6 +338,8 @@ describe('MCP over Streamable HTTP', () => {
     for (const [tool, args] of [
       ['get_flag_state', { featureName: hiddenFlag }],
       ['flag_usage', { featureName: hiddenFlag }],
+      ['get_flag_code_references', { featureName: hiddenFlag }],
+      ['get_removal_readiness', { featureName: hiddenFlag }],
       ['search_events', { featureName: hiddenFlag }],
       ['toggle_flag_environment', { featureName: hiddenFlag, environment: 'development', enabled: false }],
       ['list_flags', { projectId: secret }],
@@ -476,5 +515,50 @@ describe("the MCP Inspector's command line, a client nobody here wrote", () => {
     assert.deepEqual([answer.structuredContent.name, answer.structuredContent.project], [name, project]);
     const stored = (await ctx.admin.get(featurePath(project, name))).json() as { description: string };
     assert.equal(stored.description, 'Made by the inspector');
+  });
+  test('an agent runs an experiment: starts it on the variants, reads the results, ships the winner through the strategy', async () => {
+    const variants = ['a', 'b'].map((name) => ({ name, weight: 500, weightType: 'variable', stickiness: 'userId' }));
+    const flag = await createFlag(ctx, 'default', {
+      strategies: [{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'userId', groupId: 'mcp-exp' }, variants }],
+    });
+    const metric = uniqueName('signup');
+    expectStatus(
+      await ctx.admin.post('/api/admin/environments/development/experiment-metrics', { name: metric, kind: 'proportion', event: 'signup' }),
+      201,
+    );
+    const client = await connect((await personalToken('Editor')).token);
+    const name = uniqueName('agent-exp');
+    const created = await call(client, 'create_experiment', { featureName: flag, environment: 'development', name, goalMetrics: [metric] });
+    assert.equal(created.structuredContent.status, 'running', textOf(created));
+    const token = await createSdkToken(ctx, 'client', 'development');
+    const users = Array.from({ length: 400 }, (_, i) => `agent-user-${i}`);
+    expectStatus(
+      await ctx.as(token).post('/api/client/exposures', { exposures: users.map((userId) => ({ featureName: flag, context: { userId } })) }),
+      202,
+    );
+    ctx.clock.advance(60_000);
+    expectStatus(
+      await ctx.as(token).post('/api/client/track', {
+        events: users.filter((_, i) => i % 3 === 0).map((userId) => ({ event: 'signup', context: { userId } })),
+      }),
+      202,
+    );
+    ctx.clock.advance(60_000);
+    const results = await call(client, 'get_experiment_results', { experimentName: name });
+    assert.equal(results.isError, undefined, textOf(results));
+    assert.deepEqual(
+      (results.structuredContent.exposures as Array<{ units: number }>).reduce((sum, arm) => sum + arm.units, 0),
+      400,
+    );
+    assert.match(textOf(results), new RegExp(`${metric} \\(goal\\) b vs a: -?\\d+\\.\\d% \\[`));
+    const shipped = await call(client, 'ship_experiment_variant', { experimentName: name, variant: 'b' });
+    assert.deepEqual([shipped.structuredContent.status, shipped.structuredContent.shippedVariant], ['shipped', 'b'], textOf(shipped));
+    const strategies = (await ctx.admin.get(`${featurePath('default', flag)}/environments/development/strategies`)).json() as Array<{
+      variants: Array<{ name: string; weight: number }>;
+    }>;
+    assert.deepEqual(
+      strategies[0]!.variants.map((variant) => [variant.name, variant.weight]),
+      [['b', 1000]],
+    );
   });
 });

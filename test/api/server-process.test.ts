@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { freePort } from '../helpers/free-port.js';
 import { createTestDatabase, usingPostgres } from '../helpers/test-database.js';
 import { logIn, MAIN, runAdminCommand, startServer, stopServer, waitForOutput } from '../helpers/server-process.js';
 
@@ -187,23 +189,37 @@ describe('the server process', () => {
       let retried: () => void = () => undefined;
       let startingOutput = '';
       const twoRetries = new Promise<void>((resolve) => (retried = resolve));
+      const httpPort = await freePort();
+      const adminToken = '*:*.waiting-token-0123456789';
       const starting = startServer(
-        { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '30', INIT_ADMIN_API_TOKENS: '*:*.waiting-token-0123456789' },
+        { PORT: String(httpPort), DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '30', INIT_ADMIN_API_TOKENS: adminToken },
         (output) => {
           startingOutput = output;
           if (output.split('PostgreSQL does not answer yet').length > 2) retried();
         },
       );
       await Promise.race([twoRetries, starting]);
-      // While it waits, the port answers: alive (so a liveness probe does not kill it), not ready.
-      const waiting = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"Starting: \/health answers/.exec(startingOutput)?.[1];
+      // A script as Unleash's users write them: wait for /health to be GOOD, then make its first calls at once.
+      const script = (async () => {
+        while ((await fetch(`http://127.0.0.1:${httpPort}/health`).catch(() => undefined))?.status !== 200) await setTimeout(50);
+        return fetch(`http://127.0.0.1:${httpPort}/api/admin/projects/default/features`, {
+          method: 'POST',
+          headers: { authorization: adminToken, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'created-right-after-health' }),
+        });
+      })();
+      // While it waits, the port answers: alive on the liveness path (so an orchestrator does not kill it), and not
+      // healthy on Unleash's /health, so a script that waits for /health before its first call does not race the start.
+      const waiting = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"Starting: \/health\/live answers/.exec(startingOutput)?.[1];
       assert.ok(waiting, startingOutput);
-      const health = await fetch(`${waiting}/health`);
-      assert.deepEqual([health.status, await health.json()], [200, { health: 'STARTING' }]);
-      const notReady = await fetch(`${waiting}/ready`);
-      assert.equal(notReady.status, 503);
-      assert.equal(notReady.headers.get('retry-after'), '5');
-      assert.equal(((await notReady.json()) as { name: string }).name, 'ServiceUnavailableError');
+      const live = await fetch(`${waiting}/health/live`);
+      assert.deepEqual([live.status, await live.json()], [200, { health: 'STARTING' }]);
+      for (const path of ['/health', '/ready', '/api/admin/projects']) {
+        const notYet = await fetch(`${waiting}${path}`);
+        assert.equal(notYet.status, 503, path);
+        assert.equal(notYet.headers.get('retry-after'), '5');
+        assert.equal(((await notYet.json()) as { name: string }).name, 'ServiceUnavailableError');
+      }
       proxy = createServer((socket) => {
         const upstream = connect(Number(target.port || 5432), target.hostname);
         socket.pipe(upstream).pipe(socket);
@@ -229,8 +245,12 @@ describe('the server process', () => {
           'the delay doubles',
         );
         assert.match(server.output(), /PostgreSQL answers/);
-        const ready = await fetch(`${server.baseUrl}/health/ready`);
-        assert.equal(ready.status, 200);
+        const firstCall = await script;
+        assert.equal(firstCall.status, 201, await firstCall.text());
+        for (const path of ['/health', '/health/live', '/health/ready']) {
+          const serving = await fetch(`${server.baseUrl}${path}`);
+          assert.deepEqual([path, serving.status, await serving.json()], [path, 200, { health: 'GOOD' }]);
+        }
       } finally {
         assert.equal(await stopServer(server), 0);
       }

@@ -18,6 +18,7 @@ import { seededRandom } from '../helpers/seeded-random.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { loadThroughFlagsFile } from '../helpers/flags-file-loader.js';
 import { eventually } from '../helpers/eventually.js';
+import { createExperiment, unitsExposed } from '../helpers/experiments.js';
 import { freePort } from '../helpers/free-port.js';
 import { createFlag, createProject } from '../helpers/projects.js';
 import { redisMissing, startRedis } from '../helpers/redis-server.js';
@@ -489,6 +490,8 @@ describe('Vexil Edge in front of Vexil', () => {
         const fromBackup = await get(`${second.url}/api/client/features`, client);
         assert.equal(fromBackup.status, 200);
         assert.deepEqual(((await fromBackup.json()) as { features: unknown[] }).features, served.features);
+        // Two edges behind one load balancer: an SDK moving between them keeps its ETag and gets a 304.
+        assert.equal(fromBackup.headers.get('etag'), before.headers.get('etag'));
         assert.ok(startupMs < 5_000, `started in ${Math.round(startupMs)} ms`);
 
         await upstream.restore();
@@ -499,6 +502,12 @@ describe('Vexil Edge in front of Vexil', () => {
           caughtUp.features.some((feature) => feature.name === flag),
           'the restarted edge caught up',
         );
+        await edge.edge.runOnce();
+        const etags = await Promise.all(
+          [edge.url, second.url].map(async (url) => (await get(`${url}/api/client/features`, client)).headers.get('etag')),
+        );
+        assert.notEqual(etags[0], before.headers.get('etag'));
+        assert.equal(etags[0], etags[1], 'both edges caught up to the same ETag');
       } finally {
         await second.close();
       }
@@ -546,9 +555,98 @@ describe('Vexil Edge in front of Vexil', () => {
     }
   });
 
-  test('health answers', async () => {
+  test("experiments: the edge forwards the assignments of its frontend API's evaluations upstream, each unit once", async () => {
+    const variants = ['control', 'treatment'].map((name) => ({ name, weight: 500, weightType: 'variable', stickiness: 'userId' }));
+    const flag = await createFlag(ctx, 'default', {
+      environment: ENVIRONMENT,
+      strategies: [{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'userId', groupId: 'edge-exp' }, variants }],
+    });
+    const { name, path } = await createExperiment(ctx, flag, {
+      environment: ENVIRONMENT,
+      goal: { kind: 'proportion', event: 'edge-goal' },
+    });
+    const exposures = () => unitsExposed(ctx, name);
+    // Starting an experiment changes no flag, so the edge learns of it by asking, every 5 s while SDKs ask: probes
+    // until the first assignment arrives.
+    let probes = 0;
+    await eventually(async () => {
+      await get(`${edge.url}/api/frontend?userId=probe-${probes++}`, frontend);
+      return (await exposures()) > 0;
+    }, 15_000);
+    // Probes sent meanwhile arrive with the next forwarding, within 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const before = await exposures();
+    for (let i = 0; i < 120; i++) {
+      await get(`${edge.url}/api/frontend?userId=edge-user-${i}&sessionId=s-${i}&properties[email]=u${i}@example.com`, frontend);
+      if (i % 2 === 0) await get(`${edge.url}/api/frontend?userId=edge-user-${i}`, frontend);
+    }
+    await eventually(async () => (await exposures()) >= before + 120, 10_000);
+    ctx.clock.advance(60_000);
+    const results = (await ctx.admin.post(`${path}/results`)).json() as {
+      exposures: Array<{ units: number }>;
+      variantMismatches: number;
+    };
+    const units = results.exposures.reduce((sum, arm) => sum + arm.units, 0);
+    assert.equal(units - before, 120, 'each unit once');
+    assert.equal(results.variantMismatches, 0);
+  });
+
+  test("the backstage answers Unleash Edge's shapes: health, ready, tokens (secrets masked) and features", async () => {
     const health = await fetch(`${edge.url}/internal-backstage/health`);
-    assert.equal(health.status, 200);
-    assert.deepEqual(await health.json(), { status: 'OK' });
+    assert.deepEqual([health.status, await health.json()], [200, { status: 'OK' }]);
+    const ready = (await (await fetch(`${edge.url}/internal-backstage/ready`)).json()) as { status: string };
+    assert.equal(ready.status, 'READY');
+    const tokensAnswer = await fetch(`${edge.url}/internal-backstage/tokens`);
+    const text = await tokensAnswer.text();
+    const secretPart = client.slice(client.indexOf('.') + 1);
+    assert.ok(!text.includes(secretPart) && !text.includes(secretPart.slice(0, 6)), 'no part of a secret is shown');
+    const tokens = JSON.parse(text) as {
+      tokenRefreshes: Array<{
+        token: { token: string; type: string; environment: string };
+        last_feature_count: number | null;
+        failure_count: number;
+      }>;
+      tokenValidationStatus: Array<{ token: string; type: string; environment: string; projects: string[]; status: string }>;
+      invalidTokenCount: number;
+    };
+    assert.ok(
+      tokens.tokenRefreshes.some(
+        (refresh) => refresh.token.token === `*:${refresh.token.environment}.****` && refresh.token.type === 'backend',
+      ),
+      JSON.stringify(tokens.tokenRefreshes),
+    );
+    assert.ok(
+      tokens.tokenValidationStatus.every((token) => token.token.endsWith('.****') && ['Validated', 'Trusted'].includes(token.status)),
+    );
+    assert.equal(typeof tokens.invalidTokenCount, 'number');
+    const features = (await (await fetch(`${edge.url}/internal-backstage/features`)).json()) as Record<
+      string,
+      { version: number; features: Array<{ name: string }> }
+    >;
+    const served = (await (await get(`${edge.url}/api/client/features`, client)).json()) as { features: Array<{ name: string }> };
+    const held = Object.values(features).flatMap((environment) => environment.features.map((feature) => feature.name));
+    assert.ok(
+      served.features.every((feature) => held.includes(feature.name)),
+      'every flag served is among those held',
+    );
+    assert.deepEqual(new Set(Object.values(features).map((environment) => environment.version)), new Set([2]));
+  });
+
+  test('DISABLE_TOKENS_ENDPOINT, DISABLE_FEATURES_ENDPOINT and DISABLE_METRICS_ENDPOINT leave those views out', async () => {
+    const quiet = await startTestEdge({
+      UPSTREAM_URL: upstream.url,
+      TOKENS: client,
+      DISABLE_TOKENS_ENDPOINT: 'true',
+      DISABLE_FEATURES_ENDPOINT: 'true',
+      DISABLE_METRICS_ENDPOINT: 'true',
+    });
+    try {
+      const statuses = await Promise.all(
+        ['tokens', 'features', 'metrics', 'health'].map(async (path) => (await fetch(`${quiet.url}/internal-backstage/${path}`)).status),
+      );
+      assert.deepEqual(statuses, [404, 404, 404, 200]);
+    } finally {
+      await quiet.close();
+    }
   });
 });

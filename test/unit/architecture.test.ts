@@ -110,6 +110,12 @@ const READS_UP: Record<string, Array<{ tables: string[]; why: string }>> = {
   ],
   'agent-authorization': [{ tables: ['users'], why: 'an agent token is granted to an active person' }],
   'api-tokens': [{ tables: ['projects'], why: "a token's projects must exist when it is made or issued" }],
+  'code-references': [
+    {
+      tables: ['change_request_changes', 'change_requests'],
+      why: "a flag's removal readiness waits for the change requests still open on it, which it only counts",
+    },
+  ],
   'context-fields': [
     {
       tables: ['features', 'feature_strategies', 'projects', 'segments'],

@@ -25,6 +25,12 @@ describe('configuration', () => {
         heldReportsMaxBytes: 64 * 1024 * 1024,
       },
       impactMetrics: { seriesPerApplication: 100, seriesTotal: 10_000, retentionDays: 7 },
+      experiments: {
+        eventsPerMinutePerToken: 600_000,
+        embeddedTrackedEventCap: 1_000_000,
+        trackedEventRetentionDays: 90,
+        analysisTimeoutMs: 60_000,
+      },
       passwordSignIn: true,
     });
   });
@@ -104,6 +110,10 @@ describe('configuration', () => {
       IMPACT_METRICS_SERIES_PER_APPLICATION: '50',
       IMPACT_METRICS_SERIES_TOTAL: '2000',
       IMPACT_METRICS_RETENTION_DAYS: '3',
+      EXPERIMENT_EVENTS_PER_MINUTE: '1000',
+      EXPERIMENT_EMBEDDED_EVENTS_MAX: '5000',
+      EXPERIMENT_EVENT_RETENTION_DAYS: '30',
+      EXPERIMENT_ANALYSIS_TIMEOUT_MS: '2000',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -132,6 +142,7 @@ describe('configuration', () => {
         heldReportsMaxBytes: 8 * 1024 * 1024,
       },
       impactMetrics: { seriesPerApplication: 50, seriesTotal: 2000, retentionDays: 3 },
+      experiments: { eventsPerMinutePerToken: 1000, embeddedTrackedEventCap: 5000, trackedEventRetentionDays: 30, analysisTimeoutMs: 2000 },
       passwordSignIn: true,
     });
   });
@@ -292,6 +303,11 @@ describe('Vexil Edge configuration', () => {
         pretrustedTokens: [],
         allowList: [],
         denyList: [],
+        backstage: { disableTokens: false, disableFeatures: false, disableMetrics: false },
+        appName: 'vexil-edge',
+        instanceId: 'vexil-edge-unknown',
+        requestTimeoutMs: 5000,
+        keepAliveTimeoutMs: 5000,
       },
     );
   });

@@ -47,6 +47,7 @@ export const PAGES: Array<[path: string, page: Page]> = [
   ['flags', lazyPage(() => import('./pages/flags/flags-page'), 'Flags')],
   ['projects/:projectId', lazyPage(() => import('./pages/project/project-page'), 'ProjectPage')],
   ['projects/:projectId/access', lazyPage(() => import('./pages/project/project-access'), 'ProjectAccess')],
+  ['projects/:projectId/experiments/:experimentName', lazyPage(() => import('./pages/project/experiment-page'), 'ExperimentPage')],
   ['projects/:projectId/flags/:flagName', lazyPage(() => import('./pages/flag/flag-page'), 'FlagPage')],
   ['projects/:projectId/change-requests/:id', lazyPage(() => import('./pages/change-request'), 'ChangeRequestPage')],
   ['applications', lazyPage(() => import('./pages/applications'), 'Applications')],

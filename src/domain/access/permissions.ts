@@ -67,6 +67,12 @@ export const PERMISSIONS = [
   'CREATE_RELEASE_TEMPLATE',
   'UPDATE_RELEASE_TEMPLATE',
   'DELETE_RELEASE_TEMPLATE',
+  // What experiments measure in an environment: the events SDKs may track there.
+  'CREATE_EXPERIMENT_METRIC',
+  'UPDATE_EXPERIMENT_METRIC',
+  'DELETE_EXPERIMENT_METRIC',
+  // What a repository's CI sends: where its code reads each flag (`vexil refs push`).
+  'UPDATE_CODE_REFERENCES',
   // SDK tokens of one project, its members' own to hand out.
   'READ_PROJECT_API_TOKEN',
   'CREATE_PROJECT_API_TOKEN',

@@ -291,6 +291,11 @@ export class ClientFeatureStore {
   private readonly listeners = new Set<ChangeListener>();
   /** What each scope's watchers are told of a change, by scope key; gone with the change. */
   private readonly updatesByChange = new WeakMap<ConfigurationChange, Map<string, StreamedUpdate>>();
+  /**
+   * The hydration of each scope's answer, made once: every stream of a scope opens with the same object, so its
+   * serialisation (the whole configuration, megabytes at thousands of flags) is made and held once, not per stream.
+   */
+  private readonly hydrations = new WeakMap<ScopedFeatures, StreamedUpdate>();
 
   /**
    * `onBackgroundFailure` hears of a rebuild no reader waited for (one for streaming SDKs) that failed: it is tried
@@ -492,19 +497,26 @@ export class ClientFeatureStore {
 
   /**
    * The delta events a scope needs to go from `since` to now: none when it is current, the changes in between
-   * when they are still held, otherwise (unknown, too old or from the future) a hydration.
+   * when they are still held, otherwise (unknown, too old or from the future) a hydration, the same object for
+   * every caller of a scope at a revision.
    */
-  async delta(scope: ClientScope, since: number | undefined): Promise<{ revision: number; events: DeltaEvent[] }> {
+  async delta(scope: ClientScope, since: number | undefined): Promise<{ revision: number; update: StreamedUpdate }> {
     const answer = await this.features(scope);
-    const hydration = (): DeltaEvent[] => [
-      { type: 'hydration', eventId: answer.revision, features: answer.features, segments: answer.segments },
-    ];
-    if (since === undefined || since > answer.revision) return { revision: answer.revision, events: hydration() };
-    if (since === answer.revision) return { revision: answer.revision, events: [] };
-    const history = this.environments.get(scope.environment)!.history.filter((change) => change.to <= answer.revision);
-    if (history.length === 0 || since < history[0]!.from) return { revision: answer.revision, events: hydration() };
+    const { revision } = answer;
+    const hydration = () => {
+      let update = this.hydrations.get(answer);
+      if (!update) {
+        update = { events: [{ type: 'hydration', eventId: revision, features: answer.features, segments: answer.segments }] };
+        this.hydrations.set(answer, update);
+      }
+      return { revision, update };
+    };
+    if (since === undefined || since > revision) return hydration();
+    if (since === revision) return { revision, update: { events: [] } };
+    const history = this.environments.get(scope.environment)!.history.filter((change) => change.to <= revision);
+    if (history.length === 0 || since < history[0]!.from) return hydration();
     const changes = history.filter((change) => change.to > since);
-    return { revision: answer.revision, events: scopedEvents(scope, changes, answer) };
+    return { revision, update: { events: scopedEvents(scope, changes, answer) } };
   }
 
   /**

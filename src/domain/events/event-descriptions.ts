@@ -290,6 +290,66 @@ const DESCRIPTIONS: Record<string, Description> = {
     label: 'Edge client deleted',
     summary: (e, who) => `${who} deleted the edge client ${bold(fields(e.preData).name)} (${md(fields(e.preData).clientId)})`,
   },
+  'experiment-metric-created': {
+    label: 'Experiment metric created',
+    summary: (e, who) => `${who} created the experiment metric ${bold(fields(e.data).name)} in ${bold(e.environment)}`,
+  },
+  'experiment-metric-updated': {
+    label: 'Experiment metric updated',
+    summary: (e, who) => `${who} updated the experiment metric ${bold(fields(e.data).name)} in ${bold(e.environment)}`,
+  },
+  'experiment-metric-deleted': {
+    label: 'Experiment metric deleted',
+    summary: (e, who) => `${who} deleted the experiment metric ${bold(fields(e.preData).name)} in ${bold(e.environment)}`,
+  },
+  'experiment-created': {
+    label: 'Experiment created',
+    summary: (e, who, flag, env) => `${who} created the experiment ${bold(fields(e.data).name)} on ${flag} in ${env}`,
+  },
+  'experiment-updated': {
+    label: 'Experiment updated',
+    summary: (e, who, flag, env) => `${who} updated the experiment ${bold(fields(e.data).name)} on ${flag} in ${env}`,
+  },
+  'experiment-deleted': {
+    label: 'Experiment deleted',
+    summary: (e, who, flag, env) => `${who} deleted the experiment ${bold(fields(e.preData).name)} on ${flag} in ${env}`,
+  },
+  'experiment-started': {
+    label: 'Experiment started',
+    summary: (e, who, flag, env) => `${who} started the experiment ${bold(fields(e.data).name)} on ${flag} in ${env}`,
+  },
+  'experiment-phase-started': {
+    label: 'Experiment phase started',
+    summary: (e, who, flag, env) =>
+      `${who} changed the variants of ${flag} in ${env}: the experiment ${bold(fields(e.data).name)} starts phase ${md(fields(e.data).phase)}`,
+  },
+  'experiment-stopped': {
+    label: 'Experiment stopped',
+    summary: (e, who, flag, env) => `${who} stopped the experiment ${bold(fields(e.data).name)} on ${flag} in ${env}`,
+  },
+  'experiment-data-source-created': {
+    label: 'Experiment data source created',
+    summary: (e, who) => `${who} added the warehouse ${bold(fields(e.data).name)} (${md(fields(e.data).address)}) for experiments`,
+  },
+  'experiment-data-source-deleted': {
+    label: 'Experiment data source deleted',
+    summary: (e, who) => `${who} removed the warehouse ${bold(fields(e.preData).name)}`,
+  },
+  'code-references-pushed': {
+    label: 'Code references pushed',
+    summary: (e, who) =>
+      `${who} pushed ${md(fields(e.data).references)} code references to ${md(fields(e.data).flags)} flags from ${bold(fields(e.data).repository)} (${md(fields(e.data).branch)} at ${md(fields(e.data).commit)})`,
+  },
+  'feature-removed-from-code': {
+    label: 'Flag removed from code',
+    summary: (e, who, flag) =>
+      `The last reference to ${flag} left the code in commit ${md(fields(e.data).commit)} of ${bold(fields(e.data).repository)} (${md(fields(e.data).branch)}), pushed by ${who}`,
+  },
+  'experiment-shipped': {
+    label: 'Experiment shipped',
+    summary: (e, who, flag, env) =>
+      `${who} shipped variant ${bold(fields(e.data).variant)} of the experiment ${bold(fields(e.data).name)} on ${flag} in ${env}`,
+  },
   'api-token-created': {
     label: 'API token created',
     summary: (e, who) => `${who} created the ${md(fields(e.data).type)} API token ${bold(fields(e.data).tokenName)}`,

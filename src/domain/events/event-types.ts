@@ -187,6 +187,20 @@ export const VEXIL_EVENT_TYPES = [
   'application-updated',
   'edge-client-created',
   'edge-client-deleted',
+  'experiment-metric-created',
+  'experiment-metric-updated',
+  'experiment-metric-deleted',
+  'experiment-created',
+  'experiment-updated',
+  'experiment-deleted',
+  'experiment-started',
+  'experiment-phase-started',
+  'experiment-stopped',
+  'experiment-shipped',
+  'experiment-data-source-created',
+  'experiment-data-source-deleted',
+  'code-references-pushed',
+  'feature-removed-from-code',
 ] as const;
 
 export type EventType = (typeof SPEC_EVENT_TYPES)[number] | (typeof VEXIL_EVENT_TYPES)[number];

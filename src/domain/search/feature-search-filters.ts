@@ -289,6 +289,18 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
     const day = parseDay('createdAt', raw, filter.values[0]!);
     return q.where('f.created_at', filter.operator === 'IS_BEFORE' ? '<' : '>=', day);
   },
+  codeReferences: (q, raw) => {
+    const filter = parseFilter('codeReferences', raw, ['IS', 'IS_NOT'] as const);
+    requireKnown('codeReferences', raw, filter.values, ['true', 'false']);
+    if (filter.values.length !== 1) throw invalid('codeReferences', raw, 'give true or false');
+    const wanted = (filter.values[0] === 'true') === (filter.operator === 'IS');
+    return q.where((eb) => {
+      const referenced = eb.exists(
+        eb.selectFrom('code_references as cr').select('cr.feature_name').whereRef('cr.feature_name', '=', 'f.name'),
+      );
+      return wanted ? referenced : eb.not(referenced);
+    });
+  },
   favorite: (q, raw, context) => {
     const filter = parseFilter('favorite', raw, ['IS', 'IS_NOT'] as const);
     requireKnown('favorite', raw, filter.values, ['true', 'false']);

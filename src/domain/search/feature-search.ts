@@ -41,6 +41,7 @@ export interface FeatureSearchParameters {
   createdAt?: string;
   lifecycle?: string;
   favorite?: string;
+  codeReferences?: string;
   archived?: string;
   sortBy?: string;
   sortOrder?: string;

@@ -1,6 +1,7 @@
 import { CHANGE_REQUEST_TOOLS } from './tools/change-requests.tools.js';
 import { CODE_GUIDANCE_TOOLS } from './tools/code-guidance.tools.js';
 import { EVENT_TOOLS } from './tools/events.tools.js';
+import { EXPERIMENT_TOOLS } from './tools/experiments.tools.js';
 import { FLAG_CHANGE_TOOLS } from './tools/flag-changes.tools.js';
 import { FLAG_READ_TOOLS } from './tools/flag-reads.tools.js';
 import type { McpTool } from './tools/tool.js';
@@ -15,4 +16,5 @@ export const MCP_TOOLS: McpTool[] = [
   ...CODE_GUIDANCE_TOOLS,
   ...EVENT_TOOLS,
   ...CHANGE_REQUEST_TOOLS,
+  ...EXPERIMENT_TOOLS,
 ];

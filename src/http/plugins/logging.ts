@@ -27,7 +27,7 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
  * Probes an orchestrator or Prometheus sends every few seconds: logged at `debug`, so they do not bury the
  * requests people make.
  */
-const PROBE_PATHS = new Set(['/health', '/ready', '/health/ready', '/internal-backstage/prometheus']);
+const PROBE_PATHS = new Set(['/health', '/health/live', '/ready', '/health/ready', '/internal-backstage/prometheus']);
 
 /**
  * One line per request, written when it is answered (Fastify's own logging writes two: received and completed).

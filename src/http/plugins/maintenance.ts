@@ -21,6 +21,7 @@ const OPEN_IN_MAINTENANCE: ReadonlyArray<{ route: RegExp; why: string }> = [
   { route: /^\/api\/(frontend|proxy)(\/all)?$/, why: 'what SDKs read' },
   { route: /^\/ofrep\/v1\/evaluate\//, why: 'what SDKs read' },
   { route: /^\/api\/(client|frontend|proxy)(\/client)?\/(register|metrics(\/bulk)?)$/, why: 'what SDKs report' },
+  { route: /^\/api\/(client|frontend)\/(exposures|track)$/, why: 'what SDKs report for experiments' },
   { route: /^\/(auth\/simple\/login|auth\/saml\/callback|logout)$/, why: 'signing in and out' },
 ];
 

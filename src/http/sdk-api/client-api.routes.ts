@@ -121,8 +121,8 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
       const scope = scopeOf(sdkTokenOf(request), request.query);
       const delta = await store.delta(scope, revisionOf(request.headers['if-none-match']));
       reply.header('etag', `"${delta.revision}"`).header('cache-control', 'no-cache');
-      if (delta.events.length === 0) return reply.status(304).send();
-      return sendJson(reply, JSON.stringify({ events: delta.events }));
+      if (delta.update.events.length === 0) return reply.status(304).send();
+      return sendJson(reply, JSON.stringify(delta.update));
     },
   );
 
@@ -134,7 +134,8 @@ export const clientApiRoutes: SdkReadRoutes = async (app, { deps }) => {
       // Loaded before the stream opens, so a failure is still an ordinary error answer.
       const hydration = await store.delta(scope, undefined);
       const stream = streams.start(reply);
-      stream.send('unleash-connected', hydration.revision, { events: hydration.events });
+      // The store hands every stream of a scope the same hydration object: serialised once for all of them.
+      stream.send('unleash-connected', hydration.revision, hydration.update);
       const unsubscribe = store.watch(scope, hydration.revision, (revision, update) => stream.send('unleash-updated', revision, update));
       stream.onClose(unsubscribe);
     },

@@ -26,8 +26,12 @@ export interface EventStream {
 export class EventStreams {
   private readonly open = new Set<ServerResponse>();
   private keepAlive: NodeJS.Timeout | undefined;
-  /** Data sent to many streams (one change to every SDK of a scope) is serialised once. */
-  private readonly serialised = new WeakMap<object, string>();
+  /**
+   * Data sent to many streams (one change to every SDK of a scope, a scope's hydration) is serialised once, into
+   * one Buffer that each socket writes from without a copy of its own: a thousand streams opening on a 2 MB
+   * configuration hold 2 MB, not 2 GB in passing.
+   */
+  private readonly serialised = new WeakMap<object, { event: string; id: number; message: Buffer }>();
 
   constructor(
     private readonly connections: { inc(): void; dec(): void },
@@ -61,28 +65,27 @@ export class EventStreams {
       }
     });
     return {
-      send: (event, id, data) => this.write(response, `event: ${event}\nid: ${id}\ndata: ${this.json(data)}\n\n`),
+      send: (event, id, data) => this.write(response, this.message(event, id, data)),
       onClose: (handler) => response.on('close', handler),
     };
   }
 
-  private json(data: object): string {
-    let json = this.serialised.get(data);
-    if (json === undefined) {
-      json = JSON.stringify(data);
-      this.serialised.set(data, json);
-    }
-    return json;
+  private message(event: string, id: number, data: object): Buffer {
+    const held = this.serialised.get(data);
+    if (held && held.event === event && held.id === id) return held.message;
+    const message = Buffer.from(`event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.serialised.set(data, { event, id, message });
+    return message;
   }
 
   /** Writes to a stream, or ends it when its client has left more than the bound unread. */
-  private write(response: ServerResponse, text: string): void {
+  private write(response: ServerResponse, chunk: string | Buffer): void {
     if (response.destroyed) return;
     if (response.writableLength > this.maxUnsentBytes) {
       response.destroy();
       return;
     }
-    response.write(text);
+    response.write(chunk);
   }
 
   endAll(): void {

@@ -62,7 +62,9 @@ export const frontendApiRoutes: SdkReadRoutes = async (app, { deps }) => {
     // A flag off in the environment always evaluates to off, so only those on are evaluated (their parents come
     // from the whole configuration), unless every flag is asked for. The answer is serialised by the engine's
     // answers, not by the schema.
-    return sendJson(reply, frontendAnswer(all ? answer.features : answer.enabledFeatures, configuration, context, { all }));
+    const body = frontendAnswer(all ? answer.features : answer.enabledFeatures, configuration, context, { all });
+    deps.assignments?.assigned(scope, configuration, context);
+    return sendJson(reply, body);
   };
 
   // `/api/proxy` is the path of the Unleash Proxy, which frontend SDKs set up before Unleash had a frontend API

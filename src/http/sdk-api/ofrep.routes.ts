@@ -96,7 +96,9 @@ export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
       const { token, answer, configuration, context } = await prepare(request);
       const feature = answer.features.find((candidate) => candidate.name === key);
       if (!feature) throw new NotFoundError(`Flag "${key}" was not found`);
-      return sendJson(reply, evaluateOneForOpenFeature(feature, configuration, context, usage.counter(token)));
+      const body = evaluateOneForOpenFeature(feature, configuration, context, usage.counter(token));
+      deps.assignments?.assigned(token, configuration, context, key);
+      return sendJson(reply, body);
     },
   );
 
@@ -118,6 +120,7 @@ export const ofrepRoutes: SdkReadRoutes = async (app, { deps }) => {
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (matchesEtag(etag, request.headers['if-none-match'])) return reply.status(304).send();
       const { off, on } = evaluateForOpenFeature(answer.features, configuration, context, usage.counter(token));
+      deps.assignments?.assigned(token, configuration, context);
       // Browsers cannot send headers on an event stream: its channel is the token's stored hash, which every
       // instance can look up and which is not the secret. It carries change notices only, never flags.
       const channel = hashToken(bearerToken(request)!);

@@ -9,6 +9,7 @@ import { configurationActions, configurationQueries } from './areas/configuratio
 import { flagsActions, flagsQueries } from './areas/flags';
 import { observabilityActions, observabilityQueries } from './areas/observability';
 import { releasePlansActions, releasePlansQueries } from './areas/release-plans';
+import { experimentsActions, experimentsQueries } from './areas/experiments';
 
 /**
  * The UI's one way to the API, split by area in ./areas and joined here. Every query key is made in one place
@@ -21,6 +22,7 @@ export const queries = {
   ...flagsQueries,
   ...changeRequestsQueries,
   ...releasePlansQueries,
+  ...experimentsQueries,
   ...observabilityQueries,
 };
 
@@ -30,5 +32,6 @@ export const actions = {
   ...flagsActions,
   ...changeRequestsActions,
   ...releasePlansActions,
+  ...experimentsActions,
   ...observabilityActions,
 };

@@ -1,6 +1,6 @@
-import { Fragment, useState, type FormEvent, type ReactNode } from 'react';
+import { Fragment, useState, type ReactNode } from 'react';
 import type { Action } from '../api/queries';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction } from './ui';
+import { ConfirmButton, ErrorMessage, Field, Loaded, onFormSubmit, Table, useAction } from './ui';
 
 /**
  * A form of an admin page: its fields, the API's complaint, and its submit button (and Cancel while editing).
@@ -26,10 +26,7 @@ export function EditorForm({
   className?: string;
   children: ReactNode;
 }) {
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    onSubmit(new FormData(event.currentTarget), event.currentTarget);
-  };
+  const submit = onFormSubmit(onSubmit);
   const buttons = (
     <div className="row">
       <button className="primary" type="submit" disabled={mutation.isPending}>

@@ -30,6 +30,8 @@ export function TimeChart({
   span,
   counts = false,
   empty = 'Nothing was reported in this time.',
+  caption = 'total',
+  format = (value: number) => String(Math.round(value * 100) / 100),
 }: {
   label: string;
   times: number[];
@@ -41,6 +43,10 @@ export function TimeChart({
   counts?: boolean;
   /** What shows in place of the chart when no series has a value. */
   empty?: string;
+  /** What the caption says of each series: its total (counts), or its latest value (an estimate that settles). */
+  caption?: 'total' | 'latest';
+  /** A value as the legend and caption write it. */
+  format?: (value: number) => string;
 }) {
   const container = useRef<HTMLDivElement>(null);
   // Counts that are all zero say as little as no values: either way there was nothing to count.
@@ -68,7 +74,7 @@ export function TimeChart({
             stroke: cssColor(entry.colorVariable),
             width: 2,
             points: { show: times.length < 50 },
-            value: (_chart: uPlot, value: number | null) => (value === null ? '—' : String(Math.round(value * 100) / 100)),
+            value: (_chart: uPlot, value: number | null) => (value === null ? '—' : format(value)),
           })),
         ],
       },
@@ -81,7 +87,7 @@ export function TimeChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [times, series, height, span, counts, nothing]);
+  }, [times, series, height, span, counts, nothing, format]);
   return (
     <figure className="chart" aria-label={label}>
       {nothing ? (
@@ -94,7 +100,12 @@ export function TimeChart({
       <figcaption className="chart-totals">
         {series.map((entry) => (
           <span key={entry.label} data-testid={`total-${entry.label}`}>
-            {entry.label}: <strong>{entry.values.reduce<number>((total, value) => total + (value ?? 0), 0)}</strong>
+            {entry.label}:{' '}
+            <strong>
+              {caption === 'total'
+                ? entry.values.reduce<number>((total, value) => total + (value ?? 0), 0)
+                : format(entry.values.findLast((value) => value !== null) ?? Number.NaN)}
+            </strong>
           </span>
         ))}
       </figcaption>

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { cloneElement, useId, useState, type CSSProperties, type ReactElement, type ReactNode } from 'react';
+import { cloneElement, useId, useState, type CSSProperties, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { ApiError } from '../api/errors';
 import type { Action } from '../api/queries';
 
@@ -66,6 +66,51 @@ export function Field({
         </span>
       )}
     </div>
+  );
+}
+
+/** A name that appears in addresses (a flag's, an experiment's, a metric's), with the API's complaint about it. */
+export function UrlNameField({ label = 'Name', error }: { label?: string; error: unknown }) {
+  return (
+    <Field label={label} error={error} field="name">
+      <input name="name" required pattern="[A-Za-z0-9_.~\-]+" title="Letters, digits and _ . ~ -" />
+    </Field>
+  );
+}
+
+/**
+ * A form's submit handler: the browser's own submission (a page load) is stopped and the handler gets the form's
+ * fields, and the form itself to reset once the API has answered.
+ */
+export function onFormSubmit(handle: (form: FormData, element: HTMLFormElement) => unknown) {
+  return (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void handle(new FormData(event.currentTarget), event.currentTarget);
+  };
+}
+
+/** A form's foot: what the API refused, what went well, and the submit button, held while the request runs. */
+export function FormSubmit({
+  action,
+  label,
+  primary = false,
+  success,
+}: {
+  action: { error: unknown; isPending: boolean };
+  label: string;
+  primary?: boolean;
+  success?: ReactNode;
+}) {
+  return (
+    <>
+      <ErrorMessage error={action.error} />
+      {success && <p className="success">{success}</p>}
+      <div>
+        <button className={primary ? 'primary' : undefined} type="submit" disabled={action.isPending}>
+          {label}
+        </button>
+      </div>
+    </>
   );
 }
 

@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
 import { useMe } from '../components/layout';
-import { ErrorMessage, formatDate, Loaded, useAction } from '../components/ui';
+import { ErrorMessage, formatDate, Loaded, useAction, onFormSubmit } from '../components/ui';
 import { changeRequestName } from '../components/change-request-list';
 
 type ChangeRequest = Schemas['changeRequestSchema'];
@@ -178,10 +178,9 @@ export function ChangeRequestPage() {
             {state === 'Draft' && mine && (
               <form
                 className="row"
-                onSubmit={(event) => {
-                  event.preventDefault();
-                  rename.mutate({ ...path, title: String(new FormData(event.currentTarget).get('title')) });
-                }}
+                onSubmit={onFormSubmit((form) => {
+                  rename.mutate({ ...path, title: String(form.get('title')) });
+                })}
               >
                 <input name="title" aria-label="Title" defaultValue={changeRequest.title} />
                 <button type="submit">Rename</button>

@@ -1,9 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { queries } from '../api/queries';
 import { EventList } from '../components/events';
-import { ErrorMessage, Field, Loading, Pager } from '../components/ui';
+import { ErrorMessage, Field, Loading, Pager, onFormSubmit } from '../components/ui';
 
 const PAGE_SIZE = 25;
 const FILTERS = ['query', 'type', 'project', 'feature', 'createdBy', 'via', 'from', 'to'] as const;
@@ -33,9 +32,7 @@ export function EventLog() {
   };
   const events = useQuery({ ...queries.events(query), placeholderData: (previous) => previous });
 
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     const next = new URLSearchParams();
     const text = String(form.get('query')).trim();
     if (text) next.set('query', text);
@@ -47,7 +44,7 @@ export function EventLog() {
     }
     for (const name of ['from', 'to'] as const) if (form.get(name)) next.set(name, `IS:${String(form.get(name))}`);
     setSearch(next);
-  };
+  });
 
   return (
     <div>

@@ -1,9 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
 import { SideBySideDiff } from '../components/diff';
-import { Check, ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Pager, Table, useAction } from '../components/ui';
+import {
+  Check,
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loaded,
+  OneTimeSecret,
+  Pager,
+  Table,
+  useAction,
+  onFormSubmit,
+} from '../components/ui';
 
 type Provider = Schemas['addonTypeSchema'];
 type Addon = Schemas['addonSchema'];
@@ -32,9 +44,7 @@ function AddonForm({
   const [events, setEvents] = useState<string[]>(addon?.events ?? []);
   const [eventFilter, setEventFilter] = useState('');
   const shownEvents = (provider.events ?? []).filter((type) => type.includes(eventFilter.trim().toLowerCase()));
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     const parameters = Object.fromEntries(
       (provider.parameters ?? [])
         .map((parameter) => [parameter.name, String(form.get(`parameter-${parameter.name}`) ?? '')])
@@ -49,7 +59,7 @@ function AddonForm({
       projects: list(form.get('projects')),
       environments: list(form.get('environments')),
     });
-  };
+  });
   return (
     <form className="card stack" onSubmit={submit} aria-label={`${provider.displayName} configuration`}>
       <p className="muted small">{provider.description}</p>

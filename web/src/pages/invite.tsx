@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/errors';
 import { actions, queries } from '../api/queries';
-import { ErrorMessage, Field, NewPasswordField } from '../components/ui';
+import { ErrorMessage, Field, NewPasswordField, onFormSubmit } from '../components/ui';
 
 /** Where an invite link leads: a form to make one's own account, with the role the link gives. */
 export function Invite() {
@@ -39,9 +39,7 @@ export function Invite() {
           <form
             className="stack"
             aria-label="Make your account"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const form = new FormData(event.currentTarget);
+            onSubmit={onFormSubmit((form) => {
               const email = String(form.get('email'));
               setBusy(true);
               setError(undefined);
@@ -52,7 +50,7 @@ export function Invite() {
                   (caught: unknown) => setError(caught),
                 )
                 .finally(() => setBusy(false));
-            }}
+            })}
           >
             <p className="muted">You were invited: your account starts as a Viewer, who can read everything and change nothing.</p>
             <Field label="Name" error={error} field="name">

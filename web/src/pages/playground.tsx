@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { actions, queries, type Schemas } from '../api/queries';
-import { ErrorMessage, Field, Table, useAction } from '../components/ui';
+import { ErrorMessage, Field, Table, useAction, onFormSubmit } from '../components/ui';
 
 type Answer = Schemas['playgroundResponseSchema'];
 type Evaluated = Answer['features'][number];
@@ -76,9 +76,7 @@ export function Playground() {
   const custom = (contextFields.data ?? [])
     .map((field) => field.name)
     .filter((name) => !STANDARD_FIELDS.includes(name) && name !== 'environment' && name !== 'currentTime');
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit(async (form) => {
     const chosen = form.getAll('environment').map(String);
     const project = String(form.get('project'));
     const context: Record<string, string> = {};
@@ -93,7 +91,7 @@ export function Playground() {
       })),
     ).catch(() => null);
     if (answers) setResults(answers);
-  };
+  });
   const matching = [...new Set(results.flatMap((result) => result.answer.features.map((feature) => feature.name)))]
     .filter((name) => name.includes(filter.trim()))
     .sort();

@@ -1,9 +1,20 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { actions, queries } from '../api/queries';
 import { useMe } from '../components/layout';
 import { SessionTable } from '../components/sessions';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, LoadedList, NewPasswordField, Table, useAction } from '../components/ui';
+import {
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loaded,
+  LoadedList,
+  NewPasswordField,
+  Table,
+  useAction,
+  onFormSubmit,
+} from '../components/ui';
 
 /** The signed-in person's open sessions: where each was opened, ended one by one or all but this one at once. */
 function YourSessions() {
@@ -84,9 +95,7 @@ export function Profile() {
   const me = useMe().data!;
   const [done, setDone] = useState(false);
   const change = useAction(actions.changeOwnPassword, () => setDone(true));
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form, element) => {
     setDone(false);
     change.mutate(
       {
@@ -94,9 +103,9 @@ export function Profile() {
         password: String(form.get('password')),
         confirmPassword: String(form.get('confirmPassword')),
       },
-      { onSuccess: () => (event.target as HTMLFormElement).reset() },
+      { onSuccess: () => element.reset() },
     );
-  };
+  });
   return (
     <div>
       <h1>Your profile</h1>

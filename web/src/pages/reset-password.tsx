@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { actions, queries } from '../api/queries';
-import { ErrorMessage } from '../components/ui';
+import { ErrorMessage, onFormSubmit } from '../components/ui';
 
 /** Where a reset link leads: whom it is for, and a new password for them (the link then stops working). */
 export function ResetPassword() {
@@ -37,9 +37,7 @@ export function ResetPassword() {
           <form
             className="stack"
             aria-label="New password"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const form = new FormData(event.currentTarget);
+            onSubmit={onFormSubmit((form) => {
               const password = String(form.get('password'));
               if (password !== String(form.get('confirm'))) {
                 setError(new Error('The two passwords differ'));
@@ -54,7 +52,7 @@ export function ResetPassword() {
                   (caught: unknown) => setError(caught),
                 )
                 .finally(() => setBusy(false));
-            }}
+            })}
           >
             <p className="muted">
               For <strong data-testid="reset-for">{link.data.email}</strong>. At least 10 characters, with lower and upper case letters, a

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { actions, queries } from '../api/queries';
-import { ErrorMessage } from '../components/ui';
+import { ErrorMessage, onFormSubmit } from '../components/ui';
 
 /**
  * Only a path of this app: `next` comes from the URL, which anyone can write. Resolved as the browser would
@@ -54,9 +54,7 @@ export function SignIn() {
     document.cookie = `${REFUSAL_COOKIE}=; Max-Age=0; path=/login`;
   }, []);
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit(async (form) => {
     setBusy(true);
     setError(undefined);
     try {
@@ -68,7 +66,7 @@ export function SignIn() {
     } finally {
       setBusy(false);
     }
-  };
+  });
 
   return (
     <main className="login">
@@ -125,15 +123,14 @@ function ForgotPassword() {
     <form
       className="stack"
       aria-label="Reset password"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const email = String(new FormData(event.currentTarget).get('email'));
+      onSubmit={onFormSubmit((form) => {
+        const email = String(form.get('email'));
         setError(undefined);
         actions.askForResetEmail.run(email).then(
           () => setSent(true),
           (caught: unknown) => setError(caught),
         );
-      }}
+      })}
     >
       <label className="field">
         Your email

@@ -67,6 +67,7 @@ export const SearchFeaturesQuerySchema = Type.Object({
     'IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:potentially-stale|never-seen|unused-in-production|ready-to-remove (flags that need attention)',
   ),
   favorite: Parameter('IS or IS_NOT:true|false, for the caller'),
+  codeReferences: Parameter('IS or IS_NOT:true|false: whether a pushed repository reads the flag (vexil refs push)'),
   archived: Parameter('IS or IS_NOT:true|false; archived flags are left out unless asked for'),
   sortBy: Parameter('createdAt (default), name, type, project, stale, lastSeenAt or environment:<name>'),
   sortOrder: Parameter('asc (default) or desc'),

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { projectsHiddenFrom } from '../../../domain/access/project-visibility.js';
+import { codeReferencesOfFlag } from '../../../domain/code-references/code-references.js';
+import { removalReadiness } from '../../../domain/code-references/removal-readiness.js';
 import { playground, playgroundEnvironments, type PlaygroundEnvironment } from '../../../domain/evaluation/playground.js';
 import { getFeature } from '../../../domain/features/features.js';
 import { listProjects } from '../../../domain/projects/projects.js';
@@ -10,6 +12,13 @@ import { NotFoundError } from '../../../shared/errors.js';
 import { args, describeFlag, Environment, environmentOf, FeatureName, flagPage, type McpTool, ProjectId, projectOf, tool } from './tool.js';
 
 /** The tools that read flags and projects: lists, a flag's state and usage, flags needing attention, evaluations. */
+/** A read of one flag the caller may see, named by its name (and its project, when given). */
+const READS_ONE_FLAG = {
+  input: args({ projectId: ProjectId, featureName: FeatureName }),
+  effect: 'read',
+  access: { permission: 'READ', project: 'flag' },
+} as const;
+
 export const FLAG_READ_TOOLS: McpTool[] = [
   tool({
     name: 'list_projects',
@@ -102,13 +111,45 @@ export const FLAG_READ_TOOLS: McpTool[] = [
     },
   }),
   tool({
+    name: 'get_flag_code_references',
+    title: 'Where does code read a flag?',
+    description:
+      "The places in the pushed repositories' code that read a flag (file, line, the call, the lines around it, a link), by repository and branch; or the commit its last reference left the code in.",
+    ...READS_ONE_FLAG,
+    async run({ featureName }, call) {
+      const project = projectOf(call);
+      const { references, total, removedFromCode } = await codeReferencesOfFlag(call.deps.db, project, featureName, 100);
+      const lines = references.map((r) => `${r.repository} (${r.branch}) ${r.file}:${r.line} ${r.call}(${r.expression})`);
+      const text =
+        references.length > 0
+          ? `${total} references to ${featureName}${total > references.length ? ` (first ${references.length})` : ''}:\n${lines.join('\n')}`
+          : removedFromCode
+            ? `No code reads ${featureName} any more: its last reference left in commit ${removedFromCode.commit} of ${removedFromCode.repository} (${removedFromCode.branch}).`
+            : `No pushed repository reads ${featureName} (vexil refs push sends where code reads flags).`;
+      return { text, structured: { total, references, removedFromCode }, link: flagPage(call, project, featureName) };
+    },
+  }),
+  tool({
+    name: 'get_removal_readiness',
+    title: 'Can a flag leave the code?',
+    description:
+      'Per production environment: keep, ready to remove (keep the on branch / the off branch) or ready to archive, with the reasons (type, how long production has served everyone the same, last evaluation, code references, dependent flags, open change requests, release plans).',
+    ...READS_ONE_FLAG,
+    async run({ featureName }, call) {
+      const project = projectOf(call);
+      const readiness = await removalReadiness(call.deps.db, call.actor, project, featureName, call.deps.clock.now());
+      const text =
+        readiness.environments.map((env) => `${env.environment}: ${env.verdict} (${env.reasons.join('; ')})`).join('\n') ||
+        `${featureName}'s project has no production environment to judge it in.`;
+      return { text, structured: { ...readiness }, link: flagPage(call, project, featureName) };
+    },
+  }),
+  tool({
     name: 'flag_usage',
     title: 'Is a flag evaluated?',
     description:
       "Where a flag is evaluated: the last hour's evaluations by environment and application, the applications that reported it, and when it was last seen.",
-    input: args({ projectId: ProjectId, featureName: FeatureName }),
-    effect: 'read',
-    access: { permission: 'READ', project: 'flag' },
+    ...READS_ONE_FLAG,
     async run({ featureName }, call) {
       const project = projectOf(call);
       const view = await getFeature(call.deps.db, project, featureName, call.actor);

@@ -84,6 +84,8 @@ export const keys = {
   flag: (path: FlagPath) => ['flag', path.projectId, path.featureName],
   flagParents: (path: FlagPath) => ['flag', path.projectId, path.featureName, 'parents'],
   flagLifecycle: (path: FlagPath) => ['flag', path.projectId, path.featureName, 'lifecycle'],
+  flagCodeReferences: (path: FlagPath) => ['flag', path.projectId, path.featureName, 'code-references'],
+  flagRemovalReadiness: (path: FlagPath) => ['flag', path.projectId, path.featureName, 'removal-readiness'],
   changeRequestConfig: (projectId: string) => ['cr-config', projectId],
   /** Every change-request list and page. */
   changeRequests: ['change-requests'],
@@ -92,6 +94,11 @@ export const keys = {
   openChangeRequests: ['change-requests', 'open'],
   pendingForFlag: (path: FlagPath) => ['change-requests', 'pending', path.projectId, path.featureName],
   changeRequest: (projectId: string, id: string) => ['change-requests', 'one', projectId, id],
+  experimentMetrics: (environment: string) => ['experiment-metrics', environment],
+  /** Every experiment list and page of a project; one experiment's key starts with it. */
+  experiments: (projectId: string) => ['experiments', projectId],
+  experiment: (projectId: string, name: string) => ['experiments', projectId, name],
+  experimentResults: (projectId: string, name: string) => ['experiments', projectId, name, 'results'],
 } as const;
 
 export const byId = (id: string | number) => ({ params: { path: { id: String(id) } } });
@@ -113,6 +120,9 @@ export function action<Input, Output>(
 
 /** What a change to a flag makes stale: its page, the lists of flags and events, and its pending change requests. */
 export const flagChanged = (path: FlagPath) => [keys.flag(path), keys.featureSearch, keys.events, keys.pendingForFlag(path)];
+
+export type ExperimentBody = JsonBody<'/api/admin/projects/{projectId}/experiments', 'post'>;
+export type ExperimentMetricBody = JsonBody<'/api/admin/environments/{environment}/experiment-metrics', 'post'>;
 
 export type SafeguardBody = JsonBody<
   '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/release_plans/{planId}/safeguards',

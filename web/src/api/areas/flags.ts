@@ -43,6 +43,16 @@ export const flagsQueries = {
       queryKey: keys.flagLifecycle(path),
       queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/features/{featureName}/lifecycle', { params: { path } })),
     }),
+  flagCodeReferences: (path: FlagPath) =>
+    queryOptions({
+      queryKey: keys.flagCodeReferences(path),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/features/{featureName}/code-references', { params: { path } })),
+    }),
+  flagRemovalReadiness: (path: FlagPath) =>
+    queryOptions({
+      queryKey: keys.flagRemovalReadiness(path),
+      queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/features/{featureName}/removal-readiness', { params: { path } })),
+    }),
 };
 
 export const flagsActions = {

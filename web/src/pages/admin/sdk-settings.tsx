@@ -1,23 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { actions, queries } from '../../api/queries';
-import { ErrorMessage, Field, Loaded, useAction } from '../../components/ui';
+import { ErrorMessage, Field, Loaded, useAction, onFormSubmit } from '../../components/ui';
 
 /** Which web origins may call the frontend API from a browser (Unleash's CORS setting). */
 export function AdminSdkSettings() {
   const config = useQuery(queries.uiConfig());
   const save = useAction(actions.setFrontendApiOrigins);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const text = String(new FormData(event.currentTarget).get('origins'));
+  const submit = onFormSubmit((form) => {
+    const text = String(form.get('origins'));
     save.mutate(
       text
         .split(/[\s,]+/)
         .map((origin) => origin.trim())
         .filter(Boolean),
     );
-  };
+  });
   return (
     <div>
       <h1>SDK settings</h1>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { actions, queries } from '../../api/queries';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, useAction } from '../../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, useAction, onFormSubmit } from '../../components/ui';
 
 const PROVIDERS = {
   oidc: { title: 'OpenID Connect', variable: 'OIDC_ISSUER' },
@@ -13,16 +13,14 @@ function SignInPolicyForm({ provider }: { provider: keyof typeof PROVIDERS }) {
   const { title, variable } = PROVIDERS[provider];
   const settings = useQuery(queries.signInSettings(provider));
   const save = useAction(actions.setSignInSettings);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     save.mutate({
       provider,
       emailDomains: String(form.get('emailDomains')),
       autoCreate: form.get('autoCreate') === 'on',
       defaultRootRole: String(form.get('defaultRootRole')),
     });
-  };
+  });
   return (
     <section className="stack" style={{ maxWidth: '40rem' }}>
       <h2>{title}</h2>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries, type Schemas } from '../../api/queries';
 import { AdminList, EditorForm, formText, NameAndDescription, NameCell } from '../../components/admin';
-import { ErrorMessage, useAction } from '../../components/ui';
+import { ErrorMessage, useAction, onFormSubmit } from '../../components/ui';
 
 type TagType = Schemas['tagTypeSchema'];
 
@@ -14,10 +14,9 @@ function DescriptionCell({ type, editing, onDone }: { type: TagType; editing: bo
     <td>
       <form
         className="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          update.mutate({ name: type.name, description: formText(new FormData(event.currentTarget), 'description') });
-        }}
+        onSubmit={onFormSubmit((form) => {
+          update.mutate({ name: type.name, description: formText(form, 'description') });
+        })}
       >
         <input name="description" aria-label={`Description of ${type.name}`} defaultValue={type.description ?? ''} />
         <button type="submit" disabled={update.isPending}>

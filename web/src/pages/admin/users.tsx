@@ -17,6 +17,7 @@ import {
   Pager,
   Table,
   useAction,
+  onFormSubmit,
 } from '../../components/ui';
 
 type Role = { id: number; name: string };
@@ -48,10 +49,9 @@ function PasswordForm({ user, login, onSet, onCancel }: { user: User; login: str
       <form
         className="row fields"
         aria-label={`Password of ${login}`}
-        onSubmit={(event) => {
-          event.preventDefault();
-          setPassword.mutate({ id: user.id, password: String(new FormData(event.currentTarget).get('password')) });
-        }}
+        onSubmit={onFormSubmit((form) => {
+          setPassword.mutate({ id: user.id, password: String(form.get('password')) });
+        })}
       >
         <Field label={`New password for ${login}`} error={setPassword.error} field="password">
           <input name="password" type="password" autoComplete="new-password" required autoFocus />
@@ -185,12 +185,10 @@ function InviteLinks() {
       <form
         className="row fields"
         aria-label="New invite link"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const form = new FormData(event.currentTarget);
+        onSubmit={onFormSubmit((form) => {
           const days = Number(form.get('days'));
           create.mutate({ name: String(form.get('name')), expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() });
-        }}
+        })}
       >
         <Field label="Name" error={create.error} field="name">
           <input name="name" required placeholder="Join the flag team" />

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { flagRequests, queries } from '../../api/queries';
-import { ErrorMessage } from '../../components/ui';
+import { ErrorMessage, onFormSubmit } from '../../components/ui';
 import { type Feature, type FlagContext, useFlagChange } from './flag-change';
 
 export function DependenciesCard({ feature, context }: { feature: Feature; context: FlagContext }) {
@@ -36,16 +36,14 @@ export function DependenciesCard({ feature, context }: { feature: Feature; conte
       {feature.dependencies.length === 0 && (
         <form
           className="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+          onSubmit={onFormSubmit((form) => {
             const payload = { feature: String(form.get('parent')), enabled: form.get('enabled') === 'true' };
             change.mutate({
               environment: null,
               change: { action: 'addDependency', payload },
               direct: () => flagRequests.addDependency(path, payload),
             });
-          }}
+          })}
         >
           <select name="parent" aria-label="Parent flag" required>
             {(candidates.data ?? []).map((name) => (

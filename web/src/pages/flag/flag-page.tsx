@@ -10,6 +10,7 @@ import { EnvironmentCard } from './environment-card';
 import { type FlagContext, useFlagChange } from './flag-change';
 import { LifecycleCard } from './lifecycle-card';
 import { LinksCard } from './links-card';
+import { CodeReferencesCard } from './code-references-card';
 import { ReleaseSection } from './release-section';
 import { SettingsCard } from './settings-card';
 import { TagsCard } from './tags-card';
@@ -167,6 +168,7 @@ export function FlagPage() {
             <LinksCard feature={feature} context={context} />
             <LifecycleCard feature={feature} context={context} />
           </div>
+          <CodeReferencesCard context={context} />
           <h2>History</h2>
           <FlagHistory flagName={feature.name} />
         </div>

@@ -1,5 +1,5 @@
 import { actions } from '../../api/queries';
-import { ErrorMessage, useAction } from '../../components/ui';
+import { ErrorMessage, useAction, onFormSubmit } from '../../components/ui';
 import type { Feature, FlagContext } from './flag-change';
 
 /** Links from the flag to what concerns it: a ticket, a dashboard, the code that reads it. */
@@ -33,15 +33,13 @@ export function LinksCard({ feature, context }: { feature: Feature; context: Fla
       {feature.links.length < 10 && (
         <form
           className="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+          onSubmit={onFormSubmit((form, element) => {
             const title = String(form.get('title')).trim();
             add.mutate(
               { ...path, link: { url: String(form.get('url')), title: title === '' ? null : title } },
-              { onSuccess: () => (event.target as HTMLFormElement).reset() },
+              { onSuccess: () => element.reset() },
             );
-          }}
+          })}
         >
           <input name="url" aria-label="Link address" placeholder="https://…" required />
           <input name="title" aria-label="Link title" placeholder="title (optional)" />

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { actions, queries, type Schemas } from '../../api/queries';
 import { useCan } from '../../components/layout';
 import { TimeChart } from '../../components/time-chart';
-import { ConfirmButton, ErrorMessage, Field, formatDate, useAction } from '../../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, useAction, onFormSubmit } from '../../components/ui';
 
 type Plan = Schemas['releasePlanSchema'];
 type Milestone = Plan['milestones'][number];
@@ -124,9 +124,7 @@ function ImpactChart({ metricName, environment }: { metricName: string; environm
 function SafeguardForm({ plan, path }: { plan: Plan; path: { projectId: string; featureName: string; environment: string } }) {
   const set = useAction(actions.setSafeguard);
   const current = plan.safeguards[0];
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     set.mutate({
       ...path,
       planId: plan.id,
@@ -140,7 +138,7 @@ function SafeguardForm({ plan, path }: { plan: Plan; path: { projectId: string; 
         action: { type: form.get('rollback') ? 'pauseAndRollback' : 'pause' },
       },
     });
-  };
+  });
   return (
     <form className="row fields" onSubmit={submit} aria-label={`Safeguard in ${path.environment}`}>
       <Field label="Impact metric" error={set.error} field="metricName">
@@ -272,10 +270,9 @@ function AddPlan({ path }: { path: { projectId: string; featureName: string; env
     <form
       className="row"
       aria-label={`Add a release plan in ${path.environment}`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        add.mutate({ ...path, templateId: String(new FormData(event.currentTarget).get('templateId')) });
-      }}
+      onSubmit={onFormSubmit((form) => {
+        add.mutate({ ...path, templateId: String(form.get('templateId')) });
+      })}
     >
       <select name="templateId" aria-label="Release template">
         {available.map((template) => (

@@ -1,14 +1,11 @@
-import type { FormEvent } from 'react';
 import { actions } from '../../api/queries';
-import { ErrorMessage, Field, useAction } from '../../components/ui';
+import { ErrorMessage, Field, useAction, onFormSubmit } from '../../components/ui';
 import type { Feature, FlagContext } from './flag-change';
 
 export function SettingsCard({ feature, context }: { feature: Feature; context: FlagContext }) {
   const path = { projectId: context.projectId, featureName: context.flagName };
   const update = useAction(actions.updateFlag);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     update.mutate({
       path,
       body: {
@@ -18,7 +15,7 @@ export function SettingsCard({ feature, context }: { feature: Feature; context: 
         stale: feature.stale,
       },
     });
-  };
+  });
   return (
     <form className="card stack" onSubmit={submit} aria-label="Flag settings">
       <div className="grid2">

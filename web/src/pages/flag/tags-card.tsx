@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { actions, queries } from '../../api/queries';
-import { ErrorMessage, useAction } from '../../components/ui';
+import { ErrorMessage, useAction, onFormSubmit } from '../../components/ui';
 import type { Feature, FlagContext } from './flag-change';
 
 export function TagsCard({ feature, context }: { feature: Feature; context: FlagContext }) {
@@ -24,14 +24,12 @@ export function TagsCard({ feature, context }: { feature: Feature; context: Flag
       </div>
       <form
         className="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const form = new FormData(event.currentTarget);
+        onSubmit={onFormSubmit((form, element) => {
           add.mutate(
             { ...path, tag: { type: String(form.get('type')), value: String(form.get('value')) } },
-            { onSuccess: () => (event.target as HTMLFormElement).reset() },
+            { onSuccess: () => element.reset() },
           );
-        }}
+        })}
       >
         <select name="type" aria-label="Tag type">
           {(tagTypes.data?.tagTypes ?? [{ name: 'simple' }]).map((type) => (

@@ -20,6 +20,7 @@ const FILTERS: Record<string, { label: string; operators: string[]; hint: string
   lifecycle: { label: 'Lifecycle', operators: IS, hint: 'initial, pre-live, live, completed, archived' },
   health: { label: 'Health', operators: IS, hint: 'potentially-stale, never-seen, unused-in-production, ready-to-remove' },
   favorite: { label: 'Favorite', operators: ['IS', 'IS_NOT'], hint: 'true or false' },
+  codeReferences: { label: 'Code references', operators: ['IS', 'IS_NOT'], hint: 'true: read by pushed code; false: not' },
 };
 const PAGE_SIZE = 25;
 
@@ -47,6 +48,7 @@ function useSuggestions(): Record<string, Suggestion[]> {
     lifecycle: fixed(['initial', 'pre-live', 'live', 'completed', 'archived']),
     health: fixed(['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove']),
     favorite: fixed(['true', 'false']),
+    codeReferences: fixed(['true', 'false']),
   };
 }
 

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { actions, queries } from '../../api/queries';
 import { useCan } from '../../components/layout';
-import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction } from '../../components/ui';
+import { ConfirmButton, ErrorMessage, Field, Loaded, Table, useAction, onFormSubmit } from '../../components/ui';
 
 /** Who works in a project and as what: users and groups with their project roles. */
 export function ProjectAccess() {
@@ -116,9 +116,7 @@ function GrantForm({ projectId, roles }: { projectId: string; roles: Array<{ id:
   const users = useQuery({ ...queries.users(), enabled: canList });
   const groups = useQuery({ ...queries.groups(), enabled: canList });
   const add = useAction(actions.addProjectAccess);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     const id = Number(form.get('holderId'));
     add.mutate({
       projectId,
@@ -126,7 +124,7 @@ function GrantForm({ projectId, roles }: { projectId: string; roles: Array<{ id:
       users: holder === 'user' ? [id] : [],
       groups: holder === 'group' ? [id] : [],
     });
-  };
+  });
   const choices =
     holder === 'user'
       ? (users.data?.users ?? []).map((user) => ({ id: user.id, label: user.name ?? user.username ?? user.email ?? String(user.id) }))

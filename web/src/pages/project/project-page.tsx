@@ -1,12 +1,24 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { actions, queries } from '../../api/queries';
 import { ChangeRequestTable } from '../../components/change-request-list';
 import { FlagHealth } from '../flag-health';
 import { DefaultStrategies, ProjectApiTokens, ProjectContextFields, ProjectStatus } from './project-sections';
+import { ProjectExperiments } from './project-experiments';
 import { useCan } from '../../components/layout';
-import { Check, ConfirmButton, ErrorMessage, Field, Loaded, Pager, useAction } from '../../components/ui';
+import {
+  Check,
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  FormSubmit,
+  Loaded,
+  Pager,
+  UrlNameField,
+  useAction,
+  onFormSubmit,
+} from '../../components/ui';
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'];
 const PAGE_SIZE = 50;
@@ -16,23 +28,19 @@ function NewFlagForm({ projectId }: { projectId: string }) {
   const create = useAction(actions.createFlag, (flag) =>
     navigate(`/projects/${encodeURIComponent(projectId)}/flags/${encodeURIComponent(flag.name)}`),
   );
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     create.mutate({
       projectId,
       name: String(form.get('name')).trim(),
       type: String(form.get('type')) as 'release',
       description: String(form.get('description')),
     });
-  };
+  });
   return (
     <form className="card stack" onSubmit={submit} aria-label="New flag">
       <h3 style={{ margin: 0 }}>New flag</h3>
       <div className="grid2">
-        <Field label="Name" error={create.error} field="name">
-          <input name="name" required pattern="[A-Za-z0-9_.~\-]+" title="Letters, digits and _ . ~ -" />
-        </Field>
+        <UrlNameField error={create.error} />
         <Field label="Type" error={create.error} field="type">
           <select name="type">
             {['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'].map((type) => (
@@ -44,12 +52,7 @@ function NewFlagForm({ projectId }: { projectId: string }) {
           <input name="description" />
         </Field>
       </div>
-      <ErrorMessage error={create.error} />
-      <div>
-        <button className="primary" type="submit" disabled={create.isPending}>
-          Create flag
-        </button>
-      </div>
+      <FormSubmit action={create} label="Create flag" primary />
     </form>
   );
 }
@@ -67,11 +70,9 @@ function ProjectSettings({ project }: { project: { id: string; name: string; des
       </section>
     );
   }
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = onFormSubmit((form) => {
     update.mutate({ projectId: project.id, name: String(form.get('name')).trim(), description: String(form.get('description')) });
-  };
+  });
   return (
     <form className="card stack" onSubmit={submit} aria-label="Project settings">
       <div className="grid2">
@@ -216,10 +217,9 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
       {mayChange && others.length > 0 && (
         <form
           className="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            add.mutate({ projectId, environment: String(new FormData(event.currentTarget).get('environment')) });
-          }}
+          onSubmit={onFormSubmit((form) => {
+            add.mutate({ projectId, environment: String(form.get('environment')) });
+          })}
         >
           <select name="environment" aria-label="Environment to add">
             {others.map((name) => (
@@ -291,6 +291,8 @@ export function ProjectPage() {
             )}
           </Loaded>
           {mayCreateFlags && <NewFlagForm projectId={projectId} />}
+          <h2>Experiments</h2>
+          <ProjectExperiments projectId={projectId} environments={details.environments} />
           <h2>Flag health</h2>
           <FlagHealth projectId={projectId} />
           <h2>Settings</h2>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries } from '../../api/queries';
 import { useCan } from '../../components/layout';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction } from '../../components/ui';
+import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction, onFormSubmit } from '../../components/ui';
 
 const STAGES = [
   ['initial', 'Initial'],
@@ -74,9 +74,7 @@ export function ProjectApiTokens({ projectId, environments }: { projectId: strin
         <form
           className="row fields"
           aria-label="New project token"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+          onSubmit={onFormSubmit((form) => {
             setSecret(null);
             create.mutate({
               projectId,
@@ -84,7 +82,7 @@ export function ProjectApiTokens({ projectId, environments }: { projectId: strin
               type: String(form.get('type')),
               environment: String(form.get('environment')),
             });
-          }}
+          })}
         >
           <Field label="Token name" error={create.error} field="tokenName">
             <input name="tokenName" required />
@@ -169,9 +167,7 @@ export function DefaultStrategies({ projectId }: { projectId: string }) {
                         <form
                           className="row"
                           aria-label={`Default strategy in ${environment.name}`}
-                          onSubmit={(event) => {
-                            event.preventDefault();
-                            const form = new FormData(event.currentTarget);
+                          onSubmit={onFormSubmit((form) => {
                             set.mutate({
                               projectId,
                               environment: environment.name,
@@ -179,7 +175,7 @@ export function DefaultStrategies({ projectId }: { projectId: string }) {
                               constraints: environment.defaultStrategy?.constraints ?? [],
                               parameters: { rollout: String(form.get('rollout')), stickiness: String(form.get('stickiness')), groupId: '' },
                             });
-                          }}
+                          })}
                         >
                           <input
                             name="rollout"
@@ -253,16 +249,14 @@ export function ProjectContextFields({ projectId }: { projectId: string }) {
         <form
           className="row fields"
           aria-label="New project context field"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const form = new FormData(event.currentTarget);
+          onSubmit={onFormSubmit((form) => {
             const legalValues = String(form.get('legalValues'))
               .split(',')
               .map((value) => value.trim())
               .filter(Boolean)
               .map((value) => ({ value }));
             create.mutate({ projectId, name: String(form.get('name')), legalValues });
-          }}
+          })}
         >
           <Field label="Field name" error={create.error} field="name">
             <input name="name" required />
