@@ -2,12 +2,14 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandOutcome } from './command-outcome.js';
+import { cleanupCommand } from './refs-cleanup.js';
 import { LANGUAGES } from '../../domain/code-references/code-reading/languages.js';
 import { type PushOptions, pushReferences } from './refs-push.js';
 import { type CodeReference, scanRepository } from '../../domain/code-references/code-reading/scanner.js';
 
 export const REFS_USAGE = `Usage: vexil refs scan [DIR] [--json] [--wrapper NAME]... [--fail-on-unresolved]
        vexil refs push [DIR] [--wrapper NAME]... [--repository NAME] [--branch NAME] [--commit SHA] [--url-template URL]
+       vexil refs cleanup FLAG --keep on|off [DIR] [--wrapper NAME]... [--write]
 
 scan  finds every reference to a feature flag in DIR (the current directory by default), parsing
       ${LANGUAGES.map((language) => language.name).join(', ')}.
@@ -19,7 +21,14 @@ push  scans DIR and sends its references to Vexil (VEXIL_URL, VEXIL_TOKEN: a tok
       UPDATE_CODE_REFERENCES), for one repository, branch and commit. In GitHub Actions and GitLab CI these come
       from the job; elsewhere from git. The URL template makes each reference a link: {commit}, {branch}, {file}
       and {line} are filled in (GitHub's and GitLab's are known from the job).
-Exit codes: 0 done, 1 unresolved references with --fail-on-unresolved or a push refused, 2 a usage error.
+cleanup  writes the patch that takes FLAG out of the code in DIR, keeping the branch that runs when the flag is on
+      (or off): for TypeScript, JavaScript and Python the checks, the branches that no longer run, and the imports
+      and name constants nothing uses any more go; the patch goes to standard output (for git apply), and what is
+      left for a person (variant reads, other languages) to standard error.
+  --keep on|off          the branch production runs (the flag's removal readiness says which)
+  --write                change the files in place instead of printing the patch
+Exit codes: 0 done, 1 unresolved references with --fail-on-unresolved, a push refused, or places a cleanup left for
+a person, 2 a usage error.
 `;
 
 function usageError(message: string): CommandOutcome {
@@ -30,13 +39,19 @@ function usageError(message: string): CommandOutcome {
 export async function runRefsCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandOutcome> {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined || subcommand === '--help') return { stdout: REFS_USAGE, stderr: '', exitCode: 0 };
-  if (subcommand !== 'scan' && subcommand !== 'push') return usageError(`unknown command "${subcommand}"`);
+  if (subcommand !== 'scan' && subcommand !== 'push' && subcommand !== 'cleanup') return usageError(`unknown command "${subcommand}"`);
   let parsed: ReturnType<typeof parseScanArguments>;
   try {
     parsed = parseScanArguments(rest, subcommand);
   } catch (error) {
     return usageError(error instanceof Error ? error.message : String(error));
   }
+  const flag = subcommand === 'cleanup' ? parsed.positionals.shift() : undefined;
+  if (subcommand === 'cleanup') {
+    if (!flag) return usageError('cleanup needs the name of the flag to take out');
+    if (parsed.values.keep !== 'on' && parsed.values.keep !== 'off') return usageError('cleanup needs --keep on or --keep off');
+  }
+  if (parsed.positionals.length > 1) return usageError(`one directory at most, not ${parsed.positionals.join(' ')}`);
   const root = resolve(cwd, parsed.positionals[0] ?? '.');
   const isDirectory = await stat(root).then(
     (found) => found.isDirectory(),
@@ -50,6 +65,7 @@ export async function runRefsCommand(args: string[], cwd: string, env: NodeJS.Pr
     return usageError(error instanceof Error ? error.message : String(error));
   }
   if (subcommand === 'push') return pushReferences(root, { ...parsed.values, wrapper: wrappers }, env);
+  if (flag) return cleanupCommand(root, flag, parsed.values.keep === 'on', wrappers, parsed.values.write === true);
   const result = await scanRepository(root, { wrappers });
   const summary = summarise(result.references, result.filesScanned, result.filesWithSyntaxErrors);
   const unresolved = result.references.filter((reference) => reference.flag === null).length;
@@ -91,25 +107,27 @@ async function configuredWrappers(root: string): Promise<string[]> {
   return (wrappers as string[] | undefined) ?? [];
 }
 
-function parseScanArguments(args: string[], subcommand: 'scan' | 'push') {
+function parseScanArguments(args: string[], subcommand: 'scan' | 'push' | 'cleanup') {
   const common = { wrapper: { type: 'string', multiple: true } } as const;
   const options =
     subcommand === 'scan'
       ? { ...common, json: { type: 'boolean' }, 'fail-on-unresolved': { type: 'boolean' } }
-      : {
-          ...common,
-          repository: { type: 'string' },
-          branch: { type: 'string' },
-          commit: { type: 'string' },
-          'url-template': { type: 'string' },
-        };
+      : subcommand === 'cleanup'
+        ? { ...common, keep: { type: 'string' }, write: { type: 'boolean' } }
+        : {
+            ...common,
+            repository: { type: 'string' },
+            branch: { type: 'string' },
+            commit: { type: 'string' },
+            'url-template': { type: 'string' },
+          };
   return parseArgs({
     args,
     allowPositionals: true,
     options: options as typeof common & Record<string, { type: 'string' | 'boolean' }>,
   }) as {
     positionals: string[];
-    values: { wrapper?: string[]; json?: boolean; 'fail-on-unresolved'?: boolean } & PushOptions;
+    values: { wrapper?: string[]; json?: boolean; 'fail-on-unresolved'?: boolean; keep?: string; write?: boolean } & PushOptions;
   };
 }
 

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -114,6 +114,15 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   const read = await readAll(files, wrappers);
   const filesWithSyntaxErrors = files.filter((_, index) => read[index]!.hasError).map((source) => source.file);
   return { references: resolveReferences(read), filesScanned: files.length, filesWithSyntaxErrors };
+}
+
+/** The files under `root` the scanner reads, with their text: what a cleanup rewrites. */
+export async function sourceTexts(root: string, options: ScanOptions = {}): Promise<Array<{ file: string; text: string }>> {
+  const found = [];
+  for await (const { path } of sourceFiles(root, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES)) {
+    found.push({ file: relative(root, path).split(sep).join('/'), text: await readFile(path, 'utf8') });
+  }
+  return found;
 }
 
 /** The references in files given as text (a coding agent's workspace, sent over MCP), as `scanRepository` finds them. */
