@@ -36,7 +36,7 @@ export interface Dialect {
 
 /** The kept value a node stands for, if it is a marker. */
 function keptValue(node: SyntaxNode | null | undefined): boolean | undefined {
-  if (!node || node.type !== 'identifier') return undefined;
+  if (node?.type !== 'identifier') return undefined;
   return node.text === KEPT_ON ? true : node.text === KEPT_OFF ? false : undefined;
 }
 
@@ -237,7 +237,6 @@ function jsRule(node: SyntaxNode, text: string): Edit[] | undefined {
   switch (node.type) {
     case 'parenthesized_expression': {
       const value = keptValue(node.namedChild(0));
-      const parent = node.parent;
       return value !== undefined && node.namedChildCount === 1 && !isConditionOf(node) ? replaced(node, marker(value)) : undefined;
     }
     case 'unary_expression': {
@@ -302,7 +301,7 @@ function pythonIfStatement(node: SyntaxNode, text: string): Edit[] | undefined {
   return [pythonBodyHoisted(text, node, first, body), ...unreachableAfter(text, node, body.namedChildren)];
 }
 
-function pythonElif(node: SyntaxNode, text: string): Edit[] | undefined {
+function pythonElif(node: SyntaxNode): Edit[] | undefined {
   const condition = node.childForFieldName('condition');
   const value = keptValue(condition);
   if (value === undefined) return undefined;
@@ -359,7 +358,7 @@ function pythonRule(node: SyntaxNode, text: string): Edit[] | undefined {
     case 'if_statement':
       return pythonIfStatement(node, text);
     case 'elif_clause':
-      return pythonElif(node, text);
+      return pythonElif(node);
     case 'expression_statement':
       return pythonInlinedName(node, text);
     default:
