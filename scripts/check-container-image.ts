@@ -373,6 +373,33 @@ async function main(): Promise<void> {
       flagsFound.join(', '),
     );
 
+    // `vexil refs cleanup` from the image: the patch on standard output, nothing written to the read-only folder.
+    writeFileSync(join(code, 'gate.ts'), "if (unleash.isEnabled('image-cleanup-flag')) {\n  go();\n}\n");
+    const cleanup = podman(
+      [
+        'run',
+        '--rm',
+        '--read-only',
+        '--volume',
+        `${code}:/code:ro`,
+        IMAGE,
+        'node',
+        'dist/cli/vexil.js',
+        'refs',
+        'cleanup',
+        'image-cleanup-flag',
+        '--keep',
+        'on',
+        '/code',
+      ],
+      { quiet: true, allowFailure: true },
+    );
+    check(
+      'vexil refs cleanup runs from the image',
+      cleanup.includes("-if (unleash.isEnabled('image-cleanup-flag')) {\n-  go();\n-}\n+go();"),
+      cleanup.slice(0, 200),
+    );
+
     // A crash leaves the data directory's lock behind, written under the old container's host name.
     podman(['kill', '--signal', 'KILL', second.name], { quiet: true });
     containers.push('vexil-check-3');

@@ -28,6 +28,8 @@ const SAME_ACTION: Record<string, { operation: string | null; args?: Record<stri
   flag_usage: { operation: 'GET /api/admin/client-metrics/features/{name}' },
   get_flag_code_references: { operation: 'GET /api/admin/projects/{projectId}/features/{featureName}/code-references' },
   get_removal_readiness: { operation: 'GET /api/admin/projects/{projectId}/features/{featureName}/removal-readiness' },
+  // The patch is worked out from the caller's files; what it reads of Vexil is the readiness.
+  get_flag_cleanup_patch: { operation: 'GET /api/admin/projects/{projectId}/features/{featureName}/removal-readiness' },
   stale_flags: { operation: 'GET /api/admin/search/features' },
   evaluate: { operation: 'POST /api/admin/playground' },
   search_events: { operation: 'GET /api/admin/search/events' },

@@ -4,13 +4,12 @@ import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expectStatus } from '../helpers/assertions.js';
 import { enableChangeRequests } from '../helpers/change-requests.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { createFlag, createProject, featurePath, projectPath } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
+import { callTool, connectMcp, personalToken as personalTokenOf, textOf } from '../helpers/mcp-client.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 // Vexil's MCP server driven by the official MCP SDK's client over Streamable HTTP, as Claude Code or Cursor drive it:
@@ -28,33 +27,9 @@ after(async () => {
   await Promise.all(clients.map((client) => client.close()));
 });
 
-async function personalToken(rootRole: 'Admin' | 'Editor' | 'Viewer'): Promise<{ id: number; token: string }> {
-  const person = await createUserSession(ctx, rootRole);
-  const expiresAt = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString();
-  const made = await ctx.withCookie(person.cookie).post('/api/admin/user/tokens', { description: 'agent', expiresAt });
-  expectStatus(made, 201);
-  return { id: person.id, token: (made.json() as { secret: string }).secret };
-}
-
-async function connect(token: string, clientInfo = { name: 'Claude Code', version: '1.2.3' }): Promise<Client> {
-  const client = new Client(clientInfo);
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/admin/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<CallToolResult & { structuredContent: Record<string, unknown> }> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: Record<string, unknown> };
-}
-
-const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+const personalToken = (rootRole: 'Admin' | 'Editor' | 'Viewer') => personalTokenOf(ctx, rootRole);
+const connect = (token: string, clientInfo?: { name: string; version: string }) => connectMcp(baseUrl, token, clients, clientInfo);
+const call = callTool;
 
 describe('MCP over Streamable HTTP', () => {
   test("lists Unleash MCP's tools and Vexil's own, with schemas and annotations that mark the destructive ones", async () => {
@@ -71,6 +46,7 @@ describe('MCP over Streamable HTTP', () => {
       'evaluate_change',
       'flag_usage',
       'get_experiment_results',
+      'get_flag_cleanup_patch',
       'get_flag_code_references',
       'get_flag_state',
       'get_removal_readiness',
@@ -340,6 +316,7 @@ describe('MCP over Streamable HTTP', () => {
       ['flag_usage', { featureName: hiddenFlag }],
       ['get_flag_code_references', { featureName: hiddenFlag }],
       ['get_removal_readiness', { featureName: hiddenFlag }],
+      ['get_flag_cleanup_patch', { featureName: hiddenFlag, files: [{ path: 'a.ts', content: `isEnabled('${hiddenFlag}')` }], keep: 'on' }],
       ['search_events', { featureName: hiddenFlag }],
       ['toggle_flag_environment', { featureName: hiddenFlag, environment: 'development', enabled: false }],
       ['list_flags', { projectId: secret }],

@@ -145,7 +145,7 @@ export function cleanupSteps(flag: string, keep: 'enabled' | 'disabled' | undefi
       ? 'Ask the user which path won (the code run when the flag is on, or off) before changing anything.'
       : `Keep the code that runs when the flag is ${keep === 'enabled' ? 'on' : 'off'}; delete the other branch.`;
   return [
-    `Search ${where} for ${JSON.stringify(flag)} (isEnabled, useFlag, getBooleanValue, is_enabled, IsEnabled and constants holding the name).`,
+    `Search ${where} for ${JSON.stringify(flag)} (isEnabled, useFlag, getBooleanValue, is_enabled, IsEnabled and constants holding the name); for TypeScript, JavaScript and Python, get_flag_cleanup_patch writes the patch from the files you send it.`,
     kept,
     'Remove the flag check itself, then imports, helpers and tests that only served the removed path.',
     'Run the tests and the linter; nothing may still refer to the flag.',

@@ -39,7 +39,8 @@ const SERVER_INFO = { name: 'vexil', title: 'Vexil feature flags', version: '1.0
 const INSTRUCTIONS =
   'Vexil manages feature flags. Before wrapping a change in a flag: evaluate_change (does it need one, which type), detect_flag (reuse an existing one), ' +
   'create_flag, wrap_change (the code), then set_flag_rollout or toggle_flag_environment. Changes to environments that require change requests go into ' +
-  "your draft change request: send it with open_change_request. When a flag's code path has won, cleanup_flag. Every change is recorded under your " +
+  "your draft change request: send it with open_change_request. When a flag's code path has won, get_flag_cleanup_patch (the patch for the " +
+  'files you have open), then cleanup_flag with archive: true once the cleaned code is pushed. Every change is recorded under your ' +
   'identity and this client.';
 
 /** The agent a change comes through, as its client introduced itself, bounded and printable. */

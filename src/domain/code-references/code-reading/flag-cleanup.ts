@@ -224,8 +224,8 @@ const countWord = (texts: string[], word: string) => {
 async function orphanedConstants(flag: string, before: Map<string, string>, after: Map<string, string>): Promise<Map<string, Edit[]>> {
   const edits = new Map<string, Edit[]>();
   for (const [file, text] of after) {
-    const language = languageOf(file)!;
-    if (!dialectOf(language) || !text.includes(flag)) continue;
+    const language = languageOf(file);
+    if (!language || !dialectOf(language) || !text.includes(flag)) continue;
     const family = [...after].filter(([other]) => languageOf(other)?.family === language.family);
     const familyBefore = family.map(([other]) => before.get(other) ?? '');
     const familyAfter = family.map(([, otherText]) => otherText);

@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { projectsHiddenFrom } from '../../../domain/access/project-visibility.js';
 import { codeReferencesOfFlag } from '../../../domain/code-references/code-references.js';
-import { removalReadiness } from '../../../domain/code-references/removal-readiness.js';
+import { cleanUpFlagOffThread } from '../../../domain/code-references/code-reading/cleanup-thread.js';
+import { type EnvironmentReadiness, removalReadiness } from '../../../domain/code-references/removal-readiness.js';
 import { playground, playgroundEnvironments, type PlaygroundEnvironment } from '../../../domain/evaluation/playground.js';
 import { getFeature } from '../../../domain/features/features.js';
 import { listProjects } from '../../../domain/projects/projects.js';
 import { searchFeatures } from '../../../domain/search/feature-search.js';
 import { flagUsageSummary } from '../../../domain/usage/usage-over-time.js';
-import { NotFoundError } from '../../../shared/errors.js';
+import { BadDataError, NotFoundError } from '../../../shared/errors.js';
 
 import { args, describeFlag, Environment, environmentOf, FeatureName, flagPage, type McpTool, ProjectId, projectOf, tool } from './tool.js';
 
@@ -145,6 +146,89 @@ export const FLAG_READ_TOOLS: McpTool[] = [
     },
   }),
   tool({
+    name: 'get_flag_cleanup_patch',
+    title: 'The patch that removes a flag from code',
+    description:
+      'Send the files that read a flag (TypeScript, JavaScript, Python; other languages get the places to change) and get a unified diff that removes its checks, keeping the branch production settled on (from get_removal_readiness, or `keep`), with the readiness reasons and what is left for a person. It changes nothing in Vexil: archive with cleanup_flag only once the cleaned branch is pushed and shows no references.',
+    input: args({
+      projectId: ProjectId,
+      featureName: FeatureName,
+      files: Type.Array(
+        Type.Object(
+          {
+            path: Type.String({ minLength: 1, maxLength: 500, description: 'The path from the repository root, with forward slashes' }),
+            content: Type.String({ maxLength: 256 * 1024 }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 200, description: 'The files to clean up, as they are in the working tree' },
+      ),
+      keep: Type.Optional(
+        Type.Union([Type.Literal('on'), Type.Literal('off')], {
+          description: 'The branch to keep; the readiness verdict decides when not given',
+        }),
+      ),
+      environment: Type.Optional(Environment),
+      wrappers: Type.Optional(
+        Type.Array(Type.String({ pattern: '^[A-Za-z_$][\\w$]*[?!]?$', maxLength: 100 }), {
+          maxItems: 50,
+          description: "The project's own functions that take a flag's name first",
+        }),
+      ),
+    }),
+    effect: 'read',
+    access: { permission: 'READ', project: 'flag' },
+    async run({ featureName, files, keep, environment, wrappers }, call) {
+      const project = projectOf(call);
+      const paths = new Set<string>();
+      for (const { path } of files) {
+        if (path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '..' || part === '' || part === '.')) {
+          throw new BadDataError(`files: "${path}" is not a path inside the repository (relative, forward slashes, no . or ..)`);
+        }
+        if (paths.has(path)) throw new BadDataError(`files: "${path}" is sent twice`);
+        paths.add(path);
+      }
+      const readiness = await removalReadiness(call.deps.db, call.actor, project, featureName, call.deps.clock.now());
+      const judged = environment ? readiness.environments.filter((env) => env.environment === environment) : readiness.environments;
+      if (environment && judged.length === 0) {
+        const production = readiness.environments.map((env) => env.environment).join(', ') || 'none';
+        throw new BadDataError(`environment: ${environment} is not a production environment of ${project} (those are: ${production})`);
+      }
+      const verdicts = judged.map((env) => `${env.environment}: ${env.verdict} (${env.reasons.join('; ')})`);
+      const branch = keep ?? settledBranch(judged);
+      const facts = { featureName, project, readiness: judged };
+      if (!branch) {
+        return {
+          text: [
+            ...verdicts,
+            `Production has not settled on one branch of "${featureName}", so no patch was written. Once the team has decided, call again with keep: "on" or "off".`,
+          ].join('\n'),
+          structured: { ...facts, keep: null, patch: null, changedFiles: [], leftForPerson: [] },
+          link: flagPage(call, project, featureName),
+        };
+      }
+      const sources = files.map(({ path, content }) => ({ file: path, text: content }));
+      const cleanup = await cleanUpFlagOffThread(sources, featureName, branch === 'on', wrappers ?? []);
+      const changedFiles = cleanup.changed.map((changed) => changed.file);
+      const text = [
+        ...verdicts,
+        `Keeping the ${branch} branch${keep ? ' (as asked)' : ' (as production settled)'}.`,
+        changedFiles.length > 0
+          ? `The patch changes ${changedFiles.join(', ')}:\n${cleanup.patch}`
+          : 'None of the files has a check of the flag the patch could take out.',
+        ...(cleanup.leftForPerson.length > 0
+          ? ['Left for a person:', ...cleanup.leftForPerson.map((place) => `  ${place.file}:${place.line} ${place.call}: ${place.reason}`)]
+          : []),
+        `Do not archive "${featureName}" yet: once the cleaned branch is pushed (vexil refs push) and shows no references left, call cleanup_flag with archive: true.`,
+      ].join('\n');
+      return {
+        text,
+        structured: { ...facts, keep: branch, patch: cleanup.patch, changedFiles, leftForPerson: cleanup.leftForPerson },
+        link: flagPage(call, project, featureName),
+      };
+    },
+  }),
+  tool({
     name: 'flag_usage',
     title: 'Is a flag evaluated?',
     description:
@@ -258,3 +342,18 @@ export const FLAG_READ_TOOLS: McpTool[] = [
     },
   }),
 ];
+
+/** The branch every judged production environment is ready to keep, if they agree on one. */
+function settledBranch(environments: EnvironmentReadiness[]): 'on' | 'off' | undefined {
+  const branches = new Set(
+    environments.map((env) =>
+      env.verdict === 'ready to remove (keep the on branch)'
+        ? 'on'
+        : env.verdict === 'ready to remove (keep the off branch)'
+          ? 'off'
+          : undefined,
+    ),
+  );
+  const [only] = branches;
+  return branches.size === 1 ? only : undefined;
+}
