@@ -35,6 +35,7 @@ import { startEvaluationUsageWriter, writeEvaluationUsage } from './workers/eval
 import { startIntegrationEventRetention } from './workers/integration-event-retention.js';
 import { ReleasePlanScheduler } from './workers/release-plan-scheduler.js';
 import { startExperimentUpkeep } from './workers/experiment-upkeep.js';
+import { startRemovalReadinessWatch } from './workers/removal-readiness-watch.js';
 import { ExperimentIngest } from './domain/experiments/ingest.js';
 import { ExperimentAnalyses } from './domain/experiments/results.js';
 
@@ -184,6 +185,7 @@ export async function startWorkers(
     analyses: services.experimentAnalyses,
     log: log.child({ component: 'experiments' }),
   });
+  const removalReadinessWatch = startRemovalReadinessWatch({ ...workerDeps, log: log.child({ component: 'code-references' }) });
   return {
     /** Scheduled changes stop before requests in flight finish, so none starts during shutdown. */
     async stopScheduling() {
@@ -199,6 +201,7 @@ export async function startWorkers(
         resetLinkRetention.stop(),
         evaluationUsageWriter.stop(),
         experimentUpkeep.stop(),
+        removalReadinessWatch.stop(),
       ]);
     },
   };

@@ -37,6 +37,7 @@ import * as emailVerification from './migrations/0034-email-verification.js';
 import * as experiments from './migrations/0035-experiments.js';
 import * as experimentDataSources from './migrations/0036-experiment-data-sources.js';
 import * as codeReferences from './migrations/0037-code-references.js';
+import * as removalReadiness from './migrations/0038-removal-readiness.js';
 
 /** Migrations in the order they run; names sort the same way. Never edit one that has shipped: add another. */
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0035-experiments': experiments,
   '0036-experiment-data-sources': experimentDataSources,
   '0037-code-references': codeReferences,
+  '0038-removal-readiness': removalReadiness,
 };
 
 /** An arbitrary constant naming the migrations' lock (`pg_advisory_xact_lock`), the same for every instance. */

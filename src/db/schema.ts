@@ -846,6 +846,14 @@ export interface CodeReferenceRemovalsTable {
   removed_at: Date;
 }
 
+export interface RemovalReadinessTable {
+  feature_name: string;
+  environment: string;
+  verdict: string;
+  reasons: ColumnType<string[], string, string>;
+  judged_at: Date;
+}
+
 export interface ExperimentMetricRolesTable {
   experiment_id: number;
   metric_id: number;
@@ -942,6 +950,7 @@ export interface Database {
   code_reference_pushes: CodeReferencePushesTable;
   code_references: CodeReferencesTable;
   code_reference_removals: CodeReferenceRemovalsTable;
+  removal_readiness: RemovalReadinessTable;
   action_set_events: ActionSetEventsTable;
   release_plan_templates: ReleasePlanTemplatesTable;
   release_plans: ReleasePlansTable;

@@ -19,6 +19,13 @@ export interface RemovalReadiness {
   environments: EnvironmentReadiness[];
 }
 
+/**
+ * The event recorded when a flag becomes ready to leave the code (or, its references gone, to be archived) in a
+ * production environment (readiness-watch.ts). It describes the flag without changing it, so it does not count as a
+ * change that restarts the stable weeks.
+ */
+export const BECAME_READY_EVENT = 'feature-ready-for-removal' as const;
+
 const DAY_MS = 86_400_000;
 /** Unchanged this long in production, a flag's branch has won (as flag health's "ready to remove" counts it). */
 const STABLE_DAYS = 21;
@@ -84,6 +91,7 @@ export async function removalReadiness(db: Db, actor: Actor, project: string, fl
       .select(['environment', (eb) => eb.fn.max('created_at').as('at')])
       .where('feature_name', '=', flag)
       .where('environment', 'is not', null)
+      .where('type', '!=', BECAME_READY_EVENT)
       .groupBy('environment')
       .execute(),
   ]);

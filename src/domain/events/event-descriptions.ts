@@ -345,6 +345,11 @@ const DESCRIPTIONS: Record<string, Description> = {
     summary: (e, who, flag) =>
       `The last reference to ${flag} left the code in commit ${md(fields(e.data).commit)} of ${bold(fields(e.data).repository)} (${md(fields(e.data).branch)}), pushed by ${who}`,
   },
+  'feature-ready-for-removal': {
+    label: 'Flag ready to remove',
+    summary: (e, _who, flag, env) =>
+      `${flag} is ${md(fields(e.data).verdict)} in ${env}: ${list(fields(e.data).reasons).map(md).join('; ')}`,
+  },
   'experiment-shipped': {
     label: 'Experiment shipped',
     summary: (e, who, flag, env) =>

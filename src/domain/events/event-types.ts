@@ -201,6 +201,7 @@ export const VEXIL_EVENT_TYPES = [
   'experiment-data-source-deleted',
   'code-references-pushed',
   'feature-removed-from-code',
+  'feature-ready-for-removal',
 ] as const;
 
 export type EventType = (typeof SPEC_EVENT_TYPES)[number] | (typeof VEXIL_EVENT_TYPES)[number];

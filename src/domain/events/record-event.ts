@@ -87,6 +87,7 @@ const UNSEEN_BY_SDKS = [
   'tag-',
   'context-field-',
   'strategy-',
+  'code-references-',
   'role-',
   'group-',
   'service-account-',
@@ -108,7 +109,11 @@ const UNSEEN_BY_SDKS = [
 ];
 
 /** What of SDKs' configuration an event may have changed: its flag, segments, all of it, or nothing. */
+/** Events about a flag that change nothing an SDK reads: what code references say of it. */
+const DESCRIBE_A_FLAG = new Set(['feature-removed-from-code', 'feature-ready-for-removal']);
+
 function configurationChangedBy(event: ChangingEvent): string | undefined {
+  if (DESCRIBE_A_FLAG.has(event.type)) return undefined;
   if (event.featureName) return flagChanged(event.featureName);
   if (event.type.startsWith('segment-')) return CHANGED_SEGMENTS;
   if (UNSEEN_BY_SDKS.some((prefix) => event.type.startsWith(prefix))) return undefined;

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
+import { BECAME_READY_EVENT } from '../code-references/removal-readiness.js';
 import { FEATURE_TYPES } from '../features/feature-types.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
@@ -22,6 +23,16 @@ const LIST_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_
 const STATES = ['active', 'stale', 'potentially-stale'] as const;
 /** Flags that need attention (flag health): see `healthCondition`. */
 export const HEALTH_PROBLEMS = ['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove'] as const;
+
+/** Removal readiness as the hourly watch last judged it in a production environment (removal_readiness). */
+const READINESS_VERDICTS: Record<string, string[]> = {
+  keep: ['keep'],
+  'ready-to-remove': ['ready to remove (keep the on branch)', 'ready to remove (keep the off branch)'],
+  'ready-to-remove-keep-on': ['ready to remove (keep the on branch)'],
+  'ready-to-remove-keep-off': ['ready to remove (keep the off branch)'],
+  'ready-to-archive': ['ready to archive'],
+};
+export const READINESS_FILTER_VALUES = Object.keys(READINESS_VERDICTS);
 export type HealthProblem = (typeof HEALTH_PROBLEMS)[number];
 const DAY_MS = 86_400_000;
 /** A new flag gets this long before "never seen" counts against it. */
@@ -153,6 +164,8 @@ export function healthCondition(eb: Eb, problem: HealthProblem, now: Date): Expr
               .selectFrom('events as ev')
               .select('ev.id')
               .whereRef('ev.feature_name', '=', 'f.name')
+              // Saying the flag became ready is not a change to it.
+              .where('ev.type', '!=', BECAME_READY_EVENT)
               .where('ev.created_at', '>=', new Date(now.getTime() - READY_TO_REMOVE_DAYS * DAY_MS)),
           ),
         ),
@@ -300,6 +313,24 @@ export const FILTERS: Record<string, (q: FeatureQuery, raw: string, context: Sea
       );
       return wanted ? referenced : eb.not(referenced);
     });
+  },
+  removalReadiness: (q, raw) => {
+    const filter = parseFilter('removalReadiness', raw, SET_OPERATORS);
+    requireKnown('removalReadiness', raw, filter.values, READINESS_FILTER_VALUES);
+    const verdicts = [...new Set(filter.values.flatMap((value) => READINESS_VERDICTS[value]!))];
+    return q.where((eb) =>
+      setCondition(
+        eb,
+        filter,
+        eb.exists(
+          eb
+            .selectFrom('removal_readiness as rr')
+            .select('rr.feature_name')
+            .whereRef('rr.feature_name', '=', 'f.name')
+            .where('rr.verdict', 'in', verdicts),
+        ),
+      ),
+    );
   },
   favorite: (q, raw, context) => {
     const filter = parseFilter('favorite', raw, ['IS', 'IS_NOT'] as const);

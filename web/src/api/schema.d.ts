@@ -26270,6 +26270,8 @@ export interface operations {
                 project?: string;
                 /** @description Case-insensitive substring of the name, description or a tag value; comma-separated terms match any */
                 query?: string;
+                /** @description IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:keep|ready-to-remove|ready-to-remove-keep-on|ready-to-remove-keep-off|ready-to-archive, as last judged (hourly) in any production environment */
+                removalReadiness?: string;
                 /** @description INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL:<segment name>[,...] */
                 segment?: string;
                 /** @description createdAt (default), name, type, project, stale, lastSeenAt or environment:<name> */

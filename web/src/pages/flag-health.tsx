@@ -4,25 +4,51 @@ import { actions, queries } from '../api/queries';
 import { useCan } from '../components/layout';
 import { ErrorMessage, formatDate, useAction } from '../components/ui';
 
+/** Each list is a search: flag health's problems, and removal readiness as the hourly watch last judged it. */
 const PROBLEMS = [
   {
+    filter: 'health',
     value: 'potentially-stale',
     title: 'Past their expected lifetime',
     advice: 'Mark them stale, or archive them when their code is gone.',
   },
-  { value: 'never-seen', title: 'Never evaluated by any SDK', advice: 'Created over a week ago and no application asked for them.' },
-  { value: 'unused-in-production', title: 'Unused in production', advice: 'On in production, but no SDK evaluated them there in 30 days.' },
   {
+    filter: 'health',
+    value: 'never-seen',
+    title: 'Never evaluated by any SDK',
+    advice: 'Created over a week ago and no application asked for them.',
+  },
+  {
+    filter: 'health',
+    value: 'unused-in-production',
+    title: 'Unused in production',
+    advice: 'On in production, but no SDK evaluated them there in 30 days.',
+  },
+  {
+    filter: 'health',
     value: 'ready-to-remove',
     title: 'Ready to remove',
     advice: 'On in every environment and unchanged for three weeks: remove them from the code.',
+  },
+  {
+    filter: 'removalReadiness',
+    value: 'ready-to-remove',
+    title: 'Ready to leave the code',
+    advice:
+      'Production has served one branch for three weeks and nothing holds them: vexil refs cleanup FLAG --keep on|off writes the patch (each flag’s page says which branch stays).',
+  },
+  {
+    filter: 'removalReadiness',
+    value: 'ready-to-archive',
+    title: 'Gone from the code',
+    advice: 'No pushed code reads them any more and no SDK asked for them lately: archive them.',
   },
 ] as const;
 const SHOWN = 10;
 
 /** One problem's flags in the project: how many, the first few, and one click to mark stale or archive. */
 function ProblemList({ projectId, problem }: { projectId: string; problem: (typeof PROBLEMS)[number] }) {
-  const filters = { project: `IS:${projectId}`, health: `IS:${problem.value}`, limit: String(SHOWN), sortBy: 'createdAt' };
+  const filters = { project: `IS:${projectId}`, [problem.filter]: `IS:${problem.value}`, limit: String(SHOWN), sortBy: 'createdAt' };
   const flags = useQuery(queries.featureSearch(filters));
   const canChange = useCan('UPDATE_FEATURE', projectId);
   const canArchive = useCan('DELETE_FEATURE', projectId);
@@ -30,13 +56,15 @@ function ProblemList({ projectId, problem }: { projectId: string; problem: (type
   const archive = useAction(actions.archiveFlag);
   const total = flags.data?.total ?? 0;
   return (
-    <div className="stack" data-testid={`health-${problem.value}`}>
+    <div className="stack" data-testid={`${problem.filter === 'health' ? 'health' : 'readiness'}-${problem.value}`}>
       <div className="spread">
         <strong>
           {problem.title}: <span data-testid="count">{flags.data ? total : '…'}</span>
         </strong>
         {total > SHOWN && (
-          <Link to={`/flags?project=${encodeURIComponent(`IS:${projectId}`)}&health=${encodeURIComponent(`IS:${problem.value}`)}`}>
+          <Link
+            to={`/flags?project=${encodeURIComponent(`IS:${projectId}`)}&${problem.filter}=${encodeURIComponent(`IS:${problem.value}`)}`}
+          >
             All {total} →
           </Link>
         )}
@@ -86,7 +114,7 @@ export function FlagHealth({ projectId }: { projectId: string }) {
   return (
     <section className="card stack" aria-label="Flag health">
       {PROBLEMS.map((problem) => (
-        <ProblemList key={problem.value} projectId={projectId} problem={problem} />
+        <ProblemList key={`${problem.filter}-${problem.value}`} projectId={projectId} problem={problem} />
       ))}
     </section>
   );

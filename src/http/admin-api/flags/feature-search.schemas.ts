@@ -68,6 +68,9 @@ export const SearchFeaturesQuerySchema = Type.Object({
   ),
   favorite: Parameter('IS or IS_NOT:true|false, for the caller'),
   codeReferences: Parameter('IS or IS_NOT:true|false: whether a pushed repository reads the flag (vexil refs push)'),
+  removalReadiness: Parameter(
+    'IS, IS_NOT, IS_ANY_OF, IS_NONE_OF:keep|ready-to-remove|ready-to-remove-keep-on|ready-to-remove-keep-off|ready-to-archive, as last judged (hourly) in any production environment',
+  ),
   archived: Parameter('IS or IS_NOT:true|false; archived flags are left out unless asked for'),
   sortBy: Parameter('createdAt (default), name, type, project, stale, lastSeenAt or environment:<name>'),
   sortOrder: Parameter('asc (default) or desc'),

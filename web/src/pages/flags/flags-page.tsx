@@ -21,6 +21,11 @@ const FILTERS: Record<string, { label: string; operators: string[]; hint: string
   health: { label: 'Health', operators: IS, hint: 'potentially-stale, never-seen, unused-in-production, ready-to-remove' },
   favorite: { label: 'Favorite', operators: ['IS', 'IS_NOT'], hint: 'true or false' },
   codeReferences: { label: 'Code references', operators: ['IS', 'IS_NOT'], hint: 'true: read by pushed code; false: not' },
+  removalReadiness: {
+    label: 'Removal readiness',
+    operators: IS,
+    hint: 'keep, ready-to-remove, ready-to-remove-keep-on, ready-to-remove-keep-off, ready-to-archive',
+  },
 };
 const PAGE_SIZE = 25;
 
@@ -49,6 +54,7 @@ function useSuggestions(): Record<string, Suggestion[]> {
     health: fixed(['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove']),
     favorite: fixed(['true', 'false']),
     codeReferences: fixed(['true', 'false']),
+    removalReadiness: fixed(['keep', 'ready-to-remove', 'ready-to-remove-keep-on', 'ready-to-remove-keep-off', 'ready-to-archive']),
   };
 }
 
