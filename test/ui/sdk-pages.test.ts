@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import type { Unleash } from 'unleash-client';
 import { expectStatus } from '../helpers/assertions.js';
 import { shows, signedInPage, startUiApp, textOf, waitForTexts } from '../helpers/browser.js';
+import { startRemovalReadinessWatch } from '../../src/workers/removal-readiness-watch.js';
 import { createFlag } from '../helpers/projects.js';
 import { createSdkToken, startNodeSdk } from '../helpers/sdk-fixtures.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -179,6 +180,32 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
 
     await page.goto(`${baseUrl}/flags?project=IS:cleanup&health=IS:never-seen`);
     await waitForTexts(page.getByRole('table').locator('tbody tr a').filter({ hasText: /^old-/ }), (texts) => texts.join() === oldRelease);
+    assert.deepEqual(problems, []);
+  });
+
+  test('flag health lists the flags ready to leave the code, as the hourly watch judged them, with how to take them out', async () => {
+    const realNow = ctx.clock.now();
+    ctx.clock.set(new Date(realNow.getTime() - 30 * 86_400_000));
+    expectStatus(await ctx.admin.post('/api/admin/projects', { id: 'leaving', name: 'Leaving' }), 201);
+    const settled = await createFlag(ctx, 'leaving', {
+      name: 'settled-checkout',
+      environment: 'production',
+      strategies: [{ name: 'default' }],
+    });
+    ctx.clock.set(realNow);
+    const fresh = await createFlag(ctx, 'leaving', { name: 'fresh-banner', environment: 'production', strategies: [{ name: 'default' }] });
+    await startRemovalReadinessWatch({ db: ctx.db, clock: ctx.clock, log: ctx.app.log }).stop();
+    await page.goto(`${baseUrl}/projects/leaving`);
+    const ready = page.getByTestId('readiness-ready-to-remove');
+    await waitForTexts(ready.getByTestId('count'), (texts) => texts[0] === '1');
+    assert.deepEqual(await ready.locator('li a').allInnerTexts(), [settled]);
+    assert.match(
+      await textOf(ready),
+      /Ready to leave the code: 1\s+Production has served one branch for three weeks .*vexil refs cleanup FLAG --keep on\|off/s,
+    );
+    assert.equal(await textOf(page.getByTestId('readiness-ready-to-archive').getByTestId('count')), '0');
+    assert.equal(await page.getByRole('link', { name: fresh }).count(), 1, 'the fresh flag is listed among the project flags only');
+    await page.getByRole('region', { name: 'Flag health' }).screenshot({ path: join(tmpdir(), 'vexil-removal-readiness.png') });
     assert.deepEqual(problems, []);
   });
 
