@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { inUnitOfWork } from '../../db/unit-of-work.js';
+import { inUnitOfWork, type UnitOfWork } from '../../db/unit-of-work.js';
 import type { Clock } from '../../shared/clock.js';
 import { SYSTEM_ACTOR } from '../access/actor.js';
 import { recordEvent } from '../events/record-event.js';
@@ -34,55 +34,50 @@ export async function watchRemovalReadiness(deps: { db: Db; clock: Clock }): Pro
   for (const flag of flags) {
     const readiness = await removalReadiness(deps.db, SYSTEM_ACTOR, flag.project, flag.name, deps.clock.now());
     for (const judged of readiness.environments) {
-      if (await keepVerdict(deps, flag, judged)) becameReady.push(`${flag.name}@${judged.environment}`);
+      const announced = await inUnitOfWork(deps, SYSTEM_ACTOR, (uow) => keepVerdict(uow, flag, judged));
+      if (announced) becameReady.push(`${flag.name}@${judged.environment}`);
     }
   }
   return { judged: flags.length, becameReady };
 }
 
 /** Stores one verdict; true when it is a change to a ready verdict (and the event was recorded). */
-function keepVerdict(
-  deps: { db: Db; clock: Clock },
-  flag: { name: string; project: string },
-  judged: EnvironmentReadiness,
-): Promise<boolean> {
-  return inUnitOfWork(deps, SYSTEM_ACTOR, async (uow) => {
-    const row = {
-      feature_name: flag.name,
-      environment: judged.environment,
-      verdict: judged.verdict,
-      reasons: JSON.stringify(judged.reasons),
-      judged_at: uow.now,
-    };
-    const previous = await uow.tx
-      .selectFrom('removal_readiness')
-      .select('verdict')
-      .where('feature_name', '=', flag.name)
-      .where('environment', '=', judged.environment)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!previous) {
-      await uow.tx
-        .insertInto('removal_readiness')
-        .values(row)
-        .onConflict((conflict) => conflict.columns(['feature_name', 'environment']).doNothing())
-        .execute();
-      return false;
-    }
+async function keepVerdict(uow: UnitOfWork, flag: { name: string; project: string }, judged: EnvironmentReadiness): Promise<boolean> {
+  const row = {
+    feature_name: flag.name,
+    environment: judged.environment,
+    verdict: judged.verdict,
+    reasons: JSON.stringify(judged.reasons),
+    judged_at: uow.now,
+  };
+  const previous = await uow.tx
+    .selectFrom('removal_readiness')
+    .select('verdict')
+    .where('feature_name', '=', flag.name)
+    .where('environment', '=', judged.environment)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!previous) {
     await uow.tx
-      .updateTable('removal_readiness')
-      .set({ verdict: row.verdict, reasons: row.reasons, judged_at: row.judged_at })
-      .where('feature_name', '=', flag.name)
-      .where('environment', '=', judged.environment)
+      .insertInto('removal_readiness')
+      .values(row)
+      .onConflict((conflict) => conflict.columns(['feature_name', 'environment']).doNothing())
       .execute();
-    if (previous.verdict === judged.verdict || !isReady(judged.verdict)) return false;
-    await recordEvent(uow, {
-      type: BECAME_READY_EVENT,
-      project: flag.project,
-      environment: judged.environment,
-      featureName: flag.name,
-      data: { verdict: judged.verdict, reasons: judged.reasons, previousVerdict: previous.verdict },
-    });
-    return true;
+    return false;
+  }
+  await uow.tx
+    .updateTable('removal_readiness')
+    .set({ verdict: row.verdict, reasons: row.reasons, judged_at: row.judged_at })
+    .where('feature_name', '=', flag.name)
+    .where('environment', '=', judged.environment)
+    .execute();
+  if (previous.verdict === judged.verdict || !isReady(judged.verdict)) return false;
+  await recordEvent(uow, {
+    type: BECAME_READY_EVENT,
+    project: flag.project,
+    environment: judged.environment,
+    featureName: flag.name,
+    data: { verdict: judged.verdict, reasons: judged.reasons, previousVerdict: previous.verdict },
   });
+  return true;
 }
