@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, test } from 'node:test';
 import { expectStatus } from '../helpers/assertions.js';
-import { callTool, connectMcp, personalToken, textOf } from '../helpers/mcp-client.js';
+import { callTool, connectMcp, personalToken, textOf, useMcpTestApp } from '../helpers/mcp-client.js';
 import { createFlag, createProject, featurePath } from '../helpers/projects.js';
-import { useTestApp } from '../helpers/test-app.js';
 
 /*
  * get_flag_cleanup_patch, as a coding agent calls it with a Viewer's token: the files it has open go in, the patch that
  * keeps the branch production settled on comes out with the readiness reasons, and nothing in Vexil changes.
  */
-let baseUrl = '';
-const ctx = useTestApp({}, async (app) => {
-  baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
-});
-const clients: Client[] = [];
-after(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-});
+const { ctx, clients, baseUrl } = useMcpTestApp();
 const DAY_MS = 86_400_000;
 
 const checkoutTs = (flag: string) => `import { unleash } from './unleash';
@@ -34,6 +25,15 @@ const checkoutPy = (flag: string) => `def total(client, amount):
         return amount
     return amount * 0.9
 `;
+/** The lines every patch of checkoutPy begins with: the negated check and its early return go. */
+const pythonPatchStart = (flag: string) => [
+  '--- a/app/checkout.py',
+  '+++ b/app/checkout.py',
+  '@@ -1,4 +1,2 @@',
+  ' def total(client, amount):',
+  `-    if not client.is_enabled("${flag}"):`,
+  '-        return amount',
+];
 const checkoutGo = (flag: string) => `package shop
 
 func Total(amount float64) float64 {
@@ -55,7 +55,7 @@ describe('get_flag_cleanup_patch', () => {
     const project = await createProject(ctx, { prefix: 'clean' });
     const flag = await createFlag(ctx, project, { environment: 'production', strategies: [{ name: 'default' }] });
     ctx.clock.advance(22 * DAY_MS);
-    const client = await connectMcp(baseUrl, (await personalToken(ctx, 'Viewer')).token, clients);
+    const client = await connectMcp(baseUrl(), (await personalToken(ctx, 'Viewer')).token, clients);
     const eventsBefore = await eventCount();
     const files = [
       { path: 'src/checkout.ts', content: checkoutTs(flag) },
@@ -78,12 +78,7 @@ describe('get_flag_cleanup_patch', () => {
       '-  return amount;',
       '+  return amount * 0.9;',
       ' }',
-      '--- a/app/checkout.py',
-      '+++ b/app/checkout.py',
-      '@@ -1,4 +1,2 @@',
-      ' def total(client, amount):',
-      `-    if not client.is_enabled("${flag}"):`,
-      '-        return amount',
+      ...pythonPatchStart(flag),
       '     return amount * 0.9',
       '',
     ].join('\n');
@@ -124,7 +119,7 @@ describe('get_flag_cleanup_patch', () => {
     const project = await createProject(ctx, { prefix: 'clean' });
     const rollout = { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'g' } };
     const flag = await createFlag(ctx, project, { environment: 'production', strategies: [rollout] });
-    const client = await connectMcp(baseUrl, (await personalToken(ctx, 'Viewer')).token, clients);
+    const client = await connectMcp(baseUrl(), (await personalToken(ctx, 'Viewer')).token, clients);
     const files = [{ path: 'app/checkout.py', content: checkoutPy(flag) }];
     const undecided = await callTool(client, 'get_flag_cleanup_patch', { featureName: flag, files });
     assert.equal(undecided.isError, undefined, textOf(undecided));
@@ -137,17 +132,7 @@ describe('get_flag_cleanup_patch', () => {
     assert.equal(decided.structuredContent.keep, 'off');
     assert.equal(
       decided.structuredContent.patch,
-      [
-        '--- a/app/checkout.py',
-        '+++ b/app/checkout.py',
-        '@@ -1,4 +1,2 @@',
-        ' def total(client, amount):',
-        `-    if not client.is_enabled("${flag}"):`,
-        '-        return amount',
-        '-    return amount * 0.9',
-        '+    return amount',
-        '',
-      ].join('\n'),
+      [...pythonPatchStart(flag), '-    return amount * 0.9', '+    return amount', ''].join('\n'),
     );
     assert.match(textOf(decided), /Keeping the off branch \(as asked\)\./);
   });
@@ -155,7 +140,7 @@ describe('get_flag_cleanup_patch', () => {
   test('files outside the repository, sent twice or too many, and an environment that is not production are refused', async () => {
     const project = await createProject(ctx, { prefix: 'clean' });
     const flag = await createFlag(ctx, project);
-    const client = await connectMcp(baseUrl, (await personalToken(ctx, 'Viewer')).token, clients);
+    const client = await connectMcp(baseUrl(), (await personalToken(ctx, 'Viewer')).token, clients);
     const file = { path: 'app/checkout.py', content: checkoutPy(flag) };
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ files: [{ path: '../etc/passwd', content: '' }] }, /BadDataError: files: "\.\.\/etc\/passwd" is not a path inside the repository/],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAX_OAUTH_CLIENTS, REGISTRATIONS_PER_ADDRESS_HOUR } from '../../src/domain/agent-authorization/agent-authorization.js';
@@ -8,19 +8,13 @@ import { expectStatus } from '../helpers/assertions.js';
 import { eventsSince, lastEventId } from '../helpers/events.js';
 import { createUserSession, uniqueName } from '../helpers/fixtures.js';
 import { createProject } from '../helpers/projects.js';
-import { type Client as HttpClient, useTestApp } from '../helpers/test-app.js';
+import { useMcpTestApp } from '../helpers/mcp-client.js';
+import type { Client as HttpClient } from '../helpers/test-app.js';
 
 // MCP's authorization (OAuth 2.1): an agent's client registers itself, a person signed in grants it access, and the
 // token it gets works on the MCP endpoint alone, as that person, until it expires or the person revokes it.
 
-let baseUrl = '';
-const ctx = useTestApp({}, async (app) => {
-  baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
-});
-const clients: Client[] = [];
-after(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-});
+const { ctx, clients, baseUrl: listeningAt } = useMcpTestApp();
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 const form = (fields: Record<string, string>) => ({
@@ -88,7 +82,7 @@ async function personWithToken(rootRole: 'Editor' | 'Viewer' = 'Editor') {
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'Claude Code', version: '2.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/admin/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${listeningAt()}/api/admin/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );

@@ -1,29 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { runDeliveryPass } from '../../src/workers/delivery-worker.js';
 import { startRemovalReadinessWatch } from '../../src/workers/removal-readiness-watch.js';
 import { expectError, expectStatus } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
-import { startHttpReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { createWebhook } from '../helpers/integrations.js';
+import { createWebhook, useAppWithReceiver } from '../helpers/integrations.js';
 import { createFlag, createProject } from '../helpers/projects.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /*
  * The hourly watch of removal readiness, run as the server runs it: a flag that becomes ready is announced once (an
  * event, and through it a webhook), however many instances watch; search filters on the kept verdicts; and saying a
  * flag is ready does not restart its three stable weeks.
  */
-let ctx: TestApp;
-let receiver: HttpReceiver;
-before(async () => {
-  ctx = await startTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' } });
-  receiver = await startHttpReceiver();
-});
-after(async () => {
-  await receiver.close();
-  await ctx.close();
-});
+const { ctx, receiver } = useAppWithReceiver();
 const DAY_MS = 86_400_000;
 
 /** One pass of the watch, as an instance's worker starts with one and stops once it is done. */

@@ -3,9 +3,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expectStatus } from './assertions.js';
 import { createUserSession } from './fixtures.js';
-import type { TestApp } from './test-app.js';
+import { after } from 'node:test';
+import { type TestApp, useTestApp } from './test-app.js';
 
 /** Vexil's MCP server as the official MCP SDK's client reaches it over Streamable HTTP, with a person's token. */
+
+/** The app a test file shares, listening on a free port for MCP clients, which are closed after the file's tests. */
+export function useMcpTestApp(): { ctx: TestApp; baseUrl(): string; clients: Client[] } {
+  let baseUrl = '';
+  const ctx = useTestApp({}, async (app) => {
+    baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const clients: Client[] = [];
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+  });
+  return { ctx, clients, baseUrl: () => baseUrl };
+}
 
 export async function personalToken(ctx: TestApp, rootRole: 'Admin' | 'Editor' | 'Viewer'): Promise<{ id: number; token: string }> {
   const person = await createUserSession(ctx, rootRole);

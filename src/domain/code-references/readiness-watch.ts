@@ -50,11 +50,11 @@ async function keepVerdict(uow: UnitOfWork, flag: { name: string; project: strin
     reasons: JSON.stringify(judged.reasons),
     judged_at: uow.now,
   };
+  const key = { feature_name: flag.name, environment: judged.environment };
   const previous = await uow.tx
     .selectFrom('removal_readiness')
     .select('verdict')
-    .where('feature_name', '=', flag.name)
-    .where('environment', '=', judged.environment)
+    .where((eb) => eb.and(key))
     .forUpdate()
     .executeTakeFirst();
   if (!previous) {
@@ -68,8 +68,7 @@ async function keepVerdict(uow: UnitOfWork, flag: { name: string; project: strin
   await uow.tx
     .updateTable('removal_readiness')
     .set({ verdict: row.verdict, reasons: row.reasons, judged_at: row.judged_at })
-    .where('feature_name', '=', flag.name)
-    .where('environment', '=', judged.environment)
+    .where((eb) => eb.and(key))
     .execute();
   if (previous.verdict === judged.verdict || !isReady(judged.verdict)) return false;
   await recordEvent(uow, {

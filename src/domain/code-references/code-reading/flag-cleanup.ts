@@ -199,7 +199,9 @@ function listItemRemoval(text: string, item: SyntaxNode): Edit {
 /** The statement or list item that gives a name to the flag's string, to be taken out when nothing uses the name. */
 function definitionOf(literal: SyntaxNode): { name: string; node: SyntaxNode; inList: boolean } | undefined {
   const binding = bindingOf(literal, literalValue(literal)!);
-  if (!binding) return undefined;
+  // A name a constant can have; the flag's name as a key of its own (`{'new-checkout': true}`) names nothing.
+  if (!binding || !/^[A-Za-z_$][\w$]*$/.test(binding.name)) return undefined;
+  if (literal.parent?.type === 'pair' && literal.parent.childForFieldName('value')?.id !== literal.id) return undefined;
   for (let node = literal.parent; node; node = node.parent) {
     if (['pair', 'enum_assignment', 'public_field_definition'].includes(node.type))
       return { name: binding.name, node, inList: node.type !== 'public_field_definition' };
