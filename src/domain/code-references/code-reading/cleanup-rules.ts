@@ -164,11 +164,11 @@ function declaredNames(statements: SyntaxNode[]): Set<string> {
 }
 
 const JS_STATEMENT_CONTAINERS = new Set(['program', 'statement_block', 'switch_case', 'switch_default']);
-const ENDS = new Set(['return_statement', 'throw_statement', 'raise_statement']);
+const ENDS = new Set(['return_statement', 'throw_statement', 'raise_statement', 'continue_statement', 'break_statement']);
 /** What stays after a `return`: comments, and JavaScript's function declarations, which are hoisted and can be called. */
 const STAYS_AFTER_RETURN = new Set(['comment', 'function_declaration', 'generator_function_declaration']);
 
-/** Statements after a kept branch that ends in `return` can never run, and go with the check. */
+/** Statements after a kept branch that ends in `return` (or `throw`, `continue`, `break`) can never run, and go with the check. */
 function unreachableAfter(text: string, statement: SyntaxNode, kept: SyntaxNode[]): Edit[] {
   const last = kept.filter((node) => !isComment(node)).at(-1);
   if (!last || !ENDS.has(last.type)) return [];
