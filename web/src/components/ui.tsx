@@ -244,6 +244,11 @@ export function ConfirmButton({
   );
 }
 
+/** A table row's last cell: its Delete button, asked to confirm, for those who may delete (empty for others). */
+export function DeleteCell({ shown, ...confirm }: { shown: boolean; question: string; onConfirm: () => void; disabled?: boolean }) {
+  return <td>{shown && <ConfirmButton {...confirm}>Delete</ConfirmButton>}</td>;
+}
+
 export function Switch({
   checked,
   label,

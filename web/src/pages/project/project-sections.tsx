@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { actions, queries } from '../../api/queries';
 import { useCan } from '../../components/layout';
-import { ConfirmButton, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction, onFormSubmit } from '../../components/ui';
+import { DeleteCell, ErrorMessage, Field, formatDate, Loaded, OneTimeSecret, Table, useAction, onFormSubmit } from '../../components/ui';
 
 const STAGES = [
   ['initial', 'Initial'],
@@ -119,17 +119,12 @@ export function ProjectApiTokens({ projectId, environments }: { projectId: strin
                   <td>{token.environment}</td>
                   <td className="small">{formatDate(token.createdAt)}</td>
                   <td className="small">{formatDate(token.seenAt)}</td>
-                  <td>
-                    {mayDelete && (
-                      <ConfirmButton
-                        question={`Delete the token "${token.tokenName}"? SDKs using it stop getting flags.`}
-                        onConfirm={() => remove.mutate({ projectId, token: String(token.id) })}
-                        disabled={remove.isPending}
-                      >
-                        Delete
-                      </ConfirmButton>
-                    )}
-                  </td>
+                  <DeleteCell
+                    shown={mayDelete}
+                    question={`Delete the token "${token.tokenName}"? SDKs using it stop getting flags.`}
+                    onConfirm={() => remove.mutate({ projectId, token: String(token.id) })}
+                    disabled={remove.isPending}
+                  />
                 </tr>
               ))}
             </Table>
@@ -229,16 +224,11 @@ export function ProjectContextFields({ projectId }: { projectId: string }) {
                 <tr key={field.name}>
                   <td>{field.name}</td>
                   <td className="small">{field.legalValues.map((value) => value.value).join(', ') || 'any value'}</td>
-                  <td>
-                    {mayChange && (
-                      <ConfirmButton
-                        question={`Delete the context field "${field.name}"?`}
-                        onConfirm={() => remove.mutate({ projectId, name: field.name })}
-                      >
-                        Delete
-                      </ConfirmButton>
-                    )}
-                  </td>
+                  <DeleteCell
+                    shown={mayChange}
+                    question={`Delete the context field "${field.name}"?`}
+                    onConfirm={() => remove.mutate({ projectId, name: field.name })}
+                  />
                 </tr>
               ))}
             </Table>
