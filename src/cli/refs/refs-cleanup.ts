@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanUpFlag } from '../../domain/code-references/code-reading/flag-cleanup.js';
-import { sourceTexts } from '../../domain/code-references/code-reading/scanner.js';
+import { scanRepository, sourceTexts } from '../../domain/code-references/code-reading/scanner.js';
 import type { CommandOutcome } from './command-outcome.js';
 
 /**
@@ -16,7 +16,9 @@ export async function cleanupCommand(
   wrappers: string[],
   write: boolean,
 ): Promise<CommandOutcome> {
-  const cleanup = await cleanUpFlag(await sourceTexts(root), flag, keep, wrappers);
+  // The scan shares the parsing out to worker threads; the cleanup then parses only the files it changes.
+  const { references } = await scanRepository(root, { wrappers });
+  const cleanup = await cleanUpFlag(await sourceTexts(root), flag, keep, { wrappers, references });
   if (write) for (const { file, text } of cleanup.changed) await writeFile(join(root, file), text);
   const lines = [
     cleanup.changed.length === 0

@@ -246,13 +246,21 @@ async function orphanedConstants(flag: string, before: Map<string, string>, afte
   return edits;
 }
 
+export interface CleanupOptions {
+  /** The project's own functions that take a flag's name first, read as checks where their result is a condition. */
+  wrappers?: string[];
+  /** The sources' references, where the caller has scanned them already (the command does, on worker threads). */
+  references?: CodeReference[];
+}
+
 /**
  * The cleanup of `flag` over a repository's files given as text, keeping the branch that runs when the flag is `keep`
- * (on or off). `wrappers` are the project's own functions that take a flag's name first, read as checks where their
- * result is a condition.
+ * (on or off).
  */
-export async function cleanUpFlag(sources: SourceText[], flag: string, keep: boolean, wrappers: string[] = []): Promise<FlagCleanup> {
-  const references = (await scanSources(sources, { wrappers })).filter((reference) => reference.flag === flag);
+export async function cleanUpFlag(sources: SourceText[], flag: string, keep: boolean, options: CleanupOptions = {}): Promise<FlagCleanup> {
+  const wrappers = options.wrappers ?? [];
+  const scanned = options.references ?? (await scanSources(sources, { wrappers }));
+  const references = scanned.filter((reference) => reference.flag === flag);
   const before = new Map(sources.map((source) => [source.file, source.text]));
   const after = new Map(before);
   const leftForPerson: PlaceLeftForPerson[] = [];
@@ -290,7 +298,7 @@ export async function cleanUpFlag(sources: SourceText[], flag: string, keep: boo
   }
   for (const [file, edits] of await orphanedConstants(flag, before, after)) after.set(file, applied(after.get(file)!, edits));
   await revertBroken(before, after, leftForPerson);
-  return { ...(await describe(before, after)), leftForPerson: [...leftForPerson, ...(await stillReading(after, flag, leftForPerson))] };
+  return { ...describe(before, after), leftForPerson: [...leftForPerson, ...(await stillReading(before, after, flag, leftForPerson))] };
 }
 
 /** A file whose first lines were imports that all went starts with its code, not with the blank line after them. */
@@ -312,16 +320,25 @@ async function revertBroken(before: Map<string, string>, after: Map<string, stri
   }
 }
 
-/** References the patched files still make to the flag that no earlier entry has named. */
-async function stillReading(after: Map<string, string>, flag: string, listed: PlaceLeftForPerson[]): Promise<PlaceLeftForPerson[]> {
+/**
+ * References the patched files still make to the flag that no earlier entry has named. Only the changed files are
+ * read again, with those that name the flag (where its constants are defined): no other file's references changed.
+ */
+async function stillReading(
+  before: Map<string, string>,
+  after: Map<string, string>,
+  flag: string,
+  listed: PlaceLeftForPerson[],
+): Promise<PlaceLeftForPerson[]> {
   const known = new Set(listed.map((entry) => entry.file));
-  const remaining = (await scanSources([...after].map(([file, text]) => ({ file, text })))).filter(
-    (reference) => reference.flag === flag && !known.has(reference.file),
-  );
+  const reread = [...after]
+    .filter(([file, text]) => text !== before.get(file) || text.includes(flag))
+    .map(([file, text]) => ({ file, text }));
+  const remaining = (await scanSources(reread)).filter((reference) => reference.flag === flag && !known.has(reference.file));
   return remaining.map((reference) => ({ ...place(reference), reason: 'still reads the flag after the cleanup' }));
 }
 
-async function describe(before: Map<string, string>, after: Map<string, string>): Promise<Omit<FlagCleanup, 'leftForPerson'>> {
+function describe(before: Map<string, string>, after: Map<string, string>): Omit<FlagCleanup, 'leftForPerson'> {
   const changed = [...after].filter(([file, text]) => before.get(file) !== text).map(([file, text]) => ({ file, text }));
   const patch = changed
     .map(({ file, text }) =>
