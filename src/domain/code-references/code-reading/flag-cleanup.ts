@@ -214,6 +214,13 @@ function definitionOf(literal: SyntaxNode): { name: string; node: SyntaxNode; in
   return undefined;
 }
 
+/** Whether a text holds the flag's name as a name of its own, not inside a longer one (`flag-42` in `flag-420`). */
+function namesFlag(text: string, flag: string): boolean {
+  if (!text.includes(flag)) return false;
+  const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.~-])${escaped}(?![\\w.~-])`).test(text);
+}
+
 const countWord = (texts: string[], word: string) => {
   const pattern = new RegExp(`(?<![\\w$])${word.replace(/[$]/g, '\\$')}(?![\\w$])`, 'g');
   return texts.reduce((count, text) => count + (text.match(pattern)?.length ?? 0), 0);
@@ -227,7 +234,7 @@ async function orphanedConstants(flag: string, before: Map<string, string>, afte
   const edits = new Map<string, Edit[]>();
   for (const [file, text] of after) {
     const language = languageOf(file);
-    if (!language || !dialectOf(language) || !text.includes(flag)) continue;
+    if (!language || !dialectOf(language) || !namesFlag(text, flag)) continue;
     const family = [...after].filter(([other]) => languageOf(other)?.family === language.family);
     const familyBefore = family.map(([other]) => before.get(other) ?? '');
     const familyAfter = family.map(([, otherText]) => otherText);
@@ -332,7 +339,7 @@ async function stillReading(
 ): Promise<PlaceLeftForPerson[]> {
   const known = new Set(listed.map((entry) => entry.file));
   const reread = [...after]
-    .filter(([file, text]) => text !== before.get(file) || text.includes(flag))
+    .filter(([file, text]) => text !== before.get(file) || namesFlag(text, flag))
     .map(([file, text]) => ({ file, text }));
   const remaining = (await scanSources(reread)).filter((reference) => reference.flag === flag && !known.has(reference.file));
   return remaining.map((reference) => ({ ...place(reference), reason: 'still reads the flag after the cleanup' }));
