@@ -330,6 +330,12 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
     await propose(team.author.client, project, enable(flag));
   });
 
+  /** The paths a proposal refused with a 400 names, nothing having changed. */
+  const refusedPaths = async (body: unknown) =>
+    (await expectRefusedWithoutChange(() => team.author.client.post(proposePath(project), body), 400, 'BadDataError')).details.map(
+      (d) => d.path,
+    );
+
   test('an unknown action, or no action', async () => {
     const unknown = await expectRefusedWithoutChange(
       () => team.author.client.post(proposePath(project), { action: 'renameFeature', feature: flag, payload: {} }),
@@ -338,15 +344,7 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
     );
     assert.match(unknown.message, /"action" \(one of updateEnabled, addStrategy/);
     assert.equal(unknown.details[0]!.path, '/body');
-    const inList = await expectRefusedWithoutChange(
-      () => team.author.client.post(proposePath(project), [enable(flag), { feature: flag, payload: {} }]),
-      400,
-      'BadDataError',
-    );
-    assert.deepEqual(
-      inList.details.map((d) => d.path),
-      ['/body/1'],
-    );
+    assert.deepEqual(await refusedPaths([enable(flag), { feature: flag, payload: {} }]), ['/body/1']);
   });
 
   test('a payload its direct route would refuse, named by its path', async () => {
@@ -390,15 +388,7 @@ describe('bad input is a 4xx with the Unleash error body, and nothing changes', 
         `${JSON.stringify(body)}: expected ${path} in ${JSON.stringify(error.details)}`,
       );
     }
-    const second = await expectRefusedWithoutChange(
-      () => team.author.client.post(proposePath(project), [enable(flag), rollout(flag, '101')]),
-      400,
-      'BadDataError',
-    );
-    assert.deepEqual(
-      second.details.map((d) => d.path),
-      ['/body/1/payload/parameters/rollout'],
-    );
+    assert.deepEqual(await refusedPaths([enable(flag), rollout(flag, '101')]), ['/body/1/payload/parameters/rollout']);
   });
 
   test('an unknown flag, strategy or segment is a 404', async () => {

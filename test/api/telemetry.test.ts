@@ -92,6 +92,13 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/** A token of the type given for the development environment, all projects: its secret. */
+async function developmentToken(tokenName: string, type: 'client' | 'frontend'): Promise<string> {
+  const token = await call('POST', '/api/admin/api-tokens', { tokenName, type, environment: 'development', projects: ['*'] });
+  assert.equal(token.status, 201);
+  return token.body.secret as string;
+}
+
 describe('OpenTelemetry export', () => {
   before(async () => {
     collector = await startHttpReceiver();
@@ -169,17 +176,11 @@ describe('OpenTelemetry export', () => {
     assert.equal((await call('POST', '/api/admin/projects/default/features', { name: 'evaluated-flag' })).status, 201);
     const enabled = await call('POST', '/api/admin/projects/default/features/evaluated-flag/environments/development/on');
     assert.equal(enabled.status, 200);
-    const token = await call('POST', '/api/admin/api-tokens', {
-      tokenName: 'web',
-      type: 'frontend',
-      environment: 'development',
-      projects: ['*'],
-    });
-    assert.equal(token.status, 201);
+    const secret = await developmentToken('web', 'frontend');
 
     const traceId = 'aaaabbbbccccddddeeeeffff00001111';
     const answer = await fetch(`${server.baseUrl}/api/frontend/all?userId=42`, {
-      headers: { authorization: token.body.secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+      headers: { authorization: secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
     });
     assert.equal(answer.status, 200);
 
@@ -277,20 +278,14 @@ describe('OpenTelemetry export', () => {
   });
 
   test("the edge traces its requests as vexil-edge, and its calls upstream continue into the server's spans", async () => {
-    const token = await call('POST', '/api/admin/api-tokens', {
-      tokenName: 'edge',
-      type: 'client',
-      environment: 'development',
-      projects: ['*'],
-    });
-    assert.equal(token.status, 201);
+    const secret = await developmentToken('edge', 'client');
     const edge = spawn(process.execPath, ['--import', 'tsx', EDGE_MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
         PORT: '0',
         HOST: '127.0.0.1',
         UPSTREAM_URL: server.baseUrl,
-        TOKENS: token.body.secret,
+        TOKENS: secret,
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -306,7 +301,7 @@ describe('OpenTelemetry export', () => {
       const edgeUrl = await arrived(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]);
       const traceId = 'eeee0000eeee0000eeee0000eeee0000';
       const answer = await fetch(`${edgeUrl}/api/client/features`, {
-        headers: { authorization: token.body.secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
+        headers: { authorization: secret, traceparent: `00-${traceId}-${CALLER_SPAN}-01` },
       });
       assert.equal(answer.status, 200);
 
