@@ -206,6 +206,18 @@ describe('the pages about SDKs in a browser', { timeout: 180_000 }, () => {
     assert.equal(await textOf(page.getByTestId('readiness-ready-to-archive').getByTestId('count')), '0');
     assert.equal(await page.getByRole('link', { name: fresh }).count(), 1, 'the fresh flag is listed among the project flags only');
     await page.getByRole('region', { name: 'Flag health' }).screenshot({ path: join(tmpdir(), 'vexil-removal-readiness.png') });
+
+    // Its page says how to take it out; a flag production has not settled on says nothing of the kind.
+    await ready.getByRole('link', { name: settled }).click();
+    const card = page.getByRole('region', { name: 'Code references' });
+    assert.match(
+      await textOf(card.getByTestId('cleanup-command')),
+      /^Take it out of the code, keeping the on branch: npx vexil refs cleanup settled-checkout --keep on /,
+    );
+    await card.screenshot({ path: join(tmpdir(), 'vexil-cleanup-command.png') });
+    await page.goto(`${baseUrl}/projects/leaving/flags/${fresh}`);
+    await waitForTexts(page.getByTestId('removal-readiness'), (texts) => texts[0]?.startsWith('production: keep') ?? false);
+    assert.equal(await page.getByTestId('cleanup-command').count(), 0);
     assert.deepEqual(problems, []);
   });
 

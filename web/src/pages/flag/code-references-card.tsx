@@ -12,6 +12,11 @@ export function CodeReferencesCard({ context }: { context: FlagContext }) {
   const found = useQuery(queries.flagCodeReferences(path));
   const readiness = useQuery(queries.flagRemovalReadiness(path));
   const answer = found.data;
+  // The branch every production environment is ready to keep, when they agree: what the cleanup command keeps.
+  const branches = new Set(
+    (readiness.data?.environments ?? []).map((environment) => /keep the (on|off) branch/.exec(environment.verdict)?.[1] ?? null),
+  );
+  const settledBranch = branches.size === 1 ? [...branches][0] : null;
   const groups = new Map<string, NonNullable<typeof answer>['references']>();
   for (const reference of answer?.references ?? []) {
     const key = `${reference.repository} · ${reference.branch} @ ${reference.commit.slice(0, 7)}`;
@@ -29,6 +34,15 @@ export function CodeReferencesCard({ context }: { context: FlagContext }) {
           <span className="muted">({environment.reasons.join('; ')})</span>
         </p>
       ))}
+      {settledBranch && (
+        <p className="small" data-testid="cleanup-command" style={{ margin: 0 }}>
+          Take it out of the code, keeping the {settledBranch} branch:{' '}
+          <code>
+            npx vexil refs cleanup {context.flagName} --keep {settledBranch}
+          </code>{' '}
+          <span className="muted">(a coding agent: the MCP tool get_flag_cleanup_patch); archive it once the cleaned code is pushed.</span>
+        </p>
+      )}
       {answer && answer.references.length === 0 && (
         <span className="muted small">
           {answer.removedFromCode
