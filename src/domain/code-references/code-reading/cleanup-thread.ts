@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError, TooManyRequestsError } from '../../../shared/errors.js';
 import type { FlagCleanup, SourceText } from './flag-cleanup.js';
+import { resultOfWorker } from './worker-result.js';
 
 /**
  * A cleanup asked of the server (an agent's files over MCP) runs on a thread of its own, so its parsing never holds
@@ -13,24 +13,16 @@ let running = 0;
 export async function cleanUpFlagOffThread(sources: SourceText[], flag: string, keep: boolean, wrappers: string[]): Promise<FlagCleanup> {
   if (running >= AT_ONCE) throw new TooManyRequestsError(`${AT_ONCE} cleanups are being worked out already; try again in a few seconds`);
   running++;
-  const worker = new Worker(new URL('./cleanup-worker.js', import.meta.url), { workerData: { sources, flag, keep, wrappers } });
   try {
-    return await new Promise<FlagCleanup>((resolve, reject) => {
-      const deadline = setTimeout(
-        () => reject(new ServiceUnavailableError(`Working out the cleanup took longer than ${DEADLINE_MS / 1000} s; send fewer files`)),
-        DEADLINE_MS,
-      );
-      worker.once('message', (cleanup: FlagCleanup) => {
-        clearTimeout(deadline);
-        resolve(cleanup);
-      });
-      worker.once('error', (error) => {
-        clearTimeout(deadline);
-        reject(error);
-      });
-    });
+    return await resultOfWorker<FlagCleanup>(
+      new URL('./cleanup-worker.js', import.meta.url),
+      { sources, flag, keep, wrappers },
+      {
+        ms: DEADLINE_MS,
+        error: () => new ServiceUnavailableError(`Working out the cleanup took longer than ${DEADLINE_MS / 1000} s; send fewer files`),
+      },
+    );
   } finally {
     running--;
-    void worker.terminate();
   }
 }

@@ -1,11 +1,11 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { CodeReferencePlace } from '../code-references.js';
 import type { FileFindings } from './file-findings.js';
 import { findingsInText, readFindings } from './file-findings.js';
 import { type Language, languageNamed, languageOf } from './languages.js';
+import { resultOfWorker } from './worker-result.js';
 import type { FlagExpression } from './syntax.js';
 
 /** One place in code that reads a flag. `flag` is null where its name could not be worked out from the code. */
@@ -71,17 +71,7 @@ async function readAll(files: SourceFile[], wrappers: string[]): Promise<Array<F
 }
 
 function onWorker(files: SourceFile[], wrappers: string[]): Promise<Array<FileFindings & { hasError: boolean }>> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./scan-worker.js', import.meta.url), { workerData: { files, wrappers } });
-    worker.once('message', (found: Array<FileFindings & { hasError: boolean }>) => {
-      resolve(found);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`a scanning thread stopped with exit code ${code}`));
-    });
-  });
+  return resultOfWorker(new URL('./scan-worker.js', import.meta.url), { files, wrappers });
 }
 
 async function* sourceFiles(root: string, maxFileBytes: number): AsyncGenerator<{ path: string; language: Language }> {
