@@ -86,11 +86,19 @@ function hoisted(text: string, target: SyntaxNode, statements: SyntaxNode[]): Ed
   const last = statements.at(-1)!;
   const from = startsItsLine(text, first.startIndex) ? indentAt(text, first.startIndex) : undefined;
   const to = indentAt(text, target.startIndex);
-  const lines = text.slice(first.startIndex, last.endIndex).split('\n');
-  const moved = lines.map((line, index) =>
-    index > 0 && from !== undefined && line.startsWith(from) ? to + line.slice(from.length) : line,
-  );
-  return { start: target.startIndex, end: target.endIndex, text: moved.join('\n') };
+  // The first line starts at the statement, after its indentation: only the lines below it move.
+  const [firstLine, ...below] = text.slice(first.startIndex, last.endIndex).split('\n');
+  return { start: target.startIndex, end: target.endIndex, text: [firstLine, ...movedLines(below, from, to)].join('\n') };
+}
+
+/**
+ * Lines moved from the indentation `from` to `to`: a line indented by `from` is indented by `to` instead, a blank
+ * line is left empty, and any other (a template string's own lines) stays as written. No `from` (the body shares
+ * its first line with something else) leaves every line as it is.
+ */
+function movedLines(lines: string[], from: string | undefined, to: string): string[] {
+  if (from === undefined) return lines;
+  return lines.map((line) => (line.startsWith(from) ? to + line.slice(from.length) : line.trim() === '' ? '' : line));
 }
 
 const replaced = (node: SyntaxNode, text: string): Edit[] => [{ start: node.startIndex, end: node.endIndex, text }];
@@ -278,9 +286,11 @@ function pythonBodyHoisted(text: string, target: SyntaxNode, clause: SyntaxNode,
   const start = colon ? lineEnd(text, colon.endIndex) : lineStart(text, body.startIndex);
   const lines = text.slice(start, body.endIndex).split('\n');
   const from = /^[ \t]*/.exec(lines.find((line) => line.trim() !== '') ?? '')![0];
-  const to = indentAt(text, target.startIndex);
-  const moved = lines.map((line) => (line.startsWith(from) ? to + line.slice(from.length) : line.trim() === '' ? '' : line));
-  return { start: lineStart(text, target.startIndex), end: target.endIndex, text: moved.join('\n') };
+  return {
+    start: lineStart(text, target.startIndex),
+    end: target.endIndex,
+    text: movedLines(lines, from, indentAt(text, target.startIndex)).join('\n'),
+  };
 }
 
 function pythonIfStatement(node: SyntaxNode, text: string): Edit[] | undefined {
