@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runRefsCommand } from '../../src/cli/refs/refs-command.js';
+import { type ProcessOutcome, runProcess } from '../helpers/child-process.js';
 import { scanRepository } from '../../src/domain/code-references/code-reading/scanner.js';
 
 /*
@@ -30,22 +30,10 @@ const fixtures: Fixture[] = readdirSync(FIXTURES, { withFileTypes: true })
   .map((entry) => ({ name: entry.name, ...JSON.parse(readFileSync(join(FIXTURES, entry.name, 'cleanup.json'), 'utf8')) }));
 const isPython = (fixture: Fixture) => fixture.name.startsWith('py-');
 
-function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  extraEnv: Record<string, string> = {},
-): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    // Without the runner's own context, a `node --test` started here runs its files rather than reporting to this one.
-    const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
-    const child = spawn(command, args, { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
+function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<ProcessOutcome> {
+  // Without the runner's own context, a `node --test` started here runs its files rather than reporting to this one.
+  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
+  return runProcess(command, args, { cwd, env: { ...env, ...extraEnv } });
 }
 
 /** The fixtures' outcome in one folder: which pass their own tests and which type-check. */
@@ -62,8 +50,8 @@ async function verdicts(folder: string) {
     run(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...specs], folder),
     run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], folder),
   ]);
-  const passing = new Set([...tests.output.matchAll(/^ok \d+ - (\S+)$/gm)].map((match) => match[1]!));
-  const typeErrors = new Set([...types.output.matchAll(/^([\w-]+)\/[^\n(]+\(\d+,\d+\): error/gm)].map((match) => match[1]!));
+  const passing = new Set([...tests.stdout.matchAll(/^ok \d+ - (\S+)$/gm)].map((match) => match[1]!));
+  const typeErrors = new Set([...types.stdout.matchAll(/^([\w-]+)\/[^\n(]+\(\d+,\d+\): error/gm)].map((match) => match[1]!));
   if (existsSync(PYTHON)) {
     for (const fixture of fixtures.filter(isPython)) {
       // The fixtures' fake SDK clients (fake_clients.py) sit beside them.
@@ -71,7 +59,7 @@ async function verdicts(folder: string) {
       if (unittest.status === 0) passing.add(fixture.name);
     }
   }
-  return { passing, typeErrors, typeOutput: types.output, testOutput: tests.output };
+  return { passing, typeErrors, typeOutput: types.stdout, testOutput: tests.stdout + tests.stderr };
 }
 
 /** Every fixture type-checks and passes its own tests (the Python ones where Python is installed). */
@@ -153,11 +141,11 @@ describe('vexil refs cleanup, the command', () => {
       ['--import', 'tsx', join(ROOT, 'src/cli/vexil.ts'), 'refs', 'cleanup', 'new-checkout', '--keep', 'on', folder],
       ROOT,
     );
-    assert.equal(outcome.status, 0, outcome.output);
-    assert.match(outcome.output, /^--- a\/price\.ts\n\+\+\+ b\/price\.ts\n@@ /m);
-    assert.match(outcome.output, /^- {2}if \(unleash\.isEnabled\('new-checkout'\)\) \{$/m);
-    assert.match(outcome.output, /^The patch changes 1 files, keeping the on branch of new-checkout: price\.ts$/m);
-    assert.match(outcome.output, /^Archive new-checkout in Vexil once a push of the cleaned branch shows no references left\.$/m);
+    assert.equal(outcome.status, 0, outcome.stderr);
+    assert.match(outcome.stdout, /^--- a\/price\.ts\n\+\+\+ b\/price\.ts\n@@ /m);
+    assert.match(outcome.stdout, /^- {2}if \(unleash\.isEnabled\('new-checkout'\)\) \{$/m);
+    assert.match(outcome.stderr, /^The patch changes 1 files, keeping the on branch of new-checkout: price\.ts$/m);
+    assert.match(outcome.stderr, /^Archive new-checkout in Vexil once a push of the cleaned branch shows no references left\.$/m);
     // Nothing was written: the fixture is as it was.
     assert.match(readFileSync(join(folder, 'price.ts'), 'utf8'), /isEnabled\('new-checkout'\)/);
     for (const [args, message] of [

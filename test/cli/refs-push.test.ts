@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expectStatus } from '../helpers/assertions.js';
 import { uniqueName } from '../helpers/fixtures.js';
 import { createProject } from '../helpers/projects.js';
+import { type ProcessOutcome, runProcess } from '../helpers/child-process.js';
 import { ADMIN_TOKEN, useTestApp } from '../helpers/test-app.js';
 
 /*
@@ -55,17 +56,12 @@ async function makeCheckout() {
 
 after(() => rmSync(checkout, { recursive: true, force: true }));
 
-/** Runs the command in a process of its own, without blocking this one: the server it calls answers from here. */
-function push(env: Record<string, string>, args: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/cli/vexil.ts'), 'refs', 'push', ...args], {
+/** `vexil refs push` in a process of its own: the server it calls answers from this one. */
+function push(env: Record<string, string>, args: string[] = []): Promise<ProcessOutcome> {
+  return runProcess(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/cli/vexil.ts'), 'refs', 'push', ...args], {
     cwd: checkout,
     env: { PATH: process.env.PATH ?? '', ...env },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
 
 async function referencesOf(): Promise<
