@@ -111,7 +111,7 @@ async function simplified(language: Language, dialect: Dialect, text: string): P
   return undefined;
 }
 
-/** The names a file's imports bring in, each with its import's node range and how to write the import without it. */
+/** A name a file's imports bring in, with the part of the import that brings it and the import statement. */
 interface ImportedName {
   name: string;
   specifier: SyntaxNode;
@@ -134,12 +134,8 @@ function importedNames(root: SyntaxNode): ImportedName[] {
           }
         }
       }
-    } else if (statement.type === 'import_from_statement') {
-      for (const name of statement.childrenForFieldName('name')) {
-        const local = name.type === 'aliased_import' ? name.childForFieldName('alias') : name;
-        if (local && !local.text.includes('.')) found.push({ name: local.text, specifier: name, statement });
-      }
-    } else if (statement.type === 'import_statement') {
+    } else if (statement.type === 'import_from_statement' || statement.type === 'import_statement') {
+      // Python's `from m import a, b as c` and `import a, b as c`: the names each binds.
       for (const name of statement.childrenForFieldName('name')) {
         const local = name.type === 'aliased_import' ? name.childForFieldName('alias') : name;
         if (local && !local.text.includes('.')) found.push({ name: local.text, specifier: name, statement });
