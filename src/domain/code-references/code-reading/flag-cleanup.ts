@@ -162,21 +162,14 @@ function uses(root: SyntaxNode): Map<string, number> {
 /** Edits that drop imported names the cleanup left unused (names unused before it are not its business). */
 function unusedImports(root: SyntaxNode, text: string, usedBefore: Map<string, number>): Edit[] {
   const usedNow = uses(root);
-  const dropped = importedNames(root).filter(({ name }) => (usedBefore.get(name) ?? 0) > 0 && !usedNow.has(name));
+  const imported = importedNames(root);
+  const dropped = imported.filter(({ name }) => (usedBefore.get(name) ?? 0) > 0 && !usedNow.has(name));
   const edits: Edit[] = [];
-  const statements = new Map<number, { statement: SyntaxNode; dropped: ImportedName[] }>();
-  for (const name of dropped) {
-    const entry = statements.get(name.statement.id) ?? { statement: name.statement, dropped: [] };
-    entry.dropped.push(name);
-    statements.set(name.statement.id, entry);
-  }
-  for (const { statement, dropped: names } of statements.values()) {
-    const all = importedNames(statement.parent!).filter((name) => name.statement.id === statement.id);
-    if (all.length === names.length) {
-      edits.push(removal(text, statement));
-      continue;
-    }
-    for (const { specifier } of names) edits.push(listItemRemoval(text, specifier));
+  // An import whose every name goes goes whole; otherwise each name goes from its list.
+  for (const statement of new Set(dropped.map((name) => name.statement))) {
+    const going = dropped.filter((name) => name.statement === statement);
+    if (going.length === imported.filter((name) => name.statement === statement).length) edits.push(removal(text, statement));
+    else for (const { specifier } of going) edits.push(listItemRemoval(text, specifier));
   }
   return edits;
 }
