@@ -75,6 +75,13 @@ describe('removal readiness', () => {
     assert.deepEqual(await readinessOf(project, recent), [
       { environment: 'production', verdict: 'keep', reasons: ['on for everyone for 5 days: ready after 21 unchanged'] },
     ]);
+    // The branch a cleanup keeps, where production agrees on one.
+    const settledBranchOf = async (flag: string) =>
+      ((await ctx.admin.get(`/api/admin/projects/${project}/features/${flag}/removal-readiness`)).json() as RemovalReadiness).settledBranch;
+    assert.deepEqual(
+      [await settledBranchOf(settled), await settledBranchOf(off), await settledBranchOf(recent), await settledBranchOf(half)],
+      ['on', 'off', null, null],
+    );
     assert.deepEqual(await readinessOf(project, half), [
       { environment: 'production', verdict: 'keep', reasons: ['it serves some users one way and some the other'] },
     ]);

@@ -17,6 +17,22 @@ export interface RemovalReadiness {
   project: string;
   /** One per production environment of the flag's project. */
   environments: EnvironmentReadiness[];
+  /** The branch every one of them is ready to keep, if they agree on one: what a cleanup keeps. */
+  settledBranch: 'on' | 'off' | null;
+}
+
+/** The branch every environment judged is ready to keep, if they agree on one. */
+export function settledBranch(environments: EnvironmentReadiness[]): 'on' | 'off' | null {
+  const branches = new Set(
+    environments.map((env) =>
+      env.verdict === 'ready to remove (keep the on branch)'
+        ? 'on'
+        : env.verdict === 'ready to remove (keep the off branch)'
+          ? 'off'
+          : null,
+    ),
+  );
+  return branches.size === 1 ? [...branches][0]! : null;
 }
 
 /**
@@ -138,5 +154,5 @@ export async function removalReadiness(db: Db, actor: Actor, project: string, fl
         reasons: [`${state} for everyone in ${environment.name} for ${stableDays} days`, evaluated, inCode],
       };
     });
-  return { flag, project, environments };
+  return { flag, project, environments, settledBranch: settledBranch(environments) };
 }

@@ -8058,6 +8058,8 @@ export interface components {
             }[];
             flag: string;
             project: string;
+            /** @description The branch every production environment is ready to keep (what `vexil refs cleanup --keep` takes), or null */
+            settledBranch: "on" | "off" | null;
         };
         resetPasswordSchema: {
             /** Format: uri */

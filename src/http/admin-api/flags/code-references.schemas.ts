@@ -103,6 +103,9 @@ export const RemovalReadinessSchema = Type.Object(
       }),
       { description: 'One per production environment of the flag’s project' },
     ),
+    settledBranch: Type.Union([Type.Literal('on'), Type.Literal('off'), Type.Null()], {
+      description: 'The branch every production environment is ready to keep (what `vexil refs cleanup --keep` takes), or null',
+    }),
   },
   { $id: 'removalReadinessSchema' },
 );

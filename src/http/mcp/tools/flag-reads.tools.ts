@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { projectsHiddenFrom } from '../../../domain/access/project-visibility.js';
 import { codeReferencesOfFlag } from '../../../domain/code-references/code-references.js';
 import { cleanUpFlagOffThread } from '../../../domain/code-references/code-reading/cleanup-thread.js';
-import { type EnvironmentReadiness, removalReadiness } from '../../../domain/code-references/removal-readiness.js';
+import { removalReadiness, settledBranch } from '../../../domain/code-references/removal-readiness.js';
 import { playground, playgroundEnvironments, type PlaygroundEnvironment } from '../../../domain/evaluation/playground.js';
 import { getFeature } from '../../../domain/features/features.js';
 import { listProjects } from '../../../domain/projects/projects.js';
@@ -342,18 +342,3 @@ export const FLAG_READ_TOOLS: McpTool[] = [
     },
   }),
 ];
-
-/** The branch every judged production environment is ready to keep, if they agree on one. */
-function settledBranch(environments: EnvironmentReadiness[]): 'on' | 'off' | undefined {
-  const branches = new Set(
-    environments.map((env) =>
-      env.verdict === 'ready to remove (keep the on branch)'
-        ? 'on'
-        : env.verdict === 'ready to remove (keep the off branch)'
-          ? 'off'
-          : undefined,
-    ),
-  );
-  const [only] = branches;
-  return branches.size === 1 ? only : undefined;
-}

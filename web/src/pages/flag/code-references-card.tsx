@@ -12,11 +12,7 @@ export function CodeReferencesCard({ context }: { context: FlagContext }) {
   const found = useQuery(queries.flagCodeReferences(path));
   const readiness = useQuery(queries.flagRemovalReadiness(path));
   const answer = found.data;
-  // The branch every production environment is ready to keep, when they agree: what the cleanup command keeps.
-  const branches = new Set(
-    (readiness.data?.environments ?? []).map((environment) => /keep the (on|off) branch/.exec(environment.verdict)?.[1] ?? null),
-  );
-  const settledBranch = branches.size === 1 ? [...branches][0] : null;
+  const settledBranch = readiness.data?.settledBranch;
   const groups = new Map<string, NonNullable<typeof answer>['references']>();
   for (const reference of answer?.references ?? []) {
     const key = `${reference.repository} · ${reference.branch} @ ${reference.commit.slice(0, 7)}`;
