@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, FeaturesTable } from '../../db/schema.js';
 import { BadDataError } from '../../shared/errors.js';
-import { BECAME_READY_EVENT } from '../code-references/removal-readiness.js';
+import { BECAME_READY_EVENT, type RemovalVerdict } from '../code-references/removal-readiness.js';
 import { FEATURE_TYPES } from '../features/feature-types.js';
 import { LIFECYCLE_STAGES } from '../features/feature-views.js';
 import { likePattern, MAX_FILTER_VALUES, parseDay, parseFilter, parseUserIds, type Filter } from '../../shared/filters.js';
@@ -25,7 +25,7 @@ const STATES = ['active', 'stale', 'potentially-stale'] as const;
 export const HEALTH_PROBLEMS = ['potentially-stale', 'never-seen', 'unused-in-production', 'ready-to-remove'] as const;
 
 /** Removal readiness as the hourly watch last judged it in a production environment (removal_readiness). */
-const READINESS_VERDICTS: Record<string, string[]> = {
+const READINESS_VERDICTS: Record<string, RemovalVerdict[]> = {
   keep: ['keep'],
   'ready-to-remove': ['ready to remove (keep the on branch)', 'ready to remove (keep the off branch)'],
   'ready-to-remove-keep-on': ['ready to remove (keep the on branch)'],
